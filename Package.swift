@@ -1,0 +1,70 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Loom",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "host", targets: ["host"]),
+        .library(name: "LoomCore", targets: ["LoomCore"]),
+        .library(name: "LoomPlugins", targets: ["LoomPlugins"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        // The system's Lua 5.4 (liblua5.4-dev), with a small C shim for the macros Swift cannot import,
+        // the allocator with a memory cap and the instruction-count hook that enforces the time budget.
+        .systemLibrary(
+            name: "CLuaSystem",
+            path: "Sources/CLuaSystem",
+            pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"])]
+        ),
+        .target(
+            name: "CLua",
+            dependencies: ["CLuaSystem"],
+            path: "Sources/CLua"
+        ),
+        // Swift over the C API: states, values, references, protected calls, sandbox, limits.
+        .target(
+            name: "LuaRuntime",
+            dependencies: ["CLua"],
+            path: "Sources/LuaRuntime"
+        ),
+        // The engine: JSON with locations, screens, rules, factory, resolver, navigation, scenarios.
+        .target(
+            name: "LoomCore",
+            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomCore"
+        ),
+        // Lua plugins feeding the core's factory.
+        .target(
+            name: "LoomPlugins",
+            dependencies: ["LuaRuntime", "LoomCore"],
+            path: "Sources/LoomPlugins"
+        ),
+        // The CLI: parses arguments, formats results. No logic of its own.
+        .executableTarget(
+            name: "host",
+            dependencies: [
+                "LoomCore", "LoomPlugins",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/host"
+        ),
+        .executableTarget(
+            name: "loom-bench",
+            dependencies: ["LoomCore", "LoomPlugins", "LuaRuntime", "CLua"],
+            path: "Sources/loom-bench"
+        ),
+        .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime"], path: "Tests/LuaRuntimeTests"),
+        .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
+        .testTarget(
+            name: "LoomPluginsTests", dependencies: ["LoomPlugins", "LoomCore", "LuaRuntime"],
+            path: "Tests/LoomPluginsTests"),
+        .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

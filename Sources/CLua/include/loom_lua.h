@@ -1,0 +1,95 @@
+#ifndef LOOM_LUA_H
+#define LOOM_LUA_H
+// The C side of Loom's Lua runtime.
+//
+// Swift cannot import Lua's function-like macros (lua_pcall, lua_pop, lua_tostring,
+// LUA_REGISTRYINDEX, ...), and a Lua error must never longjmp across Swift frames. Everything
+// that may raise a Lua error therefore happens here, in C: Swift enters Lua only through
+// loom_pcall, and Swift functions exposed to Lua run behind loom_push_host_function's C
+// trampoline, which raises their errors back into Lua after the Swift frame has returned.
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+#include <lualib.h>
+#include <lauxlib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Limits and accounting of one Lua state (owned by the Swift LuaState).
+typedef struct loom_limits {
+    size_t mem_limit;        // bytes; 0 = unlimited
+    size_t mem_used;         // bytes currently allocated by this state
+    size_t mem_peak;         // high-water mark
+    int64_t time_budget_ns;  // per protected call; 0 = unlimited
+    uint64_t call_seq;       // bumped by loom_pcall at every entry from the host
+    uint64_t seen_seq;       // the call whose deadline is armed
+    int64_t deadline_ns;     // monotonic deadline of the current call
+    int in_host;             // > 0 while a Swift host function runs (allocations never fail then)
+    int in_call;             // > 0 while inside loom_pcall
+    int exceeded;            // 0 none, 1 time, 2 memory: sticky until the host call returns
+    int hook_count;          // instructions between budget checks
+} loom_limits;
+
+enum { LOOM_OK = 0, LOOM_EXCEEDED_TIME = 1, LOOM_EXCEEDED_MEMORY = 2 };
+
+/// A new state with Loom's allocator (memory cap) and hook (time budget). NULL on failure.
+lua_State *loom_newstate(loom_limits *limits);
+/// The limits a state was created with.
+loom_limits *loom_limits_of(lua_State *L);
+/// Monotonic clock in nanoseconds.
+int64_t loom_now_ns(void);
+
+/// Checks the time budget from C code that runs for long without executing Lua instructions
+/// (pattern matching). Raises a Lua error when the budget is exhausted. May only be called
+/// from C functions running inside loom_pcall.
+void loom_check_budget(lua_State *L);
+
+/// Protected call with Loom's message handler (message + traceback) and budget accounting.
+/// Returns a LUA_* status. On error the stack top holds the error message (a string) and
+/// *exceeded tells whether a limit ended the call (LOOM_EXCEEDED_*).
+int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded);
+/// Loads a text chunk (never binary) in protected mode; on error pushes the message.
+int loom_loadtext(lua_State *L, const char *buf, size_t len, const char *chunkname);
+
+/// Swift host functions. The dispatcher is set once; each host function is identified by an
+/// integer id. The dispatcher returns the number of results pushed, or -1 after pushing an
+/// error message (the trampoline then raises it from C).
+typedef int (*loom_host_dispatch_fn)(lua_State *L, int64_t id);
+void loom_set_host_dispatch(loom_host_dispatch_fn fn);
+void loom_push_host_function(lua_State *L, int64_t id);
+
+/// Opens the sandbox's extra C functions (budgeted pattern matching) into the table at the
+/// top of the stack: find, match, gmatch, gsub replace the string library's.
+void loom_open_budgeted_strlib(lua_State *L);
+
+/// Per-thread extra space (LUA_EXTRASPACE) holding the Swift state object.
+void loom_set_extra(lua_State *L, void *p);
+void *loom_get_extra(lua_State *L);
+
+// Macro wrappers.
+int loom_registry_index(void);
+int loom_upvalue_index(int i);
+void loom_pop(lua_State *L, int n);
+const char *loom_tolstring(lua_State *L, int idx, size_t *len);
+void loom_newtable(lua_State *L);
+int loom_isnoneornil(lua_State *L, int idx);
+int loom_isinteger(lua_State *L, int idx);
+void loom_pushcopy(lua_State *L, int idx);
+int loom_getglobal(lua_State *L, const char *name);
+void loom_remove(lua_State *L, int idx);
+void loom_insert(lua_State *L, int idx);
+int loom_rawget_ref(lua_State *L, lua_Integer ref);
+int loom_ref(lua_State *L);
+void loom_unref(lua_State *L, int ref);
+int loom_gc_count_kb(lua_State *L);
+void loom_full_gc(lua_State *L);
+/// Marks a table read-only by giving it a metatable whose __newindex raises and
+/// whose __metatable hides it. (Pops nothing.)
+void loom_set_readonly_mt(lua_State *L, int idx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

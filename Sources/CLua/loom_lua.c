@@ -1,0 +1,268 @@
+// The C side of Loom's Lua runtime: see include/loom_lua.h.
+#include "loom_lua.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int64_t loom_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory: every state has its own cap. An allocation that would cross it fails (Lua raises
+// "not enough memory"), and the failure is remembered so that the count hook keeps raising
+// until the host call returns: a script's pcall cannot swallow it. While a Swift host function
+// runs, allocations never fail (a failing allocation there would longjmp across Swift frames);
+// the trampoline raises the deferred error once Swift has returned.
+
+typedef struct loom_state_box {
+    loom_limits *limits;
+} loom_state_box;
+
+static void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    loom_limits *lim = (loom_limits *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        lim->mem_used -= old;
+        return NULL;
+    }
+    if (lim->mem_limit && nsize > old) {
+        size_t grow = nsize - old;
+        if (lim->mem_used + grow > lim->mem_limit) {
+            // Only Lua code running inside a host call fails; the host's own stack work
+            // (outside calls, or inside a Swift host function) must never raise.
+            if (lim->in_call && !lim->in_host) {
+                if (!lim->exceeded) lim->exceeded = LOOM_EXCEEDED_MEMORY;
+                return NULL;
+            }
+        }
+    }
+    void *p = realloc(ptr, nsize);
+    if (p == NULL) return NULL;
+    lim->mem_used = lim->mem_used - old + nsize;
+    if (lim->mem_used > lim->mem_peak) lim->mem_peak = lim->mem_used;
+    return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time: a count hook checks the monotonic clock every `hook_count` instructions. The deadline
+// of a call is armed lazily, at the first check after the host entered Lua (call_seq changes),
+// so a short call costs no clock read at all. Once a limit is exceeded the hook is re-armed on
+// the running thread to fire at every instruction: a script that catches the error with pcall
+// (or runs inside a coroutine) meets it again at its next instruction, until the error reaches
+// the host.
+
+static const char *exceeded_message(loom_limits *lim) {
+    return lim->exceeded == LOOM_EXCEEDED_MEMORY ? "memory limit exceeded" : "time limit exceeded";
+}
+
+static int budget_exhausted(loom_limits *lim) {
+    if (lim->exceeded) return 1;
+    if (!lim->in_call || lim->time_budget_ns <= 0) return 0;
+    int64_t now = loom_now_ns();
+    if (lim->seen_seq != lim->call_seq) {
+        lim->seen_seq = lim->call_seq;
+        lim->deadline_ns = now + lim->time_budget_ns;
+        return 0;
+    }
+    if (now > lim->deadline_ns) {
+        lim->exceeded = LOOM_EXCEEDED_TIME;
+        return 1;
+    }
+    return 0;
+}
+
+static void loom_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    loom_limits *lim = loom_limits_of(L);
+    if (lim == NULL || lim->in_host) return;
+    if (budget_exhausted(lim)) {
+        lua_sethook(L, loom_hook, LUA_MASKCOUNT, 1);
+        luaL_error(L, "%s", exceeded_message(lim));
+    }
+}
+
+void loom_check_budget(lua_State *L) {
+    loom_limits *lim = loom_limits_of(L);
+    if (lim == NULL || lim->in_host) return;
+    if (budget_exhausted(lim)) {
+        lua_sethook(L, loom_hook, LUA_MASKCOUNT, 1);
+        luaL_error(L, "%s", exceeded_message(lim));
+    }
+}
+
+// The extra space of every thread (copied into coroutines by lua_newthread) holds a pointer;
+// the limits live in the allocator's userdata, reachable from any thread.
+loom_limits *loom_limits_of(lua_State *L) {
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return (loom_limits *)ud;
+}
+
+void loom_set_extra(lua_State *L, void *p) { memcpy(lua_getextraspace(L), &p, sizeof(void *)); }
+void *loom_get_extra(lua_State *L) {
+    void *p;
+    memcpy(&p, lua_getextraspace(L), sizeof(void *));
+    return p;
+}
+
+static int loom_panic(lua_State *L) {
+    // Unprotected errors are a bug in the host (it enters Lua only through loom_pcall); abort
+    // loudly rather than continue in an undefined state.
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "loom: unprotected Lua error: %s\n", msg ? msg : "(not a string)");
+    abort();
+}
+
+lua_State *loom_newstate(loom_limits *limits) {
+    lua_State *L = lua_newstate(loom_alloc, limits);
+    if (L == NULL) return NULL;
+    lua_atpanic(L, loom_panic);
+    if (limits->hook_count <= 0) limits->hook_count = 1000;
+    lua_sethook(L, loom_hook, LUA_MASKCOUNT, limits->hook_count);
+    lua_setwarnf(L, NULL, NULL);
+    return L;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Protected calls.
+
+// The error object as a message, without running any metamethod that could raise again.
+static const char *describe_error(lua_State *L, int idx) {
+    int t = lua_type(L, idx);
+    switch (t) {
+    case LUA_TSTRING:
+        return lua_tostring(L, idx);
+    case LUA_TNUMBER:
+        return lua_pushfstring(L, "%s", lua_tostring(L, idx));  // converts a copy in place
+    case LUA_TNIL:
+        return "error object is nil";
+    case LUA_TBOOLEAN:
+        return lua_toboolean(L, idx) ? "error object is a boolean value (true)"
+                                     : "error object is a boolean value (false)";
+    default:
+        if (luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) {
+            // Call __tostring protected: a raising __tostring must not turn into an error in
+            // the error handler.
+            lua_pushvalue(L, idx);
+            if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1);
+            return lua_pushfstring(L, "error object is a %s value (its __tostring failed)", luaL_typename(L, idx));
+        }
+        return lua_pushfstring(L, "error object is a %s value", luaL_typename(L, idx));
+    }
+}
+
+static int loom_msgh(lua_State *L) {
+    loom_limits *lim = loom_limits_of(L);
+    const char *msg;
+    if (lim && lim->exceeded) {
+        msg = exceeded_message(lim);
+    } else {
+        msg = describe_error(L, 1);
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
+    loom_limits *lim = loom_limits_of(L);
+    int base = lua_gettop(L) - nargs;  // function index
+    int outer = lim->in_call;
+    lim->in_call++;
+    if (!outer) {
+        lim->call_seq++;
+        lim->exceeded = 0;
+    }
+    lua_pushcfunction(L, loom_msgh);
+    lua_insert(L, base);
+    int status = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    lim->in_call--;
+    int ex = lim->exceeded;
+    if (!outer) {
+        if (ex) {
+            // Undo the per-instruction re-arming on this thread.
+            lua_sethook(L, loom_hook, LUA_MASKCOUNT, lim->hook_count);
+            if (status == LUA_OK) ex = 0;  // the limit was met but the call still completed
+        }
+        lim->exceeded = 0;
+    }
+    if (status == LUA_ERRMEM && !ex) ex = LOOM_EXCEEDED_MEMORY;
+    if (exceeded) *exceeded = status == LUA_OK ? 0 : ex;
+    if (status == LUA_ERRMEM && lua_type(L, -1) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "memory limit exceeded");
+    }
+    return status;
+}
+
+int loom_loadtext(lua_State *L, const char *buf, size_t len, const char *chunkname) {
+    return luaL_loadbufferx(L, buf, len, chunkname, "t");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Swift host functions behind a C trampoline.
+
+static loom_host_dispatch_fn host_dispatch = NULL;
+
+void loom_set_host_dispatch(loom_host_dispatch_fn fn) { host_dispatch = fn; }
+
+static int loom_trampoline(lua_State *L) {
+    loom_limits *lim = loom_limits_of(L);
+    int64_t id = (int64_t)lua_tointeger(L, lua_upvalueindex(1));
+    if (!lua_checkstack(L, 32)) return luaL_error(L, "stack overflow in host function");
+    lim->in_host++;
+    int n = host_dispatch ? host_dispatch(L, id) : -1;
+    lim->in_host--;
+    if (n < 0) return lua_error(L);  // Swift pushed the message
+    if (lim->exceeded && lim->in_call) return luaL_error(L, "%s", exceeded_message(lim));
+    if (lim->mem_limit && lim->mem_used > lim->mem_limit && lim->in_call) {
+        lim->exceeded = LOOM_EXCEEDED_MEMORY;
+        return luaL_error(L, "memory limit exceeded");
+    }
+    return n;
+}
+
+void loom_push_host_function(lua_State *L, int64_t id) {
+    lua_pushinteger(L, (lua_Integer)id);
+    lua_pushcclosure(L, loom_trampoline, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Macro wrappers.
+
+int loom_registry_index(void) { return LUA_REGISTRYINDEX; }
+int loom_upvalue_index(int i) { return lua_upvalueindex(i); }
+void loom_pop(lua_State *L, int n) { lua_pop(L, n); }
+const char *loom_tolstring(lua_State *L, int idx, size_t *len) { return lua_tolstring(L, idx, len); }
+void loom_newtable(lua_State *L) { lua_newtable(L); }
+int loom_isnoneornil(lua_State *L, int idx) { return lua_isnoneornil(L, idx); }
+int loom_isinteger(lua_State *L, int idx) { return lua_isinteger(L, idx); }
+void loom_pushcopy(lua_State *L, int idx) { lua_pushvalue(L, idx); }
+int loom_getglobal(lua_State *L, const char *name) { return lua_getglobal(L, name); }
+void loom_remove(lua_State *L, int idx) { lua_remove(L, idx); }
+void loom_insert(lua_State *L, int idx) { lua_insert(L, idx); }
+int loom_rawget_ref(lua_State *L, lua_Integer ref) { return lua_rawgeti(L, LUA_REGISTRYINDEX, ref); }
+int loom_ref(lua_State *L) { return luaL_ref(L, LUA_REGISTRYINDEX); }
+void loom_unref(lua_State *L, int ref) { luaL_unref(L, LUA_REGISTRYINDEX, ref); }
+int loom_gc_count_kb(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0); }
+void loom_full_gc(lua_State *L) { lua_gc(L, LUA_GCCOLLECT, 0); }
+
+static int readonly_newindex(lua_State *L) {
+    return luaL_error(L, "attempt to modify a read-only table");
+}
+
+void loom_set_readonly_mt(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    lua_newtable(L);
+    lua_pushcfunction(L, readonly_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, idx);
+}

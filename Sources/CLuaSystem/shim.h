@@ -1,0 +1,6 @@
+#ifndef CLUASYSTEM_SHIM_H
+#define CLUASYSTEM_SHIM_H
+#include <lua.h>
+#include <lualib.h>
+#include <lauxlib.h>
+#endif

@@ -1,0 +1,1 @@
+// Lua plugins feeding the core factory.

@@ -1,0 +1,5 @@
+import XCTest
+
+final class HostTestsPlaceholder: XCTestCase {
+    func testPlaceholder() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class LoomCoreTestsPlaceholder: XCTestCase {
+    func testPlaceholder() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class LoomPluginsTestsPlaceholder: XCTestCase {
+    func testPlaceholder() {}
+}

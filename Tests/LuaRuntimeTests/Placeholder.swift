@@ -1,0 +1,5 @@
+import XCTest
+
+final class LuaRuntimeTestsPlaceholder: XCTestCase {
+    func testPlaceholder() {}
+}
