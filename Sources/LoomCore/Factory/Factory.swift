@@ -1,0 +1,190 @@
+/// Who registered something.
+public struct PluginInfo: Sendable, Hashable {
+    public var name: String
+    public var version: String
+    /// The plugin's folder (display path) or `<builtin>`.
+    public var folder: String
+    public init(name: String, version: String, folder: String) {
+        self.name = name
+        self.version = version
+        self.folder = folder
+    }
+    public static let host = PluginInfo(name: "host", version: LoomVersion.string, folder: "<host>")
+}
+
+public enum LoomVersion {
+    public static let string = "0.1.0"
+    /// The Lua plugin API major version.
+    public static let pluginAPI = 1
+}
+
+public enum ComponentKind: String, Sendable, Hashable, CaseIterable {
+    case single, wrapper, cluster, collection
+}
+
+/// A component builder, implemented by the plugin bridge (Lua) or the host itself.
+public protocol ComponentBuilding: AnyObject {
+    func build(_ request: BuildRequest) -> Result<BuildOutput, BuildFailure>
+}
+
+/// An item view builder.
+public protocol ItemBuilding: AnyObject {
+    func build(_ item: Item, context: ResolutionContext) -> Result<BuildOutput, BuildFailure>
+}
+
+/// A rule evaluator.
+public protocol RuleEvaluating: AnyObject {
+    /// Load-time argument check: messages describing what is wrong (empty when fine).
+    func check(args: JSONNode?, file: String) -> [String]
+    func evaluate(args: JSONNode?, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure>
+}
+
+/// What a rule guards.
+public enum RuleSubject {
+    case component(Component)
+    case item(Item)
+}
+
+public struct BuildRequest {
+    public var component: Component
+    public var children: [ResolvedNode]
+    public var items: [ResolvedItem]
+    public var context: ResolutionContext
+}
+
+public struct BuildOutput: Sendable {
+    public var view: String
+    public var props: JSONValue
+    /// Indices into the children given, when the builder chose a subset or an order.
+    public var childOrder: [Int]?
+    public init(view: String, props: JSONValue, childOrder: [Int]? = nil) {
+        self.view = view
+        self.props = props
+        self.childOrder = childOrder
+    }
+}
+
+public struct BuildFailure: Error, Sendable {
+    public var message: String
+    /// The script location the failure points at (`file:line`), when known.
+    public var scriptLocation: String?
+    public init(_ message: String, scriptLocation: String? = nil) {
+        self.message = message
+        self.scriptLocation = scriptLocation
+    }
+}
+
+public struct ComponentRegistration {
+    public var type: String
+    public var kind: ComponentKind
+    public var plugin: PluginInfo
+    public var location: SourceLocation
+    public var meta: MetaSchema?
+    public var openMeta: Bool
+    public var renamed: [String: String]
+    public var childMeta: MetaSchema?
+    public var aliases: [String]
+    public var itemView: String
+    public var description: String?
+    public var builder: any ComponentBuilding
+
+    public init(
+        type: String, kind: ComponentKind, plugin: PluginInfo, location: SourceLocation, meta: MetaSchema? = nil,
+        openMeta: Bool = false, renamed: [String: String] = [:], childMeta: MetaSchema? = nil, aliases: [String] = [],
+        itemView: String = "ItemView", description: String? = nil, builder: any ComponentBuilding
+    ) {
+        self.type = type
+        self.kind = kind
+        self.plugin = plugin
+        self.location = location
+        self.meta = meta
+        self.openMeta = openMeta
+        self.renamed = renamed
+        self.childMeta = childMeta
+        self.aliases = aliases
+        self.itemView = itemView
+        self.description = description
+        self.builder = builder
+    }
+}
+
+public struct ItemRegistration {
+    public var kind: String
+    public var plugin: PluginInfo
+    public var location: SourceLocation
+    public var builder: any ItemBuilding
+    public init(kind: String, plugin: PluginInfo, location: SourceLocation, builder: any ItemBuilding) {
+        self.kind = kind
+        self.plugin = plugin
+        self.location = location
+        self.builder = builder
+    }
+}
+
+public struct RuleRegistration {
+    public var name: String
+    public var plugin: PluginInfo
+    public var location: SourceLocation
+    public var description: String?
+    public var evaluator: any RuleEvaluating
+    public init(name: String, plugin: PluginInfo, location: SourceLocation, description: String? = nil, evaluator: any RuleEvaluating) {
+        self.name = name
+        self.plugin = plugin
+        self.location = location
+        self.description = description
+        self.evaluator = evaluator
+    }
+}
+
+/// The one shared factory every plugin registers into.
+public final class Factory {
+    public private(set) var components: [String: ComponentRegistration] = [:]
+    /// Alias → canonical type.
+    public private(set) var aliases: [String: String] = [:]
+    public private(set) var items: [String: ItemRegistration] = [:]
+    public private(set) var rules: [String: RuleRegistration] = [:]
+    /// Registration order, for listings.
+    public private(set) var order: [(kind: String, name: String)] = []
+
+    public init() {}
+
+    private func duplicate(_ what: String, _ name: String, _ first: PluginInfo, _ firstLoc: SourceLocation, _ second: PluginInfo) -> String {
+        "\(what) '\(name)' is already registered by plugin \(first.name) (\(firstLoc)); plugin \(second.name) cannot register it again"
+    }
+
+    public func register(_ r: ComponentRegistration) throws(Diagnostic) {
+        for name in [r.type] + r.aliases {
+            if let existing = componentRegistration(name) {
+                throw .error(duplicate("component type", name, existing.plugin, existing.location, r.plugin), at: r.location)
+            }
+        }
+        components[r.type] = r
+        for a in r.aliases { aliases[a] = r.type }
+        order.append(("component", r.type))
+    }
+
+    public func register(_ r: ItemRegistration) throws(Diagnostic) {
+        if let existing = items[r.kind] {
+            throw .error(duplicate("item kind", r.kind, existing.plugin, existing.location, r.plugin), at: r.location)
+        }
+        items[r.kind] = r
+        order.append(("item", r.kind))
+    }
+
+    public func register(_ r: RuleRegistration) throws(Diagnostic) {
+        if let existing = rules[r.name] {
+            throw .error(duplicate("rule", r.name, existing.plugin, existing.location, r.plugin), at: r.location)
+        }
+        rules[r.name] = r
+        order.append(("rule", r.name))
+    }
+
+    /// The registration for a type or one of its aliases.
+    public func componentRegistration(_ type: String) -> ComponentRegistration? {
+        if let r = components[type] { return r }
+        if let canonical = aliases[type] { return components[canonical] }
+        return nil
+    }
+
+    public var allTypeNames: [String] { Array(components.keys) + Array(aliases.keys) }
+}

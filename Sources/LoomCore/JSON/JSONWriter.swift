@@ -1,0 +1,110 @@
+import OrderedCollections
+
+extension JSONValue {
+    /// Deterministic JSON text: keys in stored order, RFC 8259 string escaping (non-ASCII kept as
+    /// is, "/" not escaped), integers plainly, doubles in shortest round-trip form (integral ones
+    /// within ±2^53 without a fraction, non-finite ones as `null`).
+    ///
+    /// Pretty form puts one member per line indented by `indent`, writes `"key": value` and empty
+    /// containers as `{}` / `[]`; compact form has no whitespace at all.
+    public func serialized(pretty: Bool = true, indent: String = "  ") -> String {
+        var writer = JSONTextWriter(pretty: pretty, indent: Array(indent.utf8))
+        writer.write(self, level: 0)
+        return String(decoding: writer.out, as: UTF8.self)
+    }
+}
+
+extension JSONNode {
+    /// `plain.serialized(pretty:indent:)`.
+    public func serialized(pretty: Bool = true, indent: String = "  ") -> String {
+        plain.serialized(pretty: pretty, indent: indent)
+    }
+}
+
+extension JSONValue {
+    /// JSON text for one double: shortest round-trip digits, no `.0` on integral values within
+    /// ±2^53, `null` for NaN and infinities (JSON cannot express them).
+    public static func numberText(_ d: Double) -> String {
+        guard d.isFinite else { return "null" }
+        if d == d.rounded(), abs(d) <= 9_007_199_254_740_992 { return String(Int(d)) }
+        // Swift prints e.g. "0.1", "1e-05", "1.5e+300": all valid JSON numbers.
+        var s = d.description
+        if s.hasSuffix(".0") { s.removeLast(2) }
+        return s
+    }
+}
+
+private struct JSONTextWriter {
+    let pretty: Bool
+    let indent: [UInt8]
+    var out: [UInt8] = []
+
+    init(pretty: Bool, indent: [UInt8]) {
+        self.pretty = pretty
+        self.indent = indent
+        out.reserveCapacity(1024)
+    }
+
+    mutating func write(_ value: JSONValue, level: Int) {
+        switch value {
+        case .null: append("null")
+        case .bool(let b): append(b ? "true" : "false")
+        case .int(let i): append(String(i))
+        case .double(let d): append(JSONValue.numberText(d))
+        case .string(let s): writeString(s)
+        case .array(let items):
+            if items.isEmpty { return append("[]") }
+            out.append(UInt8(ascii: "["))
+            for (n, item) in items.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                newline(level + 1)
+                write(item, level: level + 1)
+            }
+            newline(level)
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            if members.isEmpty { return append("{}") }
+            out.append(UInt8(ascii: "{"))
+            for (n, (key, item)) in members.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                newline(level + 1)
+                writeString(key)
+                out.append(UInt8(ascii: ":"))
+                if pretty { out.append(UInt8(ascii: " ")) }
+                write(item, level: level + 1)
+            }
+            newline(level)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    mutating func append(_ s: String) { out.append(contentsOf: s.utf8) }
+
+    mutating func newline(_ level: Int) {
+        guard pretty else { return }
+        out.append(0x0A)
+        for _ in 0..<level { out.append(contentsOf: indent) }
+    }
+
+    mutating func writeString(_ s: String) {
+        out.append(UInt8(ascii: "\""))
+        for c in s.utf8 {
+            switch c {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hex[Int(c >> 4)])
+                out.append(hex[Int(c & 15)])
+            default: out.append(c)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

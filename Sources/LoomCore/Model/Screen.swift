@@ -1,0 +1,137 @@
+/// The screen formats the host reads.
+public enum ScreenFormat: String, Sendable {
+    case native, matrioska, spots
+}
+
+/// A component as written in a screen file (not yet resolved for anybody).
+public final class Component: Sendable {
+    public let type: String
+    public let typeLocation: SourceLocation
+    public let id: String?
+    public let idLocation: SourceLocation?
+    /// The `meta` object (nil when absent).
+    public let meta: JSONNode?
+    public let children: [Component]
+    public let rule: RuleExpression?
+    /// True when a `rule` key was present (even if malformed: then the component is hidden).
+    public let hasRule: Bool
+    public let items: [Item]
+    public let hasItems: Bool
+    public let layout: JSONNode?
+    public let header: JSONNode?
+    public let footer: JSONNode?
+    public let title: String?
+    public let action: String?
+    public let actionLocation: SourceLocation?
+    public let style: JSONNode?
+    /// Where the component's object starts.
+    public let location: SourceLocation
+    /// `root/children[1]/children[0]`.
+    public let path: String
+    /// A number unique within the screen, in document order.
+    public let serial: Int
+
+    public init(
+        type: String, typeLocation: SourceLocation, id: String?, idLocation: SourceLocation?, meta: JSONNode?,
+        children: [Component], rule: RuleExpression?, hasRule: Bool, items: [Item], hasItems: Bool,
+        layout: JSONNode?, header: JSONNode?, footer: JSONNode?, title: String?, action: String?,
+        actionLocation: SourceLocation?, style: JSONNode?, location: SourceLocation, path: String, serial: Int
+    ) {
+        self.type = type
+        self.typeLocation = typeLocation
+        self.id = id
+        self.idLocation = idLocation
+        self.meta = meta
+        self.children = children
+        self.rule = rule
+        self.hasRule = hasRule
+        self.items = items
+        self.hasItems = hasItems
+        self.layout = layout
+        self.header = header
+        self.footer = footer
+        self.title = title
+        self.action = action
+        self.actionLocation = actionLocation
+        self.style = style
+        self.location = location
+        self.path = path
+        self.serial = serial
+    }
+
+    /// This component and all below it, depth first (items' nested components included).
+    public func walk(_ body: (Component) -> Void) {
+        body(self)
+        for c in children { c.walk(body) }
+        for i in items { for c in i.children { c.walk(body) } }
+    }
+}
+
+/// A Spots-style item of a collection.
+public final class Item: Sendable {
+    public let id: String?
+    public let title: String?
+    public let subtitle: String?
+    public let text: String?
+    public let image: String?
+    public let kind: String?
+    public let kindLocation: SourceLocation?
+    public let action: String?
+    public let actionLocation: SourceLocation?
+    public let meta: JSONNode?
+    public let rule: RuleExpression?
+    public let hasRule: Bool
+    public let children: [Component]
+    public let location: SourceLocation
+    public let path: String
+    public let serial: Int
+
+    public init(
+        id: String?, title: String?, subtitle: String?, text: String?, image: String?, kind: String?,
+        kindLocation: SourceLocation?, action: String?, actionLocation: SourceLocation?, meta: JSONNode?,
+        rule: RuleExpression?, hasRule: Bool, children: [Component], location: SourceLocation, path: String, serial: Int
+    ) {
+        self.id = id
+        self.title = title
+        self.subtitle = subtitle
+        self.text = text
+        self.image = image
+        self.kind = kind
+        self.kindLocation = kindLocation
+        self.action = action
+        self.actionLocation = actionLocation
+        self.meta = meta
+        self.rule = rule
+        self.hasRule = hasRule
+        self.children = children
+        self.location = location
+        self.path = path
+        self.serial = serial
+    }
+}
+
+/// A screen file, parsed.
+public struct Screen: Sendable {
+    /// The screen's id (`screen` in native files, else the file name without `.json`).
+    public var id: String
+    public var file: String
+    public var format: ScreenFormat
+    public var root: Component
+    /// Number of components and items (for caches sized per screen).
+    public var serialCount: Int
+
+    public init(id: String, file: String, format: ScreenFormat, root: Component, serialCount: Int) {
+        self.id = id
+        self.file = file
+        self.format = format
+        self.root = root
+        self.serialCount = serialCount
+    }
+
+    /// The component with this id, if any.
+    public func component(id: String) -> Component? {
+        var found: Component?
+        root.walk { c in if found == nil, c.id == id { found = c } }
+        return found
+    }
+}

@@ -1,0 +1,225 @@
+/// Reads the three screen formats (native, Matrioska, Spots) into one model, collecting every
+/// format-level problem with its location. Checks that need the registered plugins (unknown
+/// types, meta schemas, child counts) happen later, in `ScreenChecker`.
+public struct ScreenParser {
+    public static let componentKeys: Set<String> = [
+        "type", "id", "meta", "children", "rule", "items", "layout", "header", "footer", "action", "style", "title",
+    ]
+    /// Spots' ComponentModel keys, accepted in Spots files.
+    public static let spotsComponentKeys: Set<String> = ["kind", "span", "identifier", "model"]
+    public static let itemKeys: Set<String> = [
+        "id", "title", "subtitle", "text", "image", "kind", "action", "meta", "rule", "children",
+    ]
+    /// Spots' older item keys.
+    public static let spotsItemKeys: Set<String> = ["type", "target", "identifier", "size", "relations"]
+    /// The built-in root of a Spots file, whose top level is a list of components.
+    public static let spotsRootType = "screen"
+
+    let file: String
+    let format: ScreenFormat
+    var diagnostics = Diagnostics()
+    var serial = 0
+
+    public static func parse(_ doc: JSONDocument, defaultID: String) -> (Screen?, Diagnostics) {
+        let file = doc.file
+        var d = Diagnostics()
+        guard case .object(let top) = doc.root.kind else {
+            d.error("a screen file holds an object with \"root\" (Loom), \"structure\" (Matrioska) or \"components\" (Spots), found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
+            return (nil, d)
+        }
+        let format: ScreenFormat
+        if top["root"] != nil {
+            format = .native
+        } else if top["structure"] != nil {
+            format = .matrioska
+        } else if top["components"] != nil {
+            format = .spots
+        } else {
+            d.error("a screen file needs \"root\" (Loom), \"structure\" (Matrioska) or \"components\" (Spots)\(top.keys.isEmpty ? "" : "; found keys: " + top.keys.joined(separator: ", "))", at: doc.location(doc.root.position))
+            return (nil, d)
+        }
+        var p = ScreenParser(file: file, format: format)
+        var id = defaultID
+        switch format {
+        case .native:
+            for m in top.members where !["screen", "root", "title", "description", "$schema"].contains(m.key) {
+                p.diagnostics.warning("unknown key '\(m.key)' in a screen file\(DidYouMean.hint(m.key, among: ["screen", "root", "title", "description"]))", at: p.loc(m.keyPosition))
+            }
+            if let s = top["screen"] {
+                if let str = s.stringValue, !str.isEmpty { id = str } else {
+                    p.diagnostics.error("\"screen\" is the screen's id, a non-empty string; found \(s.kindDescription)", at: p.loc(s.position))
+                }
+            }
+            guard let root = p.component(top["root"]!, path: "root") else { return (nil, p.diagnostics) }
+            return (Screen(id: id, file: file, format: format, root: root, serialCount: p.serial), p.diagnostics)
+        case .matrioska:
+            guard let root = p.component(top["structure"]!, path: "structure") else { return (nil, p.diagnostics) }
+            return (Screen(id: id, file: file, format: format, root: root, serialCount: p.serial), p.diagnostics)
+        case .spots:
+            let compsNode = top["components"]!
+            guard case .array(let list) = compsNode.kind else {
+                p.diagnostics.error("\"components\" is a list of components, found \(compsNode.kindDescription)", at: p.loc(compsNode.position))
+                return (nil, p.diagnostics)
+            }
+            let rootSerial = p.next()
+            var children: [Component] = []
+            for (i, c) in list.enumerated() {
+                if let comp = p.component(c, path: "components[\(i)]") { children.append(comp) }
+            }
+            let l = p.loc(compsNode.position)
+            let root = Component(
+                type: spotsRootType, typeLocation: l, id: nil, idLocation: nil, meta: nil, children: children,
+                rule: nil, hasRule: false, items: [], hasItems: false, layout: nil, header: nil, footer: nil, title: nil,
+                action: nil, actionLocation: nil, style: nil, location: l, path: "components", serial: rootSerial)
+            return (Screen(id: id, file: file, format: format, root: root, serialCount: p.serial), p.diagnostics)
+        }
+    }
+
+    func loc(_ p: SourcePosition) -> SourceLocation { p.located(in: file) }
+
+    mutating func next() -> Int {
+        defer { serial += 1 }
+        return serial
+    }
+
+    mutating func string(_ obj: JSONObject, _ key: String, what: String) -> (String, SourceLocation)? {
+        guard let n = obj[key] else { return nil }
+        if let s = n.stringValue { return (s, loc(n.position)) }
+        diagnostics.error("\(what) '\(key)' must be a string, found \(n.kindDescription)", at: loc(n.position))
+        return nil
+    }
+
+    mutating func component(_ node: JSONNode, path: String) -> Component? {
+        guard case .object(let obj) = node.kind else {
+            diagnostics.error("a component is an object with a \"type\", found \(node.kindDescription) at \(path)", at: loc(node.position))
+            return nil
+        }
+        let serial = next()
+        let spots = format == .spots
+        var known = ScreenParser.componentKeys
+        if spots { known.formUnion(ScreenParser.spotsComponentKeys) }
+        for m in obj.members where !known.contains(m.key) {
+            diagnostics.warning("unknown component key '\(m.key)'\(DidYouMean.hint(m.key, among: known))", at: loc(m.keyPosition))
+        }
+        // Type: `type`, or Spots' `kind`.
+        var typeNode = obj["type"]
+        if spots, let k = obj["kind"] { typeNode = k }
+        guard let tn = typeNode else {
+            diagnostics.error("component at \(path) has no \"type\"", at: loc(node.position))
+            return nil
+        }
+        guard let type = tn.stringValue, !type.isEmpty else {
+            diagnostics.error("a component's \"type\" is a non-empty string, found \(tn.kindDescription)", at: loc(tn.position))
+            return nil
+        }
+        let id = string(obj, "id", what: "component")
+        var meta = obj["meta"]
+        if let m = meta, m.objectValue == nil {
+            diagnostics.error("\"meta\" is an object, found \(m.kindDescription)", at: loc(m.position))
+            meta = nil
+        }
+        var rule: RuleExpression?
+        var ruleFailed = false
+        if let r = obj["rule"] {
+            rule = RuleExpression.parse(r, file: file, diagnostics: &diagnostics)
+            ruleFailed = rule == nil
+        }
+        var children: [Component] = []
+        var childrenOK = true
+        if let c = obj["children"] {
+            if case .array(let list) = c.kind {
+                for (i, child) in list.enumerated() {
+                    if let comp = component(child, path: "\(path)/children[\(i)]") { children.append(comp) } else { childrenOK = false }
+                }
+            } else {
+                diagnostics.error("\"children\" is a list of components, found \(c.kindDescription)", at: loc(c.position))
+                childrenOK = false
+            }
+        }
+        var items: [Item] = []
+        if let its = obj["items"] {
+            if case .array(let list) = its.kind {
+                for (i, it) in list.enumerated() {
+                    if let item = item(it, path: "\(path)/items[\(i)]") { items.append(item) }
+                }
+            } else {
+                diagnostics.error("\"items\" is a list of items, found \(its.kindDescription)", at: loc(its.position))
+            }
+        }
+        var layout = obj["layout"]
+        if let l = layout, l.objectValue == nil {
+            diagnostics.error("\"layout\" is an object, found \(l.kindDescription)", at: loc(l.position))
+            layout = nil
+        }
+        // Spots' top-level `span` belongs to the layout.
+        if spots, let span = obj["span"] {
+            var members = layout?.objectValue?.members ?? []
+            if !members.contains(where: { $0.key == "span" }) {
+                members.append(JSONObject.Member(key: "span", keyPosition: span.position, value: span))
+            }
+            layout = JSONNode(.object(JSONObject(members)), at: layout?.position ?? span.position)
+        }
+        let title = string(obj, "title", what: "component")
+        let action = string(obj, "action", what: "component")
+        // A malformed rule or child list hides the component: fail closed.
+        let failClosed = ruleFailed || !childrenOK
+        return Component(
+            type: type, typeLocation: loc(tn.position), id: id?.0, idLocation: id?.1, meta: meta,
+            children: children, rule: failClosed ? nil : rule, hasRule: obj["rule"] != nil || failClosed,
+            items: items, hasItems: obj["items"] != nil, layout: layout, header: obj["header"], footer: obj["footer"],
+            title: title?.0, action: action?.0, actionLocation: action?.1, style: obj["style"],
+            location: loc(node.position), path: path, serial: serial)
+    }
+
+    mutating func item(_ node: JSONNode, path: String) -> Item? {
+        guard case .object(let obj) = node.kind else {
+            diagnostics.error("an item is an object, found \(node.kindDescription) at \(path)", at: loc(node.position))
+            return nil
+        }
+        let serial = next()
+        var known = ScreenParser.itemKeys
+        known.formUnion(ScreenParser.spotsItemKeys)
+        for m in obj.members where !known.contains(m.key) {
+            diagnostics.warning("unknown item key '\(m.key)'\(DidYouMean.hint(m.key, among: ScreenParser.itemKeys))", at: loc(m.keyPosition))
+        }
+        let kind = string(obj, "kind", what: "item") ?? string(obj, "type", what: "item")
+        var action = string(obj, "action", what: "item")
+        if action == nil, let target = obj["target"] {
+            if let t = target.objectValue, let uri = t["uri"] {
+                if let s = uri.stringValue { action = (s, loc(uri.position)) } else {
+                    diagnostics.error("\"target.uri\" must be a string, found \(uri.kindDescription)", at: loc(uri.position))
+                }
+            } else if target.objectValue == nil {
+                diagnostics.error("\"target\" is an object with a \"uri\", found \(target.kindDescription)", at: loc(target.position))
+            }
+        }
+        var meta = obj["meta"]
+        if let m = meta, m.objectValue == nil {
+            diagnostics.error("\"meta\" is an object, found \(m.kindDescription)", at: loc(m.position))
+            meta = nil
+        }
+        var rule: RuleExpression?
+        var ruleFailed = false
+        if let r = obj["rule"] {
+            rule = RuleExpression.parse(r, file: file, diagnostics: &diagnostics)
+            ruleFailed = rule == nil
+        }
+        var children: [Component] = []
+        if let c = obj["children"] {
+            if case .array(let list) = c.kind {
+                for (i, child) in list.enumerated() {
+                    if let comp = component(child, path: "\(path)/children[\(i)]") { children.append(comp) }
+                }
+            } else {
+                diagnostics.error("an item's \"children\" is a list of components, found \(c.kindDescription)", at: loc(c.position))
+            }
+        }
+        let id = string(obj, "id", what: "item")
+        return Item(
+            id: id?.0, title: string(obj, "title", what: "item")?.0, subtitle: string(obj, "subtitle", what: "item")?.0,
+            text: string(obj, "text", what: "item")?.0, image: string(obj, "image", what: "item")?.0, kind: kind?.0,
+            kindLocation: kind?.1, action: action?.0, actionLocation: action?.1, meta: meta,
+            rule: ruleFailed ? nil : rule, hasRule: obj["rule"] != nil, children: children,
+            location: loc(node.position), path: path, serial: serial)
+    }
+}

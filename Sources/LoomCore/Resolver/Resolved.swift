@@ -1,0 +1,155 @@
+import OrderedCollections
+
+/// A user's attributes (from `users.json`, `--context`, `--now`).
+public struct UserProfile: Sendable, Hashable {
+    public var name: String?
+    public var attributes: OrderedDictionary<String, JSONValue>
+    public init(name: String?, attributes: OrderedDictionary<String, JSONValue>) {
+        self.name = name
+        self.attributes = attributes
+    }
+}
+
+/// How a rule expression evaluated, for `--explain`.
+public struct RuleTrace: Sendable, Hashable {
+    public var expression: String
+    /// nil when skipped by short-circuit or failed.
+    public var value: Bool?
+    public var error: String?
+    public var skipped: Bool
+    public var children: [RuleTrace]
+    public var location: SourceLocation
+
+    public var json: JSONValue {
+        var o: OrderedDictionary<String, JSONValue> = ["expression": .string(expression)]
+        if skipped {
+            o["skipped"] = .bool(true)
+        } else if let value {
+            o["value"] = .bool(value)
+        }
+        if let error { o["error"] = .string(error) }
+        o["location"] = .string(location.description)
+        if !children.isEmpty { o["children"] = .array(children.map(\.json)) }
+        return .object(o)
+    }
+}
+
+/// A component resolved for one user.
+public struct ResolvedNode: Sendable {
+    public var type: String
+    public var id: String?
+    public var view: String
+    public var props: JSONValue
+    public var children: [ResolvedNode]
+    public var items: [ResolvedItem]?
+    public var action: String?
+    public var actionLocation: SourceLocation?
+    public var meta: JSONValue?
+    public var path: String
+    public var location: SourceLocation
+    /// Set only with `--explain`: the component is hidden (and why).
+    public var hidden: Bool = false
+    public var hiddenReason: String?
+    public var rule: RuleTrace?
+    public var serial: Int
+
+    public init(type: String, id: String?, view: String, props: JSONValue, children: [ResolvedNode], items: [ResolvedItem]?,
+                action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation, serial: Int) {
+        self.type = type
+        self.id = id
+        self.view = view
+        self.props = props
+        self.children = children
+        self.items = items
+        self.action = action
+        self.actionLocation = actionLocation
+        self.meta = meta
+        self.path = path
+        self.location = location
+        self.serial = serial
+    }
+
+    /// Visits this node and every node below (items' nested components included).
+    public func walk(_ body: (ResolvedNode) -> Void) {
+        body(self)
+        for c in children { c.walk(body) }
+        for i in items ?? [] { for c in i.children { c.walk(body) } }
+    }
+}
+
+public struct ResolvedItem: Sendable {
+    public var kind: String?
+    public var id: String?
+    public var title: String?
+    public var view: String
+    public var props: JSONValue
+    public var action: String?
+    public var actionLocation: SourceLocation?
+    public var children: [ResolvedNode]
+    public var path: String
+    public var location: SourceLocation
+    public var hidden: Bool = false
+    public var hiddenReason: String?
+    public var rule: RuleTrace?
+
+    public init(kind: String?, id: String?, title: String?, view: String, props: JSONValue, action: String?,
+                actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation) {
+        self.kind = kind
+        self.id = id
+        self.title = title
+        self.view = view
+        self.props = props
+        self.action = action
+        self.actionLocation = actionLocation
+        self.children = children
+        self.path = path
+        self.location = location
+    }
+}
+
+/// The state of one resolution: the user, diagnostics, and a slot for the bridge's per-
+/// resolution data (the Lua user table, reused across every call of the resolution).
+public final class ResolutionContext {
+    nonisolated(unsafe) private static var counter = 0
+    public let user: UserProfile
+    public let screenID: String
+    public let explain: Bool
+    public var diagnostics = Diagnostics()
+    /// Calls made into plugins (rules + builders), for the bench.
+    public var pluginCalls = 0
+    /// Owned by the engine that evaluates rules and builders.
+    public var engineData: AnyObject?
+
+    public init(user: UserProfile, screenID: String, explain: Bool = false) {
+        self.user = user
+        self.screenID = screenID
+        self.explain = explain
+    }
+}
+
+/// The outcome of resolving a screen for a user.
+public struct Resolution: Sendable {
+    public var screen: String
+    public var user: UserProfile
+    /// nil when the root itself is hidden.
+    public var tree: ResolvedNode?
+    public var diagnostics: Diagnostics
+
+    /// Every visible action (components and items), in document order.
+    public var actions: [(action: String, location: SourceLocation?, path: String, gated: Bool)] {
+        var out: [(String, SourceLocation?, String, Bool)] = []
+        func visit(_ n: ResolvedNode, gated: Bool) {
+            if n.hidden { return }
+            let g = gated || n.rule != nil
+            if let a = n.action { out.append((a, n.actionLocation, n.path, g)) }
+            for c in n.children { visit(c, gated: g) }
+            for i in n.items ?? [] where !i.hidden {
+                let ig = g || i.rule != nil
+                if let a = i.action { out.append((a, i.actionLocation, i.path, ig)) }
+                for c in i.children { visit(c, gated: ig) }
+            }
+        }
+        if let tree { visit(tree, gated: false) }
+        return out
+    }
+}

@@ -1,0 +1,230 @@
+import OrderedCollections
+
+/// Resolves a screen for one user: evaluates rules (AND / OR short-circuit left to right),
+/// drops what is hidden, builds what is visible bottom-up. Fails closed: a component whose
+/// type, meta, rule or builder cannot be resolved is not shown, and the reason is reported.
+public struct Resolver {
+    public let factory: Factory
+    public let screen: Screen
+    public let check: ScreenCheck
+
+    public init(factory: Factory, screen: Screen, check: ScreenCheck) {
+        self.factory = factory
+        self.screen = screen
+        self.check = check
+    }
+
+    public func resolve(for user: UserProfile, explain: Bool = false, context: ResolutionContext? = nil) -> Resolution {
+        let ctx = context ?? ResolutionContext(user: user, screenID: screen.id, explain: explain)
+        let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
+        return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
+    }
+
+    // MARK: Rules
+
+    func evaluate(_ rule: RuleExpression, subject: RuleSubject, ctx: ResolutionContext) -> RuleTrace {
+        switch rule {
+        case .rule(let name, let args, let loc):
+            var trace = RuleTrace(expression: rule.text, value: nil, error: nil, skipped: false, children: [], location: loc)
+            guard let reg = factory.rules[name] else {
+                trace.error = "rule '\(name)' is not registered"
+                return trace
+            }
+            ctx.pluginCalls += 1
+            switch reg.evaluator.evaluate(args: args, subject: subject, context: ctx) {
+            case .success(let v): trace.value = v
+            case .failure(let f):
+                trace.error = f.message
+                let at = f.scriptLocation.map { " (\($0))" } ?? ""
+                ctx.diagnostics.error("rule '\(name)' of plugin \(reg.plugin.name) failed\(at): \(f.message); the \(subjectLabel(subject)) it guards is hidden", at: loc)
+            }
+            return trace
+        case .and(let rs, let loc), .or(let rs, let loc):
+            let isAnd: Bool
+            if case .and = rule { isAnd = true } else { isAnd = false }
+            var trace = RuleTrace(expression: rule.text, value: nil, error: nil, skipped: false, children: [], location: loc)
+            var decided: Bool?
+            var failed = false
+            for r in rs {
+                if decided != nil {
+                    trace.children.append(RuleTrace(expression: r.text, value: nil, error: nil, skipped: true, children: [], location: r.location))
+                    continue
+                }
+                let t = evaluate(r, subject: subject, ctx: ctx)
+                trace.children.append(t)
+                guard let v = t.value else {
+                    // An error fails the whole expression closed.
+                    failed = true
+                    decided = false
+                    continue
+                }
+                if isAnd && !v { decided = false }
+                if !isAnd && v { decided = true }
+            }
+            if failed {
+                trace.error = "a sub-rule failed"
+            } else {
+                trace.value = decided ?? isAnd
+            }
+            return trace
+        case .not(let r, let loc):
+            let t = evaluate(r, subject: subject, ctx: ctx)
+            var trace = RuleTrace(expression: rule.text, value: t.value.map { !$0 }, error: nil, skipped: false, children: [t], location: loc)
+            if t.value == nil { trace.error = "its rule failed" }
+            return trace
+        }
+    }
+
+    func subjectLabel(_ s: RuleSubject) -> String {
+        switch s {
+        case .component(let c): return "component '\(c.type)'" + (c.id.map { " '\($0)'" } ?? "")
+        case .item(let i): return "item" + (i.title.map { " '\($0)'" } ?? "")
+        }
+    }
+
+    // MARK: Components
+
+    func hiddenNode(_ c: Component, reason: String, rule: RuleTrace?, ctx: ResolutionContext) -> ResolvedNode? {
+        guard ctx.explain else { return nil }
+        var n = ResolvedNode(
+            type: c.type, id: c.id, view: "", props: .object([:]), children: [], items: nil, action: c.action,
+            actionLocation: c.actionLocation, meta: c.meta?.plain, path: c.path, location: c.location, serial: c.serial)
+        n.hidden = true
+        n.hiddenReason = reason
+        n.rule = rule
+        return n
+    }
+
+    func resolve(_ c: Component, parentMeta: MetaSchema?, ctx: ResolutionContext) -> ResolvedNode? {
+        if let why = check.invalid[c.serial] { return hiddenNode(c, reason: why, rule: nil, ctx: ctx) }
+        var trace: RuleTrace?
+        if let rule = c.rule {
+            let t = evaluate(rule, subject: .component(c), ctx: ctx)
+            trace = t
+            if t.value != true {
+                let reason = t.value == false ? "rule \(rule.text) is false" : "rule \(rule.text) failed: \(t.error ?? "error")"
+                return hiddenNode(c, reason: reason, rule: t, ctx: ctx)
+            }
+        }
+        let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
+        let reg = isSpotsRoot ? nil : factory.componentRegistration(c.type)
+        if !isSpotsRoot && reg == nil { return hiddenNode(c, reason: "type '\(c.type)' is not registered", rule: trace, ctx: ctx) }
+
+        var children: [ResolvedNode] = []
+        var shown: [ResolvedNode] = []
+        for child in c.children {
+            if let n = resolve(child, parentMeta: reg?.childMeta, ctx: ctx) {
+                children.append(n)
+                if !n.hidden { shown.append(n) }
+            }
+        }
+        var items: [ResolvedItem] = []
+        var shownItems: [ResolvedItem] = []
+        if reg?.kind == .collection {
+            for item in c.items {
+                if let ri = resolveItem(item, collection: reg!, ctx: ctx) {
+                    items.append(ri)
+                    if !ri.hidden { shownItems.append(ri) }
+                }
+            }
+        }
+        if reg?.kind == .wrapper && shown.count != 1 {
+            var n = hiddenNode(c, reason: "its only child is hidden", rule: trace, ctx: ctx)
+            n?.children = children
+            return n
+        }
+        let output: BuildOutput
+        if let reg {
+            ctx.pluginCalls += 1
+            switch reg.builder.build(BuildRequest(component: c, children: shown, items: shownItems, context: ctx)) {
+            case .success(let o): output = o
+            case .failure(let f):
+                let at = f.scriptLocation.map { " (\($0))" } ?? ""
+                ctx.diagnostics.error("builder of '\(c.type)' (plugin \(reg.plugin.name))\(at) failed: \(f.message); the component is hidden", at: c.location)
+                return hiddenNode(c, reason: "its builder failed: \(f.message)", rule: trace, ctx: ctx)
+            }
+        } else {
+            output = BuildOutput(view: "Screen", props: .object([:]))
+        }
+        var finalChildren: [ResolvedNode]
+        if let order = output.childOrder {
+            finalChildren = order.filter { $0 >= 0 && $0 < shown.count }.map { shown[$0] }
+            if ctx.explain {
+                // Children the builder dropped stay visible as hidden, with why.
+                let kept = Set(finalChildren.map(\.serial))
+                for var s in shown where !kept.contains(s.serial) {
+                    s.hidden = true
+                    s.hiddenReason = "the builder of '\(c.type)' left it out"
+                    finalChildren.append(s)
+                }
+            }
+        } else {
+            finalChildren = ctx.explain ? children : shown
+        }
+        var node = ResolvedNode(
+            type: c.type, id: c.id, view: output.view, props: output.props, children: finalChildren,
+            items: reg?.kind == .collection ? (ctx.explain ? items : shownItems) : nil, action: c.action,
+            actionLocation: c.actionLocation, meta: c.meta?.plain, path: c.path, location: c.location, serial: c.serial)
+        node.rule = trace
+        return node
+    }
+
+    func resolveItem(_ item: Item, collection: ComponentRegistration, ctx: ResolutionContext) -> ResolvedItem? {
+        func hidden(_ reason: String, _ t: RuleTrace?) -> ResolvedItem? {
+            guard ctx.explain else { return nil }
+            var r = ResolvedItem(
+                kind: item.kind, id: item.id, title: item.title, view: "", props: .object([:]), action: item.action,
+                actionLocation: item.actionLocation, children: [], path: item.path, location: item.location)
+            r.hidden = true
+            r.hiddenReason = reason
+            r.rule = t
+            return r
+        }
+        if let why = check.invalid[item.serial] { return hidden(why, nil) }
+        var trace: RuleTrace?
+        if let rule = item.rule {
+            let t = evaluate(rule, subject: .item(item), ctx: ctx)
+            trace = t
+            if t.value != true {
+                return hidden(t.value == false ? "rule \(rule.text) is false" : "rule \(rule.text) failed: \(t.error ?? "error")", t)
+            }
+        }
+        let view: String
+        let props: JSONValue
+        if let kind = item.kind, let reg = factory.items[kind] {
+            ctx.pluginCalls += 1
+            switch reg.builder.build(item, context: ctx) {
+            case .success(let o):
+                view = o.view
+                props = o.props
+            case .failure(let f):
+                let at = f.scriptLocation.map { " (\($0))" } ?? ""
+                ctx.diagnostics.error("item view '\(kind)' (plugin \(reg.plugin.name))\(at) failed: \(f.message); the item is hidden", at: item.location)
+                return hidden("its item view failed: \(f.message)", trace)
+            }
+        } else {
+            view = collection.itemView
+            props = Resolver.defaultItemProps(item)
+        }
+        var children: [ResolvedNode] = []
+        for c in item.children {
+            if let n = resolve(c, parentMeta: nil, ctx: ctx) { children.append(n) }
+        }
+        var r = ResolvedItem(
+            kind: item.kind, id: item.id, title: item.title, view: view, props: props, action: item.action,
+            actionLocation: item.actionLocation, children: children, path: item.path, location: item.location)
+        r.rule = trace
+        return r
+    }
+
+    /// The default item view's props: the item's own fields, as Spots' default view showed them.
+    public static func defaultItemProps(_ item: Item) -> JSONValue {
+        var o: OrderedDictionary<String, JSONValue> = [:]
+        if let t = item.title { o["title"] = .string(t) }
+        if let s = item.subtitle, !s.isEmpty { o["subtitle"] = .string(s) }
+        if let t = item.text { o["text"] = .string(t) }
+        if let i = item.image, !i.isEmpty { o["image"] = .string(i) }
+        if let m = item.meta?.plain, case .object(let mo) = m, !mo.isEmpty { o["meta"] = m }
+        return .object(o)
+    }
+}

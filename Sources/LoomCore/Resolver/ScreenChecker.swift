@@ -1,0 +1,134 @@
+/// Static checks of a screen against the registered plugins: unknown types and rules (with
+/// did-you-mean), meta schemas, child counts, duplicate ids, rule arguments, layouts, item
+/// kinds. Components with an error are marked invalid: the resolver never shows them.
+public struct ScreenCheck: Sendable {
+    public var diagnostics = Diagnostics()
+    /// Serials of components and items that must not be shown, with why.
+    public var invalid: [Int: String] = [:]
+}
+
+public enum ScreenChecker {
+    public static let layoutKeys: [String: MetaSchema.FieldType] = [
+        "span": .number, "item-spacing": .number, "line-spacing": .number, "items-per-row": .integer,
+        "dynamic-span": .boolean, "inset": .nested(MetaSchema(["top": .number, "left": .number, "bottom": .number, "right": .number])),
+    ]
+
+    public static func check(_ screen: Screen, factory: Factory) -> ScreenCheck {
+        var result = ScreenCheck()
+        var ids: [String: SourceLocation] = [:]
+        var ruleArgsChecked = Set<SourceLocation>()
+
+        func checkRule(_ rule: RuleExpression?, hasRule: Bool, serial: Int, owner: String) {
+            if hasRule && rule == nil {
+                result.invalid[serial] = "its rule is malformed"
+                return
+            }
+            guard let rule else { return }
+            for ref in rule.references {
+                guard let reg = factory.rules[ref.name] else {
+                    result.diagnostics.error("unknown rule '\(ref.name)' on \(owner)\(DidYouMean.hint(ref.name, among: factory.rules.keys))", at: ref.location)
+                    result.invalid[serial] = "its rule '\(ref.name)' is not registered"
+                    continue
+                }
+                guard ruleArgsChecked.insert(ref.location).inserted else { continue }
+                let messages = reg.evaluator.check(args: ref.args, file: screen.file)
+                for m in messages {
+                    let at = ref.args.map { $0.position.located(in: screen.file) } ?? ref.location
+                    result.diagnostics.error("rule '\(ref.name)': \(m)", at: at)
+                }
+                if !messages.isEmpty { result.invalid[serial] = "the arguments of rule '\(ref.name)' are invalid" }
+            }
+        }
+
+        func visit(_ c: Component, parent: ComponentRegistration?) {
+            let owner = "component '\(c.type)'" + (c.id.map { " '\($0)'" } ?? "") + " at \(c.path)"
+            if let id = c.id {
+                if let first = ids[id] {
+                    result.diagnostics.error("duplicate id '\(id)' (first used at \(first))", at: c.idLocation ?? c.location)
+                    result.invalid[c.serial] = "its id '\(id)' is a duplicate"
+                } else {
+                    ids[id] = c.idLocation ?? c.location
+                }
+            }
+            checkRule(c.rule, hasRule: c.hasRule, serial: c.serial, owner: owner)
+
+            let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
+            let reg = isSpotsRoot ? nil : factory.componentRegistration(c.type)
+            if !isSpotsRoot && reg == nil {
+                result.diagnostics.error("unknown component type '\(c.type)'\(DidYouMean.hint(c.type, among: factory.allTypeNames)); no plugin registers it", at: c.typeLocation)
+                result.invalid[c.serial] = "its type '\(c.type)' is not registered"
+            }
+            if let reg {
+                let ownerLabel = "'\(c.type)'"
+                if let metaNode = c.meta, let meta = metaNode.objectValue {
+                    let schema = reg.meta ?? MetaSchema()
+                    let ok = schema.validate(
+                        meta, file: screen.file, open: reg.openMeta, renamed: reg.renamed, owner: ownerLabel,
+                        also: parent?.childMeta, diagnostics: &result.diagnostics)
+                    if !ok { result.invalid[c.serial] = "its meta is invalid" }
+                }
+                switch reg.kind {
+                case .single:
+                    if !c.children.isEmpty {
+                        result.diagnostics.error("'\(c.type)' is a single component and takes no children, found \(c.children.count)", at: c.location)
+                        result.invalid[c.serial] = "a single component with children"
+                    }
+                case .wrapper:
+                    if c.children.count != 1 {
+                        result.diagnostics.error("'\(c.type)' is a wrapper and takes exactly one child, found \(c.children.count)", at: c.location)
+                        result.invalid[c.serial] = "a wrapper needs exactly one child"
+                    }
+                case .cluster:
+                    break
+                case .collection:
+                    if !c.children.isEmpty {
+                        result.diagnostics.error("'\(c.type)' is a collection: it takes \"items\", not \"children\"", at: c.location)
+                        result.invalid[c.serial] = "a collection with children"
+                    }
+                    if let layout = c.layout?.objectValue {
+                        checkLayout(layout, owner: ownerLabel, serial: c.serial)
+                    }
+                    for item in c.items where item.kind != nil && factory.items[item.kind!] == nil {
+                        result.diagnostics.warning("item kind '\(item.kind!)' has no registered view; it falls back to the default item view of '\(c.type)' (\(reg.itemView))\(DidYouMean.hint(item.kind!, among: factory.items.keys))", at: item.kindLocation ?? item.location)
+                    }
+                }
+                if reg.kind != .collection && c.hasItems {
+                    result.diagnostics.warning("'\(c.type)' is not a collection; its \"items\" are ignored", at: c.location)
+                }
+            }
+            for child in c.children { visit(child, parent: reg) }
+            for item in c.items {
+                if let id = item.id {
+                    if let first = ids[id] {
+                        result.diagnostics.error("duplicate id '\(id)' (first used at \(first))", at: item.location)
+                        result.invalid[item.serial] = "its id '\(id)' is a duplicate"
+                    } else {
+                        ids[id] = item.location
+                    }
+                }
+                checkRule(item.rule, hasRule: item.hasRule, serial: item.serial, owner: "item at \(item.path)")
+                for child in item.children { visit(child, parent: nil) }
+            }
+        }
+
+        func checkLayout(_ layout: JSONObject, owner: String, serial: Int) {
+            for m in layout.members {
+                guard let t = layoutKeys[m.key] else {
+                    result.diagnostics.warning("unknown layout key '\(m.key)' for \(owner)\(DidYouMean.hint(m.key, among: layoutKeys.keys))", at: m.keyPosition.located(in: screen.file))
+                    continue
+                }
+                // Spots read numbers written as strings ("span": "1"); Loom reads them too and says so.
+                if case .string(let s) = m.value.kind, (t == .number || t == .integer), let n = Double(s) {
+                    result.diagnostics.warning("layout '\(m.key)' of \(owner) should be a number, found the string \"\(s)\"; read as \(n == n.rounded() ? String(Int(n)) : String(n))", at: m.value.position.located(in: screen.file))
+                    continue
+                }
+                if !MetaSchema.check(m.value, t, field: m.key, file: screen.file, owner: owner, diagnostics: &result.diagnostics) {
+                    result.invalid[serial] = "its layout is invalid"
+                }
+            }
+        }
+
+        visit(screen.root, parent: nil)
+        return result
+    }
+}

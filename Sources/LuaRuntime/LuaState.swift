@@ -1,0 +1,269 @@
+import CLua
+import Foundation
+
+/// Limits of one Lua state.
+public struct LuaLimits: Sendable, Hashable {
+    /// Time budget of every call into Lua, in nanoseconds (0: none).
+    public var timeBudgetNanoseconds: Int64
+    /// Memory cap of the state, in bytes (0: none).
+    public var memoryBytes: Int
+
+    public init(timeBudgetMilliseconds: Int = 100, memoryMegabytes: Int = 64) {
+        timeBudgetNanoseconds = Int64(timeBudgetMilliseconds) * 1_000_000
+        memoryBytes = memoryMegabytes * 1024 * 1024
+    }
+
+    public static let `default` = LuaLimits()
+}
+
+/// A Swift function callable from Lua. It reads its arguments from `call` and pushes its
+/// results, returning how many it pushed, or `.failure(message)` to raise a Lua error (raised
+/// from C once the Swift frame has returned).
+public typealias LuaHostFunction = (LuaCall) -> Result<Int32, LuaHostError>
+
+public struct LuaHostError: Error, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// One Lua state, used from one thread only (Lua states are not thread-safe: create one per
+/// worker). Every entry into Lua goes through `loom_pcall`, which never lets a Lua error
+/// unwind through Swift frames.
+public final class LuaState {
+    public let L: OpaquePointer
+    let limitsPointer: UnsafeMutablePointer<loom_limits>
+    var hostFunctions: [LuaHostFunction] = []
+    private var closed = false
+
+    public init(limits: LuaLimits = .default) throws(LuaError) {
+        limitsPointer = .allocate(capacity: 1)
+        limitsPointer.initialize(to: loom_limits())
+        limitsPointer.pointee.mem_limit = limits.memoryBytes
+        limitsPointer.pointee.time_budget_ns = limits.timeBudgetNanoseconds
+        limitsPointer.pointee.hook_count = 1000
+        guard let L = loom_newstate(limitsPointer) else {
+            limitsPointer.deallocate()
+            throw LuaError(kind: .memory, message: "cannot create a Lua state")
+        }
+        self.L = L
+        LuaState.installDispatch
+        loom_set_extra(L, Unmanaged.passUnretained(self).toOpaque())
+        luaL_openlibs(L)
+    }
+
+    deinit {
+        lua_close(L)
+        limitsPointer.deallocate()
+    }
+
+    public var limits: LuaLimits {
+        get {
+            var l = LuaLimits()
+            l.memoryBytes = limitsPointer.pointee.mem_limit
+            l.timeBudgetNanoseconds = limitsPointer.pointee.time_budget_ns
+            return l
+        }
+        set {
+            limitsPointer.pointee.mem_limit = newValue.memoryBytes
+            limitsPointer.pointee.time_budget_ns = newValue.timeBudgetNanoseconds
+        }
+    }
+
+    /// Bytes currently allocated by this state, and the high-water mark.
+    public var memoryUsed: Int { limitsPointer.pointee.mem_used }
+    public var memoryPeak: Int { limitsPointer.pointee.mem_peak }
+
+    // MARK: Host functions
+
+    private static let installDispatch: Void = {
+        loom_set_host_dispatch { L, id in
+            guard let L, let extra = loom_get_extra(L) else { return -1 }
+            let state = Unmanaged<LuaState>.fromOpaque(extra).takeUnretainedValue()
+            let index = Int(id)
+            guard index >= 0, index < state.hostFunctions.count else {
+                lua_pushstring(L, "unknown host function")
+                return -1
+            }
+            switch state.hostFunctions[index](LuaCall(state: state)) {
+            case .success(let n): return n
+            case .failure(let e):
+                lua_settop(L, 0)
+                lua_pushstring(L, e.message)
+                return -1
+            }
+        }
+    }()
+
+    /// Pushes a Lua function that calls `fn`.
+    public func pushFunction(_ fn: @escaping LuaHostFunction) {
+        hostFunctions.append(fn)
+        loom_push_host_function(L, Int64(hostFunctions.count - 1))
+    }
+
+    // MARK: Loading and calling
+
+    /// Compiles a text chunk and leaves the function on the stack.
+    public func load(source: String, chunkName: String) throws(LuaError) {
+        let status = source.withCString { p in
+            loom_loadtext(L, p, strlen(p), "@" + chunkName)
+        }
+        if status != LUA_OK {
+            throw popError(status: status, exceeded: 0)
+        }
+    }
+
+    /// Calls the function below `nargs` arguments on the stack in protected mode with the
+    /// time budget, leaving `nresults` results (LUA_MULTRET for all).
+    public func pcall(nargs: Int32, nresults: Int32) throws(LuaError) {
+        var exceeded: Int32 = 0
+        let status = loom_pcall(L, nargs, nresults, &exceeded)
+        if status != LUA_OK {
+            throw popError(status: status, exceeded: exceeded)
+        }
+    }
+
+    /// Runs a chunk of source and returns nothing; for bootstrap code and tests.
+    public func run(_ source: String, chunkName: String = "=host") throws(LuaError) {
+        try load(source: source, chunkName: chunkName)
+        try pcall(nargs: 0, nresults: 0)
+    }
+
+    func popError(status: Int32, exceeded: Int32) -> LuaError {
+        let raw = toString(-1) ?? "unknown Lua error"
+        pop(1)
+        let kind: LuaError.Kind
+        if exceeded == Int32(LOOM_EXCEEDED_TIME) {
+            kind = .time
+        } else if exceeded == Int32(LOOM_EXCEEDED_MEMORY) || status == LUA_ERRMEM {
+            kind = .memory
+        } else if status == LUA_ERRSYNTAX {
+            kind = .syntax
+        } else {
+            kind = .runtime
+        }
+        var err = LuaError(kind: kind, raw: raw)
+        // Limits are reported the same way however the script tried to catch them.
+        if kind == .time { err.message = "time limit exceeded (\(limitsPointer.pointee.time_budget_ns / 1_000_000) ms)" }
+        if kind == .memory { err.message = "memory limit exceeded (\(limitsPointer.pointee.mem_limit / (1024 * 1024)) MiB)" }
+        if err.file == nil, let (f, l) = LuaError.firstFrame(err.traceback) {
+            err.file = f
+            err.line = l
+        }
+        return err
+    }
+
+    // MARK: Stack primitives (raw access only: no metamethod can run from Swift)
+
+    public var top: Int32 {
+        get { lua_gettop(L) }
+        set { lua_settop(L, newValue) }
+    }
+
+    public func pop(_ n: Int32 = 1) { loom_pop(L, n) }
+    public func pushNil() { lua_pushnil(L) }
+    public func push(_ b: Bool) { lua_pushboolean(L, b ? 1 : 0) }
+    public func push(_ i: Int) { lua_pushinteger(L, lua_Integer(i)) }
+    public func push(_ d: Double) { lua_pushnumber(L, d) }
+    public func push(_ s: String) {
+        var s = s
+        s.withUTF8 { buf in
+            _ = buf.withMemoryRebound(to: CChar.self) { lua_pushlstring(L, $0.baseAddress, $0.count) }
+        }
+    }
+    public func pushCopy(_ index: Int32) { loom_pushcopy(L, index) }
+    public func newTable(narr: Int32 = 0, nrec: Int32 = 0) { lua_createtable(L, narr, nrec) }
+    /// t[key] = top value (pops it); t at `table` (an absolute or negative index before the push).
+    public func setField(_ table: Int32, _ key: String) {
+        let t = lua_absindex(L, table)
+        push(key)
+        lua_rotate(L, -2, 1)
+        lua_rawset(L, t)
+    }
+    public func setIndex(_ table: Int32, _ i: Int) { lua_rawseti(L, table, lua_Integer(i)) }
+    /// Pushes t[key] (raw).
+    @discardableResult
+    public func getField(_ table: Int32, _ key: String) -> Int32 {
+        let t = lua_absindex(L, table)
+        push(key)
+        return lua_rawget(L, t)
+    }
+    @discardableResult
+    public func getIndex(_ table: Int32, _ i: Int) -> Int32 { lua_rawgeti(L, table, lua_Integer(i)) }
+    public func setGlobal(_ name: String) { lua_setglobal(L, name) }
+    @discardableResult
+    public func getGlobal(_ name: String) -> Int32 {
+        // Raw read of the globals table.
+        lua_rawgeti(L, loom_registry_index(), lua_Integer(LUA_RIDX_GLOBALS))
+        let t = getField(-1, name)
+        lua_rotate(L, -2, 1)
+        pop(1)
+        return t
+    }
+    public func type(_ index: Int32) -> Int32 { lua_type(L, index) }
+    public func typeName(_ index: Int32) -> String { String(cString: lua_typename(L, lua_type(L, index))) }
+    public func toBool(_ index: Int32) -> Bool { lua_toboolean(L, index) != 0 }
+    public func isInteger(_ index: Int32) -> Bool { loom_isinteger(L, index) != 0 }
+    public func toInt(_ index: Int32) -> Int? {
+        var ok: Int32 = 0
+        let v = lua_tointegerx(L, index, &ok)
+        return ok != 0 ? Int(v) : nil
+    }
+    public func toDouble(_ index: Int32) -> Double? {
+        var ok: Int32 = 0
+        let v = lua_tonumberx(L, index, &ok)
+        return ok != 0 ? v : nil
+    }
+    /// The string at `index` (only when it is a string: numbers are not converted in place).
+    public func toString(_ index: Int32) -> String? {
+        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+        var len = 0
+        guard let p = loom_tolstring(L, index, &len) else { return nil }
+        return p.withMemoryRebound(to: UInt8.self, capacity: len) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
+        }
+    }
+    public func rawLength(_ index: Int32) -> Int { Int(lua_rawlen(L, index)) }
+    /// Iterates a table's pairs (raw, via lua_next); the body sees the key at -2, value at -1.
+    public func forEachPair(_ table: Int32, _ body: () throws -> Void) rethrows {
+        let t = lua_absindex(L, table)
+        lua_pushnil(L)
+        while lua_next(L, t) != 0 {
+            try body()
+            pop(1)
+        }
+    }
+    public func absIndex(_ i: Int32) -> Int32 { lua_absindex(L, i) }
+
+    // MARK: References
+
+    /// Pops the top value into the registry and returns a reference to it.
+    public func ref() -> LuaRef { LuaRef(state: self, ref: loom_ref(L)) }
+    public func push(_ r: LuaRef) { _ = loom_rawget_ref(L, lua_Integer(r.ref)) }
+
+    /// Bytes in use according to Lua's collector, and a full collection.
+    public var gcCountKB: Int { Int(loom_gc_count_kb(L)) }
+    public func collectGarbage() { loom_full_gc(L) }
+}
+
+/// A value held in the registry for as long as this object lives.
+public final class LuaRef {
+    unowned let state: LuaState
+    public let ref: Int32
+
+    init(state: LuaState, ref: Int32) {
+        self.state = state
+        self.ref = ref
+    }
+
+    deinit { loom_unref(state.L, ref) }
+}
+
+/// The arguments of a host function call.
+public struct LuaCall {
+    public let state: LuaState
+    public var count: Int32 { lua_gettop(state.L) }
+    public func string(_ i: Int32) -> String? { state.toString(i) }
+    public func int(_ i: Int32) -> Int? { state.isInteger(i) ? state.toInt(i) : nil }
+    public func type(_ i: Int32) -> Int32 { state.type(i) }
+    public func typeName(_ i: Int32) -> String { state.typeName(i) }
+}
