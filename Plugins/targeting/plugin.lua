@@ -214,7 +214,7 @@ local function check_comparable(rule)
       if type(v) == "number" then return nil end
       if type(v) == "string" and (semver.is_version(v) or numeric_string(v)) then return nil end
       local why = ""
-      if type(v) == "string" then
+      if type(v) == "string" and v:match("^[vV]?%d") then   -- version-like: say what is wrong
         local _, reason = semver.parse(v)
         why = " (" .. reason .. ")"
       end

@@ -247,7 +247,8 @@ public final class LuaState {
 
 /// A value held in the registry for as long as this object lives.
 public final class LuaRef {
-    unowned let state: LuaState
+    /// Strong: the state stays open while any reference into it lives.
+    let state: LuaState
     public let ref: Int32
 
     init(state: LuaState, ref: Int32) {

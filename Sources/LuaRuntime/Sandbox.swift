@@ -12,6 +12,9 @@ public final class Sandbox {
     /// Called with (environment label, line) for `print` and `host.log`.
     public var logSink: ((String, String) -> Void)?
     private var makeEnvRef: LuaRef!
+    private var freezeRef: LuaRef!
+    /// Files served before the disk (the standard plugins embedded in the binary).
+    public var virtualFiles: [String: String] = [:]
     private var logBytes: [String: Int] = [:]
     public var logCapBytes = 64 * 1024
 
@@ -27,8 +30,18 @@ public final class Sandbox {
         // Arguments: the host functions the bootstrap needs.
         state.pushFunction { [unowned self] call in self.readFile(call) }
         state.pushFunction { [unowned self] call in self.log(call) }
-        try state.pcall(nargs: 2, nresults: 1)
+        try state.pcall(nargs: 2, nresults: 2)
+        freezeRef = state.ref()
         makeEnvRef = state.ref()
+    }
+
+    /// Replaces the table at the top of the stack by a read-only view of it (nested tables too).
+    public func freezeTop() throws(LuaError) {
+        state.push(freezeRef)
+        state.pushCopy(-2)
+        try state.pcall(nargs: 1, nresults: 1)
+        lua_rotate(state.L, -2, 1)
+        state.pop(1)
     }
 
     /// Pushes a fresh environment for code that lives in `folder` (its `require` root), labelled
@@ -52,6 +65,10 @@ public final class Sandbox {
 
     private func readFile(_ call: LuaCall) -> Result<Int32, LuaHostError> {
         guard let path = call.string(1) else { return .failure(LuaHostError("readfile: path expected")) }
+        if let text = virtualFiles[path] {
+            state.push(text)
+            return .success(1)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             state.pushNil()
             return .success(1)
@@ -208,8 +225,17 @@ local function make_env(label, folder)
   return env
 end
 
+-- Read-only views for the tables handed to builders and rules (nodes, users, arguments).
+local function freeze(t)
+  if type(t) ~= "table" then return t end
+  for k, v in next, t do
+    if type(v) == "table" then rawset(t, k, freeze(v)) end
+  end
+  return readonly(t, "node")
+end
+
 -- Empty the real globals: nothing below reaches them any more.
 for k in pairs(G) do rawset(G, k, nil) end
-return make_env
+return make_env, freeze
 """#
 }

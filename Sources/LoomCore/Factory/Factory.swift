@@ -36,7 +36,8 @@ public protocol ItemBuilding: AnyObject {
 public protocol RuleEvaluating: AnyObject {
     /// Load-time argument check: messages describing what is wrong (empty when fine).
     func check(args: JSONNode?, file: String) -> [String]
-    func evaluate(args: JSONNode?, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure>
+    /// `location` is the rule reference's place in its screen (a stable key for argument caches).
+    func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure>
 }
 
 /// What a rule guards.

@@ -104,11 +104,21 @@ private struct Parser {
     var i = 0
     var line = 1
     var lineStart = 0  // offset of the first byte of the current line
-    var depth = 0
-    /// Elements and members of the open containers, shared so that each finished container is
-    /// copied once into an array of its exact size.
+    /// The arrays and objects being read, innermost last.
+    var open: [OpenContainer] = []
+    /// Elements and members of the open containers, shared so that each finished container moves
+    /// once into an array of its exact size.
     let items = ScratchStack<JSONNode>()
     let members = ScratchStack<JSONObject.Member>()
+
+    struct OpenContainer {
+        var isObject: Bool
+        var position: SourcePosition
+        var base: Int  // where its elements start on `items` or `members`
+        var key = ""  // object: the key whose value is being read, and where it is
+        var keyPosition = SourcePosition(line: 0, column: 0)
+        var index: [String: Int] = [:]  // object: key -> offset in `members`, only for big objects
+    }
 
     init(base: UnsafePointer<UInt8>, count: Int, file: String) {
         self.p = base
@@ -120,9 +130,6 @@ private struct Parser {
 
     var position: SourcePosition { SourcePosition(line: line, column: i - lineStart + 1) }
 
-    /// Position of an earlier offset on the current line (numbers and literals never span lines).
-    func position(at offset: Int) -> SourcePosition { SourcePosition(line: line, column: offset - lineStart + 1) }
-
     func error(_ message: String, at pos: SourcePosition) -> Diagnostic {
         .error(message, at: pos.located(in: file))
     }
@@ -131,8 +138,10 @@ private struct Parser {
 
     func endOfFile(_ expectation: String) -> Diagnostic { error("unexpected end of file, \(expectation)") }
 
-    // MARK: Document
+    // MARK: Document and containers
 
+    /// Parses the whole input. Containers are kept on an explicit stack (`open`), not the call
+    /// stack, so nesting depth costs heap memory only.
     mutating func parseDocument() throws(Diagnostic) -> JSONNode {
         if end >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
             i = 3
@@ -140,10 +149,97 @@ private struct Parser {
         }
         skipWhitespace()
         if i == end { throw error("empty file", at: SourcePosition(line: 1, column: 1)) }
-        let root = try parseValue()
+        var value: JSONNode
+        nextValue: while true {
+            // A value starts here: a scalar is read at once, a container opens (unless empty).
+            skipWhitespace()
+            guard i < end else { throw endOfFile("expected a value") }
+            let pos = position
+            if p[i] == openBracket || p[i] == openBrace {
+                let isObject = p[i] == openBrace
+                if open.count == JSONReader.maxDepth { throw error("nesting deeper than \(JSONReader.maxDepth) levels") }
+                i += 1
+                skipWhitespace()
+                if i < end && p[i] == (isObject ? closeBrace : closeBracket) {
+                    i += 1
+                    value = JSONNode(isObject ? .object(JSONObject()) : .array([]), at: pos)
+                } else {
+                    open.append(OpenContainer(isObject: isObject, position: pos, base: isObject ? members.count : items.count))
+                    if isObject { try readKey() }
+                    continue nextValue
+                }
+            } else {
+                value = try parseScalar(pos)
+            }
+            // `value` is complete: it joins its container, then every container ending here closes.
+            while !open.isEmpty {
+                let top = open.count - 1
+                let isObject = open[top].isObject
+                if isObject {
+                    members.push(JSONObject.Member(key: open[top].key, keyPosition: open[top].keyPosition, value: value))
+                } else {
+                    items.push(value)
+                }
+                skipWhitespace()
+                guard i < end else { throw unclosed(open[top]) }
+                if p[i] == comma {
+                    let commaPos = position
+                    i += 1
+                    skipWhitespace()
+                    if i < end && p[i] == (isObject ? closeBrace : closeBracket) {
+                        throw error("trailing comma before '\(isObject ? "}" : "]")' is not allowed", at: commaPos)
+                    }
+                    if isObject { try readKey() }
+                    continue nextValue
+                }
+                guard p[i] == (isObject ? closeBrace : closeBracket) else {
+                    throw unexpected(isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
+                }
+                i += 1
+                let closed = open.removeLast()
+                let kind: JSONNode.Kind =
+                    closed.isObject ? .object(JSONObject(members.pop(from: closed.base))) : .array(items.pop(from: closed.base))
+                value = JSONNode(kind, at: closed.position)
+            }
+            skipWhitespace()
+            if i < end { throw unexpected("expected end of file after the top-level value") }
+            return value
+        }
+    }
+
+    /// Reads `"key":` for the innermost container, an object, and rejects a duplicate key.
+    mutating func readKey() throws(Diagnostic) {
+        let top = open.count - 1
+        guard i < end else { throw unclosed(open[top], expecting: "a string key") }
+        guard p[i] == quote else { throw invalidKey() }
+        let keyPos = position
+        let key = try parseString()
+        let base = open[top].base
+        if members.count - base < linearKeyScanLimit {
+            for n in base..<members.count where members[n].key == key {
+                throw duplicateKey(key, at: keyPos, first: members[n].keyPosition)
+            }
+        } else {
+            if open[top].index.isEmpty {
+                for n in base..<members.count { open[top].index[members[n].key] = n }
+            }
+            if let n = open[top].index.updateValue(members.count, forKey: key) {
+                throw duplicateKey(key, at: keyPos, first: members[n].keyPosition)
+            }
+        }
         skipWhitespace()
-        if i < end { throw unexpected("expected end of file after the top-level value") }
-        return root
+        guard i < end else { throw endOfFile("expected ':' after key '\(key)'") }
+        guard p[i] == colon else { throw unexpected("expected ':' after key '\(key)'") }
+        i += 1
+        open[top].key = key
+        open[top].keyPosition = keyPos
+    }
+
+    func unclosed(_ container: OpenContainer, expecting: String? = nil) -> Diagnostic {
+        let name = container.isObject ? "object" : "array"
+        let expected = expecting ?? (container.isObject ? "',' or '}'" : "',' or ']'")
+        let opened = container.position
+        return endOfFile("expected \(expected) (\(name) opened at \(opened.line):\(opened.column))")
     }
 
     @inline(__always)
@@ -162,17 +258,12 @@ private struct Parser {
         }
     }
 
-    // MARK: Values
+    // MARK: Scalars
 
-    mutating func parseValue() throws(Diagnostic) -> JSONNode {
-        skipWhitespace()
-        guard i < end else { throw endOfFile("expected a value") }
-        let pos = position
+    mutating func parseScalar(_ pos: SourcePosition) throws(Diagnostic) -> JSONNode {
         switch p[i] {
         case quote: return JSONNode(.string(try parseString()), at: pos)
         case minus, zero...nine: return try parseNumber(pos)
-        case openBrace: return try parseObject(pos)
-        case openBracket: return try parseArray(pos)
         case UInt8(ascii: "t"): if matchLiteral("true") { return JSONNode(.bool(true), at: pos) }
         case UInt8(ascii: "f"): if matchLiteral("false") { return JSONNode(.bool(false), at: pos) }
         case UInt8(ascii: "n"): if matchLiteral("null") { return JSONNode(.null, at: pos) }
@@ -202,7 +293,8 @@ private struct Parser {
             var j = i
             while j < end && isWordByte(p[j]) && j - i < 40 { j += 1 }
             let word = String(decoding: UnsafeBufferPointer(start: p + i, count: j - i), as: UTF8.self)
-            if j == end && ["true", "false", "null"].contains(where: { $0.hasPrefix(word) }) {
+            let literals = ["true", "false", "null"]
+            if j == end && literals.contains(where: { $0.hasPrefix(word) }) {
                 return error("unexpected end of file in '\(word)'")
             }
             switch word {
@@ -211,6 +303,9 @@ private struct Parser {
             case "True", "False", "Null", "TRUE", "FALSE", "NULL", "None", "nil":
                 return error("invalid value '\(word)': JSON literals are lowercase true, false and null")
             default:
+                if let literal = DidYouMean.suggest(word, among: literals) {
+                    return error("invalid value '\(word)'; did you mean '\(literal)'?")
+                }
                 return error("invalid value '\(word)': strings must be in double quotes")
             }
         }
@@ -233,95 +328,6 @@ private struct Parser {
         }
         if c < 0x20 || c == 0x7F { return error("unexpected byte \(hex(c)), \(expectation)") }
         return error("unexpected '\(Character(Unicode.Scalar(c)))', \(expectation)")
-    }
-
-    // MARK: Containers
-
-    mutating func enter(_ pos: SourcePosition) throws(Diagnostic) {
-        depth += 1
-        if depth > JSONReader.maxDepth { throw error("nesting deeper than \(JSONReader.maxDepth) levels", at: pos) }
-        i += 1
-        skipWhitespace()
-    }
-
-    mutating func parseArray(_ pos: SourcePosition) throws(Diagnostic) -> JSONNode {
-        try enter(pos)
-        defer { depth -= 1 }
-        if i < end && p[i] == closeBracket {
-            i += 1
-            return JSONNode(.array([]), at: pos)
-        }
-        let base = items.count  // this array's elements collect on the shared stack
-        while true {
-            items.push(try parseValue())
-            skipWhitespace()
-            guard i < end else {
-                throw endOfFile("expected ',' or ']' (array opened at \(pos.line):\(pos.column))")
-            }
-            if p[i] == comma {
-                let commaPos = position
-                i += 1
-                skipWhitespace()
-                if i < end && p[i] == closeBracket { throw error("trailing comma before ']' is not allowed", at: commaPos) }
-            } else if p[i] == closeBracket {
-                i += 1
-                return JSONNode(.array(items.pop(from: base)), at: pos)
-            } else {
-                throw unexpected("expected ',' or ']' after array element")
-            }
-        }
-    }
-
-    mutating func parseObject(_ pos: SourcePosition) throws(Diagnostic) -> JSONNode {
-        try enter(pos)
-        defer { depth -= 1 }
-        if i < end && p[i] == closeBrace {
-            i += 1
-            return JSONNode(.object(JSONObject()), at: pos)
-        }
-        let base = members.count  // this object's members collect on the shared stack
-        var index: [String: Int] = [:]  // key -> member index, only for big objects
-        while true {
-            guard i < end else { throw endOfFile("expected a string key (object opened at \(pos.line):\(pos.column))") }
-            guard p[i] == quote else { throw invalidKey() }
-            let keyPos = position
-            let key = try parseString()
-            let count = members.count - base
-            if count < linearKeyScanLimit {
-                for n in base..<members.count where members[n].key == key {
-                    throw duplicateKey(key, at: keyPos, first: members[n].keyPosition)
-                }
-            } else {
-                if index.isEmpty {
-                    index.reserveCapacity(count * 2)
-                    for n in base..<members.count { index[members[n].key] = n }
-                }
-                if let n = index.updateValue(members.count, forKey: key) {
-                    throw duplicateKey(key, at: keyPos, first: members[n].keyPosition)
-                }
-            }
-            skipWhitespace()
-            guard i < end else { throw endOfFile("expected ':' after key '\(key)'") }
-            guard p[i] == colon else { throw unexpected("expected ':' after key '\(key)'") }
-            i += 1
-            let value = try parseValue()
-            members.push(JSONObject.Member(key: key, keyPosition: keyPos, value: value))
-            skipWhitespace()
-            guard i < end else {
-                throw endOfFile("expected ',' or '}' (object opened at \(pos.line):\(pos.column))")
-            }
-            if p[i] == comma {
-                let commaPos = position
-                i += 1
-                skipWhitespace()
-                if i < end && p[i] == closeBrace { throw error("trailing comma before '}' is not allowed", at: commaPos) }
-            } else if p[i] == closeBrace {
-                i += 1
-                return JSONNode(.object(JSONObject(members.pop(from: base))), at: pos)
-            } else {
-                throw unexpected("expected ',' or '}' after object member")
-            }
-        }
     }
 
     func invalidKey() -> Diagnostic {
@@ -386,7 +392,7 @@ private struct Parser {
 
     mutating func appendEscape(to bytes: inout [UInt8]) throws(Diagnostic) {
         let escapePos = position
-        guard i + 1 < end else { throw endOfFile("in string escape") }
+        guard i + 1 < end else { throw error("unexpected end of file in string escape") }
         let c = p[i + 1]
         i += 2
         switch c {
@@ -427,7 +433,7 @@ private struct Parser {
     mutating func hex4(_ escapePos: SourcePosition) throws(Diagnostic) -> UInt32 {
         var value: UInt32 = 0
         for k in 0..<4 {
-            guard i + k < end else { throw endOfFile("in '\\u' escape") }
+            guard i + k < end else { throw error("unexpected end of file in '\\u' escape", at: escapePos) }
             let c = p[i + k]
             let digit: UInt8
             switch c {
@@ -632,10 +638,9 @@ private final class ScratchStack<Element> {
     /// Removes the elements from `start` up and returns them as an array.
     func pop(from start: Int) -> [Element] {
         let n = count - start
-        let result = [Element](unsafeUninitializedCapacity: n) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: storage + start, count: n)
-            initialized = n
-        }
+        var result: [Element] = []
+        result.reserveCapacity(n)
+        for k in start..<count { result.append((storage + k).move()) }
         count = start
         return result
     }

@@ -31,7 +31,7 @@ public struct Resolver {
                 return trace
             }
             ctx.pluginCalls += 1
-            switch reg.evaluator.evaluate(args: args, subject: subject, context: ctx) {
+            switch reg.evaluator.evaluate(args: args, at: loc, subject: subject, context: ctx) {
             case .success(let v): trace.value = v
             case .failure(let f):
                 trace.error = f.message

@@ -1,0 +1,395 @@
+import OrderedCollections
+
+/// How a screen came onto the navigation stack, or what a navigation event did.
+public enum Transition: String, Sendable, Hashable, CaseIterable {
+    case start, push, present, replace, tab, flow, finish, back, link
+}
+
+/// One screen on the simulated navigation stack.
+public struct NavigationEntry: Sendable, Hashable {
+    public var screen: String
+    /// The flow that showed it (whose navigator handles its steps).
+    public var flow: String?
+    /// How it was shown: start (the entry), push, present (a modal), replace / tab (kept from
+    /// the entry it replaced), flow (the start screen of a child flow).
+    public var presentation: Transition
+    public var params: [String: String]
+
+    public init(screen: String, flow: String?, presentation: Transition, params: [String: String] = [:]) {
+        self.screen = screen
+        self.flow = flow
+        self.presentation = presentation
+        self.params = params
+    }
+}
+
+/// The simulated navigation stack: screens bottom to top, grouped into frames (a flow's stack,
+/// or a modal).
+public struct NavigationStack: Sendable, Hashable, CustomStringConvertible {
+    public var entries: [NavigationEntry]
+
+    public init(_ entries: [NavigationEntry] = []) { self.entries = entries }
+
+    public var top: NavigationEntry? { entries.last }
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// A contiguous run of screens shown by one flow; a new frame starts where a flow is
+    /// entered or a modal presented.
+    public struct Frame: Sendable, Hashable {
+        public var flow: String?
+        public var modal: Bool
+        public var screens: [String]
+    }
+
+    public var frames: [Frame] {
+        var out: [Frame] = []
+        for e in entries {
+            let startsFrame = out.isEmpty || e.presentation == .present || e.presentation == .flow
+                || e.presentation == .start || out[out.count - 1].flow != e.flow
+            if startsFrame {
+                out.append(Frame(flow: e.flow, modal: e.presentation == .present, screens: [e.screen]))
+            } else {
+                out[out.count - 1].screens.append(e.screen)
+            }
+        }
+        return out
+    }
+
+    /// `main: home › movie_detail | modal main: checkout`, or `(empty)`.
+    public var description: String {
+        if entries.isEmpty { return "(empty)" }
+        return frames.map { f in
+            let label = (f.modal ? "modal " : "") + (f.flow ?? "-")
+            return "\(label): " + f.screens.joined(separator: " › ")
+        }.joined(separator: " | ")
+    }
+
+    /// `[{"screen", "flow", "presentation", "params"?}]`, bottom to top.
+    public var json: JSONValue {
+        .array(entries.map { e in
+            var o = OrderedDictionary<String, JSONValue>()
+            o["screen"] = .string(e.screen)
+            o["flow"] = e.flow.map { .string($0) } ?? .null
+            o["presentation"] = .string(e.presentation.rawValue)
+            if !e.params.isEmpty {
+                o["params"] = .object(OrderedDictionary(uniqueKeysWithValues: e.params.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
+            }
+            return .object(o)
+        })
+    }
+}
+
+/// A will-navigate / did-navigate notification, as Weavy's willKnit / didKnit.
+public struct NavigationEvent: Sendable, Hashable, CustomStringConvertible {
+    public enum Phase: String, Sendable, Hashable {
+        case willNavigate = "will-navigate"
+        case didNavigate = "did-navigate"
+    }
+
+    public var phase: Phase
+    public var from: String?
+    public var to: String?
+    public var transition: Transition
+    /// The flow whose contribution caused it.
+    public var flow: String?
+
+    public init(phase: Phase, from: String?, to: String?, transition: Transition, flow: String?) {
+        self.phase = phase
+        self.from = from
+        self.to = to
+        self.transition = transition
+        self.flow = flow
+    }
+
+    /// `will-navigate home → movie_detail (push, flow main)`.
+    public var description: String {
+        var s = "\(phase.rawValue) \(from ?? "(none)") → \(to ?? "(end)") (\(transition.rawValue)"
+        if let flow { s += ", flow \(flow)" }
+        return s + ")"
+    }
+
+    /// `{"event", "from", "to", "presentation", "flow"}`.
+    public var json: JSONValue {
+        var o = OrderedDictionary<String, JSONValue>()
+        o["event"] = .string(phase.rawValue)
+        o["from"] = from.map { .string($0) } ?? .null
+        o["to"] = to.map { .string($0) } ?? .null
+        o["presentation"] = .string(transition.rawValue)
+        o["flow"] = flow.map { .string($0) } ?? .null
+        return .object(o)
+    }
+}
+
+/// The result of one step (or deep link): its events and the stack after it.
+public struct StepOutcome: Sendable, Hashable {
+    /// The step or link as given (`movie:42`, `back`, `app://movie/42`).
+    public var input: String
+    public var events: [NavigationEvent]
+    public var stack: NavigationStack
+
+    /// ```
+    /// ▶ movie:42
+    ///   will-navigate home → movie_detail (push, flow main)
+    ///   did-navigate home → movie_detail (push, flow main)
+    ///   stack: main: home › movie_detail
+    /// ```
+    public var text: String {
+        var s = "▶ \(input)\n"
+        for e in events { s += "  \(e)\n" }
+        s += "  stack: \(stack)\n"
+        return s
+    }
+
+    /// `{"step", "events", "stack"}`.
+    public var json: JSONValue {
+        var o = OrderedDictionary<String, JSONValue>()
+        o["step"] = .string(input)
+        o["events"] = .array(events.map(\.json))
+        o["stack"] = stack.json
+        return .object(o)
+    }
+}
+
+/// Walks the navigation one step at a time, as a user would: a step must be among the current
+/// screen's visible actions (or `back`), the flows decide where it leads, and every problem is
+/// a Diagnostic, never a crash. A failed step leaves the stack unchanged.
+public final class NavigationSimulator {
+    public static let maxForwarding = 16
+
+    public let flows: FlowSet
+    public private(set) var stack: NavigationStack
+    private let actions: (String) -> ScreenActions?
+    private var resolved: [String: ScreenActions?] = [:]
+
+    /// Starts at the entry screen. Fails when the screen does not exist or the flow is unknown.
+    public init(flows: FlowSet, entry: EntryPoint, actions: @escaping (String) -> ScreenActions?) throws(Diagnostic) {
+        self.flows = flows
+        self.actions = actions
+        self.stack = NavigationStack()
+        if let f = entry.flow, flows[f] == nil {
+            throw .error("unknown flow '\(f)'" + DidYouMean.hint(f, among: flows.names))
+        }
+        guard resolve(entry.screen) != nil else {
+            throw .error("unknown screen '\(entry.screen)'")
+        }
+        stack = NavigationStack([NavigationEntry(screen: entry.screen, flow: entry.flow, presentation: .start)])
+    }
+
+    public var current: NavigationEntry? { stack.top }
+
+    /// The distinct step names the current screen offers (visible actions), sorted.
+    public func availableSteps() -> [String] {
+        guard let top = stack.top, let screen = resolve(top.screen) else { return [] }
+        var names = Set<String>()
+        for site in screen.actions { if let s = Step(action: site.action) { names.insert(s.name) } }
+        return names.sorted()
+    }
+
+    /// Performs one step from the current screen.
+    public func perform(_ step: Step) -> Result<StepOutcome, Diagnostic> {
+        var state = stack.entries
+        var events: [NavigationEvent] = []
+        do throws(Diagnostic) {
+            try performStep(step, checked: true, state: &state, events: &events)
+        } catch {
+            return .failure(error)
+        }
+        stack = NavigationStack(state)
+        return .success(StepOutcome(input: step.description, events: events, stack: stack))
+    }
+
+    /// Performs steps in order, stopping at the first failure.
+    public func perform(_ steps: [Step]) -> (outcomes: [StepOutcome], failure: Diagnostic?) {
+        var outcomes: [StepOutcome] = []
+        for s in steps {
+            switch perform(s) {
+            case .success(let o): outcomes.append(o)
+            case .failure(let d): return (outcomes, d)
+            }
+        }
+        return (outcomes, nil)
+    }
+
+    /// Opens a deep link: the first flow (by name) declaring a matching pattern handles it. If
+    /// that flow is on the stack, the screens above it are popped; otherwise it is entered as a
+    /// child flow. Then its steps are navigated in order, without checking the current screen's
+    /// actions (a link comes from outside the app).
+    public func openLink(_ url: String) -> Result<StepOutcome, Diagnostic> {
+        guard let match = flows.matchLink(url) else {
+            let patterns = flows.names.flatMap { flows[$0]!.links.map(\.pattern) }
+            return .failure(.error(
+                "no flow declares a deep link matching '\(url)'"
+                    + (patterns.isEmpty ? " (no flow declares links)" : "; known patterns: \(patterns.joined(separator: ", "))")))
+        }
+        var state = stack.entries
+        var events: [NavigationEvent] = []
+        do throws(Diagnostic) {
+            let from = state.last?.screen
+            if let i = state.lastIndex(where: { $0.flow == match.flow }) {
+                if i < state.count - 1 {
+                    state.removeSubrange((i + 1)...)
+                    emit(from: from, to: state.last?.screen, .link, flow: match.flow, &events)
+                }
+            } else {
+                let flow = flows[match.flow]!
+                try requireScreen(flow.start, "deep link '\(url)' enters flow '\(match.flow)', which starts at")
+                state.append(NavigationEntry(screen: flow.start, flow: match.flow, presentation: .flow))
+                emit(from: from, to: flow.start, .flow, flow: match.flow, &events)
+            }
+            for step in match.steps {
+                try performStep(step, checked: false, state: &state, events: &events)
+            }
+        } catch {
+            return .failure(error)
+        }
+        stack = NavigationStack(state)
+        return .success(StepOutcome(input: url, events: events, stack: stack))
+    }
+
+    // MARK: Internals
+
+    private func resolve(_ screen: String) -> ScreenActions? {
+        if let r = resolved[screen] { return r }
+        let r = actions(screen)
+        resolved[screen] = r
+        return r
+    }
+
+    private func requireScreen(_ screen: String, _ what: String) throws(Diagnostic) {
+        if resolve(screen) == nil { throw .error("\(what) unknown screen '\(screen)'") }
+    }
+
+    private func emit(from: String?, to: String?, _ t: Transition, flow: String?, _ events: inout [NavigationEvent]) {
+        events.append(NavigationEvent(phase: .willNavigate, from: from, to: to, transition: t, flow: flow))
+        events.append(NavigationEvent(phase: .didNavigate, from: from, to: to, transition: t, flow: flow))
+    }
+
+    private func performStep(_ step: Step, checked: Bool, state: inout [NavigationEntry], events: inout [NavigationEvent]) throws(Diagnostic) {
+        guard let top = state.last else {
+            throw .error("cannot perform step '\(step)': the navigation has ended (the entry flow finished)")
+        }
+        if step.isBack {
+            guard state.count > 1 else {
+                throw .error("cannot go back from screen '\(top.screen)': it is the first screen")
+            }
+            state.removeLast()
+            emit(from: top.screen, to: state.last?.screen, .back, flow: top.flow, &events)
+            return
+        }
+        if checked {
+            let available = availableSteps(on: top.screen)
+            if !available.contains(step.name) {
+                throw .error(
+                    "step '\(step.name)' is not available on screen '\(top.screen)'; available: "
+                        + (available.isEmpty ? "none" : available.joined(separator: ", ")) + ", back"
+                        + DidYouMean.hint(step.name, among: available))
+            }
+        }
+        guard let flow = top.flow else {
+            throw .error("no flow handles step '\(step)' on screen '\(top.screen)' (the project defines no flows)")
+        }
+        try navigate(step, in: flow, depth: 0, state: &state, events: &events,
+            what: "step '\(step)' on screen '\(top.screen)'")
+    }
+
+    private func availableSteps(on screen: String) -> [String] {
+        guard let actions = resolve(screen) else { return [] }
+        var names = OrderedSet<String>()
+        for site in actions.actions { if let s = Step(action: site.action) { names.append(s.name) } }
+        return names.sorted()
+    }
+
+    private func navigate(
+        _ step: Step, in flow: String, depth: Int, state: inout [NavigationEntry], events: inout [NavigationEvent], what: String
+    ) throws(Diagnostic) {
+        guard depth <= NavigationSimulator.maxForwarding else {
+            throw .error("\(what): forwarded between flows more than \(NavigationSimulator.maxForwarding) times (a cycle between flows?)")
+        }
+        guard let definition = flows[flow] else {
+            throw .error("\(what): unknown flow '\(flow)'")
+        }
+        let contributions: [Contribution]
+        switch definition.navigator.navigate(step) {
+        case .failure(let d):
+            let at = d.location.map { "\($0): " } ?? ""
+            throw .error("\(what): flow '\(flow)' failed: \(at)\(d.message)")
+        case .success(let cs):
+            contributions = cs
+        }
+        var handled = false
+        for c in contributions {
+            let from = state.last?.screen
+            switch c {
+            case .push(let screen, let params), .present(let screen, let params):
+                try requireScreen(screen, "\(what): flow '\(flow)' \(FlowValidation.verb(c.kind))")
+                let t: Transition = c.kind == .push ? .push : .present
+                state.append(NavigationEntry(screen: screen, flow: flow, presentation: t, params: params))
+                emit(from: from, to: screen, t, flow: flow, &events)
+            case .replace(let screen, let params):
+                try requireScreen(screen, "\(what): flow '\(flow)' replaces with")
+                let kept = state.last?.presentation ?? .start
+                if state.isEmpty {
+                    state.append(NavigationEntry(screen: screen, flow: flow, presentation: kept, params: params))
+                } else {
+                    state[state.count - 1] = NavigationEntry(screen: screen, flow: flow, presentation: kept, params: params)
+                }
+                emit(from: from, to: screen, .replace, flow: flow, &events)
+            case .tab(let screen, let params):
+                try requireScreen(screen, "\(what): flow '\(flow)' switches to tab")
+                if let root = rootIndex(of: flow, in: state) {
+                    state.removeSubrange((root + 1)...)
+                    state[root].screen = screen
+                    state[root].params = params
+                } else {
+                    state.append(NavigationEntry(screen: screen, flow: flow, presentation: .tab, params: params))
+                }
+                emit(from: from, to: screen, .tab, flow: flow, &events)
+            case .flow(let name, let childStep):
+                guard let child = flows[name] else {
+                    throw .error("\(what): flow '\(flow)' enters unknown flow '\(name)'" + DidYouMean.hint(name, among: flows.names))
+                }
+                try requireScreen(child.start, "\(what): flow '\(flow)' enters flow '\(name)', which starts at")
+                state.append(NavigationEntry(screen: child.start, flow: name, presentation: .flow))
+                emit(from: from, to: child.start, .flow, flow: flow, &events)
+                if let childStep {
+                    try navigate(childStep, in: name, depth: depth + 1, state: &state, events: &events,
+                        what: "\(what): step '\(childStep)' in flow '\(name)'")
+                }
+            case .parent(let forwarded):
+                guard let root = rootIndex(of: flow, in: state), root > 0, let parent = state[root - 1].flow else {
+                    throw .error("\(what): flow '\(flow)' forwards step '\(forwarded)' to its parent, but it has none")
+                }
+                try navigate(forwarded, in: parent, depth: depth + 1, state: &state, events: &events,
+                    what: "\(what): step '\(forwarded)' forwarded to flow '\(parent)'")
+            case .finish(let next):
+                let root = rootIndex(of: flow, in: state) ?? 0
+                state.removeSubrange(root...)
+                emit(from: from, to: state.last?.screen, .finish, flow: flow, &events)
+                if let next {
+                    guard let parent = state.last?.flow else {
+                        throw .error("\(what): flow '\(flow)' finishes with step '\(next)', but it has no parent flow")
+                    }
+                    try navigate(next, in: parent, depth: depth + 1, state: &state, events: &events,
+                        what: "\(what): step '\(next)' after flow '\(flow)' finished")
+                }
+            case .none:
+                continue
+            }
+            handled = true
+        }
+        if !handled {
+            throw .error("\(what) is not handled: flow '\(flow)' returns nothing for step '\(step.name)'")
+        }
+    }
+
+    /// The entry where the topmost run of a flow begins (its start or the screen that entered it).
+    private func rootIndex(of flow: String, in state: [NavigationEntry]) -> Int? {
+        // Walks down from the flow's topmost screen, over any child flows' screens, to the
+        // screen where the flow was entered.
+        guard var i = state.lastIndex(where: { $0.flow == flow }) else { return nil }
+        while i > 0, !(state[i].flow == flow && (state[i].presentation == .flow || state[i].presentation == .start)) {
+            i -= 1
+        }
+        return i
+    }
+}

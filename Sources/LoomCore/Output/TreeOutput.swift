@@ -1,0 +1,169 @@
+import OrderedCollections
+
+/// Terminal styling: colour only on a terminal and never with NO_COLOR (the CLI decides).
+public struct Style: Sendable {
+    public var color: Bool
+    public init(color: Bool) { self.color = color }
+    func wrap(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+    public func bold(_ s: String) -> String { wrap(s, "1") }
+    public func dim(_ s: String) -> String { wrap(s, "2") }
+    public func type(_ s: String) -> String { wrap(s, "36") }
+    public func view(_ s: String) -> String { wrap(s, "33") }
+    public func id(_ s: String) -> String { wrap(s, "35") }
+    public func hidden(_ s: String) -> String { wrap(s, "31") }
+    public func ok(_ s: String) -> String { wrap(s, "32") }
+    public func error(_ s: String) -> String { wrap(s, "1;31") }
+    public func warning(_ s: String) -> String { wrap(s, "1;33") }
+}
+
+public enum TreeOutput {
+    // MARK: JSON
+
+    public static func json(_ n: ResolvedNode) -> JSONValue {
+        var o: OrderedDictionary<String, JSONValue> = ["type": .string(n.type)]
+        if let id = n.id { o["id"] = .string(id) }
+        if n.hidden {
+            o["hidden"] = .bool(true)
+            if let r = n.hiddenReason { o["reason"] = .string(r) }
+        } else {
+            o["view"] = .string(n.view)
+            o["props"] = n.props
+        }
+        if let r = n.rule { o["rule"] = r.json }
+        if !n.children.isEmpty { o["children"] = .array(n.children.map(json)) }
+        if let items = n.items, !n.hidden { o["items"] = .array(items.map(json)) }
+        if let a = n.action { o["action"] = .string(a) }
+        return .object(o)
+    }
+
+    public static func json(_ i: ResolvedItem) -> JSONValue {
+        var o: OrderedDictionary<String, JSONValue> = [:]
+        if let k = i.kind { o["kind"] = .string(k) }
+        if let id = i.id { o["id"] = .string(id) }
+        if i.hidden {
+            o["hidden"] = .bool(true)
+            if let t = i.title { o["title"] = .string(t) }
+            if let r = i.hiddenReason { o["reason"] = .string(r) }
+        } else {
+            o["view"] = .string(i.view)
+            o["props"] = i.props
+        }
+        if let r = i.rule { o["rule"] = r.json }
+        if !i.children.isEmpty { o["children"] = .array(i.children.map(json)) }
+        if let a = i.action { o["action"] = .string(a) }
+        return .object(o)
+    }
+
+    public static func diagnosticsJSON(_ d: [Diagnostic]) -> JSONValue {
+        .array(d.map { x in
+            var o: OrderedDictionary<String, JSONValue> = ["severity": .string(x.severity.rawValue)]
+            if let l = x.location {
+                o["file"] = .string(l.file)
+                if l.line > 0 { o["line"] = .int(l.line) }
+                if l.column > 0 { o["column"] = .int(l.column) }
+            }
+            o["message"] = .string(x.message)
+            return .object(o)
+        })
+    }
+
+    // MARK: Text
+
+    /// `key=value` for the first props, compact.
+    static func propsSummary(_ props: JSONValue, limit: Int = 6) -> String {
+        guard case .object(let o) = props, !o.isEmpty else { return "" }
+        var parts: [String] = []
+        for (k, v) in o.prefix(limit) {
+            var s: String
+            switch v {
+            case .string(let x): s = "\"" + x + "\""
+            case .array(let a): s = a.isEmpty ? "[]" : v.serialized(pretty: false)
+            default: s = v.serialized(pretty: false)
+            }
+            if s.count > 48 { s = String(s.prefix(45)) + "…" + (s.hasPrefix("[") ? "]" : s.hasPrefix("{") ? "}" : "") }
+            parts.append("\(k)=\(s)")
+        }
+        if o.count > limit { parts.append("+\(o.count - limit) more") }
+        return parts.joined(separator: " ")
+    }
+
+    public static func text(_ r: Resolution, style: Style, explain: Bool = false) -> String {
+        var out = style.bold("screen \(r.screen)") + style.dim("  user \(r.user.name ?? "(anonymous)")") + "\n"
+        guard let tree = r.tree else {
+            out += style.hidden("(nothing visible: the root is hidden)") + "\n"
+            return out
+        }
+        line(tree, prefix: "", isLast: true, isRoot: true, style: style, explain: explain, out: &out)
+        return out
+    }
+
+    static func line(_ n: ResolvedNode, prefix: String, isLast: Bool, isRoot: Bool, style: Style, explain: Bool, out: inout String) {
+        let branch = isRoot ? "" : (isLast ? "└─ " : "├─ ")
+        var s = prefix + branch + style.type(n.type)
+        if let id = n.id { s += " " + style.id("#" + id) }
+        if n.hidden {
+            s += "  " + style.hidden("hidden: " + (n.hiddenReason ?? ""))
+        } else {
+            s += "  " + style.view(n.view)
+            let p = propsSummary(n.props)
+            if !p.isEmpty { s += "  " + p }
+        }
+        if let a = n.action { s += style.dim("  → " + a) }
+        if explain, let r = n.rule { s += style.dim("  [rule " + r.expression + " = " + ruleValue(r) + "]") }
+        out += s + "\n"
+        let childPrefix = prefix + (isRoot ? "" : (isLast ? "   " : "│  "))
+        if explain, let t = n.rule, !t.children.isEmpty {
+            explainLines(t, prefix: childPrefix + "    ", style: style, out: &out)
+        }
+        let items = n.hidden ? [] : (n.items ?? [])
+        let total = n.children.count + items.count
+        var k = 0
+        for c in n.children {
+            k += 1
+            line(c, prefix: childPrefix, isLast: k == total, isRoot: false, style: style, explain: explain, out: &out)
+        }
+        for i in items {
+            k += 1
+            let last = k == total
+            var s = childPrefix + (last ? "└─ " : "├─ ") + "• " + style.type(i.kind ?? "item")
+            if let id = i.id { s += " " + style.id("#" + id) }
+            if i.hidden {
+                if let t = i.title { s += " \"\(t)\"" }
+                s += "  " + style.hidden("hidden: " + (i.hiddenReason ?? ""))
+            } else {
+                s += "  " + style.view(i.view)
+                let p = propsSummary(i.props, limit: 4)
+                if !p.isEmpty { s += "  " + p }
+            }
+            if let a = i.action { s += style.dim("  → " + a) }
+            if explain, let r = i.rule { s += style.dim("  [rule " + r.expression + " = " + ruleValue(r) + "]") }
+            out += s + "\n"
+            let ip = childPrefix + (last ? "   " : "│  ")
+            if explain, let t = i.rule, !t.children.isEmpty {
+                explainLines(t, prefix: ip + "    ", style: style, out: &out)
+            }
+            for (j, c) in i.children.enumerated() {
+                line(c, prefix: ip, isLast: j == i.children.count - 1, isRoot: false, style: style, explain: explain, out: &out)
+            }
+        }
+    }
+
+    static func ruleValue(_ t: RuleTrace) -> String {
+        if t.skipped { return "skipped" }
+        if let v = t.value { return v ? "true" : "false" }
+        return "error" + (t.error.map { ": " + $0 } ?? "")
+    }
+
+    static func explainLines(_ t: RuleTrace, prefix: String, style: Style, out: inout String) {
+        for c in t.children {
+            out += prefix + style.dim("· \(c.expression) = \(ruleValue(c))") + "\n"
+            if !c.children.isEmpty { explainLines(c, prefix: prefix + "  ", style: style, out: &out) }
+        }
+    }
+
+    public static func diagnosticLine(_ d: Diagnostic, style: Style) -> String {
+        let sev = d.severity == .error ? style.error("error:") : d.severity == .warning ? style.warning("warning:") : style.dim("note:")
+        if let l = d.location { return "\(l): \(sev) \(d.message)" }
+        return "\(sev) \(d.message)"
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import OrderedCollections
+
+/// A user's project: `loom.json` (all keys optional) and the folders it names.
+public struct Project: Sendable {
+    /// The project folder (display path, "." for the working directory).
+    public var root: String
+    public var manifest: String?
+    public var pluginDirs: [String]
+    public var screensDir: String
+    public var usersFile: String
+    public var flowsFile: String
+    public var scenariosDir: String
+    public var entry: String?
+
+    public static let manifestName = "loom.json"
+
+    public init(root: String) {
+        self.root = root
+        manifest = nil
+        pluginDirs = [Project.join(root, "plugins")]
+        screensDir = Project.join(root, "screens")
+        usersFile = Project.join(root, "users.json")
+        flowsFile = Project.join(root, "flows.json")
+        scenariosDir = Project.join(root, "scenarios")
+        entry = nil
+    }
+
+    public static func join(_ a: String, _ b: String) -> String {
+        if b.hasPrefix("/") { return b }
+        if a == "." || a.isEmpty { return b }
+        return a.hasSuffix("/") ? a + b : a + "/" + b
+    }
+
+    /// The folder holding `loom.json` nearest to `start` (itself or an ancestor), if any.
+    public static func findRoot(from start: String) -> String? {
+        var url = URL(fileURLWithPath: start).standardizedFileURL
+        for _ in 0..<64 {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent(manifestName).path) {
+                return displayPath(url.path)
+            }
+            let parent = url.deletingLastPathComponent()
+            if parent.path == url.path { return nil }
+            url = parent
+        }
+        return nil
+    }
+
+    /// The project of a screen file: `loom.json` in its folder or the nearest ancestor; without
+    /// one, the folder above a `screens/` folder, else the screen's own folder.
+    public static func forScreen(_ screenPath: String) -> String {
+        let dir = (screenPath as NSString).deletingLastPathComponent
+        let d = dir.isEmpty ? "." : dir
+        if let r = findRoot(from: d) { return r }
+        if (d as NSString).lastPathComponent == "screens" {
+            let up = (d as NSString).deletingLastPathComponent
+            return up.isEmpty ? "." : up
+        }
+        return d
+    }
+
+    /// Loads `root/loom.json` when present.
+    public static func load(root: String) -> (Project, Diagnostics) {
+        var p = Project(root: root)
+        var d = Diagnostics()
+        let path = join(root, manifestName)
+        guard FileManager.default.fileExists(atPath: path) else { return (p, d) }
+        p.manifest = path
+        let doc: JSONDocument
+        do {
+            doc = try JSONReader.parseFile(atPath: path, displayPath: path)
+        } catch {
+            d.append(error)
+            return (p, d)
+        }
+        guard case .object(let o) = doc.root.kind else {
+            d.error("loom.json holds an object, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
+            return (p, d)
+        }
+        let known = ["plugins", "screens", "users", "flows", "scenarios", "entry", "name", "description"]
+        for m in o.members {
+            let loc = doc.location(m.value.position)
+            switch m.key {
+            case "plugins":
+                if let s = m.value.stringValue {
+                    p.pluginDirs = [join(root, s)]
+                } else if let a = m.value.arrayValue {
+                    var dirs: [String] = []
+                    for x in a {
+                        if let s = x.stringValue { dirs.append(join(root, s)) } else {
+                            d.error("\"plugins\" lists folders (strings), found \(x.kindDescription)", at: doc.location(x.position))
+                        }
+                    }
+                    p.pluginDirs = dirs
+                } else {
+                    d.error("\"plugins\" is a list of folders, found \(m.value.kindDescription)", at: loc)
+                }
+            case "screens", "users", "flows", "scenarios", "entry":
+                guard let s = m.value.stringValue else {
+                    d.error("\"\(m.key)\" is a string, found \(m.value.kindDescription)", at: loc)
+                    continue
+                }
+                switch m.key {
+                case "screens": p.screensDir = join(root, s)
+                case "users": p.usersFile = join(root, s)
+                case "flows": p.flowsFile = join(root, s)
+                case "scenarios": p.scenariosDir = join(root, s)
+                default: p.entry = s
+                }
+            case "name", "description":
+                break
+            default:
+                d.warning("unknown key '\(m.key)' in loom.json\(DidYouMean.hint(m.key, among: known))", at: doc.location(m.keyPosition))
+            }
+        }
+        return (p, d)
+    }
+
+    /// A path relative to the working directory when below it.
+    public static func displayPath(_ path: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        let std = (path as NSString).standardizingPath
+        if std == cwd { return "." }
+        if std.hasPrefix(cwd + "/") { return String(std.dropFirst(cwd.count + 1)) }
+        return std
+    }
+
+    /// Screen files under the screens folder, sorted.
+    public func screenFiles() -> [String] {
+        guard let e = FileManager.default.enumerator(atPath: screensDir) else { return [] }
+        var out: [String] = []
+        while let f = e.nextObject() as? String {
+            if f.hasSuffix(".json"), !f.split(separator: "/").contains(where: { $0.hasPrefix(".") || $0 == "__snapshots__" }) {
+                out.append(Project.join(screensDir, f))
+            }
+        }
+        return out.sorted()
+    }
+}
+
+/// `users.json`: profile name → attributes.
+public struct UserProfiles: Sendable {
+    public var file: String?
+    public var profiles: OrderedDictionary<String, OrderedDictionary<String, JSONValue>> = [:]
+
+    public init() {}
+
+    public static func load(_ path: String) -> (UserProfiles, Diagnostics) {
+        var u = UserProfiles()
+        var d = Diagnostics()
+        guard FileManager.default.fileExists(atPath: path) else { return (u, d) }
+        u.file = path
+        do {
+            let doc = try JSONReader.parseFile(atPath: path, displayPath: path)
+            guard case .object(let o) = doc.root.kind else {
+                d.error("users.json maps profile names to attribute objects, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
+                return (u, d)
+            }
+            for m in o.members {
+                guard case .object(let attrs)? = Optional(m.value.plain), m.value.objectValue != nil else {
+                    d.error("profile '\(m.key)' must be an object of attributes, found \(m.value.kindDescription)", at: doc.location(m.value.position))
+                    continue
+                }
+                u.profiles[m.key] = attrs
+            }
+        } catch {
+            d.append(error)
+        }
+        return (u, d)
+    }
+
+    /// The profile `name` with `--context` overrides and `--now`; an unknown name is an error
+    /// listing the known ones.
+    public func user(named name: String?, context: [String], now: String?) -> Result<UserProfile, Diagnostic> {
+        var attrs: OrderedDictionary<String, JSONValue> = [:]
+        if let name {
+            guard let p = profiles[name] else {
+                let known = profiles.keys.map { "'\($0)'" }.joined(separator: ", ")
+                let hint = DidYouMean.hint(name, among: profiles.keys)
+                let msg = profiles.isEmpty
+                    ? "unknown user '\(name)': no profiles are defined\(file.map { " in \($0)" } ?? " (no users.json in the project)")"
+                    : "unknown user '\(name)'\(hint); known profiles: \(known)"
+                return .failure(.error(msg, at: file.map { SourceLocation(file: $0) }))
+            }
+            attrs = p
+        }
+        for kv in context {
+            guard let eq = kv.firstIndex(of: "="), eq != kv.startIndex else {
+                return .failure(.error("--context takes KEY=VALUE, found '\(kv)'"))
+            }
+            let key = String(kv[..<eq])
+            let raw = String(kv[kv.index(after: eq)...])
+            attrs[key] = JSONReader.parseValue(raw) ?? .string(raw)
+        }
+        if let now {
+            guard ISODate.isValid(now) else {
+                return .failure(.error("--now takes an ISO-8601 date or date-time (e.g. 2026-11-21T12:00:00Z), found '\(now)'"))
+            }
+            attrs["now"] = .string(now)
+        }
+        return .success(UserProfile(name: name, attributes: attrs))
+    }
+}
+
+public enum ISODate {
+    /// YYYY-MM-DD, optionally followed by THH:MM[:SS[.fff]] and Z or ±HH:MM.
+    public static func isValid(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        func digits(_ i: Int, _ n: Int) -> Bool { i + n <= b.count && b[i..<(i + n)].allSatisfy { $0 >= 48 && $0 <= 57 } }
+        guard digits(0, 4), b.count >= 10, b[4] == 45, digits(5, 2), b[7] == 45, digits(8, 2) else { return false }
+        let month = Int(String(decoding: b[5..<7], as: UTF8.self))!, day = Int(String(decoding: b[8..<10], as: UTF8.self))!
+        guard (1...12).contains(month), (1...31).contains(day) else { return false }
+        if b.count == 10 { return true }
+        guard b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "), digits(11, 2), b.count >= 16, b[13] == 58, digits(14, 2) else { return false }
+        var i = 16
+        if i < b.count, b[i] == 58 {
+            guard digits(i + 1, 2) else { return false }
+            i += 3
+            if i < b.count, b[i] == 46 {
+                i += 1
+                let start = i
+                while i < b.count, b[i] >= 48, b[i] <= 57 { i += 1 }
+                if i == start { return false }
+            }
+        }
+        if i == b.count { return true }
+        if b[i] == UInt8(ascii: "Z") { return i + 1 == b.count }
+        if b[i] == 43 || b[i] == 45 { return digits(i + 1, 2) && i + 6 == b.count && b[i + 3] == 58 && digits(i + 4, 2) }
+        return false
+    }
+}

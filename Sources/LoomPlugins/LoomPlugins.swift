@@ -1,1 +1,0 @@
-// Lua plugins feeding the core factory.

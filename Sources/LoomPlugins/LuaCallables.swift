@@ -1,0 +1,378 @@
+import CLua
+import LoomCore
+import LuaRuntime
+import OrderedCollections
+
+/// Per-resolution data: the user table, built once and reused by every call of the resolution.
+final class UserTable {
+    let ref: LuaRef
+    init(ref: LuaRef) { self.ref = ref }
+}
+
+
+extension PluginEngine {
+    func failure(_ e: LuaError) -> BuildFailure {
+        BuildFailure(e.message, scriptLocation: e.location)
+    }
+
+    /// Pushes the frozen user table of this resolution (made on first use).
+    func pushUser(_ ctx: ResolutionContext) throws(LuaError) {
+        if let u = ctx.engineData as? UserTable {
+            state.push(u.ref)
+            return
+        }
+        var attrs = ctx.user.attributes
+        if attrs["name"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
+        state.push(json: .object(attrs))
+        try sandbox.freezeTop()
+        state.pushCopy(-1)
+        ctx.engineData = UserTable(ref: state.ref())
+    }
+
+    /// Pushes a rule's arguments, frozen, made once per rule reference (keyed by its location).
+    func pushArgs(_ args: JSONNode?, key: SourceLocation?) throws(LuaError) {
+        guard let args else {
+            state.pushNil()
+            return
+        }
+        if let key, let r = argTables[key] {
+            state.push(r)
+            return
+        }
+        state.push(json: args)
+        if state.type(-1) == LUA_TTABLE { try sandbox.freezeTop() }
+        guard let key else { return }
+        state.pushCopy(-1)
+        argTables[key] = state.ref()
+    }
+
+    /// Pushes the frozen node table of a component (built once per component).
+    func pushNode(_ c: Component) throws(LuaError) {
+        let key = ObjectIdentifier(c)
+        if let (_, r) = nodeTables[key] {
+            state.push(r)
+            return
+        }
+        var o: OrderedDictionary<String, JSONValue> = ["type": .string(c.type)]
+        if let id = c.id { o["id"] = .string(id) }
+        o["meta"] = c.meta?.plain ?? .object([:])
+        if let l = c.layout { o["layout"] = PluginEngine.normalizedLayout(l.plain) }
+        if let h = c.header { o["header"] = h.plain }
+        if let f = c.footer { o["footer"] = f.plain }
+        if let a = c.action { o["action"] = .string(a) }
+        if let t = c.title { o["title"] = .string(t) }
+        o["path"] = .string(c.path)
+        if c.hasItems { o["items"] = .array(c.items.map { PluginEngine.itemJSON($0) }) }
+        state.push(json: .object(o))
+        try sandbox.freezeTop()
+        state.pushCopy(-1)
+        nodeTables[key] = (c, state.ref())
+    }
+
+    func pushItem(_ item: Item) throws(LuaError) {
+        let key = ObjectIdentifier(item)
+        if let (_, r) = nodeTables[key] {
+            state.push(r)
+            return
+        }
+        state.push(json: PluginEngine.itemJSON(item))
+        try sandbox.freezeTop()
+        state.pushCopy(-1)
+        nodeTables[key] = (item, state.ref())
+    }
+
+    static func itemJSON(_ item: Item) -> JSONValue {
+        var o: OrderedDictionary<String, JSONValue> = [:]
+        if let v = item.id { o["id"] = .string(v) }
+        if let v = item.kind { o["kind"] = .string(v) }
+        if let v = item.title { o["title"] = .string(v) }
+        if let v = item.subtitle { o["subtitle"] = .string(v) }
+        if let v = item.text { o["text"] = .string(v) }
+        if let v = item.image { o["image"] = .string(v) }
+        if let v = item.action { o["action"] = .string(v) }
+        o["meta"] = item.meta?.plain ?? .object([:])
+        o["path"] = .string(item.path)
+        return .object(o)
+    }
+
+    /// Spots wrote numbers as strings at times ("span": "1"); builders see numbers.
+    static func normalizedLayout(_ v: JSONValue) -> JSONValue {
+        guard case .object(var o) = v else { return v }
+        for (k, x) in o {
+            if case .string(let s) = x, let n = Double(s) {
+                o[k] = n == n.rounded() && abs(n) < 1e15 ? .int(Int(n)) : .double(n)
+            }
+        }
+        return .object(o)
+    }
+
+    func pushResolved(_ n: ResolvedNode) {
+        var o: OrderedDictionary<String, JSONValue> = ["type": .string(n.type)]
+        if let id = n.id { o["id"] = .string(id) }
+        o["view"] = .string(n.view)
+        o["props"] = n.props
+        o["meta"] = n.meta ?? .object([:])
+        if let a = n.action { o["action"] = .string(a) }
+        state.push(json: .object(o))
+        if !n.children.isEmpty {
+            state.newTable(narr: Int32(n.children.count))
+            for (i, c) in n.children.enumerated() {
+                pushResolved(c)
+                state.setIndex(-2, i + 1)
+            }
+            state.setField(-2, "children")
+        }
+    }
+
+    func pushResolved(_ i: ResolvedItem) {
+        var o: OrderedDictionary<String, JSONValue> = [:]
+        if let k = i.kind { o["kind"] = .string(k) }
+        if let id = i.id { o["id"] = .string(id) }
+        o["view"] = .string(i.view)
+        o["props"] = i.props
+        if let a = i.action { o["action"] = .string(a) }
+        state.push(json: .object(o))
+    }
+
+    /// Reads a builder's result `{ view, props, children? }` at the top of the stack (pops it).
+    /// `childrenIndex` is the stack index of the children list that was passed, for identity.
+    func readBuildResult(what: String, childrenIndex: Int32?, childIDs: [String?]) -> Result<BuildOutput, BuildFailure> {
+        defer { state.pop(1) }
+        guard state.type(-1) == LUA_TTABLE else {
+            return .failure(BuildFailure("\(what) must return a table { view = NAME, props = TABLE }, returned \(state.type(-1) == LUA_TNIL ? "nothing" : "a " + state.typeName(-1))"))
+        }
+        state.getField(-1, "view")
+        guard let view = state.toString(-1), !view.isEmpty else {
+            let tn = state.type(-1) == LUA_TNIL ? "no view" : "a \(state.typeName(-1)) view"
+            state.pop(1)
+            return .failure(BuildFailure("\(what) returned \(tn); 'view' must be a non-empty string"))
+        }
+        state.pop(1)
+        state.getField(-1, "props")
+        let props: JSONValue
+        switch state.type(-1) {
+        case LUA_TNIL: props = .object([:])
+        case LUA_TTABLE:
+            switch state.json(at: -1) {
+            case .success(let v):
+                if case .array(let a) = v, !a.isEmpty {
+                    state.pop(1)
+                    return .failure(BuildFailure("\(what): 'props' must be a table of named fields, not a list"))
+                }
+                if case .array = v { props = .object([:]) } else { props = v }
+            case .failure(let e):
+                state.pop(1)
+                return .failure(BuildFailure("\(what): props: \(e.message)"))
+            }
+        default:
+            let tn = state.typeName(-1)
+            state.pop(1)
+            return .failure(BuildFailure("\(what): 'props' must be a table, found a \(tn)"))
+        }
+        state.pop(1)
+        var order: [Int]?
+        state.getField(-1, "children")
+        if state.type(-1) == LUA_TTABLE, let ci = childrenIndex {
+            var out: [Int] = []
+            let n = state.rawLength(-1)
+            if n > 0 {
+                for i in 1...n {
+                    state.getIndex(-1, i)
+                    var found: Int?
+                    if let s = state.toString(-1) {
+                        found = childIDs.firstIndex { $0 == s }
+                    } else {
+                        for j in 0..<childIDs.count {
+                            state.getIndex(ci, j + 1)
+                            let same = lua_rawequal(state.L, -1, -2) != 0
+                            state.pop(1)
+                            if same {
+                                found = j
+                                break
+                            }
+                        }
+                    }
+                    state.pop(1)
+                    guard let f = found else {
+                        state.pop(1)
+                        return .failure(BuildFailure("\(what): 'children'[\(i)] is not one of the children it was given (return them, or their ids)"))
+                    }
+                    out.append(f)
+                }
+            }
+            order = out
+        } else if state.type(-1) != LUA_TNIL {
+            let tn = state.typeName(-1)
+            state.pop(1)
+            return .failure(BuildFailure("\(what): 'children' must be a list of the children it was given, found a \(tn)"))
+        }
+        state.pop(1)
+        return .success(BuildOutput(view: view, props: props, childOrder: order))
+    }
+}
+
+final class LuaComponentBuilder: ComponentBuilding {
+    unowned let engine: PluginEngine
+    let function: LuaRef
+    let kind: ComponentKind
+    let type: String
+    let plugin: PluginInfo
+
+    init(engine: PluginEngine, function: LuaRef, kind: ComponentKind, type: String, plugin: PluginInfo) {
+        self.engine = engine
+        self.function = function
+        self.kind = kind
+        self.type = type
+        self.plugin = plugin
+    }
+
+    func build(_ request: BuildRequest) -> Result<BuildOutput, BuildFailure> {
+        let state = engine.state
+        let top = state.top
+        defer { state.top = top }
+        engine.luaCalls += 1
+        state.push(function)
+        do {
+            try engine.pushNode(request.component)
+        } catch {
+            return .failure(engine.failure(error))
+        }
+        var nargs: Int32 = 1
+        var childrenIndex: Int32?
+        switch kind {
+        case .single: break
+        case .wrapper:
+            if let c = request.children.first { engine.pushResolved(c) } else { state.pushNil() }
+            nargs = 2
+        case .cluster:
+            state.newTable(narr: Int32(request.children.count))
+            for (i, c) in request.children.enumerated() {
+                engine.pushResolved(c)
+                state.setIndex(-2, i + 1)
+            }
+            nargs = 2
+        case .collection:
+            state.newTable(narr: Int32(request.items.count))
+            for (i, it) in request.items.enumerated() {
+                engine.pushResolved(it)
+                state.setIndex(-2, i + 1)
+            }
+            nargs = 2
+        }
+        if kind == .cluster {
+            // Keep the list passed, to recognise the children the builder returns.
+            state.pushCopy(-1)
+            lua_rotate(state.L, -(nargs + 2), 1)
+            childrenIndex = state.absIndex(-(nargs + 2))
+        }
+        do {
+            try state.pcall(nargs: nargs, nresults: 1)
+        } catch {
+            return .failure(engine.failure(error))
+        }
+        return engine.readBuildResult(
+            what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,
+            childIDs: request.children.map(\.id))
+    }
+}
+
+final class LuaItemBuilder: ItemBuilding {
+    unowned let engine: PluginEngine
+    let function: LuaRef
+    let kind: String
+    let plugin: PluginInfo
+
+    init(engine: PluginEngine, function: LuaRef, kind: String, plugin: PluginInfo) {
+        self.engine = engine
+        self.function = function
+        self.kind = kind
+        self.plugin = plugin
+    }
+
+    func build(_ item: Item, context: ResolutionContext) -> Result<BuildOutput, BuildFailure> {
+        let state = engine.state
+        let top = state.top
+        defer { state.top = top }
+        engine.luaCalls += 1
+        state.push(function)
+        do {
+            try engine.pushItem(item)
+            try state.pcall(nargs: 1, nresults: 1)
+        } catch {
+            return .failure(engine.failure(error))
+        }
+        return engine.readBuildResult(what: "the item view '\(kind)' (plugin \(plugin.name))", childrenIndex: nil, childIDs: [])
+    }
+}
+
+final class LuaRule: RuleEvaluating {
+    unowned let engine: PluginEngine
+    let function: LuaRef
+    let checkFunction: LuaRef?
+    let name: String
+    let plugin: PluginInfo
+
+    init(engine: PluginEngine, function: LuaRef, check: LuaRef?, name: String, plugin: PluginInfo) {
+        self.engine = engine
+        self.function = function
+        self.checkFunction = check
+        self.name = name
+        self.plugin = plugin
+    }
+
+    func check(args: JSONNode?, file: String) -> [String] {
+        guard let checkFunction else { return [] }
+        let state = engine.state
+        let top = state.top
+        defer { state.top = top }
+        state.push(checkFunction)
+        do {
+            try engine.pushArgs(args, key: nil)
+            try state.pcall(nargs: 1, nresults: 1)
+        } catch {
+            return ["its argument check (plugin \(plugin.name)) failed: \(error)"]
+        }
+        switch state.type(-1) {
+        case LUA_TNIL: return []
+        case LUA_TSTRING: return [state.toString(-1) ?? ""]
+        case LUA_TTABLE:
+            var out: [String] = []
+            let n = state.rawLength(-1)
+            if n > 0 {
+                for i in 1...n {
+                    state.getIndex(-1, i)
+                    if let s = state.toString(-1) { out.append(s) }
+                    state.pop(1)
+                }
+            }
+            return out
+        case LUA_TBOOLEAN where state.toBool(-1):
+            return []
+        default:
+            return ["its argument check (plugin \(plugin.name)) returned a \(state.typeName(-1)); expected nothing or a message"]
+        }
+    }
+
+    func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
+        let state = engine.state
+        let L = state.L
+        let top = state.top
+        engine.luaCalls += 1
+        state.push(function)
+        do {
+            try engine.pushUser(context)
+            try engine.pushArgs(args, key: location)
+            switch subject {
+            case .component(let c): try engine.pushNode(c)
+            case .item(let i): try engine.pushItem(i)
+            }
+            try state.pcall(nargs: 3, nresults: 1)
+        } catch {
+            state.top = top
+            return .failure(engine.failure(error))
+        }
+        defer { state.top = top }
+        if lua_type(L, -1) == LUA_TBOOLEAN { return .success(lua_toboolean(L, -1) != 0) }
+        return .failure(BuildFailure("rule '\(name)' (plugin \(plugin.name)) returned \(state.type(-1) == LUA_TNIL ? "nil" : "a " + state.typeName(-1)), expected a boolean"))
+    }
+}

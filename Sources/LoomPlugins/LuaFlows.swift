@@ -1,0 +1,187 @@
+import CLua
+import LoomCore
+import LuaRuntime
+
+/// A flow registered in Lua with `host.flow(name, { presentation, start, navigate, links })`:
+/// `navigate(step, nav)` returns contributions made with `nav.push(screen, params)`, ...
+final class LuaFlow: FlowNavigating {
+    unowned let engine: PluginEngine
+    let registration: LuaFlowRegistration
+
+    init(engine: PluginEngine, registration: LuaFlowRegistration) {
+        self.engine = engine
+        self.registration = registration
+    }
+
+    func navigate(_ step: Step) -> Result<[Contribution], Diagnostic> {
+        guard let fn = registration.navigate else { return .success([]) }
+        let state = engine.state
+        let top = state.top
+        defer { state.top = top }
+        state.push(fn)
+        var stepTable: [String: JSONValue] = ["name": .string(step.name)]
+        if let p = step.param { stepTable["param"] = .string(p) }
+        state.push(json: .object(.init(uniqueKeysWithValues: stepTable.sorted { $0.key < $1.key })))
+        do {
+            try engine.pushNav()
+            try state.pcall(nargs: 2, nresults: 1)
+        } catch {
+            return .failure(.error("flow '\(registration.name)' (plugin \(registration.plugin.name)) failed on step '\(step)': \(error)", at: errorLocation(error)))
+        }
+        let value: JSONValue
+        switch state.json(at: -1) {
+        case .success(let v): value = v
+        case .failure(let e):
+            return .failure(.error("flow '\(registration.name)': navigate returned something that is not a contribution: \(e.message)", at: registration.location))
+        }
+        return parse(value, step: step)
+    }
+
+    func errorLocation(_ e: LuaError) -> SourceLocation {
+        if let f = e.file { return SourceLocation(file: f, line: e.line ?? 0, column: 0) }
+        return registration.location
+    }
+
+    func parse(_ v: JSONValue, step: Step) -> Result<[Contribution], Diagnostic> {
+        func bad(_ what: String) -> Result<[Contribution], Diagnostic> {
+            .failure(.error("flow '\(registration.name)' step '\(step)': \(what); return nav.push(...), nav.present(...), nav.replace(...), nav.tab(...), nav.flow(...), nav.parent(...), nav.finish(...), nav.none() or a list of them", at: registration.location))
+        }
+        switch v {
+        case .null: return .success([])
+        case .array(let list):
+            var out: [Contribution] = []
+            for x in list {
+                switch parse(x, step: step) {
+                case .success(let c): out += c
+                case .failure(let e): return .failure(e)
+                }
+            }
+            return .success(out)
+        case .object(let o):
+            guard case .string(let kind)? = o["kind"] else { return bad("a contribution table without 'kind'") }
+            func str(_ k: String) -> String? { if case .string(let s)? = o[k] { return s }; return nil }
+            func stepArg() -> Step? { str("step").flatMap { Step(action: $0) } }
+            var params: [String: String] = [:]
+            if case .object(let p)? = o["params"] {
+                for (k, x) in p {
+                    switch x {
+                    case .string(let s): params[k] = s
+                    case .int(let i): params[k] = String(i)
+                    case .double(let d): params[k] = String(d)
+                    case .bool(let b): params[k] = String(b)
+                    default: break
+                    }
+                }
+            }
+            switch kind {
+            case "push", "present", "replace", "tab":
+                guard let screen = str("screen"), !screen.isEmpty else { return bad("nav.\(kind) needs a screen id") }
+                switch kind {
+                case "push": return .success([.push(screen, params: params)])
+                case "present": return .success([.present(screen, params: params)])
+                case "replace": return .success([.replace(screen, params: params)])
+                default: return .success([.tab(screen, params: params)])
+                }
+            case "flow":
+                guard let f = str("flow"), !f.isEmpty else { return bad("nav.flow needs a flow name") }
+                return .success([.flow(f, step: stepArg())])
+            case "parent":
+                guard let s = stepArg() else { return bad("nav.parent needs a step") }
+                return .success([.parent(s)])
+            case "finish": return .success([.finish(step: stepArg())])
+            case "none": return .success([.none])
+            default: return bad("unknown contribution kind '\(kind)'")
+            }
+        default:
+            return bad("navigate returned a \(v)")
+        }
+    }
+}
+
+extension PluginEngine {
+    static let navSource = """
+    local function step_text(s)
+      if s == nil then return nil end
+      if type(s) == "table" then
+        if s.param ~= nil then return tostring(s.name) .. ":" .. tostring(s.param) end
+        return tostring(s.name)
+      end
+      return tostring(s)
+    end
+    local function show(kind)
+      return function(screen, params)
+        if type(screen) ~= "string" then error("nav." .. kind .. "(screen, params): screen must be a string", 2) end
+        if params ~= nil and type(params) ~= "table" then error("nav." .. kind .. ": params must be a table", 2) end
+        return { kind = kind, screen = screen, params = params }
+      end
+    end
+    return {
+      push = show("push"), present = show("present"), replace = show("replace"), tab = show("tab"),
+      flow = function(name, step)
+        if type(name) ~= "string" then error("nav.flow(name, step): name must be a string", 2) end
+        return { kind = "flow", flow = name, step = step_text(step) }
+      end,
+      parent = function(step) return { kind = "parent", step = step_text(step) } end,
+      finish = function(step) return { kind = "finish", step = step_text(step) } end,
+      none = function() return { kind = "none" } end,
+    }
+    """
+
+    /// Pushes the `nav` table of contribution constructors (made once).
+    func pushNav() throws(LuaError) {
+        if let r = navRef {
+            state.push(r)
+            return
+        }
+        try sandbox.pushEnvironment(label: "nav", folder: nil)
+        try sandbox.loadChunk(source: PluginEngine.navSource, chunkName: "=nav", envIndex: -1)
+        try state.pcall(nargs: 0, nresults: 1)
+        try sandbox.freezeTop()
+        state.pushCopy(-1)
+        navRef = state.ref()
+        lua_rotate(state.L, -2, 1)
+        state.pop(1)
+    }
+
+    /// The flows registered in Lua as navigation definitions.
+    public func flowDefinitions(diagnostics: inout Diagnostics) -> [FlowDefinition] {
+        var out: [FlowDefinition] = []
+        for reg in luaFlows {
+            guard case .object(let spec) = reg.spec else { continue }
+            var presentation = Presentation.stack
+            if case .string(let p)? = spec["presentation"] {
+                switch Presentation.parse(p, at: reg.location) {
+                case .success(let x): presentation = x
+                case .failure(let e):
+                    diagnostics.append(e)
+                    continue
+                }
+            }
+            guard case .string(let start)? = spec["start"], !start.isEmpty else {
+                diagnostics.error("flow '\(reg.name)' (plugin \(reg.plugin.name)) needs 'start', a screen id", at: reg.location)
+                continue
+            }
+            if reg.navigate == nil {
+                diagnostics.error("flow '\(reg.name)' (plugin \(reg.plugin.name)) needs 'navigate', a function(step, nav)", at: reg.location)
+                continue
+            }
+            var links: [LinkPattern] = []
+            if case .object(let l)? = spec["links"] {
+                for (pattern, v) in l.sorted(by: { $0.key < $1.key }) {
+                    guard case .string(let steps) = v else {
+                        diagnostics.error("flow '\(reg.name)': links map URL patterns to step lists (strings)", at: reg.location)
+                        continue
+                    }
+                    switch LinkPattern.parse(pattern: pattern, steps: steps, at: reg.location) {
+                    case .success(let p): links.append(p)
+                    case .failure(let e): diagnostics.append(e)
+                    }
+                }
+            }
+            out.append(FlowDefinition(
+                name: reg.name, presentation: presentation, start: start, location: reg.location, links: links,
+                navigator: LuaFlow(engine: self, registration: reg), source: .lua(plugin: reg.plugin.name)))
+        }
+        return out
+    }
+}

@@ -1,0 +1,115 @@
+import CLua
+import LoomCore
+import LuaRuntime
+import OrderedCollections
+
+/// Conversions between JSON values and Lua values (raw table access only).
+extension LuaState {
+    /// Pushes a JSON value: objects and arrays become tables (arrays 1-based), null becomes nil.
+    func push(json: JSONValue) {
+        switch json {
+        case .null: pushNil()
+        case .bool(let b): push(b)
+        case .int(let i): push(i)
+        case .double(let d): push(d)
+        case .string(let s): push(s)
+        case .array(let a):
+            newTable(narr: Int32(clamping: a.count))
+            for (i, v) in a.enumerated() {
+                push(json: v)
+                setIndex(-2, i + 1)
+            }
+        case .object(let o):
+            newTable(nrec: Int32(clamping: o.count))
+            for (k, v) in o {
+                if case .null = v { continue }
+                push(json: v)
+                setField(-2, k)
+            }
+        }
+    }
+
+    func push(json node: JSONNode) {
+        switch node.kind {
+        case .null: pushNil()
+        case .bool(let b): push(b)
+        case .int(let i): push(i)
+        case .double(let d): push(d)
+        case .string(let s): push(s)
+        case .array(let a):
+            newTable(narr: Int32(clamping: a.count))
+            for (i, v) in a.enumerated() {
+                push(json: v)
+                setIndex(-2, i + 1)
+            }
+        case .object(let o):
+            newTable(nrec: Int32(clamping: o.members.count))
+            for m in o.members {
+                if case .null = m.value.kind { continue }
+                push(json: m.value)
+                setField(-2, m.key)
+            }
+        }
+    }
+
+    /// Reads the value at `index` as JSON. Tables whose keys are exactly 1...n become arrays,
+    /// other tables objects with their keys sorted (so output is the same on every run); an
+    /// empty table is an empty object. Functions, userdata, threads, cycles and non-string
+    /// keys are errors.
+    func json(at index: Int32, depth: Int = 0) -> Result<JSONValue, LuaHostError> {
+        let idx = absIndex(index)
+        switch type(idx) {
+        case LUA_TNIL, LUA_TNONE: return .success(.null)
+        case LUA_TBOOLEAN: return .success(.bool(toBool(idx)))
+        case LUA_TNUMBER:
+            if isInteger(idx), let i = toInt(idx) { return .success(.int(i)) }
+            let d = toDouble(idx) ?? 0
+            guard d.isFinite else { return .failure(LuaHostError("a number that is not finite (\(d)) cannot be shown")) }
+            return .success(.double(d))
+        case LUA_TSTRING: return .success(.string(toString(idx) ?? ""))
+        case LUA_TTABLE:
+            if depth > 64 { return .failure(LuaHostError("table nested deeper than 64 levels (a cycle?)")) }
+            let n = rawLength(idx)
+            var count = 0
+            var stringKeys: [(String, JSONValue)] = []
+            var failure: LuaHostError?
+            var allIntegerKeys = true
+            forEachPair(idx) {
+                guard failure == nil else { return }
+                count += 1
+                if type(-2) == LUA_TSTRING {
+                    allIntegerKeys = false
+                    let key = toString(-2) ?? ""
+                    switch json(at: -1, depth: depth + 1) {
+                    case .success(let v): stringKeys.append((key, v))
+                    case .failure(let e): failure = LuaHostError("field '\(key)': \(e.message)")
+                    }
+                } else if !(type(-2) == LUA_TNUMBER && isInteger(-2)) {
+                    failure = LuaHostError("table keys must be strings (or 1...n for a list), found a \(typeName(-2)) key")
+                }
+            }
+            if let failure { return .failure(failure) }
+            if count == 0 { return .success(.object([:])) }
+            if allIntegerKeys {
+                guard count == n else { return .failure(LuaHostError("a list must have keys 1...n without holes")) }
+                var arr: [JSONValue] = []
+                arr.reserveCapacity(n)
+                for i in 1...n {
+                    getIndex(idx, i)
+                    let r = json(at: -1, depth: depth + 1)
+                    pop(1)
+                    switch r {
+                    case .success(let v): arr.append(v)
+                    case .failure(let e): return .failure(LuaHostError("[\(i)]: \(e.message)"))
+                    }
+                }
+                return .success(.array(arr))
+            }
+            guard stringKeys.count == count else { return .failure(LuaHostError("a table mixes list entries and named fields")) }
+            stringKeys.sort { $0.0 < $1.0 }
+            return .success(.object(OrderedDictionary(uniqueKeysWithValues: stringKeys)))
+        default:
+            return .failure(LuaHostError("a \(typeName(idx)) cannot be converted to JSON"))
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import LoomCore
+
+/// The navigation graph of one user, with its renderings.
+public struct NavigationOutput {
+    public var graph: NavigationGraph
+    public var diagnostics: Diagnostics
+    public var text: String { graph.text() }
+    public var json: JSONValue { graph.json }
+}
+
+extension Workspace {
+    /// The project's flows: Lua (`host.flow`) and `flows.json`, one model.
+    public func flows() -> (FlowSet, Diagnostics) {
+        if let f = cachedFlows { return f }
+        var d = Diagnostics()
+        var defs = engine.flowDefinitions(diagnostics: &d)
+        if FileManager.default.fileExists(atPath: project.flowsFile) {
+            let (declared, fd) = FlowsFile.load(atPath: project.flowsFile, displayPath: project.flowsFile)
+            defs += declared
+            d.append(contentsOf: fd)
+        }
+        let set = FlowSet(defs, entry: project.entry, diagnostics: &d)
+        cachedFlows = (set, d)
+        return (set, d)
+    }
+
+    /// Every screen id of the project with its file.
+    public func screenLocations() -> [String: SourceLocation] {
+        var out: [String: SourceLocation] = [:]
+        for (id, file) in screenFiles() { out[id] = SourceLocation(file: file) }
+        return out
+    }
+
+    /// The visible actions of a screen (by id) for a user; nil when there is no such screen.
+    public func visibleActions(screenID: String, user: UserProfile, extra: Screen? = nil) -> ScreenActions? {
+        let screen: Screen
+        let check: ScreenCheck
+        if let extra, extra.id == screenID, let c = self.screen(file: extra.file).2 {
+            screen = extra
+            check = c
+        } else {
+            guard let file = screenFiles()[screenID] else { return nil }
+            let (s, _, c) = self.screen(file: file)
+            guard let s, let c else { return ScreenActions(actions: [], file: file) }
+            screen = s
+            check = c
+        }
+        let r = resolve(screen, check: check, user: user)
+        return ScreenActions(
+            actions: r.actions.map { ActionSite(action: $0.action, location: $0.location, componentPath: $0.path, gated: $0.gated) },
+            file: screen.file)
+    }
+
+    /// Explores the graph a user can walk, from the project's entry (or from `screen` when the
+    /// project declares no entry and no flow starts elsewhere).
+    public func navigationGraph(from screen: Screen?, user: UserProfile) -> NavigationOutput {
+        let (flows, d) = self.flows()
+        let entry: EntryPoint
+        if let configured = flows.entryPoint(runningScreen: screen?.id) {
+            entry = configured
+        } else if let s = screen {
+            entry = flows.entryPoint(forScreen: s.id)
+        } else {
+            entry = EntryPoint(screen: "", flow: nil)
+        }
+        var locations = screenLocations()
+        if let s = screen, locations[s.id] == nil { locations[s.id] = SourceLocation(file: s.file) }
+        let graph = NavigationExplorer.explore(flows: flows, entry: entry, screens: locations) { id in
+            self.visibleActions(screenID: id, user: user, extra: screen)
+        }
+        return NavigationOutput(graph: graph, diagnostics: d)
+    }
+
+    /// Static checks of the flows (for `host check`).
+    public func checkNavigation() -> Diagnostics {
+        let (flows, d) = self.flows()
+        var out = d
+        out.append(contentsOf: FlowValidation.validate(flows, screens: screenLocations()))
+        return out
+    }
+}

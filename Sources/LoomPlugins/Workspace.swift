@@ -1,0 +1,126 @@
+import Foundation
+import LoomCore
+import LuaRuntime
+
+/// Everything one command works on: the project, its plugins loaded into one engine, its
+/// screens (parsed and checked once), its users. One workspace per thread.
+public final class Workspace {
+    public struct Options: Sendable {
+        public var project: String?
+        public var extraPluginDirs: [String] = []
+        public var limits: LuaLimits = .default
+        public var standardPlugins: String? = nil
+        public var verbose = false
+        public init() {}
+    }
+
+    public let project: Project
+    public let engine: PluginEngine
+    public var factory: Factory { engine.factory }
+    public private(set) var users = UserProfiles()
+    /// Problems with the project itself (loom.json, users.json, plugin folders).
+    public private(set) var diagnostics = Diagnostics()
+    /// Parsed screens by file path.
+    private var screensByFile: [String: (Screen?, Diagnostics, ScreenCheck?)] = [:]
+    private var screenIndex: [String: String]?
+    var cachedFlows: (FlowSet, Diagnostics)?
+
+    /// `anchor`: a screen file whose project is wanted (when `--project` is not given).
+    public init(options: Options, anchor: String? = nil) throws(LuaError) {
+        let root = options.project ?? anchor.map(Project.forScreen) ?? "."
+        var (project, d) = Project.load(root: root)
+        if options.project != nil, !FileManager.default.fileExists(atPath: root) {
+            d.error("project folder '\(root)' does not exist")
+        }
+        self.project = project
+        diagnostics.append(contentsOf: d)
+        engine = try PluginEngine(limits: options.limits)
+        engine.logToStderr = options.verbose
+        var folders: [PluginFolder] = []
+        let std = options.standardPlugins ?? PluginDiscovery.standardPluginsDirectory()
+        switch PluginDiscovery.folders(in: std) {
+        case .success(let f): folders += f
+        case .failure(let e): diagnostics.append(e)
+        }
+        for dir in project.pluginDirs {
+            // The default `plugins` folder is optional; a folder named in loom.json is not.
+            if !FileManager.default.fileExists(atPath: dir) && project.manifest == nil { continue }
+            switch PluginDiscovery.folders(in: dir) {
+            case .success(let f): folders += f
+            case .failure(let e): diagnostics.append(e)
+            }
+        }
+        for dir in options.extraPluginDirs {
+            switch PluginDiscovery.folders(in: dir) {
+            case .success(let f): folders += f
+            case .failure(let e): diagnostics.append(e)
+            }
+        }
+        engine.load(folders: folders)
+        let (u, ud) = UserProfiles.load(project.usersFile)
+        users = u
+        diagnostics.append(contentsOf: ud)
+    }
+
+    /// Load errors of plugins plus project problems.
+    public var loadDiagnostics: Diagnostics {
+        var d = diagnostics
+        d.append(contentsOf: engine.diagnostics)
+        return d
+    }
+
+    // MARK: Screens
+
+    /// Parses and checks a screen file (once).
+    public func screen(file: String) -> (Screen?, Diagnostics, ScreenCheck?) {
+        if let s = screensByFile[file] { return s }
+        var d = Diagnostics()
+        let result: (Screen?, Diagnostics, ScreenCheck?)
+        do {
+            let doc = try JSONReader.parseFile(atPath: file, displayPath: file)
+            let defaultID = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            let (screen, pd) = ScreenParser.parse(doc, defaultID: defaultID)
+            d.append(contentsOf: pd)
+            if let screen {
+                let check = ScreenChecker.check(screen, factory: factory)
+                d.append(contentsOf: check.diagnostics)
+                result = (screen, d, check)
+            } else {
+                result = (nil, d, nil)
+            }
+        } catch {
+            d.append(error)
+            result = (nil, d, nil)
+        }
+        screensByFile[file] = result
+        return result
+    }
+
+    /// Screen id → file, for every screen in the project's screens folder.
+    public func screenFiles() -> [String: String] {
+        if let i = screenIndex { return i }
+        var index: [String: String] = [:]
+        for f in project.screenFiles() {
+            let (s, _, _) = screen(file: f)
+            let id = s?.id ?? ((f as NSString).lastPathComponent as NSString).deletingPathExtension
+            if index[id] == nil { index[id] = f }
+        }
+        screenIndex = index
+        return index
+    }
+
+    /// A screen argument: a path to a file, or a screen id in the project's screens folder.
+    public func locateScreen(_ arg: String) -> Result<String, Diagnostic> {
+        if FileManager.default.fileExists(atPath: arg) { return .success(arg) }
+        let ids = screenFiles()
+        if let f = ids[arg] { return .success(f) }
+        let stem = ((arg as NSString).lastPathComponent as NSString).deletingPathExtension
+        if let f = ids[stem] { return .success(f) }
+        return .failure(.error("no screen '\(arg)': not a file, and no screen with that id in \(project.screensDir)\(DidYouMean.hint(stem, among: ids.keys))"))
+    }
+
+    /// Resolves a parsed screen for a user.
+    public func resolve(_ screen: Screen, check: ScreenCheck, user: UserProfile, explain: Bool = false) -> Resolution {
+        Resolver(factory: factory, screen: screen, check: check).resolve(for: user, explain: explain)
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import LoomCore
+
+@main
+struct Host: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "host",
+        abstract: "Loom: resolve server-driven screens for a user with Lua plugins, and walk their navigation.",
+        discussion: """
+            Examples:
+              host run screens/home.json --user gold
+              host run home --user free --format json
+              host check
+              host plugins
+              host graph home --user gold --format mermaid
+              host navigate home --user gold --steps "movie:42,back"
+              host test
+            """,
+        version: LoomVersion.string,
+        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self]
+    )
+}
