@@ -132,6 +132,28 @@ final class JSONReaderTests: XCTestCase {
         XCTAssertEqual(try parse("12345678901234567890.5e-3").root.kind, .double(12345678901234567.8905))
     }
 
+    func testAccessorsAndKindNamesUsedInMessages() throws {
+        let root = try parse(#"{"s": "x", "i": 3, "d": 2.0, "f": 2.5, "b": true, "n": null, "a": [1], "o": {}}"#).root
+        let o = try XCTUnwrap(root.object)
+        XCTAssertEqual(
+            o.members.map(\.value.kindName),
+            ["a string", "a number", "a number", "a number", "a boolean", "null", "an array", "an object"])
+        XCTAssertEqual(o["i"]?.int, 3)
+        XCTAssertEqual(o["d"]?.int, 2)  // an integral double counts as an integer
+        XCTAssertNil(o["f"]?.int)
+        XCTAssertEqual(o["i"]?.double, 3)
+        XCTAssertNil(o["s"]?.int)
+        XCTAssertEqual(o["s"]?.string, "x")
+        XCTAssertEqual(o["b"]?.bool, true)
+        XCTAssertEqual(o["n"]?.isNull, true)
+        XCTAssertEqual(o["a"]?.array?.count, 1)
+        let plain = root.plain
+        XCTAssertEqual(plain.kindName, "an object")
+        XCTAssertEqual(plain["s"]?.string, "x")
+        XCTAssertEqual(plain["d"]?.int, 2)
+        XCTAssertEqual(plain["a"]?.array, [1])
+    }
+
     func testDoublesAreCorrectlyRounded() throws {
         // Shortest round-trip texts of many doubles must read back to the very same bits.
         var seed: UInt64 = 42

@@ -13,8 +13,9 @@ import Foundation
 ///
 /// Errors are `Diagnostic`s located at `file:line:column` (1-based, columns in UTF-8 bytes) with a
 /// message saying what is wrong. No trailing commas, comments, NaN/Infinity, duplicate keys,
-/// unescaped control characters or invalid UTF-8; a leading byte-order mark is skipped. Nesting is
-/// limited to `maxDepth` levels, so hostile input cannot overflow the stack.
+/// unescaped control characters or invalid UTF-8; a leading byte-order mark is skipped. The
+/// parser keeps open containers on its own stack, not the call stack, and rejects nesting deeper
+/// than `maxDepth` (which also bounds the recursion of comparing or freeing the tree).
 public enum JSONReader {
     public static let maxDepth = 512
 
@@ -246,12 +247,17 @@ private struct Parser {
     mutating func skipWhitespace() {
         while i < end {
             let c = p[i]
+            if c > 0x20 { return }
             if c == 0x20 || c == 0x09 || c == 0x0D {
                 i += 1
             } else if c == 0x0A {
                 i += 1
                 line += 1
                 lineStart = i
+                // Indentation: eight spaces at a time.
+                while end - i >= 8 && UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+                    i += 8
+                }
             } else {
                 return
             }

@@ -153,17 +153,15 @@ extension JSONNode {
         default: return nil
         }
     }
-    public var kindName: String { plainKind.kindName }
-
-    private var plainKind: JSONValue {
+    /// "a string", "an object"... for messages such as "expected a string, found an object".
+    public var kindName: String {
         switch kind {
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .int(i)
-        case .double(let d): return .double(d)
-        case .string(let s): return .string(s)
-        case .array: return .array([])
-        case .object: return .object([:])
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .int, .double: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
         }
     }
 

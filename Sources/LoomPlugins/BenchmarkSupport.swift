@@ -1,0 +1,19 @@
+import LoomCore
+import LuaRuntime
+
+/// Handles for measuring the host's own overhead against bare Lua calls (scripts/bench).
+extension PluginEngine {
+    /// The Lua function a registered rule calls.
+    public func ruleFunction(named name: String) -> LuaRef? {
+        (factory.rules[name]?.evaluator as? LuaRule)?.function
+    }
+
+    /// The user table of a resolution context (made on first use) and a component's node table.
+    public func benchmarkTables(context: ResolutionContext, component: Component) throws(LuaError) -> (user: LuaRef, node: LuaRef) {
+        try pushUser(context)
+        state.pop(1)
+        try pushNode(component)
+        state.pop(1)
+        return ((context.engineData as! UserTable).ref, nodeTables[ObjectIdentifier(component)]!.1)
+    }
+}
