@@ -266,3 +266,23 @@ void loom_set_readonly_mt(lua_State *L, int idx) {
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, idx);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The hot path of rule evaluation in one C call: evaluate(user, args, node) by registry
+// references (args_ref < 0: nil). On LUA_OK, *result is 0/1 for a boolean, or -1 with the
+// returned value left on the stack (the caller names its type and pops it).
+int loom_call_rule(lua_State *L, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, user_ref);
+    if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
+    int status = loom_pcall(L, 3, 1, exceeded);
+    if (status != LUA_OK) return status;
+    if (lua_type(L, -1) == LUA_TBOOLEAN) {
+        *result = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    } else {
+        *result = -1;
+    }
+    return LUA_OK;
+}

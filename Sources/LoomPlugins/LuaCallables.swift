@@ -15,6 +15,37 @@ extension PluginEngine {
         BuildFailure(e.message, scriptLocation: e.location)
     }
 
+    /// The frozen user table of this resolution (made on first use).
+    @inline(__always)
+    func userRef(_ ctx: ResolutionContext) throws(LuaError) -> LuaRef {
+        if let u = ctx.engineData { return unsafeDowncast(u, to: UserTable.self).ref }
+        try pushUser(ctx)
+        state.pop(1)
+        return unsafeDowncast(ctx.engineData!, to: UserTable.self).ref
+    }
+
+    func argsRef(_ args: JSONNode, key: SourceLocation) throws(LuaError) -> LuaRef {
+        if let r = argTables[key] { return r }
+        try pushArgs(args, key: key)
+        state.pop(1)
+        return argTables[key]!
+    }
+
+    @inline(__always)
+    func nodeRef(_ c: Component) throws(LuaError) -> LuaRef {
+        if let (_, r) = nodeTables[ObjectIdentifier(c)] { return r }
+        try pushNode(c)
+        state.pop(1)
+        return nodeTables[ObjectIdentifier(c)]!.1
+    }
+
+    func itemRef(_ i: Item) throws(LuaError) -> LuaRef {
+        if let (_, r) = nodeTables[ObjectIdentifier(i)] { return r }
+        try pushItem(i)
+        state.pop(1)
+        return nodeTables[ObjectIdentifier(i)]!.1
+    }
+
     /// Pushes the frozen user table of this resolution (made on first use).
     func pushUser(_ ctx: ResolutionContext) throws(LuaError) {
         if let u = ctx.engineData as? UserTable {
@@ -306,7 +337,7 @@ final class LuaItemBuilder: ItemBuilding {
 }
 
 final class LuaRule: RuleEvaluating {
-    unowned let engine: PluginEngine
+    unowned(unsafe) let engine: PluginEngine
     let function: LuaRef
     let checkFunction: LuaRef?
     let name: String
@@ -354,25 +385,23 @@ final class LuaRule: RuleEvaluating {
     }
 
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
+        let engine = self.engine
         let state = engine.state
-        let L = state.L
-        let top = state.top
         engine.luaCalls += 1
-        state.push(function)
         do {
-            try engine.pushUser(context)
-            try engine.pushArgs(args, key: location)
+            let user = try engine.userRef(context)
+            let argsRef = args == nil ? nil : try engine.argsRef(args!, key: location)
+            let node: LuaRef
             switch subject {
-            case .component(let c): try engine.pushNode(c)
-            case .item(let i): try engine.pushItem(i)
+            case .component(let c): node = try engine.nodeRef(c)
+            case .item(let i): node = try engine.itemRef(i)
             }
-            try state.pcall(nargs: 3, nresults: 1)
+            if let v = try state.callRule(function, user: user, args: argsRef, node: node) { return .success(v) }
         } catch {
-            state.top = top
             return .failure(engine.failure(error))
         }
-        defer { state.top = top }
-        if lua_type(L, -1) == LUA_TBOOLEAN { return .success(lua_toboolean(L, -1) != 0) }
+        defer { state.pop(1) }
         return .failure(BuildFailure("rule '\(name)' (plugin \(plugin.name)) returned \(state.type(-1) == LUA_TNIL ? "nil" : "a " + state.typeName(-1)), expected a boolean"))
     }
+
 }

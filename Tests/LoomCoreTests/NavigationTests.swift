@@ -121,3 +121,55 @@ final class NavigationTests: XCTestCase {
         XCTAssertNil(flows.resolveLink("app://nothing"))
     }
 }
+
+/// The plain-value form a Lua flow's `navigate` result is converted through.
+final class NavigationContributionDecodingTests: XCTestCase {
+    func testDecodesEveryContributionKind() throws {
+        let value: JSONValue = [
+            ["push": "product", "params": ["id": "42", "n": 3]],
+            ["present": "checkout"],
+            ["replace": "editor"],
+            ["tab": "deals"],
+            ["flow": "members", "step": ["name": "intro", "param": 7]],
+            ["parent": "movie:9"],
+            ["finish": true],
+            ["finish": "paid"],
+            ["none": true],
+        ]
+        XCTAssertEqual(try Contribution.decode(value).get(), [
+            .push("product", params: ["id": "42", "n": "3"]),
+            .present("checkout", params: [:]),
+            .replace("editor", params: [:]),
+            .tab("deals", params: [:]),
+            .flow("members", step: Step("intro", param: "7")),
+            .parent(Step("movie", param: "9")),
+            .finish(step: nil),
+            .finish(step: Step("paid")),
+            .none,
+        ])
+        XCTAssertEqual(try Contribution.decode(.null).get(), [])
+        XCTAssertEqual(try Contribution.decode(["push": "a"]).get(), [.push("a", params: [:])], "one contribution without a list")
+    }
+
+    func testRoundTripsThroughJSON() throws {
+        let all: [Contribution] = [
+            .push("p", params: ["id": "1"]), .present("q", params: [:]), .flow("f", step: Step("s", param: "2")),
+            .parent(Step("up")), .finish(step: nil), .finish(step: Step("x", param: "y:z")), .none,
+        ]
+        XCTAssertEqual(try Contribution.decode(.array(all.map(\.json))).get(), all)
+        XCTAssertEqual(Step("movie", param: "42").json, ["name": "movie", "param": "42"])
+    }
+
+    func testBadContributionsSayWhatIsWrong() {
+        func message(_ v: JSONValue) -> String? {
+            if case .failure(let d) = Contribution.decode(v) { return d.message }
+            return nil
+        }
+        XCTAssertEqual(message(["pushh": "a"]), "a contribution needs one of push, present, replace, tab, flow, parent, finish, none; found 'pushh'; did you mean 'push'?")
+        XCTAssertEqual(message(["push": "a", "present": "b"]), "a contribution has several kinds (push, present); return a list for several")
+        XCTAssertEqual(message([["none": true], ["push": 3]]), "contribution 2: push needs a screen name (a non-empty string), found a number")
+        XCTAssertEqual(message(["finish": true, "params": [:]]), "params apply only to push, present, replace and tab, not to finish")
+        XCTAssertEqual(message(["parent": ["name": ""]]), "a step needs a non-empty \"name\" string without ':'")
+        XCTAssertEqual(message("push"), "a contribution must be a table such as nav.push(\"screen\"), found a string")
+    }
+}

@@ -50,6 +50,8 @@ void loom_check_budget(lua_State *L);
 /// Returns a LUA_* status. On error the stack top holds the error message (a string) and
 /// *exceeded tells whether a limit ended the call (LOOM_EXCEEDED_*).
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded);
+/// evaluate(user, args, node) by registry references in one call (see loom_lua.c).
+int loom_call_rule(lua_State *L, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded);
 /// Loads a text chunk (never binary) in protected mode; on error pushes the message.
 int loom_loadtext(lua_State *L, const char *buf, size_t len, const char *chunkname);
 

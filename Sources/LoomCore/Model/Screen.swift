@@ -11,6 +11,8 @@ public final class Component: Sendable {
     public let idLocation: SourceLocation?
     /// The `meta` object (nil when absent).
     public let meta: JSONNode?
+    /// `meta` as a plain value (made once).
+    public let metaValue: JSONValue?
     public let children: [Component]
     public let rule: RuleExpression?
     /// True when a `rule` key was present (even if malformed: then the component is hidden).
@@ -42,6 +44,7 @@ public final class Component: Sendable {
         self.id = id
         self.idLocation = idLocation
         self.meta = meta
+        self.metaValue = meta?.plain
         self.children = children
         self.rule = rule
         self.hasRule = hasRule

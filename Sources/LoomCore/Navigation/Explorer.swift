@@ -197,10 +197,13 @@ private final class Exploration {
                     at: site.location)
                 continue
             }
+            // `back` is the simulator's own step (pop, dismiss, leave the flow): no edge.
+            if step.isBack { continue }
             let origin = Origin(from: i, step: step, site: site)
             guard let flow = key.flow else {
                 report(.unhandledAction, .warning,
-                    "\(describe(origin)): no flow handles step '\(step.name)' (the project defines no flows)",
+                    "\(describe(origin)): no flow handles step '\(step.name)'"
+                        + (flows.isEmpty ? " (the project defines no flows)" : " (the screen is shown outside any flow)"),
                     at: site.location)
                 continue
             }

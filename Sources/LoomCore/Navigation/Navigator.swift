@@ -281,12 +281,13 @@ public final class NavigationSimulator {
             if !available.contains(step.name) {
                 throw .error(
                     "step '\(step.name)' is not available on screen '\(top.screen)'; available: "
-                        + (available.isEmpty ? "none" : available.joined(separator: ", ")) + ", back"
+                        + (available.isEmpty ? "none" : available.joined(separator: ", "))
                         + DidYouMean.hint(step.name, among: available))
             }
         }
         guard let flow = top.flow else {
-            throw .error("no flow handles step '\(step)' on screen '\(top.screen)' (the project defines no flows)")
+            throw .error("no flow handles step '\(step)' on screen '\(top.screen)'"
+                + (flows.isEmpty ? " (the project defines no flows)" : " (the screen is shown outside any flow)"))
         }
         try navigate(step, in: flow, depth: 0, state: &state, events: &events,
             what: "step '\(step)' on screen '\(top.screen)'")

@@ -25,7 +25,7 @@ public struct Resolver {
     func evaluate(_ rule: RuleExpression, subject: RuleSubject, ctx: ResolutionContext) -> RuleTrace {
         switch rule {
         case .rule(let name, let args, let loc):
-            var trace = RuleTrace(expression: rule.text, value: nil, error: nil, skipped: false, children: [], location: loc)
+            var trace = RuleTrace(expression: ctx.explain ? rule.text : "", value: nil, error: nil, skipped: false, children: [], location: loc)
             guard let reg = factory.rules[name] else {
                 trace.error = "rule '\(name)' is not registered"
                 return trace
@@ -42,12 +42,12 @@ public struct Resolver {
         case .and(let rs, let loc), .or(let rs, let loc):
             let isAnd: Bool
             if case .and = rule { isAnd = true } else { isAnd = false }
-            var trace = RuleTrace(expression: rule.text, value: nil, error: nil, skipped: false, children: [], location: loc)
+            var trace = RuleTrace(expression: ctx.explain ? rule.text : "", value: nil, error: nil, skipped: false, children: [], location: loc)
             var decided: Bool?
             var failed = false
             for r in rs {
                 if decided != nil {
-                    trace.children.append(RuleTrace(expression: r.text, value: nil, error: nil, skipped: true, children: [], location: r.location))
+                    trace.children.append(RuleTrace(expression: ctx.explain ? r.text : "", value: nil, error: nil, skipped: true, children: [], location: r.location))
                     continue
                 }
                 let t = evaluate(r, subject: subject, ctx: ctx)
@@ -69,7 +69,7 @@ public struct Resolver {
             return trace
         case .not(let r, let loc):
             let t = evaluate(r, subject: subject, ctx: ctx)
-            var trace = RuleTrace(expression: rule.text, value: t.value.map { !$0 }, error: nil, skipped: false, children: [t], location: loc)
+            var trace = RuleTrace(expression: ctx.explain ? rule.text : "", value: t.value.map { !$0 }, error: nil, skipped: false, children: [t], location: loc)
             if t.value == nil { trace.error = "its rule failed" }
             return trace
         }
@@ -84,13 +84,13 @@ public struct Resolver {
 
     // MARK: Components
 
-    func hiddenNode(_ c: Component, reason: String, rule: RuleTrace?, ctx: ResolutionContext) -> ResolvedNode? {
+    func hiddenNode(_ c: Component, reason: @autoclosure () -> String, rule: RuleTrace?, ctx: ResolutionContext) -> ResolvedNode? {
         guard ctx.explain else { return nil }
         var n = ResolvedNode(
             type: c.type, id: c.id, view: "", props: .object([:]), children: [], items: nil, action: c.action,
-            actionLocation: c.actionLocation, meta: c.meta?.plain, path: c.path, location: c.location, serial: c.serial)
+            actionLocation: c.actionLocation, meta: c.metaValue, path: c.path, location: c.location, serial: c.serial)
         n.hidden = true
-        n.hiddenReason = reason
+        n.hiddenReason = reason()
         n.rule = rule
         return n
     }
@@ -102,8 +102,9 @@ public struct Resolver {
             let t = evaluate(rule, subject: .component(c), ctx: ctx)
             trace = t
             if t.value != true {
-                let reason = t.value == false ? "rule \(rule.text) is false" : "rule \(rule.text) failed: \(t.error ?? "error")"
-                return hiddenNode(c, reason: reason, rule: t, ctx: ctx)
+                return hiddenNode(
+                    c, reason: t.value == false ? "rule \(rule.text) is false" : "rule \(rule.text) failed: \(t.error ?? "error")",
+                    rule: t, ctx: ctx)
             }
         }
         let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
@@ -164,19 +165,19 @@ public struct Resolver {
         var node = ResolvedNode(
             type: c.type, id: c.id, view: output.view, props: output.props, children: finalChildren,
             items: reg?.kind == .collection ? (ctx.explain ? items : shownItems) : nil, action: c.action,
-            actionLocation: c.actionLocation, meta: c.meta?.plain, path: c.path, location: c.location, serial: c.serial)
+            actionLocation: c.actionLocation, meta: c.metaValue, path: c.path, location: c.location, serial: c.serial)
         node.rule = trace
         return node
     }
 
     func resolveItem(_ item: Item, collection: ComponentRegistration, ctx: ResolutionContext) -> ResolvedItem? {
-        func hidden(_ reason: String, _ t: RuleTrace?) -> ResolvedItem? {
+        func hidden(_ reason: @autoclosure () -> String, _ t: RuleTrace?) -> ResolvedItem? {
             guard ctx.explain else { return nil }
             var r = ResolvedItem(
                 kind: item.kind, id: item.id, title: item.title, view: "", props: .object([:]), action: item.action,
                 actionLocation: item.actionLocation, children: [], path: item.path, location: item.location)
             r.hidden = true
-            r.hiddenReason = reason
+            r.hiddenReason = reason()
             r.rule = t
             return r
         }

@@ -1,0 +1,3 @@
+-- Tries to remove the time-budget hook.
+debug.sethook()
+while true do end

@@ -1,0 +1,2 @@
+local x = 1
+error(setmetatable({}, { __tostring = function() error("tostring exploded") end }))

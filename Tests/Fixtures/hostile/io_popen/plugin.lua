@@ -1,0 +1,2 @@
+-- Tries to open a pipe.
+local p = io.popen("id")

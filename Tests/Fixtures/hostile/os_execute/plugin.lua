@@ -1,0 +1,2 @@
+-- Tries to run a shell command.
+os.execute("echo pwned > /tmp/loom-hostile-pwned")
