@@ -75,14 +75,17 @@ extension Sandbox {
 /// Asserts that `body` throws a LuaError and returns it.
 func assertLuaError(
     _ message: @autoclosure () -> String = "", file: StaticString = #filePath, line: UInt = #line,
-    _ body: () throws(LuaError) -> Void
+    _ body: () throws -> Void
 ) -> LuaError? {
     do {
         try body()
         XCTFail("expected a Lua error. \(message())", file: file, line: line)
         return nil
-    } catch {
+    } catch let error as LuaError {
         return error
+    } catch {
+        XCTFail("expected a LuaError, got \(error)", file: file, line: line)
+        return nil
     }
 }
 
