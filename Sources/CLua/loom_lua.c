@@ -13,11 +13,13 @@ int64_t loom_now_ns(void) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Memory: every state has its own cap. An allocation that would cross it fails (Lua raises
-// "not enough memory"), and the failure is remembered so that the count hook keeps raising
-// until the host call returns: a script's pcall cannot swallow it. While a Swift host function
-// runs, allocations never fail (a failing allocation there would longjmp across Swift frames);
-// the trampoline raises the deferred error once Swift has returned.
+// Memory: every state has its own cap. An allocation that would cross it is refused; Lua then
+// runs an emergency collection and retries it once. Only when the retry is refused too (the live
+// data, not garbage awaiting collection, would cross the cap) does the allocation fail (Lua
+// raises "not enough memory"), and the failure is remembered so that the count hook keeps
+// raising until the host call returns: a script's pcall cannot swallow it. While a Swift host
+// function runs, allocations never fail (a failing allocation there would longjmp across Swift
+// frames); the trampoline raises the deferred error once Swift has returned.
 
 typedef struct loom_state_box {
     loom_limits *limits;
@@ -37,6 +39,13 @@ static void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             // Only Lua code running inside a host call fails; the host's own stack work
             // (outside calls, or inside a Swift host function) must never raise.
             if (lim->in_call && !lim->in_host) {
+                // The first refusal lets Lua collect garbage and retry (only frees and shrinks
+                // happen in between); a second one is a real failure.
+                if (!lim->alloc_refused) {
+                    lim->alloc_refused = 1;
+                    return NULL;
+                }
+                lim->alloc_refused = 0;
                 if (!lim->exceeded) lim->exceeded = LOOM_EXCEEDED_MEMORY;
                 return NULL;
             }
@@ -44,6 +53,7 @@ static void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
     void *p = realloc(ptr, nsize);
     if (p == NULL) return NULL;
+    if (nsize > old) lim->alloc_refused = 0;
     lim->mem_used = lim->mem_used - old + nsize;
     if (lim->mem_used > lim->mem_peak) lim->mem_peak = lim->mem_used;
     return p;
@@ -77,12 +87,22 @@ static int budget_exhausted(loom_limits *lim) {
     return 0;
 }
 
+static void loom_hook(lua_State *L, lua_Debug *ar);
+
+// Makes the running thread, and the main thread the host called into, raise at their next
+// instruction: a coroutine that meets a limit is dead, and the thread that resumed it must not
+// go on after `coroutine.resume` returned false.
+static void arm_every_instruction(lua_State *L, loom_limits *lim) {
+    lua_sethook(L, loom_hook, LUA_MASKCOUNT, 1);
+    if (lim->main_thread && lim->main_thread != L) lua_sethook(lim->main_thread, loom_hook, LUA_MASKCOUNT, 1);
+}
+
 static void loom_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     loom_limits *lim = loom_limits_of(L);
     if (lim == NULL || lim->in_host) return;
     if (budget_exhausted(lim)) {
-        lua_sethook(L, loom_hook, LUA_MASKCOUNT, 1);
+        arm_every_instruction(L, lim);
         luaL_error(L, "%s", exceeded_message(lim));
     }
 }
@@ -91,7 +111,7 @@ void loom_check_budget(lua_State *L) {
     loom_limits *lim = loom_limits_of(L);
     if (lim == NULL || lim->in_host) return;
     if (budget_exhausted(lim)) {
-        lua_sethook(L, loom_hook, LUA_MASKCOUNT, 1);
+        arm_every_instruction(L, lim);
         luaL_error(L, "%s", exceeded_message(lim));
     }
 }
@@ -123,6 +143,8 @@ lua_State *loom_newstate(loom_limits *limits) {
     lua_State *L = lua_newstate(loom_alloc, limits);
     if (L == NULL) return NULL;
     lua_atpanic(L, loom_panic);
+    limits->main_thread = L;
+    limits->alloc_refused = 0;
     if (limits->hook_count <= 0) limits->hook_count = 1000;
     lua_sethook(L, loom_hook, LUA_MASKCOUNT, limits->hook_count);
     lua_setwarnf(L, NULL, NULL);
@@ -188,11 +210,25 @@ int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
         if (ex) {
             // Undo the per-instruction re-arming on this thread.
             lua_sethook(L, loom_hook, LUA_MASKCOUNT, lim->hook_count);
-            if (status == LUA_OK) ex = 0;  // the limit was met but the call still completed
+            if (status == LUA_OK) {
+                // The limit was met, but the script caught the error before the hook raised it
+                // again (a memory error caught by pcall, a coroutine's error returned by
+                // coroutine.resume) and returned: the call fails all the same.
+                lua_settop(L, base - 1);
+                lua_pushstring(L, exceeded_message(lim));
+                status = LUA_ERRRUN;
+            }
         }
         lim->exceeded = 0;
+        lim->alloc_refused = 0;
     }
     if (status == LUA_ERRMEM && !ex) ex = LOOM_EXCEEDED_MEMORY;
+    if (!outer && ex == LOOM_EXCEEDED_MEMORY) {
+        // What the call allocated is garbage now: collect it, so that the next call does not
+        // start at the cap (in_call is 0 here, so nothing can fail; __gc is not available to
+        // scripts).
+        lua_gc(L, LUA_GCCOLLECT, 0);
+    }
     if (exceeded) *exceeded = status == LUA_OK ? 0 : ex;
     if (status == LUA_ERRMEM && lua_type(L, -1) != LUA_TSTRING) {
         lua_pop(L, 1);

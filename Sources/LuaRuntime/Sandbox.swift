@@ -9,8 +9,14 @@ import Foundation
 /// `debug`, `package` or the host's own tables.
 public final class Sandbox {
     public let state: LuaState
-    /// Called with (environment label, line) for `print` and `host.log`.
-    public var logSink: ((String, String) -> Void)?
+    /// Called with (environment label, line) for `print` and `host.log`. Reading it gives the
+    /// sink behind the per-label cap (`logCapBytes`), so every line a plugin writes, whoever
+    /// forwards it, counts against that plugin's cap.
+    public var logSink: ((String, String) -> Void)? {
+        get { sink == nil ? nil : { [unowned self] label, line in self.emit(label, line) } }
+        set { sink = newValue }
+    }
+    private var sink: ((String, String) -> Void)?
     private var makeEnvRef: LuaRef!
     private var freezeRef: LuaRef!
     /// Files served before the disk (the standard plugins embedded in the binary).
@@ -78,17 +84,21 @@ public final class Sandbox {
     }
 
     private func log(_ call: LuaCall) -> Result<Int32, LuaHostError> {
-        let label = call.string(1) ?? "?"
-        let line = call.string(2) ?? ""
+        emit(call.string(1) ?? "?", call.string(2) ?? "")
+        return .success(0)
+    }
+
+    /// Forwards a line to the sink unless the label's cap is spent (the line that crosses it is
+    /// cut and marked).
+    private func emit(_ label: String, _ line: String) {
         let used = logBytes[label, default: 0]
-        if used >= logCapBytes { return .success(0) }
+        if used >= logCapBytes { return }
         var text = line
         if used + text.utf8.count > logCapBytes {
             text = String(text.utf8.prefix(logCapBytes - used)).map { $0 + " … (log capped)" } ?? "(log capped)"
         }
         logBytes[label] = used + line.utf8.count
-        logSink?(label, text)
-        return .success(0)
+        sink?(label, text)
     }
 
     /// The bootstrap: returns make_env(label, folder).

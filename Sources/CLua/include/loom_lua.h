@@ -30,6 +30,8 @@ typedef struct loom_limits {
     int in_call;             // > 0 while inside loom_pcall
     int exceeded;            // 0 none, 1 time, 2 memory: sticky until the host call returns
     int hook_count;          // instructions between budget checks
+    int alloc_refused;       // an allocation crossed the cap; Lua collects garbage and retries it once
+    lua_State *main_thread;  // set by loom_newstate: re-armed too when a coroutine meets a limit
 } loom_limits;
 
 enum { LOOM_OK = 0, LOOM_EXCEEDED_TIME = 1, LOOM_EXCEEDED_MEMORY = 2 };

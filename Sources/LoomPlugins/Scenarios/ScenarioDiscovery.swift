@@ -55,14 +55,20 @@ public enum ScenarioDiscovery {
         return (out, errors)
     }
 
-    /// Every `*.lua` below `dir`, recursively and sorted, skipping `__snapshots__`, hidden
-    /// folders and plugin folders (a folder holding `plugin.lua`) other than `dir` itself.
+    /// Every `*.lua` below `dir`, recursively and sorted, skipping `__snapshots__` and hidden
+    /// folders; in a plugin folder (one holding `plugin.lua`) only its `scenarios/` is searched.
     public static func luaFiles(under dir: String) -> [String] {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else { return [] }
         var out: [String] = []
         func walk(_ d: String) {
+            // A plugin folder: only its own scenarios/ (not its code or unit tests).
+            if fm.fileExists(atPath: Project.join(d, "plugin.lua")) {
+                let sc = Project.join(d, "scenarios")
+                if d != sc, fm.fileExists(atPath: sc) { walk(sc) }
+                return
+            }
             let entries = ((try? fm.contentsOfDirectory(atPath: d)) ?? []).sorted()
             for e in entries where !e.hasPrefix(".") {
                 let p = Project.join(d, e)
@@ -70,7 +76,6 @@ public enum ScenarioDiscovery {
                 guard fm.fileExists(atPath: p, isDirectory: &sub) else { continue }
                 if sub.boolValue {
                     if e == snapshotsFolder { continue }
-                    if fm.fileExists(atPath: Project.join(p, "plugin.lua")) { continue }
                     walk(p)
                 } else if e.hasSuffix(".lua") {
                     out.append(p)

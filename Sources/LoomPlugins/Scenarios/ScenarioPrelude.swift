@@ -163,6 +163,31 @@ inspect = repr
 -- The host's side.
 local control = {}
 
+-- Host functions (print, require, registered_rules, load_file) must run on the main Lua
+-- thread; inside a scenario (a coroutine) they are called through the host instead.
+local isyieldable = coroutine.isyieldable
+local direct = {}
+for _, name in ipairs({ "print", "require", "registered_rules", "load_file" }) do
+  local fn = _ENV[name]
+  if fn ~= nil then
+    direct[name] = fn
+    _ENV[name] = function(...)
+      if not isyieldable() then return fn(...) end
+      local n = select("#", ...)
+      local args = { name }
+      for i = 1, n do
+        local v = select(i, ...)
+        if name == "print" then v = tostring(v) end
+        args[i + 1] = v
+      end
+      local ok, r = yield("call", nil, args, n + 1)
+      if not ok then error(r, 2) end
+      return r
+    end
+  end
+end
+control.direct = direct
+
 function control.count()
   loading = false
   return #scenarios

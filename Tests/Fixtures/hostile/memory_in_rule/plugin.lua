@@ -3,7 +3,7 @@ return {
   register = function(host)
     host.rule("hostile_memory", function(user, args, node)
       local t = {}
-      while true do t[#t + 1] = ("y"):rep(64) .. #t end
+      while true do t[#t + 1] = ("y"):rep(1 << 20) .. #t end
     end)
   end,
 }

@@ -1,5 +1,6 @@
--- Growing a table until memory runs out.
-local t = {}
+-- Growing a table until memory runs out (its array part doubles: 16 bytes a slot).
+local t, i = {}, 0
 while true do
-  t[#t + 1] = { #t, tostring(#t) }
+  i = i + 1
+  t[i] = i
 end

@@ -1,0 +1,32 @@
+-- basic: label, button, image and view turn their meta into props.
+
+scenario("meta becomes props, free props included", function(t)
+  local s = t:open("widgets", { user = "anyone" })
+  s:expect_prop("greeting", "text", "Hello")
+  s:expect_prop("greeting", "font", "title1")
+  s:expect_prop("cta", "title", "Start")
+  s:expect_prop("cta", "style.corner_radius", 8)
+  s:expect_prop("logo", "url", "https://img.example/logo.png")
+  s:expect_prop("spacer", "height", 24)
+  s:expect_prop("spacer", "accessibility_id", "gap")
+end)
+
+scenario("a localized string becomes NAME_key", function(t)
+  local s = t:open("widgets", { user = "anyone" })
+  s:expect_prop("localized", "text_key", "start_button_title")
+  s:expect_prop("localized", "text", nil)
+end)
+
+scenario("a button's action navigates", function(t)
+  local s = t:open("widgets", { user = "anyone" })
+  expect_eq(s:actions(), { "start" })
+  s:tap("cta")
+  s:expect_screen("start")
+  s:expect_visible("started")
+  s:back()
+  s:expect_screen("widgets")
+end)
+
+scenario("widgets snapshot", function(t)
+  t:open("widgets", { user = "anyone" }):expect_snapshot()
+end)

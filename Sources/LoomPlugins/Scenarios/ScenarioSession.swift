@@ -1,0 +1,195 @@
+import Foundation
+import LoomCore
+import OrderedCollections
+
+/// A failed expectation or operation: its message becomes a Lua error at the scenario's line.
+struct ScenarioFailure: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// One `t:open(screen, {user = …})`: a user walking the app from a screen, with the navigation
+/// simulator keeping the stack.
+final class ScenarioSession {
+    let ws: Workspace
+    let user: UserProfile
+    /// The screen `t:open` named (also when it lies outside the project's screens folder).
+    let opened: Screen
+    let simulator: NavigationSimulator
+    private var cache: [String: (Screen, ScreenCheck, Resolution)] = [:]
+
+    init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
+        self.ws = ws
+        self.user = user
+        self.opened = opened
+        self.simulator = simulator
+    }
+
+    var userLabel: String { user.name.map { "user \($0)" } ?? "an anonymous user" }
+    var screenID: String { simulator.current?.screen ?? opened.id }
+
+    /// The current screen, parsed, checked and resolved for the user.
+    func current() throws(ScenarioFailure) -> (Screen, ScreenCheck, Resolution) {
+        guard let top = simulator.current else {
+            throw ScenarioFailure("there is no current screen: the navigation has ended (the entry flow finished)")
+        }
+        if let c = cache[top.screen] { return c }
+        let screen: Screen
+        let check: ScreenCheck
+        if top.screen == opened.id, let c = ws.screen(file: opened.file).2 {
+            screen = opened
+            check = c
+        } else {
+            guard let file = ws.screenFiles()[top.screen] else {
+                throw ScenarioFailure("screen '\(top.screen)' is on the stack, but no screen file has that id in \(ws.project.screensDir)")
+            }
+            let (s, d, c) = ws.screen(file: file)
+            guard let s, let c, !d.hasErrors else {
+                throw ScenarioFailure("screen '\(top.screen)' has errors:\n" + d.errors.map { "  \($0)" }.joined(separator: "\n"))
+            }
+            screen = s
+            check = c
+        }
+        let r = ws.resolve(screen, check: check, user: user)
+        cache[top.screen] = (screen, check, r)
+        return (screen, check, r)
+    }
+
+    func explained() throws(ScenarioFailure) -> (Screen, Resolution) {
+        let (s, c, _) = try current()
+        return (s, ws.resolve(s, check: c, user: user, explain: true))
+    }
+}
+
+/// A component or item found in a resolved tree.
+struct TreeMatch {
+    var path: String
+    var isItem: Bool
+    var type: String
+    var id: String?
+    var title: String?
+    var action: String?
+    var props: JSONValue
+    var hidden: Bool
+    var hiddenReason: String?
+    var rule: RuleTrace?
+    /// Components: the serial (to relate to the screen model); items: -1.
+    var serial: Int
+    var itemPath: String?
+
+    var label: String {
+        var s = (isItem ? "item " : "") + type
+        if let id { s += " #" + id }
+        if isItem, let title { s += " \"\(title)\"" }
+        return s
+    }
+}
+
+/// Finding things in resolved trees and screens by what a scenario names them: a component's
+/// id, an item's id, title or action (and a component's action).
+enum TreeSearch {
+    enum Category: Int, CaseIterable {
+        case componentID, itemID, itemTitle, action
+    }
+
+    static func all(_ root: ResolvedNode?) -> [TreeMatch] {
+        var out: [TreeMatch] = []
+        func visit(_ n: ResolvedNode, path: String) {
+            out.append(TreeMatch(
+                path: path, isItem: false, type: n.type, id: n.id, title: nil, action: n.action, props: n.props,
+                hidden: n.hidden, hiddenReason: n.hiddenReason, rule: n.rule, serial: n.serial, itemPath: nil))
+            var perType: [String: Int] = [:]
+            for c in n.children {
+                let k = perType[c.type, default: 0]
+                perType[c.type] = k + 1
+                visit(c, path: path + "/" + (c.id ?? "\(c.type)[\(k)]"))
+            }
+            for (k, i) in (n.items ?? []).enumerated() {
+                let ip = path + "/" + (i.id ?? "items[\(k)]")
+                out.append(TreeMatch(
+                    path: ip, isItem: true, type: i.kind ?? "item", id: i.id, title: i.title, action: i.action, props: i.props,
+                    hidden: i.hidden, hiddenReason: i.hiddenReason, rule: i.rule, serial: -1, itemPath: i.path))
+                var perType: [String: Int] = [:]
+                for c in i.children {
+                    let t = perType[c.type, default: 0]
+                    perType[c.type] = t + 1
+                    visit(c, path: ip + "/" + (c.id ?? "\(c.type)[\(t)]"))
+                }
+            }
+        }
+        if let root { visit(root, path: root.id ?? root.type) }
+        return out
+    }
+
+    static func matches(_ m: TreeMatch, _ x: String, _ c: Category) -> Bool {
+        switch c {
+        case .componentID: return !m.isItem && m.id == x
+        case .itemID: return m.isItem && m.id == x
+        case .itemTitle: return m.isItem && m.title == x
+        case .action: return m.action == x
+        }
+    }
+
+    /// The matches of the first category that has any.
+    static func find(_ x: String, in list: [TreeMatch], categories: [Category] = Category.allCases) -> [TreeMatch] {
+        for c in categories {
+            let found = list.filter { matches($0, x, c) }
+            if !found.isEmpty { return found }
+        }
+        return []
+    }
+
+    /// Every name a scenario could use for something in the screen (for "did you mean").
+    static func names(in screen: Screen) -> [String] {
+        var out = OrderedSet<String>()
+        screen.root.walk { c in
+            if let id = c.id { out.append(id) }
+            if let a = c.action { out.append(a) }
+            for i in c.items {
+                if let id = i.id { out.append(id) }
+                if let t = i.title { out.append(t) }
+                if let a = i.action { out.append(a) }
+            }
+        }
+        return Array(out)
+    }
+
+    /// The chain of components (root first) leading to the component or item named `x` in the
+    /// screen model, for explaining why it is absent from a resolved tree.
+    static func chain(to x: String, in screen: Screen) -> [Component]? {
+        var result: [Component]?
+        func visit(_ c: Component, _ above: [Component]) {
+            if result != nil { return }
+            let here = above + [c]
+            if c.id == x || c.action == x { result = here; return }
+            for i in c.items where i.id == x || i.title == x || i.action == x {
+                result = here
+                return
+            }
+            for ch in c.children { visit(ch, here) }
+            for i in c.items { for ch in i.children { visit(ch, here) } }
+        }
+        visit(screen.root, [])
+        return result
+    }
+
+    // MARK: Rule traces
+
+    static func value(_ t: RuleTrace) -> String {
+        if t.skipped { return "skipped (short-circuit)" }
+        if let v = t.value { return v ? "true" : "false" }
+        return "error" + (t.error.map { ": " + $0 } ?? "")
+    }
+
+    static func traceLines(_ t: RuleTrace, indent: String) -> [String] {
+        var out = ["\(indent)rule \(t.expression) = \(value(t))  (\(t.location))"]
+        func children(_ t: RuleTrace, _ indent: String) {
+            for c in t.children {
+                out.append("\(indent)· \(c.expression) = \(value(c))")
+                children(c, indent + "  ")
+            }
+        }
+        children(t, indent + "  ")
+        return out
+    }
+}

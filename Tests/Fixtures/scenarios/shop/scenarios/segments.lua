@@ -1,0 +1,12 @@
+scenario("home per segment", function(t)
+  t:each_user({ "member", "visitor" }, function(t, user)
+    local s = t:open("home")
+    s:expect_snapshot()
+    expect_eq(s:visible("members_banner"), user == "member")
+  end)
+end)
+
+scenario("a visitor cannot tap a member product", function(t)
+  local s = t:open("home", "visitor")
+  expect_error(function() s:tap("product:3") end, "visible actions: join, product:1, product:2")
+end)

@@ -1,0 +1,3 @@
+scenario("a: hello is visible", function(t)
+  t:open("home", "member"):expect_visible("hello")
+end)

@@ -1,5 +1,0 @@
-import XCTest
-
-final class LoomCoreTestsPlaceholder: XCTestCase {
-    func testPlaceholder() {}
-}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class LoomPluginsTestsPlaceholder: XCTestCase {
-    func testPlaceholder() {}
-}

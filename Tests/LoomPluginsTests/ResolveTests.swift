@@ -1,0 +1,218 @@
+import Foundation
+import LoomCore
+import LoomPlugins
+import XCTest
+
+/// End-to-end resolution through real plugins: the sample app, fail-closed errors, the compat files.
+final class ResolveTests: XCTestCase {
+    static let repo: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+    static let movies = repo + "/docs/examples/movies"
+
+    func workspace(project: String, plugins: [String] = []) throws -> Workspace {
+        var o = Workspace.Options()
+        o.project = project
+        o.extraPluginDirs = plugins
+        o.standardPlugins = ResolveTests.repo + "/Plugins"
+        return try Workspace(options: o)
+    }
+
+    func resolve(_ ws: Workspace, _ file: String, user: String?, explain: Bool = false, now: String? = nil) throws -> (Resolution, Diagnostics) {
+        let (screen, d, check) = ws.screen(file: file)
+        let s = try XCTUnwrap(screen, "\(d.items)")
+        let profile = try ws.users.user(named: user, context: [], now: now).get()
+        let r = ws.resolve(s, check: check!, user: profile, explain: explain)
+        var all = d
+        all.append(contentsOf: r.diagnostics)
+        return (r, all)
+    }
+
+    func ids(_ r: Resolution) -> Set<String> {
+        var out = Set<String>()
+        r.tree?.walk { n in if !n.hidden, let id = n.id { out.insert(id) } }
+        return out
+    }
+
+    func testGoldAndFreeSeeDifferentHomeScreens() throws {
+        let ws = try workspace(project: Self.movies)
+        XCTAssertFalse(ws.loadDiagnostics.hasErrors, "\(ws.loadDiagnostics.items)")
+        let home = Self.movies + "/screens/home.json"
+        let (gold, gd) = try resolve(ws, home, user: "gold")
+        let (free, fd) = try resolve(ws, home, user: "free")
+        XCTAssertFalse(gd.hasErrors, "\(gd.items)")
+        XCTAssertFalse(fd.hasErrors, "\(fd.items)")
+        XCTAssertTrue(ids(gold).contains("premium_tab"))
+        XCTAssertFalse(ids(gold).contains("upsell_banner"))
+        XCTAssertFalse(ids(free).contains("premium_tab"))
+        XCTAssertTrue(ids(free).contains("upsell_banner"))
+        // The app-version rule hides Arrival from free (5.1.0 < 5.2.0).
+        XCTAssertTrue(gold.actions.contains { $0.action == "movie:329865" })
+        XCTAssertFalse(free.actions.contains { $0.action == "movie:329865" })
+        // Guests have no id: the rollout is false for them.
+        let (guest, _) = try resolve(ws, home, user: "guest")
+        XCTAssertFalse(ids(guest).contains("new_recommendations"))
+        // A gold member at churn risk loses the premium tab (AND / NOT).
+        let (risk, _) = try resolve(ws, home, user: "gold_at_risk")
+        XCTAssertFalse(ids(risk).contains("premium_tab"))
+    }
+
+    func testJSONOutputHoldsOnlyVisibleComponentsAndIsDeterministic() throws {
+        let ws = try workspace(project: Self.movies)
+        let (free, _) = try resolve(ws, Self.movies + "/screens/home.json", user: "free")
+        let a = TreeOutput.json(free.tree!).serialized(pretty: true)
+        XCTAssertFalse(a.contains("premium_tab"))
+        XCTAssertTrue(a.contains("\"view\": \"TabBarController\""))
+        let (again, _) = try resolve(ws, Self.movies + "/screens/home.json", user: "free")
+        XCTAssertEqual(a, TreeOutput.json(again.tree!).serialized(pretty: true))
+    }
+
+    func testExplainShowsHiddenComponentsAndShortCircuit() throws {
+        let ws = try workspace(project: Self.movies)
+        let (free, _) = try resolve(ws, Self.movies + "/screens/home.json", user: "free", explain: true)
+        var premium: ResolvedNode?
+        free.tree?.walk { if $0.id == "premium_tab" { premium = $0 } }
+        let p = try XCTUnwrap(premium)
+        XCTAssertTrue(p.hidden)
+        let trace = try XCTUnwrap(p.rule)
+        XCTAssertEqual(trace.value, false)
+        XCTAssertEqual(trace.children.first?.value, false)  // is_gold_member
+        XCTAssertEqual(trace.children.last?.skipped, true)  // NOT is_churn_risk skipped
+        XCTAssertTrue(p.hiddenReason?.contains("is false") ?? false)
+    }
+
+    func scratchProject(_ screen: String, plugin: String? = nil) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("loom-resolve-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/screens", withIntermediateDirectories: true)
+        try screen.write(toFile: dir + "/screens/s.json", atomically: true, encoding: .utf8)
+        try #"{"gold": {"id": "1", "tier": "gold"}}"#.write(toFile: dir + "/users.json", atomically: true, encoding: .utf8)
+        if let plugin {
+            try FileManager.default.createDirectory(atPath: dir + "/plugins/p", withIntermediateDirectories: true)
+            try plugin.write(toFile: dir + "/plugins/p/plugin.lua", atomically: true, encoding: .utf8)
+        }
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+        return dir
+    }
+
+    func testTypoInRuleNameFailsClosedWithLocationAndDidYouMean() throws {
+        let screen = """
+            {"screen": "s", "root": {"type": "stack", "children": [
+              {"type": "label", "id": "secret", "meta": {"text": "x"}, "rule": "is_gold_membr"},
+              {"type": "label", "id": "public", "meta": {"text": "y"}}]}}
+            """
+        let plugin = #"return {name = "p", version = "1", api = 1, register = function(host) host.rule("is_gold_member", function(u) return true end) end}"#
+        let dir = try scratchProject(screen, plugin: plugin)
+        let ws = try workspace(project: dir)
+        let (r, d) = try resolve(ws, dir + "/screens/s.json", user: "gold")
+        let err = try XCTUnwrap(d.errors.first { $0.message.contains("is_gold_membr") })
+        XCTAssertEqual(err.location?.line, 2)
+        XCTAssertEqual(err.location?.column, 68)
+        XCTAssertTrue(err.message.contains("did you mean 'is_gold_member'"), err.message)
+        XCTAssertFalse(ids(r).contains("secret"))
+        XCTAssertTrue(ids(r).contains("public"))
+    }
+
+    func testStaticErrorsAreReportedTogether() throws {
+        let screen = """
+            {"screen": "s", "root": {"type": "stack", "children": [
+              {"type": "lable", "id": "a"},
+              {"type": "label", "id": "a"},
+              {"type": "stack", "meta": {"spacing": "wide"}},
+              {"type": "navigation", "children": []},
+              {"type": "label", "rule": {"rollout": {"percent": "abc", "group": "g"}}},
+              {"type": "label", "rule": {"AND": "x"}}]}}
+            """
+        let dir = try scratchProject(screen)
+        let ws = try workspace(project: dir)
+        let (r, d) = try resolve(ws, dir + "/screens/s.json", user: "gold")
+        let messages = d.errors.map { "\($0.location?.line ?? 0): \($0.message)" }.joined(separator: "\n")
+        XCTAssertTrue(messages.contains("2: unknown component type 'lable'; did you mean 'label'"), messages)
+        XCTAssertTrue(messages.contains("3: duplicate id 'a'"), messages)
+        XCTAssertTrue(messages.contains("4: meta 'spacing' of 'stack' must be a number"), messages)
+        XCTAssertTrue(messages.contains("5: 'navigation' is a wrapper and takes exactly one child, found 0"), messages)
+        XCTAssertTrue(messages.contains("6: rule 'rollout'"), messages)
+        XCTAssertTrue(messages.contains("7: 'AND' takes a list of rules"), messages)
+        // Only the root stack is shown: every broken child is dropped.
+        XCTAssertEqual(r.tree?.children.count, 0)
+    }
+
+    func testRuleRaisingOrReturningNonBooleanHidesItsComponent() throws {
+        let screen = """
+            {"screen": "s", "root": {"type": "stack", "children": [
+              {"type": "label", "id": "boom", "rule": "boom"},
+              {"type": "label", "id": "str", "rule": "returns_string"},
+              {"type": "label", "id": "ok", "rule": "yes"}]}}
+            """
+        let plugin = """
+            return {name = "p", version = "1", api = 1, register = function(host)
+              host.rule("boom", function() error("kaput") end)
+              host.rule("returns_string", function() return "yes" end)
+              host.rule("yes", function() return true end)
+            end}
+            """
+        let dir = try scratchProject(screen, plugin: plugin)
+        let ws = try workspace(project: dir)
+        let (r, d) = try resolve(ws, dir + "/screens/s.json", user: "gold")
+        XCTAssertEqual(ids(r), ["ok"])
+        XCTAssertTrue(d.errors.contains { $0.message.contains("kaput") && $0.message.contains("plugin p") }, "\(d.items)")
+        XCTAssertTrue(d.errors.contains { $0.message.contains("returned a string, expected a boolean") }, "\(d.items)")
+    }
+
+    // MARK: compat files (skipped when ../shared/compat is absent)
+
+    var compat: String { ResolveTests.repo + "/../shared/compat" }
+
+    func compatWorkspace() throws -> Workspace {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: compat), "../shared/compat is absent")
+        return try workspace(project: FileManager.default.temporaryDirectory.path, plugins: [ResolveTests.repo + "/Tests/Fixtures/compat-plugin"])
+    }
+
+    func testMatrioskaAppStructureResolvesWithAxisWarning() throws {
+        let ws = try compatWorkspace()
+        let (r, d) = try resolve(ws, compat + "/matrioska/app_structure.json", user: nil)
+        XCTAssertFalse(d.hasErrors, "\(d.items)")
+        XCTAssertTrue(d.warnings.contains { $0.message.contains("'axis'") && $0.message.contains("did you mean 'orientation'") })
+        XCTAssertEqual(r.tree?.view, "TabBarController")
+        var tiles = 0
+        r.tree?.walk { if $0.type == "tile" { tiles += 1 } }
+        XCTAssertEqual(tiles, 4)
+    }
+
+    func testMatrioskaTestAssetDropsInvalidTabsWithLocatedDiagnostics() throws {
+        let ws = try compatWorkspace()
+        let (r, d) = try resolve(ws, compat + "/matrioska/tests_app_structure.json", user: nil)
+        XCTAssertTrue(d.errors.contains { $0.location?.line == 13 && $0.message.contains("'title'") && $0.message.contains("must be a string") }, "\(d.items)")
+        XCTAssertTrue(d.warnings.contains { $0.location?.line == 35 && $0.message.contains("'iconName'") && $0.message.contains("did you mean 'icon_name'") }, "\(d.items)")
+        XCTAssertEqual(r.tree?.children.count, 0)
+    }
+
+    func testMatrioskaInvalidIsASyntaxErrorAtLine3() throws {
+        let ws = try compatWorkspace()
+        let (s, d, _) = ws.screen(file: compat + "/matrioska/invalid.json")
+        XCTAssertNil(s)
+        XCTAssertEqual(d.errors.first?.location?.line, 3)
+    }
+
+    func testCustomTypesWithoutAPluginAreNamedWithLocation() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: compat), "../shared/compat is absent")
+        let ws = try workspace(project: FileManager.default.temporaryDirectory.path)
+        let (_, d, _) = ws.screen(file: compat + "/matrioska/app_structure.json")
+        XCTAssertTrue(d.errors.contains { $0.message.contains("unknown component type 'tile'") && $0.location?.line == 35 }, "\(d.items)")
+    }
+
+    func testSpotsFilesResolveWithFallbackItemViews() throws {
+        let ws = try compatWorkspace()
+        let (demo, dd) = try resolve(ws, compat + "/spots/demo_components.json", user: nil)
+        XCTAssertFalse(dd.hasErrors, "\(dd.items)")
+        XCTAssertEqual(demo.tree?.children.map(\.view), ["CarouselView", "ListView", "GridView", "ListView"])
+        XCTAssertTrue(demo.actions.allSatisfy { $0.action == "components:contact:1" })
+        XCTAssertEqual(demo.actions.count, 12)
+        let (readme, rd) = try resolve(ws, compat + "/spots/readme_components.json", user: nil)
+        XCTAssertFalse(rd.hasErrors, "\(rd.items)")
+        XCTAssertTrue(rd.warnings.contains { $0.message.contains("item kind 'profile' has no registered view") })
+        XCTAssertEqual(readme.tree?.children.first?.items?.count, 5)
+        XCTAssertEqual(readme.tree?.children.first?.items?.first?.view, "ListItem")
+    }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class LuaRuntimeTestsPlaceholder: XCTestCase {
-    func testPlaceholder() {}
-}
