@@ -9,11 +9,7 @@ extension PluginEngine {
     }
 
     /// The user table of a resolution context (made on first use) and a component's node table.
-    public func benchmarkTables(context: ResolutionContext, component: Component) throws(LuaError) -> (user: LuaRef, node: LuaRef) {
-        try pushUser(context)
-        state.pop(1)
-        try pushNode(component)
-        state.pop(1)
-        return ((context.engineData as! UserTable).ref, nodeTables[ObjectIdentifier(component)]!.1)
+    public func benchmarkTables(context: ResolutionContext, component: Component) throws(LuaError) -> (user: Int32, node: Int32) {
+        (try userRef(context), try nodeRef(component))
     }
 }

@@ -6,9 +6,12 @@ import OrderedCollections
 /// Per-resolution data: the user table, built once and reused by every call of the resolution.
 final class UserTable {
     let ref: LuaRef
-    init(ref: LuaRef) { self.ref = ref }
+    let raw: Int32
+    init(ref: LuaRef) {
+        self.ref = ref
+        raw = ref.ref
+    }
 }
-
 
 extension PluginEngine {
     func failure(_ e: LuaError) -> BuildFailure {
@@ -17,76 +20,34 @@ extension PluginEngine {
 
     /// The frozen user table of this resolution (made on first use).
     @inline(__always)
-    func userRef(_ ctx: ResolutionContext) throws(LuaError) -> LuaRef {
-        if let u = ctx.engineData { return unsafeDowncast(u, to: UserTable.self).ref }
-        try pushUser(ctx)
-        state.pop(1)
-        return unsafeDowncast(ctx.engineData!, to: UserTable.self).ref
-    }
-
-    func argsRef(_ args: JSONNode, key: SourceLocation) throws(LuaError) -> LuaRef {
-        if let r = argTables[key] { return r }
-        try pushArgs(args, key: key)
-        state.pop(1)
-        return argTables[key]!
-    }
-
-    @inline(__always)
-    func nodeRef(_ c: Component) throws(LuaError) -> LuaRef {
-        if let (_, r) = nodeTables[ObjectIdentifier(c)] { return r }
-        try pushNode(c)
-        state.pop(1)
-        return nodeTables[ObjectIdentifier(c)]!.1
-    }
-
-    func itemRef(_ i: Item) throws(LuaError) -> LuaRef {
-        if let (_, r) = nodeTables[ObjectIdentifier(i)] { return r }
-        try pushItem(i)
-        state.pop(1)
-        return nodeTables[ObjectIdentifier(i)]!.1
-    }
-
-    /// Pushes the frozen user table of this resolution (made on first use).
-    func pushUser(_ ctx: ResolutionContext) throws(LuaError) {
-        if let u = ctx.engineData as? UserTable {
-            state.push(u.ref)
-            return
-        }
+    func userRef(_ ctx: ResolutionContext) throws(LuaError) -> Int32 {
+        if let u = ctx.engineData { return unsafeDowncast(u, to: UserTable.self).raw }
         var attrs = ctx.user.attributes
-        if attrs["name"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
+        if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
         state.push(json: .object(attrs))
         try sandbox.freezeTop()
-        state.pushCopy(-1)
-        ctx.engineData = UserTable(ref: state.ref())
+        let t = UserTable(ref: state.ref())
+        ctx.engineData = t
+        return t.raw
     }
 
-    /// Pushes a rule's arguments, frozen, made once per rule reference (keyed by its location).
-    func pushArgs(_ args: JSONNode?, key: SourceLocation?) throws(LuaError) {
-        guard let args else {
-            state.pushNil()
-            return
-        }
-        if let key, let r = argTables[key] {
-            state.push(r)
-            return
-        }
+    /// A rule's arguments, frozen, made once per rule reference (keyed by its location).
+    func argsRef(_ args: JSONNode, key: SourceLocation) throws(LuaError) -> Int32 {
+        if let r = argRefs[key] { return r }
         state.push(json: args)
         if state.type(-1) == LUA_TTABLE { try sandbox.freezeTop() }
-        guard let key else { return }
-        state.pushCopy(-1)
-        argTables[key] = state.ref()
+        let r = loom_ref(state.L)
+        argRefs[key] = r
+        return r
     }
 
-    /// Pushes the frozen node table of a component (built once per component).
-    func pushNode(_ c: Component) throws(LuaError) {
-        let key = ObjectIdentifier(c)
-        if let (_, r) = nodeTables[key] {
-            state.push(r)
-            return
-        }
+    /// The frozen node table of a component (made once per component).
+    @inline(__always)
+    func nodeRef(_ c: Component) throws(LuaError) -> Int32 {
+        if let r = nodeRefs[ObjectIdentifier(c)] { return r }
         var o: OrderedDictionary<String, JSONValue> = ["type": .string(c.type)]
         if let id = c.id { o["id"] = .string(id) }
-        o["meta"] = c.meta?.plain ?? .object([:])
+        o["meta"] = c.metaValue ?? .object([:])
         if let l = c.layout { o["layout"] = PluginEngine.normalizedLayout(l.plain) }
         if let h = c.header { o["header"] = h.plain }
         if let f = c.footer { o["footer"] = f.plain }
@@ -96,21 +57,37 @@ extension PluginEngine {
         if c.hasItems { o["items"] = .array(c.items.map { PluginEngine.itemJSON($0) }) }
         state.push(json: .object(o))
         try sandbox.freezeTop()
-        state.pushCopy(-1)
-        nodeTables[key] = (c, state.ref())
+        let r = loom_ref(state.L)
+        nodeRefs[ObjectIdentifier(c)] = r
+        retained.append(c)
+        return r
     }
 
-    func pushItem(_ item: Item) throws(LuaError) {
-        let key = ObjectIdentifier(item)
-        if let (_, r) = nodeTables[key] {
-            state.push(r)
-            return
-        }
+    func itemRef(_ item: Item) throws(LuaError) -> Int32 {
+        if let r = nodeRefs[ObjectIdentifier(item)] { return r }
         state.push(json: PluginEngine.itemJSON(item))
         try sandbox.freezeTop()
-        state.pushCopy(-1)
-        nodeTables[key] = (item, state.ref())
+        let r = loom_ref(state.L)
+        nodeRefs[ObjectIdentifier(item)] = r
+        retained.append(item)
+        return r
     }
+
+    func pushRef(_ r: Int32) { _ = loom_rawget_ref(state.L, lua_Integer(r)) }
+
+    /// Pushes the frozen user table of this resolution.
+    func pushUser(_ ctx: ResolutionContext) throws(LuaError) { pushRef(try userRef(ctx)) }
+
+    /// Pushes a rule's arguments (nil when there are none); cached by `key` when given.
+    func pushArgs(_ args: JSONNode?, key: SourceLocation?) throws(LuaError) {
+        guard let args else { return state.pushNil() }
+        if let key { return pushRef(try argsRef(args, key: key)) }
+        state.push(json: args)
+        if state.type(-1) == LUA_TTABLE { try sandbox.freezeTop() }
+    }
+
+    func pushNode(_ c: Component) throws(LuaError) { pushRef(try nodeRef(c)) }
+    func pushItem(_ i: Item) throws(LuaError) { pushRef(try itemRef(i)) }
 
     static func itemJSON(_ item: Item) -> JSONValue {
         var o: OrderedDictionary<String, JSONValue> = [:]
@@ -343,9 +320,14 @@ final class LuaRule: RuleEvaluating {
     let name: String
     let plugin: PluginInfo
 
+    let fnRef: Int32
+    let L: OpaquePointer
+
     init(engine: PluginEngine, function: LuaRef, check: LuaRef?, name: String, plugin: PluginInfo) {
         self.engine = engine
         self.function = function
+        fnRef = function.ref
+        L = engine.state.L
         self.checkFunction = check
         self.name = name
         self.plugin = plugin
@@ -386,22 +368,27 @@ final class LuaRule: RuleEvaluating {
 
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
         let engine = self.engine
-        let state = engine.state
-        engine.luaCalls += 1
+        var result: Int32 = 0
+        var exceeded: Int32 = 0
+        let status: Int32
         do {
             let user = try engine.userRef(context)
-            let argsRef = args == nil ? nil : try engine.argsRef(args!, key: location)
-            let node: LuaRef
+            let argsRef: Int32 = args == nil ? -1 : try engine.argsRef(args!, key: location)
+            let node: Int32
             switch subject {
             case .component(let c): node = try engine.nodeRef(c)
             case .item(let i): node = try engine.itemRef(i)
             }
-            if let v = try state.callRule(function, user: user, args: argsRef, node: node) { return .success(v) }
+            status = loom_call_rule(L, fnRef, user, argsRef, node, &result, &exceeded)
         } catch {
             return .failure(engine.failure(error))
         }
+        if status != LUA_OK { return .failure(engine.failure(engine.state.popError(status: status, exceeded: exceeded))) }
+        if result >= 0 { return .success(result != 0) }
+        let state = engine.state
         defer { state.pop(1) }
         return .failure(BuildFailure("rule '\(name)' (plugin \(plugin.name)) returned \(state.type(-1) == LUA_TNIL ? "nil" : "a " + state.typeName(-1)), expected a boolean"))
     }
+
 
 }

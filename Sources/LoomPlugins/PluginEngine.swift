@@ -30,8 +30,12 @@ public final class PluginEngine {
     var registeringFile = ""
 
     // Caches of read-only Lua tables, built once per component / item / rule argument.
-    var nodeTables: [ObjectIdentifier: (AnyObject, LuaRef)] = [:]
-    var argTables: [SourceLocation: LuaRef] = [:]
+    /// Registry references of node tables by component / item identity. They live as long as
+    /// the state (no per-call reference counting on the hot path); `retained` keeps the objects
+    /// alive so an identity is never reused.
+    var nodeRefs: [ObjectIdentifier: Int32] = [:]
+    var retained: [AnyObject] = []
+    var argRefs: [SourceLocation: Int32] = [:]
     /// Lua calls made (rules, builders, item views), for the bench.
     public var luaCalls = 0
     var navRef: LuaRef?

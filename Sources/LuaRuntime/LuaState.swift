@@ -30,7 +30,10 @@ public struct LuaHostError: Error, Sendable {
 /// worker). Every entry into Lua goes through `loom_pcall`, which never lets a Lua error
 /// unwind through Swift frames.
 public final class LuaState {
-    public let L: OpaquePointer
+    /// The running Lua thread: the main thread, or the coroutine that called the host
+    /// function now running (arguments and results live on that thread's stack).
+    public private(set) var L: OpaquePointer
+    public let mainThread: OpaquePointer
     let limitsPointer: UnsafeMutablePointer<loom_limits>
     var hostFunctions: [LuaHostFunction] = []
     private var closed = false
@@ -46,13 +49,14 @@ public final class LuaState {
             throw LuaError(kind: .memory, message: "cannot create a Lua state")
         }
         self.L = L
+        mainThread = L
         LuaState.installDispatch
         loom_set_extra(L, Unmanaged.passUnretained(self).toOpaque())
         luaL_openlibs(L)
     }
 
     deinit {
-        lua_close(L)
+        lua_close(mainThread)
         limitsPointer.deallocate()
     }
 
@@ -84,6 +88,10 @@ public final class LuaState {
                 lua_pushstring(L, "unknown host function")
                 return -1
             }
+            // A coroutine may call the host function: work on its stack while it runs.
+            let saved = state.L
+            state.L = L
+            defer { state.L = saved }
             switch state.hostFunctions[index](LuaCall(state: state)) {
             case .success(let n): return n
             case .failure(let e):
@@ -139,7 +147,7 @@ public final class LuaState {
         return result < 0 ? nil : result != 0
     }
 
-    func popError(status: Int32, exceeded: Int32) -> LuaError {
+    public func popError(status: Int32, exceeded: Int32) -> LuaError {
         let raw = toString(-1) ?? "unknown Lua error"
         pop(1)
         let kind: LuaError.Kind

@@ -10,6 +10,8 @@ import OrderedCollections
 let args = CommandLine.arguments.dropFirst()
 let jsonOutput = args.contains("--json")
 let quick = args.contains("--quick")
+let only = args.firstIndex(of: "--only").map { args[args.index(after: $0)] }
+func wanted(_ name: String) -> Bool { only == nil || only == name }
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
@@ -50,7 +52,7 @@ var lines: [String] = []
 
 // MARK: rule_call — a registered Lua rule through the host, against a bare lua_pcall.
 
-do {
+if wanted("rule_call") {
     var options = Workspace.Options()
     options.project = tmp
     let ws = try! Workspace(options: options)
@@ -80,9 +82,9 @@ do {
         var trues = 0
         for _ in 0..<n {
             lua_rawgeti(L, loom_registry_index(), lua_Integer(fn.ref))
-            lua_rawgeti(L, loom_registry_index(), lua_Integer(userRef.ref))
+            lua_rawgeti(L, loom_registry_index(), lua_Integer(userRef))
             lua_pushnil(L)
-            lua_rawgeti(L, loom_registry_index(), lua_Integer(nodeRef.ref))
+            lua_rawgeti(L, loom_registry_index(), lua_Integer(nodeRef))
             if lua_pcallk(L, 3, 1, 0, 0, nil) == LUA_OK, lua_toboolean(L, -1) != 0 { trues += 1 }
             lua_settop(L, -2)
         }
@@ -101,7 +103,7 @@ do {
 
 // MARK: json_load — the located JSON reader against Foundation's JSONSerialization.
 
-do {
+if wanted("json_load") {
     let j = jsonLoadBench(targetBytes: quick ? 1_000_000 : 5_000_000, repetitions: quick ? 2 : 5)
     let ratio = j.foundationMs / j.hostMs
     results["json_load"] = .object(["bytes": .int(j.bytes), "host_ms": r(j.hostMs), "foundation_ms": r(j.foundationMs), "ratio": r(ratio)])
@@ -136,7 +138,7 @@ func referenceScreen(sections: Int) -> (String, components: Int, ruleNodes: Int,
     return (text, comps, ruleNodes, items)
 }
 
-do {
+if wanted("resolve") {
     let (text, comps, ruleNodes, items) = referenceScreen(sections: 100)
     try! text.write(toFile: tmp + "/screens/reference.json", atomically: true, encoding: .utf8)
     var options = Workspace.Options()
@@ -147,11 +149,15 @@ do {
     let user = try! ws.users.user(named: "gold", context: [], now: nil).get()
     _ = ws.resolve(screen!, check: check!, user: user)  // warm the node tables
     let runs = quick ? 20 : 100
-    let calls0 = ws.engine.luaCalls
+    var totalCalls = 0
     let t0 = now()
-    for _ in 0..<runs { _ = ws.resolve(screen!, check: check!, user: user) }
+    for _ in 0..<runs {
+        let ctx = ResolutionContext(user: user, screenID: "reference")
+        _ = Resolver(factory: ws.factory, screen: screen!, check: check!).resolve(for: user, context: ctx)
+        totalCalls += ctx.pluginCalls
+    }
     let elapsed = Double(now() - t0)
-    let calls = Double(ws.engine.luaCalls - calls0) / Double(runs)
+    let calls = Double(totalCalls) / Double(runs)
     let us = elapsed / Double(runs) / 1000
     let nsPerCall = elapsed / Double(runs) / calls
     // The bare lua_pcall of the same state, same run.
@@ -163,9 +169,9 @@ do {
     let b0 = now()
     for _ in 0..<n {
         lua_rawgeti(L, loom_registry_index(), lua_Integer(fn.ref))
-        lua_rawgeti(L, loom_registry_index(), lua_Integer(userRef.ref))
+        lua_rawgeti(L, loom_registry_index(), lua_Integer(userRef))
         lua_pushnil(L)
-        lua_rawgeti(L, loom_registry_index(), lua_Integer(nodeRef.ref))
+        lua_rawgeti(L, loom_registry_index(), lua_Integer(nodeRef))
         _ = lua_pcallk(L, 3, 1, 0, 0, nil)
         lua_settop(L, -2)
     }
@@ -181,7 +187,7 @@ do {
 
 // MARK: navigation — explore a generated app of 1,000 screens and 5,000 actions.
 
-do {
+if wanted("navigation") {
     let screens = quick ? 200 : 1000
     let dir = tmp + "/nav"
     try? FileManager.default.createDirectory(atPath: dir + "/screens", withIntermediateDirectories: true)

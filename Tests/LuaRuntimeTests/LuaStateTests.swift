@@ -289,6 +289,8 @@ final class LuaStateTests: XCTestCase {
         for (name, code) in cases {
             let (e, seconds) = timed { assertLuaError(name) { _ = try state.eval(code) } }
             XCTAssertEqual(e?.kind, .time, "\(name): \(e?.description ?? "no error")")
+            XCTAssertEqual(e?.file, "test.lua", "\(name): the error points into the script")
+            XCTAssertNotNil(e?.line, name)
             XCTAssertLessThan(seconds, 0.5, name)
             XCTAssertEqual(try state.eval("return 'next call'"), .string("next call"), "\(name): the state keeps working")
         }
