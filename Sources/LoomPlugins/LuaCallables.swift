@@ -15,7 +15,7 @@ final class UserTable {
 
 extension PluginEngine {
     func failure(_ e: LuaError) -> BuildFailure {
-        BuildFailure(e.message, scriptLocation: e.location)
+        BuildFailure(e.message, scriptLocation: location(of: e))
     }
 
     /// The frozen user table of this resolution (made on first use).

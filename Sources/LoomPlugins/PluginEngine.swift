@@ -68,7 +68,14 @@ public final class PluginEngine {
     }
 
     func fail(_ name: String, _ e: LuaError, fallbackFile: String) {
-        fail(name, e.file ?? fallbackFile, e.line, e.message)
+        fail(name, e.file.map(sandbox.fullPath) ?? fallbackFile, e.line, e.message)
+    }
+
+    /// A Lua error's location with Lua's `...` shortening undone.
+    func location(of e: LuaError) -> String? {
+        guard let f = e.file else { return nil }
+        let full = sandbox.fullPath(f)
+        return e.line.map { "\(full):\($0)" } ?? full
     }
 
     public func load(folder: PluginFolder) {
@@ -82,7 +89,13 @@ public final class PluginEngine {
             return
         }
         var info = PluginInfo(name: name, version: "?", folder: folder.path)
-        func failed() { plugins.append(LoadedPlugin(info: info, file: file, loaded: false)) }
+        sandbox.noteFile(file)
+        func failed() {
+            // Fail closed: nothing a failed plugin registered stays in the factory.
+            factory.removeRegistrations(of: info.name)
+            luaFlows.removeAll { $0.plugin.name == info.name }
+            plugins.append(LoadedPlugin(info: info, file: file, loaded: false))
+        }
         do {
             try sandbox.pushEnvironment(label: name, folder: folder.path)
             try sandbox.loadChunk(source: source, chunkName: file, envIndex: -1)
@@ -150,8 +163,12 @@ public final class PluginEngine {
     func callerLocation() -> SourceLocation {
         var ar = lua_Debug()
         if lua_getstack(state.L, 1, &ar) != 0, lua_getinfo(state.L, "Sl", &ar) != 0 {
-            let src = withUnsafeBytes(of: ar.short_src) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            // `source` is the full chunk name ("@path"); `short_src` may be shortened.
+            var src = ar.source.map { String(cString: $0) } ?? ""
+            if src.hasPrefix("@") {
+                src.removeFirst()
+            } else {
+                src = withUnsafeBytes(of: ar.short_src) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
             }
             return SourceLocation(file: src, line: Int(ar.currentline), column: 0)
         }
@@ -174,7 +191,16 @@ public final class PluginEngine {
         state.pushFunction { [unowned self] call in
             var parts: [String] = []
             for i in 1...max(1, call.count) where i <= call.count {
-                parts.append(call.string(i) ?? (call.type(i) == LUA_TNUMBER ? String(describing: self.state.toDouble(i) ?? 0) : call.typeName(i)))
+                switch call.type(i) {
+                case LUA_TSTRING: parts.append(call.string(i) ?? "")
+                case LUA_TNUMBER:
+                    if self.state.isInteger(i) { parts.append(String(self.state.toInt(i) ?? 0)) } else {
+                        parts.append(String(format: "%.14g", self.state.toDouble(i) ?? 0))
+                    }
+                case LUA_TBOOLEAN: parts.append(self.state.toBool(i) ? "true" : "false")
+                case LUA_TNIL: parts.append("nil")
+                default: parts.append(call.typeName(i))
+                }
             }
             self.sandbox.logSink?(info.name, parts.joined(separator: "\t"))
             return .success(0)

@@ -69,8 +69,22 @@ public final class Sandbox {
         _ = lua_setupvalue(state.L, -2, 1)
     }
 
+    /// Every chunk file this sandbox loaded (for restoring paths Lua shortened to `...tail`).
+    public private(set) var knownFiles: Set<String> = []
+
+    public func noteFile(_ path: String) { knownFiles.insert(path) }
+
+    /// Lua shortens chunk names longer than LUA_IDSIZE to `...tail`; this gives the full path
+    /// back when a loaded file ends with that tail.
+    public func fullPath(_ shown: String) -> String {
+        guard shown.hasPrefix("...") else { return shown }
+        let tail = shown.dropFirst(3)
+        return knownFiles.filter { $0.hasSuffix(tail) }.min() ?? shown
+    }
+
     private func readFile(_ call: LuaCall) -> Result<Int32, LuaHostError> {
         guard let path = call.string(1) else { return .failure(LuaHostError("readfile: path expected")) }
+        knownFiles.insert(path)
         if let text = virtualFiles[path] {
             state.push(text)
             return .success(1)

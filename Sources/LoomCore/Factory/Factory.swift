@@ -180,6 +180,23 @@ public final class Factory {
         order.append(("rule", r.name))
     }
 
+    /// Removes everything a plugin registered (a plugin whose `register` failed).
+    public func removeRegistrations(of plugin: String) {
+        for (k, r) in components where r.plugin.name == plugin {
+            components[k] = nil
+            for a in r.aliases { aliases[a] = nil }
+        }
+        for (k, r) in items where r.plugin.name == plugin { items[k] = nil }
+        for (k, r) in rules where r.plugin.name == plugin { rules[k] = nil }
+        order.removeAll { entry in
+            switch entry.kind {
+            case "component": return components[entry.name] == nil
+            case "item": return items[entry.name] == nil
+            default: return rules[entry.name] == nil
+            }
+        }
+    }
+
     /// The registration for a type or one of its aliases.
     public func componentRegistration(_ type: String) -> ComponentRegistration? {
         if let r = components[type] { return r }
