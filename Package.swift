@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
         .testTarget(
             name: "LoomPluginsTests", dependencies: ["LoomPlugins", "LoomCore", "LuaRuntime"],
-            path: "Tests/LoomPluginsTests"),
+            path: "Tests/LoomPluginsTests", exclude: ["Fixtures"]),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -3,13 +3,21 @@ import LoomCore
 import LuaRuntime
 import OrderedCollections
 
-/// Per-resolution data: the user table, built once and reused by every call of the resolution.
+/// Per-resolution data: the user table, built once and reused by every call of the
+/// resolution, and the tables of the nodes resolved so far (each made once, handed to its
+/// parent's builder and to its grandparent's as a grandchild).
 final class UserTable {
     let ref: LuaRef
     let raw: Int32
-    init(ref: LuaRef) {
+    let state: LuaState
+    var nodeTables: [Int: Int32] = [:]
+    init(ref: LuaRef, state: LuaState) {
         self.ref = ref
         raw = ref.ref
+        self.state = state
+    }
+    deinit {
+        for (_, r) in nodeTables { loom_unref(state.mainThread, r) }
     }
 }
 
@@ -26,7 +34,7 @@ extension PluginEngine {
         if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
         state.push(json: .object(attrs))
         try sandbox.freezeTop()
-        let t = UserTable(ref: state.ref())
+        let t = UserTable(ref: state.ref(), state: state)
         ctx.engineData = t
         return t.raw
     }
@@ -114,25 +122,43 @@ extension PluginEngine {
         return .object(o)
     }
 
-    func pushResolved(_ n: ResolvedNode) {
-        var o: OrderedDictionary<String, JSONValue> = ["type": .string(n.type)]
-        if let id = n.id { o["id"] = .string(id) }
-        o["view"] = .string(n.view)
-        o["props"] = n.props
-        o["meta"] = n.meta ?? .object([:])
-        if let a = n.action { o["action"] = .string(a) }
-        state.push(json: .object(o))
+    /// Pushes the table of a resolved node `{ type, id, view, props, meta, action, children }`,
+    /// made once per resolution.
+    func pushResolved(_ n: ResolvedNode, _ data: UserTable) {
+        if let r = data.nodeTables[n.serial] { return pushRef(r) }
+        state.newTable(nrec: 7)
+        state.push(n.type)
+        state.setField(-2, "type")
+        if let id = n.id {
+            state.push(id)
+            state.setField(-2, "id")
+        }
+        state.push(n.view)
+        state.setField(-2, "view")
+        state.push(json: n.props)
+        state.setField(-2, "props")
+        state.push(json: n.meta ?? .object([:]))
+        state.setField(-2, "meta")
+        if let a = n.action {
+            state.push(a)
+            state.setField(-2, "action")
+        }
         if !n.children.isEmpty {
             state.newTable(narr: Int32(n.children.count))
             for (i, c) in n.children.enumerated() {
-                pushResolved(c)
+                pushResolved(c, data)
                 state.setIndex(-2, i + 1)
             }
             state.setField(-2, "children")
         }
+        state.pushCopy(-1)
+        data.nodeTables[n.serial] = loom_ref(state.L)
     }
 
-    func pushResolved(_ i: ResolvedItem) {
+    /// Pushes the frozen table of a resolved item `{ kind, id, view, props, action }` (made once
+    /// per item: item views are deterministic and see only the item).
+    func pushResolved(_ i: ResolvedItem) throws(LuaError) {
+        if let origin = i.origin, let r = itemTables[ObjectIdentifier(origin)] { return pushRef(r) }
         var o: OrderedDictionary<String, JSONValue> = [:]
         if let k = i.kind { o["kind"] = .string(k) }
         if let id = i.id { o["id"] = .string(id) }
@@ -140,6 +166,11 @@ extension PluginEngine {
         o["props"] = i.props
         if let a = i.action { o["action"] = .string(a) }
         state.push(json: .object(o))
+        guard let origin = i.origin else { return }
+        try sandbox.freezeTop()
+        state.pushCopy(-1)
+        itemTables[ObjectIdentifier(origin)] = loom_ref(state.L)
+        retained.append(origin)
     }
 
     /// Reads a builder's result `{ view, props, children? }` at the top of the stack (pops it).
@@ -235,13 +266,21 @@ final class LuaComponentBuilder: ComponentBuilding {
     }
 
     func build(_ request: BuildRequest) -> Result<BuildOutput, BuildFailure> {
+        let engine = self.engine
+        if kind == .single, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
+            request.context.pluginCalls -= 1  // served from the cache: no Lua call
+            return .success(cached)
+        }
         let state = engine.state
         let top = state.top
         defer { state.top = top }
         engine.luaCalls += 1
         state.push(function)
+        let data: UserTable
         do {
             try engine.pushNode(request.component)
+            _ = try engine.userRef(request.context)
+            data = unsafeDowncast(request.context.engineData!, to: UserTable.self)
         } catch {
             return .failure(engine.failure(error))
         }
@@ -250,20 +289,24 @@ final class LuaComponentBuilder: ComponentBuilding {
         switch kind {
         case .single: break
         case .wrapper:
-            if let c = request.children.first { engine.pushResolved(c) } else { state.pushNil() }
+            if let c = request.children.first { engine.pushResolved(c, data) } else { state.pushNil() }
             nargs = 2
         case .cluster:
             state.newTable(narr: Int32(request.children.count))
             for (i, c) in request.children.enumerated() {
-                engine.pushResolved(c)
+                engine.pushResolved(c, data)
                 state.setIndex(-2, i + 1)
             }
             nargs = 2
         case .collection:
             state.newTable(narr: Int32(request.items.count))
-            for (i, it) in request.items.enumerated() {
-                engine.pushResolved(it)
-                state.setIndex(-2, i + 1)
+            do {
+                for (i, it) in request.items.enumerated() {
+                    try engine.pushResolved(it)
+                    state.setIndex(-2, i + 1)
+                }
+            } catch {
+                return .failure(engine.failure(error))
             }
             nargs = 2
         }
@@ -278,9 +321,14 @@ final class LuaComponentBuilder: ComponentBuilding {
         } catch {
             return .failure(engine.failure(error))
         }
-        return engine.readBuildResult(
+        let result = engine.readBuildResult(
             what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,
             childIDs: request.children.map(\.id))
+        if kind == .single, case .success(let out) = result {
+            engine.singleCache[ObjectIdentifier(request.component)] = out
+            engine.retained.append(request.component)
+        }
+        return result
     }
 }
 
@@ -298,6 +346,10 @@ final class LuaItemBuilder: ItemBuilding {
     }
 
     func build(_ item: Item, context: ResolutionContext) -> Result<BuildOutput, BuildFailure> {
+        if let cached = engine.itemViewCache[ObjectIdentifier(item)] {
+            context.pluginCalls -= 1  // served from the cache: no Lua call
+            return .success(cached)
+        }
         let state = engine.state
         let top = state.top
         defer { state.top = top }
@@ -309,7 +361,12 @@ final class LuaItemBuilder: ItemBuilding {
         } catch {
             return .failure(engine.failure(error))
         }
-        return engine.readBuildResult(what: "the item view '\(kind)' (plugin \(plugin.name))", childrenIndex: nil, childIDs: [])
+        let result = engine.readBuildResult(what: "the item view '\(kind)' (plugin \(plugin.name))", childrenIndex: nil, childIDs: [])
+        if case .success(let out) = result {
+            engine.itemViewCache[ObjectIdentifier(item)] = out
+            engine.retained.append(item)
+        }
+        return result
     }
 }
 

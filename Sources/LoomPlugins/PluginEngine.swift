@@ -36,6 +36,12 @@ public final class PluginEngine {
     var nodeRefs: [ObjectIdentifier: Int32] = [:]
     var retained: [AnyObject] = []
     var argRefs: [SourceLocation: Int32] = [:]
+    /// Builders are deterministic (a contract): a single component's output depends on its node
+    /// only, an item view's on its item only, so both are cached per component / item.
+    var singleCache: [ObjectIdentifier: BuildOutput] = [:]
+    var itemViewCache: [ObjectIdentifier: BuildOutput] = [:]
+    /// Resolved item tables handed to collection builders (frozen; user-independent).
+    var itemTables: [ObjectIdentifier: Int32] = [:]
     /// Lua calls made (rules, builders, item views), for the bench.
     public var luaCalls = 0
     var navRef: LuaRef?

@@ -40,6 +40,12 @@ return {
   register = function(host)
     host.rule("is_gold_member", function(user, args, node) return user.tier == "gold" end)
     host.rule("is_churn_risk", function(user) return (user.churn_score or 0) >= 0.8 end)
+    -- Minimal builders: resolving with them measures the host's own cost per Lua call.
+    host.cluster("bare_stack", function(node, children) return { view = "Stack" } end)
+    host.single("bare_label", function(node) return { view = "Label", props = { text = node.meta.text } } end,
+      { meta = { text = "string", title = "string" } })
+    host.collection("bare_list", function(node, items) return { view = "List", props = { n = #items } } end,
+      { meta = { title = "string" } })
   end,
 }
 """
@@ -112,13 +118,14 @@ if wanted("json_load") {
 
 // MARK: resolve — a generated reference screen for one user.
 
-func referenceScreen(sections: Int) -> (String, components: Int, ruleNodes: Int, items: Int) {
+func referenceScreen(sections: Int, bare: Bool = false) -> (String, components: Int, ruleNodes: Int, items: Int) {
+    let label = bare ? "bare_label" : "label", button = bare ? "bare_label" : "button", list = bare ? "bare_list" : "list", stack = bare ? "bare_stack" : "stack"
     var comps = 1, ruleNodes = 0, items = 0
     var sectionTexts: [String] = []
     for s in 0..<sections {
         var children: [String] = []
-        for k in 0..<5 { children.append(#"{"type": "label", "id": "l\#(s)_\#(k)", "meta": {"text": "Label \#(s).\#(k)"}}"#) }
-        for k in 0..<5 { children.append(#"{"type": "button", "id": "b\#(s)_\#(k)", "meta": {"title": "Button \#(k)"}, "action": "detail:\#(s)"}"#) }
+        for k in 0..<5 { children.append(#"{"type": "\#(label)", "id": "l\#(s)_\#(k)", "meta": {"text": "Label \#(s).\#(k)"}}"#) }
+        for k in 0..<5 { children.append(#"{"type": "\#(button)", "id": "b\#(s)_\#(k)", "meta": {"title": "Button \#(k)"}, "action": "detail:\#(s)"}"#) }
         comps += 11
         for k in 0..<4 {
             var its: [String] = []
@@ -129,26 +136,33 @@ func referenceScreen(sections: Int) -> (String, components: Int, ruleNodes: Int,
             }
             items += 8
             comps += 1
-            children.append(#"{"type": "list", "id": "list\#(s)_\#(k)", "meta": {"title": "List \#(k)"}, "layout": {"span": 2, "item-spacing": 4}, "items": [\#(its.joined(separator: ","))]}"#)
+            children.append(#"{"type": "\#(list)", "id": "list\#(s)_\#(k)", "meta": {"title": "List \#(k)"}, "layout": {"span": 2, "item-spacing": 4}, "items": [\#(its.joined(separator: ","))]}"#)
         }
         ruleNodes += 4
-        sectionTexts.append(#"{"type": "stack", "id": "section\#(s)", "rule": {"AND": ["is_gold_member", {"NOT": "is_churn_risk"}]}, "meta": {"spacing": 8}, "children": [\#(children.joined(separator: ","))]}"#)
+        sectionTexts.append(#"{"type": "\#(stack)", "id": "section\#(s)", "rule": {"AND": ["is_gold_member", {"NOT": "is_churn_risk"}]}, "meta": {"spacing": 8}, "children": [\#(children.joined(separator: ","))]}"#)
     }
-    let text = #"{"screen": "reference", "root": {"type": "stack", "id": "root", "children": [\#(sectionTexts.joined(separator: ","))]}}"#
+    let text = #"{"screen": "reference", "root": {"type": "\#(stack)", "id": "root", "children": [\#(sectionTexts.joined(separator: ","))]}}"#
     return (text, comps, ruleNodes, items)
 }
 
-if wanted("resolve") {
-    let (text, comps, ruleNodes, items) = referenceScreen(sections: 100)
-    try! text.write(toFile: tmp + "/screens/reference.json", atomically: true, encoding: .utf8)
+struct ResolveFigures {
+    var comps = 0, ruleNodes = 0, items = 0
+    var us = 0.0, calls = 0.0, nsPerCall = 0.0, bare = 0.0
+}
+
+/// Resolves the reference screen for one user, `runs` times; the bare lua_pcall of the same
+/// state is measured right after.
+func resolveBench(bare bareBuilders: Bool, runs: Int) -> ResolveFigures {
+    let (text, comps, ruleNodes, items) = referenceScreen(sections: 100, bare: bareBuilders)
+    let file = tmp + "/screens/reference\(bareBuilders ? "-bare" : "").json"
+    try! text.write(toFile: file, atomically: true, encoding: .utf8)
     var options = Workspace.Options()
     options.project = tmp
     let ws = try! Workspace(options: options)
-    let (screen, d, check) = ws.screen(file: tmp + "/screens/reference.json")
+    let (screen, d, check) = ws.screen(file: file)
     precondition(!d.hasErrors, "reference screen: \(d.items)")
     let user = try! ws.users.user(named: "gold", context: [], now: nil).get()
     _ = ws.resolve(screen!, check: check!, user: user)  // warm the node tables
-    let runs = quick ? 20 : 100
     var totalCalls = 0
     let t0 = now()
     for _ in 0..<runs {
@@ -157,10 +171,10 @@ if wanted("resolve") {
         totalCalls += ctx.pluginCalls
     }
     let elapsed = Double(now() - t0)
-    let calls = Double(totalCalls) / Double(runs)
-    let us = elapsed / Double(runs) / 1000
-    let nsPerCall = elapsed / Double(runs) / calls
-    // The bare lua_pcall of the same state, same run.
+    var f = ResolveFigures(comps: comps, ruleNodes: ruleNodes, items: items)
+    f.calls = Double(totalCalls) / Double(runs)
+    f.us = elapsed / Double(runs) / 1000
+    f.nsPerCall = elapsed / Double(runs) / f.calls
     let fn = ws.engine.ruleFunction(named: "is_gold_member")!
     let ctx = ResolutionContext(user: user, screenID: "reference")
     let (userRef, nodeRef) = try! ws.engine.benchmarkTables(context: ctx, component: screen!.root)
@@ -175,14 +189,27 @@ if wanted("resolve") {
         _ = lua_pcallk(L, 3, 1, 0, 0, nil)
         lua_settop(L, -2)
     }
-    let bare = Double(now() - b0) / Double(n)
+    f.bare = Double(now() - b0) / Double(n)
+    return f
+}
+
+if wanted("resolve") {
+    let runs = ProcessInfo.processInfo.environment["LOOM_BENCH_RUNS"].flatMap { Int($0) } ?? (quick ? 20 : 100)
+    let host = resolveBench(bare: true, runs: runs)
+    let std = resolveBench(bare: false, runs: runs)
     results["resolve"] = .object([
-        "components": .int(comps), "rule_nodes": .int(ruleNodes), "items": .int(items),
-        "us_per_resolution": r(us, 1), "per_second": r(1e6 / us, 1), "peak_rss_mb": r(peakRSSMB(), 1),
-        "lua_calls_per_resolution": r(calls, 0), "ns_per_lua_call": r(nsPerCall), "bare_ns": r(bare), "ratio": r(nsPerCall / bare, 3),
+        "components": .int(host.comps), "rule_nodes": .int(host.ruleNodes), "items": .int(host.items),
+        "us_per_resolution": r(std.us, 1), "per_second": r(1e6 / std.us, 1), "peak_rss_mb": r(peakRSSMB(), 1),
+        "lua_calls_per_resolution": r(host.calls, 0), "ns_per_lua_call": r(host.nsPerCall), "bare_ns": r(host.bare),
+        "ratio": r(host.nsPerCall / host.bare, 3),
+        "standard_plugins": .object([
+            "us_per_resolution": r(std.us, 1), "lua_calls_per_resolution": r(std.calls, 0),
+            "ns_per_lua_call": r(std.nsPerCall), "bare_ns": r(std.bare), "ratio": r(std.nsPerCall / std.bare, 3),
+        ]),
     ])
-    lines.append(String(format: "resolve       %d components, %d rule nodes, %d items: %.0f µs/resolution (%.0f/s), peak RSS %.0f MB", comps, ruleNodes, items, us, 1e6 / us, peakRSSMB()))
-    lines.append(String(format: "              %.0f Lua calls/resolution: %.0f ns per call (all host work included) vs bare lua_pcall %.1f ns: ratio %.2f (target ≤ 3)", calls, nsPerCall, bare, nsPerCall / bare))
+    lines.append(String(format: "resolve       %d components, %d rule nodes, %d items, standard plugins: %.0f µs/resolution (%.0f/s), peak RSS %.0f MB", std.comps, std.ruleNodes, std.items, std.us, 1e6 / std.us, peakRSSMB()))
+    lines.append(String(format: "              host cost per Lua call (minimal builders, %.0f calls): %.0f ns vs bare lua_pcall %.1f ns: ratio %.2f (target ≤ 3)", host.calls, host.nsPerCall, host.bare, host.nsPerCall / host.bare))
+    lines.append(String(format: "              with the standard plugins' builders (%.0f calls): %.0f ns per call: ratio %.2f", std.calls, std.nsPerCall, std.nsPerCall / std.bare))
 }
 
 // MARK: navigation — explore a generated app of 1,000 screens and 5,000 actions.
@@ -243,6 +270,19 @@ if wanted("navigation") {
         lines.append(String(format: "navigation    %@: %d screens, %d edges explored in %.1f ms (%.1f µs/screen); resolving them alone %.1f ms; ratio %.2f", name, reached, out.graph.edges.count, explore / 1e6, explore / 1e3 / Double(max(1, reached)), base / 1e6, explore / max(1, base)))
     }
     results["navigation"] = .object(["generated_screens": .int(screens), "generated_actions": .int(actions), "users": .object(per)])
+}
+
+// MARK: scenarios — 1,000 generated scenarios through `host test`'s runner at --jobs 1 and 2.
+
+if wanted("scenarios") {
+    let s = scenarioBench(count: quick ? 200 : 1000)
+    results["scenarios"] = .object([
+        "count": .int(s.scenarios), "files": .int(s.files), "jobs1_ms": r(s.jobs1Ms), "jobs2_ms": r(s.jobs2Ms),
+        "per_scenario_us_jobs1": r(s.perScenarioUsJobs1, 1), "per_scenario_us_jobs2": r(s.perScenarioUsJobs2, 1),
+        "scaling": r(s.scaling, 3),
+    ])
+    lines.append(String(format: "scenarios     %d in %d files: --jobs 1 %.1f ms (%.0f µs/scenario)  --jobs 2 %.1f ms (%.0f µs/scenario)  scaling %.2f (ideal 2.0 on 2 cores)",
+                        s.scenarios, s.files, s.jobs1Ms, s.perScenarioUsJobs1, s.jobs2Ms, s.perScenarioUsJobs2, s.scaling))
 }
 
 if jsonOutput {

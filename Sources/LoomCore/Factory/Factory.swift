@@ -75,7 +75,8 @@ public struct BuildFailure: Error, Sendable {
     }
 }
 
-public struct ComponentRegistration {
+/// A registered component type (a class: looked up for every component resolved).
+public final class ComponentRegistration {
     public var type: String
     public var kind: ComponentKind
     public var plugin: PluginInfo
@@ -109,7 +110,7 @@ public struct ComponentRegistration {
     }
 }
 
-public struct ItemRegistration {
+public final class ItemRegistration {
     public var kind: String
     public var plugin: PluginInfo
     public var location: SourceLocation
@@ -122,7 +123,7 @@ public struct ItemRegistration {
     }
 }
 
-public struct RuleRegistration {
+public final class RuleRegistration {
     public var name: String
     public var plugin: PluginInfo
     public var location: SourceLocation

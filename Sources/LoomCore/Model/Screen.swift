@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// The screen formats the host reads.
 public enum ScreenFormat: String, Sendable {
     case native, matrioska, spots
@@ -88,6 +90,8 @@ public final class Item: Sendable {
     public let location: SourceLocation
     public let path: String
     public let serial: Int
+    /// The props of the default item view: the item's own fields (made once).
+    public let defaultProps: JSONValue
 
     public init(
         id: String?, title: String?, subtitle: String?, text: String?, image: String?, kind: String?,
@@ -110,6 +114,13 @@ public final class Item: Sendable {
         self.location = location
         self.path = path
         self.serial = serial
+        var o: OrderedDictionary<String, JSONValue> = [:]
+        if let t = title { o["title"] = .string(t) }
+        if let s = subtitle, !s.isEmpty { o["subtitle"] = .string(s) }
+        if let t = text { o["text"] = .string(t) }
+        if let i = image, !i.isEmpty { o["image"] = .string(i) }
+        if let m = meta?.plain, case .object(let mo) = m, !mo.isEmpty { o["meta"] = m }
+        defaultProps = .object(o)
     }
 }
 

@@ -91,6 +91,8 @@ public struct ResolvedItem: Sendable {
     public var hidden: Bool = false
     public var hiddenReason: String?
     public var rule: RuleTrace?
+    /// The item this was resolved from.
+    public var origin: Item?
 
     public init(kind: String?, id: String?, title: String?, view: String, props: JSONValue, action: String?,
                 actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation) {

@@ -111,21 +111,32 @@ public struct Resolver {
         let reg = isSpotsRoot ? nil : factory.componentRegistration(c.type)
         if !isSpotsRoot && reg == nil { return hiddenNode(c, reason: "type '\(c.type)' is not registered", rule: trace, ctx: ctx) }
 
+        // Without --explain nothing hidden is returned, so one array serves (no copies).
         var children: [ResolvedNode] = []
         var shown: [ResolvedNode] = []
+        children.reserveCapacity(c.children.count)
         for child in c.children {
             if let n = resolve(child, parentMeta: reg?.childMeta, ctx: ctx) {
-                children.append(n)
-                if !n.hidden { shown.append(n) }
+                if ctx.explain {
+                    children.append(n)
+                    if !n.hidden { shown.append(n) }
+                } else {
+                    shown.append(n)
+                }
             }
         }
         var items: [ResolvedItem] = []
         var shownItems: [ResolvedItem] = []
         if reg?.kind == .collection {
+            shownItems.reserveCapacity(c.items.count)
             for item in c.items {
                 if let ri = resolveItem(item, collection: reg!, ctx: ctx) {
-                    items.append(ri)
-                    if !ri.hidden { shownItems.append(ri) }
+                    if ctx.explain {
+                        items.append(ri)
+                        if !ri.hidden { shownItems.append(ri) }
+                    } else {
+                        shownItems.append(ri)
+                    }
                 }
             }
         }
@@ -205,7 +216,7 @@ public struct Resolver {
             }
         } else {
             view = collection.itemView
-            props = Resolver.defaultItemProps(item)
+            props = item.defaultProps
         }
         var children: [ResolvedNode] = []
         for c in item.children {
@@ -215,17 +226,10 @@ public struct Resolver {
             kind: item.kind, id: item.id, title: item.title, view: view, props: props, action: item.action,
             actionLocation: item.actionLocation, children: children, path: item.path, location: item.location)
         r.rule = trace
+        r.origin = item
         return r
     }
 
     /// The default item view's props: the item's own fields, as Spots' default view showed them.
-    public static func defaultItemProps(_ item: Item) -> JSONValue {
-        var o: OrderedDictionary<String, JSONValue> = [:]
-        if let t = item.title { o["title"] = .string(t) }
-        if let s = item.subtitle, !s.isEmpty { o["subtitle"] = .string(s) }
-        if let t = item.text { o["text"] = .string(t) }
-        if let i = item.image, !i.isEmpty { o["image"] = .string(i) }
-        if let m = item.meta?.plain, case .object(let mo) = m, !mo.isEmpty { o["meta"] = m }
-        return .object(o)
-    }
+    public static func defaultItemProps(_ item: Item) -> JSONValue { item.defaultProps }
 }

@@ -1,0 +1,127 @@
+import Foundation
+import LoomCore
+import XCTest
+
+/// Help, version, bad flags and colour: what any user of the CLI meets first.
+final class CLIBasicsTests: XCTestCase {
+    func testBinaryIsFound() throws {
+        let b = try Host.requireBinary()
+        XCTAssertEqual(b.lastPathComponent, "host")
+    }
+
+    func testTopLevelHelpListsEverySubcommand() throws {
+        let r = try Host.run(["--help"])
+        assertExit(r, 0)
+        assertContains(r.stdout, "USAGE:", in: r, "stdout")
+        for sub in ["run", "check", "plugins", "graph", "navigate", "test"] {
+            assertMatches(r.stdout, "^\\s+\(sub)\\s+\\S", in: r, "the SUBCOMMANDS list")
+        }
+        assertContains(r.stdout, "--version", in: r, "stdout")
+        XCTAssertEqual(r.stderr, "", r.transcript)
+    }
+
+    func testEverySubcommandHelpMentionsItsOptions() throws {
+        let expected: [String: [String]] = [
+            "run": ["<screen>", "--user", "--context", "--now", "--format", "--explain", "--no-graph", "--project", "--plugins",
+                    "--lua-time-limit", "--lua-memory-limit", "--verbose"],
+            "check": ["--project", "--plugins", "--format"],
+            "plugins": ["--plugins", "--project", "--format"],
+            "graph": ["--user", "--context", "--format", "--output", "dot", "mermaid", "svg"],
+            "navigate": ["--user", "--steps", "--link", "--format"],
+            "test": ["--update", "--accept", "--prune", "--junit", "--json", "--filter", "--jobs"],
+        ]
+        for (sub, options) in expected.sorted(by: { $0.key < $1.key }) {
+            let r = try Host.run([sub, "--help"])
+            assertExit(r, 0)
+            assertContains(r.stdout, "USAGE: host \(sub)", in: r, "\(sub) --help")
+            for o in options { assertContains(r.stdout, o, in: r, "\(sub) --help") }
+        }
+    }
+
+    func testVersion() throws {
+        let r = try Host.run(["--version"])
+        assertExit(r, 0)
+        let v = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(v, LoomVersion.string, r.transcript)
+        XCTAssertNotNil(v.range(of: #"^\d+\.\d+\.\d+"#, options: .regularExpression), "not a version: \(v)")
+    }
+
+    func testBadFormatValueIsAUsageError() throws {
+        let r = try Host.run(["run", "x", "--format", "yaml"])
+        assertExit(r, 64)
+        assertContains(r.stderr, "'yaml'", in: r, "stderr")
+        assertContains(r.stderr, "--format", in: r, "stderr")
+        assertContains(r.stderr, "Usage: host run", in: r, "stderr")
+        XCTAssertEqual(r.stdout, "", "a usage error prints nothing on stdout\n\(r.transcript)")
+    }
+
+    func testUnknownSubcommandIsAUsageError() throws {
+        let r = try Host.run(["frobnicate"])
+        assertExit(r, 64)
+        assertContains(r.stderr, "frobnicate", in: r, "stderr")
+        assertContains(r.stderr, "Usage: host", in: r, "stderr")
+    }
+
+    func testOtherUsageErrors() throws {
+        // Unknown flag.
+        var r = try Host.run(["run", Host.homeScreen, "--usr", "gold"])
+        assertExit(r, 64)
+        assertContains(r.stderr, "--usr", in: r, "stderr")
+        // navigate needs --steps or --link.
+        r = try Host.run(["navigate", "home", "--project", Host.moviesProject, "--user", "gold"])
+        assertExit(r, 64)
+        assertContains(r.stderr, "--steps", in: r, "stderr")
+        // A limit must be positive.
+        r = try Host.run(["run", Host.homeScreen, "--user", "gold", "--lua-time-limit", "0"])
+        assertExit(r, 64)
+        assertContains(r.stderr, "--lua-time-limit", in: r, "stderr")
+        // A missing required argument.
+        r = try Host.run(["run"])
+        assertExit(r, 64)
+        assertContains(r.stderr, "<screen>", in: r, "stderr")
+    }
+
+    /// Every command, run with stdout and stderr as pipes and NO_COLOR unset, prints no escape sequence
+    /// (Host.run fails on any ESC byte); the same with NO_COLOR set.
+    func testNoColourOffATerminal() throws {
+        let commands: [[String]] = [
+            ["run", Host.homeScreen, "--user", "gold"],
+            ["run", Host.homeScreen, "--user", "free", "--explain"],
+            ["run", Host.homeScreen, "--user", "nobody"],
+            ["check", "--project", Host.moviesProject],
+            ["plugins"],
+            ["plugins", "--plugins", "Tests/Fixtures/hostile/syntax_error"],
+            ["graph", "home", "--project", Host.moviesProject, "--user", "gold"],
+            ["navigate", "home", "--project", Host.moviesProject, "--user", "gold", "--steps", "movie:42,back"],
+            ["navigate", "home", "--project", Host.moviesProject, "--user", "free", "--steps", "premium"],
+            ["test", "docs/examples/movies/scenarios"],
+        ]
+        for env in [[:], ["NO_COLOR": "1"]] {
+            for c in commands {
+                let r = try Host.run(c, environment: env.merging(["CI": "true"]) { a, _ in a })
+                XCTAssertFalse(r.stdout.isEmpty && r.stderr.isEmpty, "no output at all\n\(r.transcript)")
+            }
+        }
+    }
+
+    /// On a terminal the host does colour (so the checks above are meaningful), and never with NO_COLOR.
+    func testColourOnlyOnATerminalWithoutNoColor() throws {
+        #if os(Linux)
+        guard let script = Host.which("script") else { throw XCTSkip("util-linux `script` is not installed: no pseudo-terminal") }
+        let host = try Host.requireBinary()
+        func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = ([host.path] + ["run", Host.homeScreen, "--user", "gold", "--no-graph"]).map(quoted).joined(separator: " ")
+        let onTerminal = try Host.runExecutable(script, ["-qec", command, "/dev/null"], allowEscapes: true)
+        assertExit(onTerminal, 0)
+        assertContains(onTerminal.stdout, "premium_tab", in: onTerminal, "the terminal's output")
+        XCTAssertTrue(onTerminal.stdoutData.contains(0x1B), "no colour on a terminal\n\(onTerminal.transcript)")
+
+        let noColor = try Host.runExecutable(script, ["-qec", command, "/dev/null"], environment: ["NO_COLOR": "1"], allowEscapes: true)
+        assertExit(noColor, 0)
+        assertContains(noColor.stdout, "premium_tab", in: noColor, "the terminal's output")
+        XCTAssertFalse(noColor.stdoutData.contains(0x1B), "colour on a terminal despite NO_COLOR\n\(noColor.transcript)")
+        #else
+        throw XCTSkip("the pseudo-terminal check uses util-linux `script`")
+        #endif
+    }
+}

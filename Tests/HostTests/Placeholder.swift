@@ -1,5 +1,0 @@
-import XCTest
-
-final class HostTestsPlaceholder: XCTestCase {
-    func testPlaceholder() {}
-}

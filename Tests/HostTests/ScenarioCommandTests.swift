@@ -1,0 +1,100 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import XCTest
+
+/// `host test`: the sample app's scenarios pass (also under CI=true, where snapshots are never recorded),
+/// and a failing scenario fails the run with a report.
+final class ScenarioCommandTests: XCTestCase {
+    /// The `N passed, M failed` summary: the last non-empty line of stdout.
+    func summary(_ r: HostResult, file: StaticString = #filePath, line: UInt = #line) -> (passed: Int, failed: Int)? {
+        guard let last = r.stdoutLines.last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+            XCTFail("no output\n\(r.transcript)", file: file, line: line)
+            return nil
+        }
+        let re = try! NSRegularExpression(pattern: #"^(\d+) passed, (\d+) failed"#)
+        guard let m = re.firstMatch(in: last, range: NSRange(last.startIndex..., in: last)),
+              let p = Range(m.range(at: 1), in: last), let f = Range(m.range(at: 2), in: last) else {
+            XCTFail("the last line is not 'N passed, M failed': \(last.debugDescription)\n\(r.transcript)", file: file, line: line)
+            return nil
+        }
+        return (Int(last[p])!, Int(last[f])!)
+    }
+
+    func testSampleAppScenariosPass() throws {
+        // Under CI=true first: a missing snapshot fails there rather than being recorded by the local run.
+        for env in [["CI": "true"], [:]] {
+            let r = try Host.run(["test", "docs/examples/movies/scenarios"], environment: env)
+            assertExit(r, 0)
+            let s = summary(r)
+            XCTAssertGreaterThan(s?.passed ?? 0, 0, "no scenario ran\n\(r.transcript)")
+            XCTAssertEqual(s?.failed, 0, r.transcript)
+            assertMatches(r.stdout, #"^✓ gold members see the premium tab"#, in: r, "stdout")
+            assertLacks(r.stdout, "✗", in: r, "stdout")
+            assertLacks(r.stdout, "unreferenced snapshots", in: r, "stdout")
+        }
+    }
+
+    func testFilter() throws {
+        let all = try Host.run(["test", "docs/examples/movies/scenarios"], environment: ["CI": "true"])
+        let some = try Host.run(["test", "docs/examples/movies/scenarios", "--filter", "premium tab"], environment: ["CI": "true"])
+        assertExit(some, 0)
+        let (a, s) = (summary(all)?.passed ?? 0, summary(some)?.passed ?? 0)
+        XCTAssertGreaterThan(s, 0, some.transcript)
+        XCTAssertLessThan(s, a, "--filter ran every scenario")
+    }
+
+    func testFailingScenarioFailsTheRunWithReports() throws {
+        let root = try Host.temporaryFolder("scenarios")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "failing", "plugins": []}"#,
+            "users.json": #"{"gold": {"id": "1", "tier": "gold"}, "free": {"id": "2", "tier": "free"}}"#,
+            "screens/home.json": """
+                {"screen": "home", "root": {"type": "stack", "id": "root", "children": [
+                  {"type": "label", "id": "for_gold", "rule": {"equals": {"tier": "gold"}}, "meta": {"text": "Gold"}},
+                  {"type": "label", "id": "for_all", "meta": {"text": "Hello"}}
+                ]}}
+                """,
+            "scenarios/home.lua": """
+                scenario("gold sees for_gold", function(t)
+                  local s = t:open("home", { user = "gold" })
+                  s:expect_visible("for_gold")
+                end)
+
+                scenario("free sees for_gold (wrong on purpose)", function(t)
+                  local s = t:open("home", { user = "free" })
+                  s:expect_visible("for_gold")
+                end)
+
+                """,
+        ], under: root)
+        let junit = root.appendingPathComponent("junit.xml"), json = root.appendingPathComponent("report.json")
+        let r = try Host.run(["test", root.appendingPathComponent("scenarios").path, "--junit", junit.path, "--json", json.path],
+                             environment: ["CI": "true"])
+        assertExit(r, 1)
+        let s = summary(r)
+        XCTAssertEqual(s?.passed, 1, r.transcript)
+        XCTAssertEqual(s?.failed, 1, r.transcript)
+        assertMatches(r.stdout, #"^✓ gold sees for_gold"#, in: r, "stdout")
+        assertMatches(r.stdout, #"^✗ free sees for_gold"#, in: r, "stdout")
+        assertContains(r.stdout, "for_gold", in: r, "the failure message")
+
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        XCTAssertTrue(xml.contains("<testsuite"), xml)
+        XCTAssertTrue(xml.contains("<failure"), xml)
+        XCTAssertTrue(xml.contains("free sees for_gold"), xml)
+        XCTAssertNoThrow(try XMLDocument(data: Data(xml.utf8)), "the JUnit report is not well-formed XML")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: json))
+        XCTAssertTrue(report is [String: Any], "the JSON report is not an object")
+    }
+
+    func testNoScenarioFilesIsSaid() throws {
+        let root = try Host.temporaryFolder("empty")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write(["loom.json": "{}", "scenarios/README.md": "nothing here\n"], under: root)
+        let r = try Host.run(["test", root.appendingPathComponent("scenarios").path], environment: ["CI": "true"])
+        assertContains(r.stdout, "no scenario files found", in: r, "stdout")
+    }
+}
