@@ -11,6 +11,9 @@ final class UserTable {
     let raw: Int32
     let state: LuaState
     var nodeTables: [Int: Int32] = [:]
+    /// The props tables builders returned in this resolution, by component serial (handed on
+    /// to the parent's builder as they are, not converted back from JSON).
+    var propsTables: [Int: Int32] = [:]
     init(ref: LuaRef, state: LuaState) {
         self.ref = ref
         raw = ref.ref
@@ -18,6 +21,7 @@ final class UserTable {
     }
     deinit {
         for (_, r) in nodeTables { loom_unref(state.mainThread, r) }
+        for (_, r) in propsTables { loom_unref(state.mainThread, r) }
     }
 }
 
@@ -126,6 +130,9 @@ extension PluginEngine {
     /// made once per resolution.
     func pushResolved(_ n: ResolvedNode, _ data: UserTable) {
         if let r = data.nodeTables[n.serial] { return pushRef(r) }
+        // A single component's table depends on its node only: made once, kept (frozen).
+        let single = n.origin.map { singleCache[ObjectIdentifier($0)] != nil } ?? false
+        if single, let r = singleTables[ObjectIdentifier(n.origin!)] { return pushRef(r) }
         state.newTable(nrec: 7)
         state.push(n.type)
         state.setField(-2, "type")
@@ -135,9 +142,13 @@ extension PluginEngine {
         }
         state.push(n.view)
         state.setField(-2, "view")
-        state.push(json: n.props)
+        if let p = data.propsTables[n.serial] { pushRef(p) } else { state.push(json: n.props) }
         state.setField(-2, "props")
-        state.push(json: n.meta ?? .object([:]))
+        if let origin = n.origin {
+            pushMeta(origin)
+        } else {
+            state.push(json: n.meta ?? .object([:]))
+        }
         state.setField(-2, "meta")
         if let a = n.action {
             state.push(a)
@@ -151,8 +162,23 @@ extension PluginEngine {
             }
             state.setField(-2, "children")
         }
+        if single, (try? sandbox.freezeTop()) != nil {
+            state.pushCopy(-1)
+            singleTables[ObjectIdentifier(n.origin!)] = loom_ref(state.L)
+            return
+        }
         state.pushCopy(-1)
         data.nodeTables[n.serial] = loom_ref(state.L)
+    }
+
+    /// Pushes a component's meta, frozen (made once per component).
+    func pushMeta(_ c: Component) {
+        if let r = metaRefs[ObjectIdentifier(c)] { return pushRef(r) }
+        state.push(json: c.metaValue ?? .object([:]))
+        guard (try? sandbox.freezeTop()) != nil else { return }
+        state.pushCopy(-1)
+        metaRefs[ObjectIdentifier(c)] = loom_ref(state.L)
+        retained.append(c)
     }
 
     /// Pushes the frozen table of a resolved item `{ kind, id, view, props, action }` (made once
@@ -320,6 +346,15 @@ final class LuaComponentBuilder: ComponentBuilding {
             try state.pcall(nargs: nargs, nresults: 1)
         } catch {
             return .failure(engine.failure(error))
+        }
+        if kind != .single, state.type(-1) == LUA_TTABLE {
+            state.getField(-1, "props")
+            if state.type(-1) == LUA_TTABLE {
+                if let old = data.propsTables[request.component.serial] { loom_unref(state.L, old) }
+                data.propsTables[request.component.serial] = loom_ref(state.L)
+            } else {
+                state.pop(1)
+            }
         }
         let result = engine.readBuildResult(
             what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,

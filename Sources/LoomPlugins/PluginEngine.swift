@@ -42,6 +42,8 @@ public final class PluginEngine {
     var itemViewCache: [ObjectIdentifier: BuildOutput] = [:]
     /// Resolved item tables handed to collection builders (frozen; user-independent).
     var itemTables: [ObjectIdentifier: Int32] = [:]
+    var singleTables: [ObjectIdentifier: Int32] = [:]
+    var metaRefs: [ObjectIdentifier: Int32] = [:]
     /// Lua calls made (rules, builders, item views), for the bench.
     public var luaCalls = 0
     var navRef: LuaRef?

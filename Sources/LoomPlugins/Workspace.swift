@@ -24,6 +24,7 @@ public final class Workspace {
     private var screensByFile: [String: (Screen?, Diagnostics, ScreenCheck?)] = [:]
     private var screenIndex: [String: String]?
     var cachedFlows: (FlowSet, Diagnostics)?
+    private var resolutionCaches: [String: ResolutionCache] = [:]
 
     /// `anchor`: a screen file whose project is wanted (when `--project` is not given).
     public init(options: Options, anchor: String? = nil) throws(LuaError) {
@@ -44,7 +45,7 @@ public final class Workspace {
         }
         for dir in project.pluginDirs {
             // The default `plugins` folder is optional; a folder named in loom.json is not.
-            if !FileManager.default.fileExists(atPath: dir) && project.manifest == nil { continue }
+            if !FileManager.default.fileExists(atPath: dir) && !project.pluginDirsDeclared { continue }
             switch PluginDiscovery.folders(in: dir) {
             case .success(let f): folders += f
             case .failure(let e): diagnostics.append(e)
@@ -121,6 +122,17 @@ public final class Workspace {
 
     /// Resolves a parsed screen for a user.
     public func resolve(_ screen: Screen, check: ScreenCheck, user: UserProfile, explain: Bool = false) -> Resolution {
-        Resolver(factory: factory, screen: screen, check: check).resolve(for: user, explain: explain)
+        resolver(screen, check: check).resolve(for: user, explain: explain)
+    }
+
+    /// A resolver for a parsed screen, sharing the screen's cache of resolved single
+    /// components and items across resolutions.
+    public func resolver(_ screen: Screen, check: ScreenCheck) -> Resolver {
+        let cache: ResolutionCache
+        if let c = resolutionCaches[screen.file] { cache = c } else {
+            cache = ResolutionCache()
+            resolutionCaches[screen.file] = cache
+        }
+        return Resolver(factory: factory, screen: screen, check: check, cache: cache)
     }
 }

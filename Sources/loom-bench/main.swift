@@ -41,6 +41,7 @@ return {
     host.rule("is_gold_member", function(user, args, node) return user.tier == "gold" end)
     host.rule("is_churn_risk", function(user) return (user.churn_score or 0) >= 0.8 end)
     -- Minimal builders: resolving with them measures the host's own cost per Lua call.
+    host.rule("bare_version", function(user, args, node) return user.app_version ~= nil end)
     host.cluster("bare_stack", function(node, children) return { view = "Stack" } end)
     host.single("bare_label", function(node) return { view = "Label", props = { text = node.meta.text } } end,
       { meta = { text = "string", title = "string" } })
@@ -130,7 +131,7 @@ func referenceScreen(sections: Int, bare: Bool = false) -> (String, components: 
         for k in 0..<4 {
             var its: [String] = []
             for m in 0..<8 {
-                let rule = m == 0 ? #", "rule": {"at_least": {"app_version": "5.2.0"}}"# : ""
+                let rule = m == 0 ? (bare ? #", "rule": {"bare_version": {"app_version": "5.2.0"}}"# : #", "rule": {"at_least": {"app_version": "5.2.0"}}"#) : ""
                 if m == 0 { ruleNodes += 1 }
                 its.append(#"{"title": "Item \#(m)", "subtitle": "S\#(s)", "action": "item:\#(s)_\#(k)_\#(m)"\#(rule)}"#)
             }
@@ -167,7 +168,7 @@ func resolveBench(bare bareBuilders: Bool, runs: Int) -> ResolveFigures {
     let t0 = now()
     for _ in 0..<runs {
         let ctx = ResolutionContext(user: user, screenID: "reference")
-        _ = Resolver(factory: ws.factory, screen: screen!, check: check!).resolve(for: user, context: ctx)
+        _ = ws.resolver(screen!, check: check!).resolve(for: user, context: ctx)
         totalCalls += ctx.pluginCalls
     }
     let elapsed = Double(now() - t0)
@@ -196,7 +197,7 @@ func resolveBench(bare bareBuilders: Bool, runs: Int) -> ResolveFigures {
 if wanted("resolve") {
     let runs = ProcessInfo.processInfo.environment["LOOM_BENCH_RUNS"].flatMap { Int($0) } ?? (quick ? 20 : 100)
     let host = resolveBench(bare: true, runs: runs)
-    let std = resolveBench(bare: false, runs: runs)
+    let std = ProcessInfo.processInfo.environment["LOOM_BENCH_BARE_ONLY"] != nil ? host : resolveBench(bare: false, runs: runs)
     results["resolve"] = .object([
         "components": .int(host.comps), "rule_nodes": .int(host.ruleNodes), "items": .int(host.items),
         "us_per_resolution": r(std.us, 1), "per_second": r(1e6 / std.us, 1), "peak_rss_mb": r(peakRSSMB(), 1),

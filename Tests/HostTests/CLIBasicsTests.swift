@@ -6,7 +6,16 @@ import XCTest
 final class CLIBasicsTests: XCTestCase {
     func testBinaryIsFound() throws {
         let b = try Host.requireBinary()
+        guard ProcessInfo.processInfo.environment["LOOM_HOST_BINARY"] == nil else { return }
         XCTAssertEqual(b.lastPathComponent, "host")
+        // The binary this very `swift test` built (beside the test bundle) wins over another build's.
+        let products = (Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() } + [Bundle.main.bundleURL])
+            .filter { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("host").path) }
+        XCTAssertFalse(products.isEmpty, "no host beside the test bundle: \(Bundle.main.bundleURL.path); using \(b.path)")
+        if let first = products.first {
+            XCTAssertEqual(b.standardizedFileURL.deletingLastPathComponent().path, first.standardizedFileURL.path,
+                           "using \(b.path), not the host beside the test bundle")
+        }
     }
 
     func testTopLevelHelpListsEverySubcommand() throws {

@@ -12,6 +12,8 @@ public struct Project: Sendable {
     public var flowsFile: String
     public var scenariosDir: String
     public var entry: String?
+    /// Whether loom.json names its plugin folders (then each must exist).
+    public var pluginDirsDeclared = false
 
     public static let manifestName = "loom.json"
 
@@ -82,6 +84,7 @@ public struct Project: Sendable {
             let loc = doc.location(m.value.position)
             switch m.key {
             case "plugins":
+                p.pluginDirsDeclared = true
                 if let s = m.value.stringValue {
                     p.pluginDirs = [join(root, s)]
                 } else if let a = m.value.arrayValue {

@@ -35,38 +35,72 @@ public struct RuleTrace: Sendable, Hashable {
 }
 
 /// A component resolved for one user.
+///
+/// What a node shows lives in one shared, immutable storage object, so copying a node (into a
+/// parent's children, out of a cache) costs one reference count, not one per field; the
+/// per-resolution parts (hidden, why, the rule trace) are stored inline.
 public struct ResolvedNode: Sendable {
-    public var type: String
-    public var id: String?
-    public var view: String
-    public var props: JSONValue
-    public var children: [ResolvedNode]
-    public var items: [ResolvedItem]?
-    public var action: String?
-    public var actionLocation: SourceLocation?
-    public var meta: JSONValue?
-    public var path: String
-    public var location: SourceLocation
+    final class Storage: Sendable {
+        let type: String, id: String?, view: String, props: JSONValue
+        let children: [ResolvedNode], items: [ResolvedItem]?
+        let action: String?, actionLocation: SourceLocation?, meta: JSONValue?
+        let path: String, location: SourceLocation, serial: Int, origin: Component?
+        init(type: String, id: String?, view: String, props: JSONValue, children: [ResolvedNode], items: [ResolvedItem]?,
+             action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation,
+             serial: Int, origin: Component?) {
+            self.type = type; self.id = id; self.view = view; self.props = props; self.children = children
+            self.items = items; self.action = action; self.actionLocation = actionLocation; self.meta = meta
+            self.path = path; self.location = location; self.serial = serial; self.origin = origin
+        }
+        func with(children: [ResolvedNode]? = nil, props: JSONValue? = nil, view: String? = nil, items: [ResolvedItem]?? = nil, origin: Component?? = nil) -> Storage {
+            Storage(type: type, id: id, view: view ?? self.view, props: props ?? self.props, children: children ?? self.children,
+                    items: items ?? self.items, action: action, actionLocation: actionLocation, meta: meta, path: path,
+                    location: location, serial: serial, origin: origin ?? self.origin)
+        }
+    }
+
+    var storage: Storage
     /// Set only with `--explain`: the component is hidden (and why).
     public var hidden: Bool = false
     public var hiddenReason: String?
     public var rule: RuleTrace?
-    public var serial: Int
+
+    public var type: String { storage.type }
+    public var id: String? { storage.id }
+    public var view: String {
+        get { storage.view }
+        set { storage = storage.with(view: newValue) }
+    }
+    public var props: JSONValue {
+        get { storage.props }
+        set { storage = storage.with(props: newValue) }
+    }
+    public var children: [ResolvedNode] {
+        get { storage.children }
+        set { storage = storage.with(children: newValue) }
+    }
+    public var items: [ResolvedItem]? {
+        get { storage.items }
+        set { storage = storage.with(items: .some(newValue)) }
+    }
+    public var action: String? { storage.action }
+    public var actionLocation: SourceLocation? { storage.actionLocation }
+    public var meta: JSONValue? { storage.meta }
+    public var path: String { storage.path }
+    public var location: SourceLocation { storage.location }
+    public var serial: Int { storage.serial }
+    /// The component this was resolved from.
+    public var origin: Component? {
+        get { storage.origin }
+        set { storage = storage.with(origin: .some(newValue)) }
+    }
 
     public init(type: String, id: String?, view: String, props: JSONValue, children: [ResolvedNode], items: [ResolvedItem]?,
-                action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation, serial: Int) {
-        self.type = type
-        self.id = id
-        self.view = view
-        self.props = props
-        self.children = children
-        self.items = items
-        self.action = action
-        self.actionLocation = actionLocation
-        self.meta = meta
-        self.path = path
-        self.location = location
-        self.serial = serial
+                action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation,
+                serial: Int, origin: Component? = nil) {
+        storage = Storage(
+            type: type, id: id, view: view, props: props, children: children, items: items, action: action,
+            actionLocation: actionLocation, meta: meta, path: path, location: location, serial: serial, origin: origin)
     }
 
     /// Visits this node and every node below (items' nested components included).
@@ -77,35 +111,54 @@ public struct ResolvedNode: Sendable {
     }
 }
 
+/// An item resolved for one user (storage shared like `ResolvedNode`'s).
 public struct ResolvedItem: Sendable {
-    public var kind: String?
-    public var id: String?
-    public var title: String?
-    public var view: String
-    public var props: JSONValue
-    public var action: String?
-    public var actionLocation: SourceLocation?
-    public var children: [ResolvedNode]
-    public var path: String
-    public var location: SourceLocation
+    final class Storage: Sendable {
+        let kind: String?, id: String?, title: String?, view: String, props: JSONValue, action: String?
+        let actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation
+        let origin: Item?
+        init(kind: String?, id: String?, title: String?, view: String, props: JSONValue, action: String?,
+             actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation, origin: Item?) {
+            self.kind = kind; self.id = id; self.title = title; self.view = view; self.props = props; self.action = action
+            self.actionLocation = actionLocation; self.children = children; self.path = path; self.location = location
+            self.origin = origin
+        }
+        func with(children: [ResolvedNode]? = nil, origin: Item?? = nil) -> Storage {
+            Storage(kind: kind, id: id, title: title, view: view, props: props, action: action, actionLocation: actionLocation,
+                    children: children ?? self.children, path: path, location: location, origin: origin ?? self.origin)
+        }
+    }
+
+    var storage: Storage
     public var hidden: Bool = false
     public var hiddenReason: String?
     public var rule: RuleTrace?
+
+    public var kind: String? { storage.kind }
+    public var id: String? { storage.id }
+    public var title: String? { storage.title }
+    public var view: String { storage.view }
+    public var props: JSONValue { storage.props }
+    public var action: String? { storage.action }
+    public var actionLocation: SourceLocation? { storage.actionLocation }
+    public var children: [ResolvedNode] {
+        get { storage.children }
+        set { storage = storage.with(children: newValue) }
+    }
+    public var path: String { storage.path }
+    public var location: SourceLocation { storage.location }
     /// The item this was resolved from.
-    public var origin: Item?
+    public var origin: Item? {
+        get { storage.origin }
+        set { storage = storage.with(origin: .some(newValue)) }
+    }
 
     public init(kind: String?, id: String?, title: String?, view: String, props: JSONValue, action: String?,
-                actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation) {
-        self.kind = kind
-        self.id = id
-        self.title = title
-        self.view = view
-        self.props = props
-        self.action = action
-        self.actionLocation = actionLocation
-        self.children = children
-        self.path = path
-        self.location = location
+                actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation,
+                origin: Item? = nil) {
+        storage = Storage(
+            kind: kind, id: id, title: title, view: view, props: props, action: action, actionLocation: actionLocation,
+            children: children, path: path, location: location, origin: origin)
     }
 }
 

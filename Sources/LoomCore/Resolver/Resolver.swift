@@ -7,11 +7,16 @@ public struct Resolver {
     public let factory: Factory
     public let screen: Screen
     public let check: ScreenCheck
+    /// Resolved single components and items of this screen, reused across resolutions
+    /// (builders are deterministic and these see only their own node). One per screen and
+    /// factory; nil disables it.
+    public let cache: ResolutionCache?
 
-    public init(factory: Factory, screen: Screen, check: ScreenCheck) {
+    public init(factory: Factory, screen: Screen, check: ScreenCheck, cache: ResolutionCache? = nil) {
         self.factory = factory
         self.screen = screen
         self.check = check
+        self.cache = cache
     }
 
     public func resolve(for user: UserProfile, explain: Bool = false, context: ResolutionContext? = nil) -> Resolution {
@@ -110,6 +115,11 @@ public struct Resolver {
         let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
         let reg = isSpotsRoot ? nil : factory.componentRegistration(c.type)
         if !isSpotsRoot && reg == nil { return hiddenNode(c, reason: "type '\(c.type)' is not registered", rule: trace, ctx: ctx) }
+        if reg?.kind == .single, let cached = cache?.singles[c.serial] {
+            var n = cached
+            n.rule = trace
+            return n
+        }
 
         // Without --explain nothing hidden is returned, so one array serves (no copies).
         var children: [ResolvedNode] = []
@@ -176,7 +186,9 @@ public struct Resolver {
         var node = ResolvedNode(
             type: c.type, id: c.id, view: output.view, props: output.props, children: finalChildren,
             items: reg?.kind == .collection ? (ctx.explain ? items : shownItems) : nil, action: c.action,
-            actionLocation: c.actionLocation, meta: c.metaValue, path: c.path, location: c.location, serial: c.serial)
+            actionLocation: c.actionLocation, meta: c.metaValue, path: c.path, location: c.location, serial: c.serial,
+            origin: c)
+        if reg?.kind == .single, let cache { cache.singles[c.serial] = node }
         node.rule = trace
         return node
     }
@@ -201,6 +213,11 @@ public struct Resolver {
                 return hidden(t.value == false ? "rule \(rule.text) is false" : "rule \(rule.text) failed: \(t.error ?? "error")", t)
             }
         }
+        if item.children.isEmpty, let cached = cache?.items[item.serial] {
+            var r = cached
+            r.rule = trace
+            return r
+        }
         let view: String
         let props: JSONValue
         if let kind = item.kind, let reg = factory.items[kind] {
@@ -224,12 +241,21 @@ public struct Resolver {
         }
         var r = ResolvedItem(
             kind: item.kind, id: item.id, title: item.title, view: view, props: props, action: item.action,
-            actionLocation: item.actionLocation, children: children, path: item.path, location: item.location)
+            actionLocation: item.actionLocation, children: children, path: item.path, location: item.location,
+            origin: item)
+        if item.children.isEmpty, let cache { cache.items[item.serial] = r }
         r.rule = trace
-        r.origin = item
         return r
     }
 
     /// The default item view's props: the item's own fields, as Spots' default view showed them.
     public static func defaultItemProps(_ item: Item) -> JSONValue { item.defaultProps }
+}
+
+/// What a screen's resolutions share: the resolved single components and items (their output
+/// depends on their own node only). Used from one thread, with one factory.
+public final class ResolutionCache {
+    var singles: [Int: ResolvedNode] = [:]
+    var items: [Int: ResolvedItem] = [:]
+    public init() {}
 }
