@@ -139,6 +139,8 @@ static int loom_panic(lua_State *L) {
     abort();
 }
 
+static int loom_msgh(lua_State *L);
+
 lua_State *loom_newstate(loom_limits *limits) {
     lua_State *L = lua_newstate(loom_alloc, limits);
     if (L == NULL) return NULL;
@@ -151,6 +153,7 @@ lua_State *loom_newstate(loom_limits *limits) {
     // Generational collection: a resolution makes many short-lived tables over a large,
     // stable heap of cached node tables, the case Lua 5.4's generational mode is made for.
     lua_gc(L, LUA_GCGEN, 0, 0);
+    lua_pushcfunction(L, loom_msgh);  // resident message handler at index 1 (see loom_pcall)
     return L;
 }
 
@@ -194,6 +197,12 @@ static int loom_msgh(lua_State *L) {
     return 1;
 }
 
+// The main thread keeps the message handler at stack index 1 (loom_newstate puts it there), so
+// the common case, a call from the host on the main thread, needs no insert / remove.
+static int has_resident_msgh(lua_State *L) {
+    return lua_gettop(L) >= 1 && lua_tocfunction(L, 1) == loom_msgh;
+}
+
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
     loom_limits *lim = loom_limits_of(L);
     int base = lua_gettop(L) - nargs;  // function index
@@ -203,10 +212,16 @@ int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
         lim->call_seq++;
         lim->exceeded = 0;
     }
-    lua_pushcfunction(L, loom_msgh);
-    lua_insert(L, base);
-    int status = lua_pcall(L, nargs, nresults, base);
-    lua_remove(L, base);
+    int resident = base > 1 && has_resident_msgh(L);
+    int status;
+    if (resident) {
+        status = lua_pcall(L, nargs, nresults, 1);
+    } else {
+        lua_pushcfunction(L, loom_msgh);
+        lua_insert(L, base);
+        status = lua_pcall(L, nargs, nresults, base);
+        lua_remove(L, base);
+    }
     lim->in_call--;
     int ex = lim->exceeded;
     if (!outer) {

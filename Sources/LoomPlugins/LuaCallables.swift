@@ -56,7 +56,7 @@ extension PluginEngine {
     /// The frozen node table of a component (made once per component).
     @inline(__always)
     func nodeRef(_ c: Component) throws(LuaError) -> Int32 {
-        if let r = nodeRefs[ObjectIdentifier(c)] { return r }
+        if let r = nodeRefs[c] { return r }
         var o: OrderedDictionary<String, JSONValue> = ["type": .string(c.type)]
         if let id = c.id { o["id"] = .string(id) }
         o["meta"] = c.metaValue ?? .object([:])
@@ -70,17 +70,17 @@ extension PluginEngine {
         state.push(json: .object(o))
         try sandbox.freezeTop()
         let r = loom_ref(state.L)
-        nodeRefs[ObjectIdentifier(c)] = r
+        nodeRefs[c] = r
         retained.append(c)
         return r
     }
 
     func itemRef(_ item: Item) throws(LuaError) -> Int32 {
-        if let r = nodeRefs[ObjectIdentifier(item)] { return r }
+        if let r = nodeRefs[item] { return r }
         state.push(json: PluginEngine.itemJSON(item))
         try sandbox.freezeTop()
         let r = loom_ref(state.L)
-        nodeRefs[ObjectIdentifier(item)] = r
+        nodeRefs[item] = r
         retained.append(item)
         return r
     }

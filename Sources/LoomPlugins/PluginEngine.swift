@@ -33,7 +33,7 @@ public final class PluginEngine {
     /// Registry references of node tables by component / item identity. They live as long as
     /// the state (no per-call reference counting on the hot path); `retained` keeps the objects
     /// alive so an identity is never reused.
-    var nodeRefs: [ObjectIdentifier: Int32] = [:]
+    var nodeRefs = IdentityMap()
     var retained: [AnyObject] = []
     var argRefs: [SourceLocation: Int32] = [:]
     /// Builders are deterministic (a contract): a single component's output depends on its node
