@@ -173,10 +173,16 @@ public final class LuaState {
 
     // MARK: Stack primitives (raw access only: no metamethod can run from Swift)
 
+    /// The top of the running thread's stack (an absolute index). On the main thread, slot 1
+    /// holds the resident message handler (see loom_pcall), so a fresh state's top is
+    /// `LuaState.baseTop`: restore saved tops rather than setting 0.
     public var top: Int32 {
         get { lua_gettop(L) }
         set { lua_settop(L, newValue) }
     }
+
+    /// The top of a fresh state's main thread.
+    public static let baseTop: Int32 = 1
 
     public func pop(_ n: Int32 = 1) { loom_pop(L, n) }
     public func pushNil() { lua_pushnil(L) }

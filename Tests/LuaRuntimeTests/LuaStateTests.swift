@@ -49,7 +49,7 @@ final class LuaStateTests: XCTestCase {
         XCTAssertNil(state.toString(-1), "numbers are not converted to strings in place")
         XCTAssertTrue(state.isInteger(-1), "and the number is left untouched")
         state.pop()
-        XCTAssertEqual(state.top, 0)
+        XCTAssertEqual(state.top, LuaState.baseTop)
     }
 
     func testStringsSurviveTheTripThroughLua() throws {
@@ -85,7 +85,7 @@ final class LuaStateTests: XCTestCase {
         state.forEachPair(-1) { keys.append(state.toString(-2) ?? "#\(state.toInt(-2) ?? -1)") }
         XCTAssertEqual(keys.sorted(), ["#1", "k"])
         state.pop()
-        XCTAssertEqual(state.top, 0)
+        XCTAssertEqual(state.top, LuaState.baseTop)
     }
 
     // MARK: References
@@ -122,7 +122,7 @@ final class LuaStateTests: XCTestCase {
             refs.removeAll()
             XCTAssertLessThanOrEqual(registryLength(), lengthWhileHeld, "round \(round): the registry does not grow")
         }
-        XCTAssertEqual(state.top, 0)
+        XCTAssertEqual(state.top, LuaState.baseTop)
     }
 
     // MARK: Host functions
@@ -158,7 +158,7 @@ final class LuaStateTests: XCTestCase {
         try state.pcall(nargs: 3, nresults: 3)
         XCTAssertEqual([state.value(at: -3), state.value(at: -2), state.value(at: -1)], [.int(3), .string("x:3"), .bool(true)])
         state.pop(3)
-        XCTAssertEqual(state.top, 0)
+        XCTAssertEqual(state.top, LuaState.baseTop)
     }
 
     func testHostFunctionErrorIsCatchableInLua() throws {
@@ -181,7 +181,7 @@ final class LuaStateTests: XCTestCase {
         XCTAssertEqual(e?.line, 2)
         // The state goes on.
         XCTAssertEqual(try state.eval("return 1 + 1"), .int(2))
-        XCTAssertEqual(state.top, 0)
+        XCTAssertEqual(state.top, LuaState.baseTop)
     }
 
     // MARK: Errors
@@ -252,7 +252,7 @@ final class LuaStateTests: XCTestCase {
         XCTAssertEqual(e2?.kind, .syntax)
         XCTAssertEqual(e2?.line, 3)
         XCTAssertEqual(e2?.message, "'}' expected (to close '{' at line 1) near <eof>")
-        XCTAssertEqual(state.top, 0, "a failed load leaves nothing on the stack")
+        XCTAssertEqual(state.top, LuaState.baseTop, "a failed load leaves nothing on the stack")
         // Binary chunks are refused by the loader itself.
         let e3 = assertLuaError { try state.load(source: "\u{1B}Lua\u{54}\u{0}", chunkName: "bin") }
         XCTAssertEqual(e3?.kind, .syntax)

@@ -310,12 +310,16 @@ final class ScenarioFileRunner {
                 let (msg, _) = located(op, fallbackLine: line)
                 finish(.failed, message: msg, line: line)
                 return
-            default:
+            case "op":
                 if let argError {
                     reply = .failure(ScenarioFailure("\(op): \(argError)"))
                 } else {
                     reply = perform(op, handle: handle, args: args)
                 }
+            default:
+                // Never loop on an answer the driver cannot give: fail the scenario instead.
+                finish(.failed, message: "\(file.path):\(line): scenario '\(name)': internal error: the scenario driver answered '\(kind)'", line: line)
+                return
             }
         }
     }
