@@ -45,6 +45,18 @@ struct EngineOptions: ParsableArguments {
     }
 }
 
+/// Unwraps a result, or reports everything collected so far with its failure and exits 1.
+func orExit<T>(_ r: Result<T, Diagnostic>, _ diagnostics: Diagnostics) throws -> T {
+    switch r {
+    case .success(let v): return v
+    case .failure(let e):
+        var d = diagnostics
+        d.append(e)
+        Console.report(d)
+        throw ExitCode(1)
+    }
+}
+
 struct UserOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A profile from the project's users.json.", valueName: "name"))
     var user: String?
@@ -54,6 +66,11 @@ struct UserOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("The evaluation time, ISO-8601 (time is an input: the wall clock is never read).", valueName: "time"))
     var now: String?
+
+    /// The profile these options select in a workspace.
+    func profile(in ws: Workspace) -> Result<UserProfile, Diagnostic> {
+        ws.users.user(named: user, context: context, now: now)
+    }
 }
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {

@@ -33,25 +33,11 @@ struct Graph: ParsableCommand {
         var diagnostics = ws.loadDiagnostics
         var start: Screen?
         if let screen {
-            switch ws.locateScreen(screen) {
-            case .success(let f):
-                let (s, d, _) = ws.screen(file: f)
-                diagnostics.append(contentsOf: d)
-                start = s
-            case .failure(let e):
-                diagnostics.append(e)
-                Console.report(diagnostics)
-                throw ExitCode(1)
-            }
+            let (s, d, _) = ws.screen(file: try orExit(ws.locateScreen(screen), diagnostics))
+            diagnostics.append(contentsOf: d)
+            start = s
         }
-        let profile: UserProfile
-        switch ws.users.user(named: user.user, context: user.context, now: user.now) {
-        case .success(let p): profile = p
-        case .failure(let e):
-            diagnostics.append(e)
-            Console.report(diagnostics)
-            throw ExitCode(1)
-        }
+        let profile = try orExit(user.profile(in: ws), diagnostics)
         let nav = ws.navigationGraph(from: start, user: profile)
         diagnostics.append(contentsOf: nav.diagnostics)
         var text: String

@@ -36,25 +36,12 @@ struct Navigate: ParsableCommand {
         let anchor = screen.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
         let ws = try engine.workspace(anchor: anchor)
         var diagnostics = ws.loadDiagnostics
-        let profile: UserProfile
-        switch ws.users.user(named: user.user, context: user.context, now: user.now) {
-        case .success(let p): profile = p
-        case .failure(let e):
-            diagnostics.append(e)
-            Console.report(diagnostics)
-            throw ExitCode(1)
-        }
+        let profile = try orExit(user.profile(in: ws), diagnostics)
         let (flows, fd) = ws.flows()
         diagnostics.append(contentsOf: fd)
         var start: Screen?
         if let screen {
-            switch ws.locateScreen(screen) {
-            case .success(let f): start = ws.screen(file: f).0
-            case .failure(let e):
-                diagnostics.append(e)
-                Console.report(diagnostics)
-                throw ExitCode(1)
-            }
+            start = ws.screen(file: try orExit(ws.locateScreen(screen), diagnostics)).0
         }
         let entry: EntryPoint
         if let s = start {

@@ -30,22 +30,8 @@ struct Run: ParsableCommand {
     func run() throws {
         let ws = try engine.workspace(anchor: FileManager.default.fileExists(atPath: screen) ? screen : nil)
         var diagnostics = ws.loadDiagnostics
-        let file: String
-        switch ws.locateScreen(screen) {
-        case .success(let f): file = f
-        case .failure(let e):
-            diagnostics.append(e)
-            Console.report(diagnostics)
-            throw ExitCode(1)
-        }
-        let profile: UserProfile
-        switch ws.users.user(named: user.user, context: user.context, now: user.now) {
-        case .success(let p): profile = p
-        case .failure(let e):
-            diagnostics.append(e)
-            Console.report(diagnostics)
-            throw ExitCode(1)
-        }
+        let file = try orExit(ws.locateScreen(screen), diagnostics)
+        let profile = try orExit(user.profile(in: ws), diagnostics)
         let (parsed, screenDiagnostics, check) = ws.screen(file: file)
         diagnostics.append(contentsOf: screenDiagnostics)
         guard let parsed, let check else {

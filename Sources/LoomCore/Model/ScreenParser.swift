@@ -89,6 +89,21 @@ public struct ScreenParser {
         return nil
     }
 
+    /// `meta` when it is an object (else reported, and nil).
+    mutating func metaObject(_ obj: JSONObject) -> JSONNode? {
+        guard let m = obj["meta"] else { return nil }
+        if m.objectValue != nil { return m }
+        diagnostics.error("\"meta\" is an object, found \(m.kindDescription)", at: loc(m.position))
+        return nil
+    }
+
+    /// The `rule`, and whether one was written but is malformed (then what it guards is hidden).
+    mutating func ruleExpression(_ obj: JSONObject) -> (RuleExpression?, Bool) {
+        guard let r = obj["rule"] else { return (nil, false) }
+        let rule = RuleExpression.parse(r, file: file, diagnostics: &diagnostics)
+        return (rule, rule == nil)
+    }
+
     mutating func component(_ node: JSONNode, path: String) -> Component? {
         guard case .object(let obj) = node.kind else {
             diagnostics.error("a component is an object with a \"type\", found \(node.kindDescription) at \(path)", at: loc(node.position))
@@ -113,17 +128,8 @@ public struct ScreenParser {
             return nil
         }
         let id = string(obj, "id", what: "component")
-        var meta = obj["meta"]
-        if let m = meta, m.objectValue == nil {
-            diagnostics.error("\"meta\" is an object, found \(m.kindDescription)", at: loc(m.position))
-            meta = nil
-        }
-        var rule: RuleExpression?
-        var ruleFailed = false
-        if let r = obj["rule"] {
-            rule = RuleExpression.parse(r, file: file, diagnostics: &diagnostics)
-            ruleFailed = rule == nil
-        }
+        let meta = metaObject(obj)
+        let (rule, ruleFailed) = ruleExpression(obj)
         var children: [Component] = []
         var childrenOK = true
         if let c = obj["children"] {
@@ -193,17 +199,8 @@ public struct ScreenParser {
                 diagnostics.error("\"target\" is an object with a \"uri\", found \(target.kindDescription)", at: loc(target.position))
             }
         }
-        var meta = obj["meta"]
-        if let m = meta, m.objectValue == nil {
-            diagnostics.error("\"meta\" is an object, found \(m.kindDescription)", at: loc(m.position))
-            meta = nil
-        }
-        var rule: RuleExpression?
-        var ruleFailed = false
-        if let r = obj["rule"] {
-            rule = RuleExpression.parse(r, file: file, diagnostics: &diagnostics)
-            ruleFailed = rule == nil
-        }
+        let meta = metaObject(obj)
+        let (rule, ruleFailed) = ruleExpression(obj)
         var children: [Component] = []
         if let c = obj["children"] {
             if case .array(let list) = c.kind {
