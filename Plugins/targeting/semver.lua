@@ -33,7 +33,7 @@ end
 --- Parse a version string.
 -- Returns { core = {maj, min, patch} (digit strings), pre = {identifiers} or {}, build = string? }
 -- or nil plus a reason.
-function M.parse(s)
+local function parse(s)
   if type(s) ~= "string" then return nil, "not a string" end
   local rest = s:gsub("^[vV]", "", 1)
   -- Build metadata: everything after the first "+".
@@ -71,6 +71,26 @@ function M.parse(s)
   end
   for i = #core + 1, 3 do core[i] = "0" end
   return { core = core, pre = pre, build = build }
+end
+
+-- Parsing is pure, and rules compare the same few version strings over and over (an app
+-- version against every gated component): remember the last results, boundedly.
+local memo, memo_size, MEMO_MAX = {}, 0, 512
+
+--- Parse a version string (see parse above). The table returned is shared: do not modify it.
+function M.parse(s)
+  local hit = memo[s]
+  if hit ~= nil then
+    if hit[1] then return hit[1] end
+    return nil, hit[2]
+  end
+  local v, reason = parse(s)
+  if type(s) == "string" then
+    if memo_size >= MEMO_MAX then memo, memo_size = {}, 0 end
+    memo[s] = { v or false, reason }
+    memo_size = memo_size + 1
+  end
+  return v, reason
 end
 
 function M.is_version(s)
