@@ -1,6 +1,7 @@
 // The C side of Loom's Lua runtime: see include/loom_lua.h.
 #include "loom_lua.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,42 +22,55 @@ int64_t loom_now_ns(void) {
 // function runs, allocations never fail (a failing allocation there would longjmp across Swift
 // frames); the trampoline raises the deferred error once Swift has returned.
 
-typedef struct loom_state_box {
-    loom_limits *limits;
-} loom_state_box;
+// The cap is on what plugin code allocates, not on the host's own tables (node tables, the
+// user table, caches), which grow with the screens a user loads: a screen of 50,000 components
+// must not leave every plugin at its cap. Every block carries a small header with its size and
+// who made it last: Lua code running inside a call (the plugin), or the host (outside calls, or
+// inside a Swift host function). A block the plugin grows or shrinks becomes the plugin's.
+
+typedef struct loom_block {
+    size_t size;
+    size_t host;   // 1: allocated by the host; 0: by plugin code
+} loom_block;       // 16 bytes: keeps malloc's alignment for what follows
 
 static void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     loom_limits *lim = (loom_limits *)ud;
-    size_t old = ptr ? osize : 0;
+    (void)osize;
+    loom_block *b = ptr ? ((loom_block *)ptr) - 1 : NULL;
+    size_t old = b ? b->size : 0;
+    size_t old_plugin = (b && !b->host) ? old : 0;
     if (nsize == 0) {
-        free(ptr);
+        free(b);
         lim->mem_used -= old;
+        lim->plugin_used -= old_plugin;
         return NULL;
     }
-    if (lim->mem_limit && nsize > old) {
-        size_t grow = nsize - old;
-        if (lim->mem_used + grow > lim->mem_limit) {
-            // Only Lua code running inside a host call fails; the host's own stack work
-            // (outside calls, or inside a Swift host function) must never raise.
-            if (lim->in_call && !lim->in_host) {
-                // The first refusal lets Lua collect garbage and retry (only frees and shrinks
-                // happen in between); a second one is a real failure.
-                if (!lim->alloc_refused) {
-                    lim->alloc_refused = 1;
-                    return NULL;
-                }
-                lim->alloc_refused = 0;
-                if (!lim->exceeded) lim->exceeded = LOOM_EXCEEDED_MEMORY;
+    int by_plugin = lim->in_call && !lim->in_host;
+    if (by_plugin && lim->mem_limit && nsize > old_plugin) {
+        size_t grow = nsize - old_plugin;
+        if (lim->plugin_used + grow > lim->mem_limit) {
+            // The first refusal lets Lua collect garbage and retry (only frees and shrinks
+            // happen in between); a second one is a real failure. (The host's own work, outside
+            // calls or inside a Swift host function, never fails: it must never raise.)
+            if (!lim->alloc_refused) {
+                lim->alloc_refused = 1;
                 return NULL;
             }
+            lim->alloc_refused = 0;
+            if (!lim->exceeded) lim->exceeded = LOOM_EXCEEDED_MEMORY;
+            return NULL;
         }
     }
-    void *p = realloc(ptr, nsize);
-    if (p == NULL) return NULL;
+    if (nsize > SIZE_MAX - sizeof(loom_block)) return NULL;
+    loom_block *n = realloc(b, sizeof(loom_block) + nsize);
+    if (n == NULL) return NULL;
     if (nsize > old) lim->alloc_refused = 0;
+    n->size = nsize;
+    n->host = by_plugin ? 0 : 1;
     lim->mem_used = lim->mem_used - old + nsize;
+    lim->plugin_used = lim->plugin_used - old_plugin + (by_plugin ? nsize : 0);
     if (lim->mem_used > lim->mem_peak) lim->mem_peak = lim->mem_used;
-    return p;
+    return n + 1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -150,9 +164,11 @@ lua_State *loom_newstate(loom_limits *limits) {
     if (limits->hook_count <= 0) limits->hook_count = 1000;
     lua_sethook(L, loom_hook, LUA_MASKCOUNT, limits->hook_count);
     lua_setwarnf(L, NULL, NULL);
-    // Generational collection: a resolution makes many short-lived tables over a large,
-    // stable heap of cached node tables, the case Lua 5.4's generational mode is made for.
-    lua_gc(L, LUA_GCGEN, 0, 0);
+    // Incremental collection (Lua's default), deliberately: in generational mode every minor
+    // collection re-traverses old tables that were touched, and the registry (one entry per
+    // cached node table) is touched by every new reference, which made a screen of 50,000
+    // components quadratic.
+    lua_gc(L, LUA_GCINC, 0, 0, 0);
     lua_pushcfunction(L, loom_msgh);  // resident message handler at index 1 (see loom_pcall)
     return L;
 }
@@ -275,7 +291,7 @@ static int loom_trampoline(lua_State *L) {
     lim->in_host--;
     if (n < 0) return lua_error(L);  // Swift pushed the message
     if (lim->exceeded && lim->in_call) return luaL_error(L, "%s", exceeded_message(lim));
-    if (lim->mem_limit && lim->mem_used > lim->mem_limit && lim->in_call) {
+    if (lim->mem_limit && lim->plugin_used > lim->mem_limit && lim->in_call) {
         lim->exceeded = LOOM_EXCEEDED_MEMORY;
         return luaL_error(L, "memory limit exceeded");
     }
@@ -339,4 +355,14 @@ int loom_call_rule(lua_State *L, int fn_ref, int user_ref, int args_ref, int nod
         *result = -1;
     }
     return LUA_OK;
+}
+
+// A protected call of the host's own trusted Lua (the sandbox bootstrap's helpers, such as
+// freezing node tables): what it allocates is the host's, and it is not time-limited.
+int loom_pcall_host(lua_State *L, int nargs, int nresults) {
+    loom_limits *lim = loom_limits_of(L);
+    lim->in_host++;
+    int status = lua_pcall(L, nargs, nresults, 0);
+    lim->in_host--;
+    return status;
 }

@@ -241,21 +241,23 @@ extension PluginEngine {
             var out: [Int] = []
             let n = state.rawLength(-1)
             if n > 0 {
+                // The children passed, by table identity and by id: one pass each, so a
+                // builder returning thousands of children stays linear.
+                var byIdentity: [UnsafeRawPointer: Int] = [:]
+                for j in 0..<childIDs.count {
+                    state.getIndex(ci, j + 1)
+                    if let p = lua_topointer(state.L, -1) { byIdentity[p] = j }
+                    state.pop(1)
+                }
+                var byID: [String: Int] = [:]
+                for (j, id) in childIDs.enumerated() { if let id, byID[id] == nil { byID[id] = j } }
                 for i in 1...n {
                     state.getIndex(-1, i)
                     var found: Int?
                     if let s = state.toString(-1) {
-                        found = childIDs.firstIndex { $0 == s }
-                    } else {
-                        for j in 0..<childIDs.count {
-                            state.getIndex(ci, j + 1)
-                            let same = lua_rawequal(state.L, -1, -2) != 0
-                            state.pop(1)
-                            if same {
-                                found = j
-                                break
-                            }
-                        }
+                        found = byID[s]
+                    } else if state.type(-1) == LUA_TTABLE, let p = lua_topointer(state.L, -1) {
+                        found = byIdentity[p]
                     }
                     state.pop(1)
                     guard let f = found else {

@@ -130,6 +130,13 @@ public final class LuaState {
         }
     }
 
+    /// A protected call of the host's own trusted Lua (sandbox helpers): what it allocates is
+    /// the host's, not the plugins', and it has no time budget.
+    public func hostCall(nargs: Int32, nresults: Int32) throws(LuaError) {
+        let status = loom_pcall_host(L, nargs, nresults)
+        if status != LUA_OK { throw popError(status: status, exceeded: 0) }
+    }
+
     /// Runs a chunk of source and returns nothing; for bootstrap code and tests.
     public func run(_ source: String, chunkName: String = "=host") throws(LuaError) {
         try load(source: source, chunkName: chunkName)

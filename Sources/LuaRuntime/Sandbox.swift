@@ -45,7 +45,7 @@ public final class Sandbox {
     public func freezeTop() throws(LuaError) {
         state.push(freezeRef)
         state.pushCopy(-2)
-        try state.pcall(nargs: 1, nresults: 1)
+        try state.hostCall(nargs: 1, nresults: 1)
         lua_rotate(state.L, -2, 1)
         state.pop(1)
     }
@@ -56,7 +56,7 @@ public final class Sandbox {
         state.push(makeEnvRef)
         state.push(label)
         if let folder { state.push(folder) } else { state.pushNil() }
-        try state.pcall(nargs: 2, nresults: 1)
+        try state.hostCall(nargs: 2, nresults: 1)
     }
 
     /// Loads a file's text as a chunk bound to the environment at `envIndex`, leaving the

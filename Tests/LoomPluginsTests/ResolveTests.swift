@@ -160,6 +160,19 @@ final class ResolveTests: XCTestCase {
         XCTAssertTrue(d.errors.contains { $0.message.contains("returned a string, expected a boolean") }, "\(d.items)")
     }
 
+    func testLargeScreenResolvesWithinTheDefaultPluginMemoryCap() throws {
+        // The host's own tables (one per component) do not count against the plugins' cap: a
+        // screen of 20,000 components resolves under the default 64 MiB.
+        let labels = (0..<20_000).map { #"{"type": "label", "id": "l\#($0)", "meta": {"text": "x"}}"# }
+        let screen = #"{"screen": "s", "root": {"type": "stack", "children": [\#(labels.joined(separator: ","))]}}"#
+        let dir = try scratchProject(screen)
+        let ws = try workspace(project: dir)
+        let (r, d) = try resolve(ws, dir + "/screens/s.json", user: "gold")
+        XCTAssertFalse(d.hasErrors, "\(d.errors.prefix(3))")
+        XCTAssertEqual(r.tree?.children.count, 20_000)
+        XCTAssertLessThanOrEqual(ws.engine.state.memoryUsed, 1 << 30)
+    }
+
     // MARK: compat files (skipped when ../shared/compat is absent)
 
     var compat: String { ResolveTests.repo + "/../shared/compat" }

@@ -20,7 +20,8 @@ extern "C" {
 /// Limits and accounting of one Lua state (owned by the Swift LuaState).
 typedef struct loom_limits {
     size_t mem_limit;        // bytes; 0 = unlimited
-    size_t mem_used;         // bytes currently allocated by this state
+    size_t mem_used;         // bytes currently allocated by this state (host and plugins)
+    size_t plugin_used;      // of which allocated by plugin code: what mem_limit caps
     size_t mem_peak;         // high-water mark
     int64_t time_budget_ns;  // per protected call; 0 = unlimited
     uint64_t call_seq;       // bumped by loom_pcall at every entry from the host
@@ -54,6 +55,9 @@ void loom_check_budget(lua_State *L);
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded);
 /// evaluate(user, args, node) by registry references in one call (see loom_lua.c).
 int loom_call_rule(lua_State *L, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded);
+/// A protected call of the host's own trusted Lua: its allocations are the host's (not capped)
+/// and it has no time budget.
+int loom_pcall_host(lua_State *L, int nargs, int nresults);
 /// Loads a text chunk (never binary) in protected mode; on error pushes the message.
 int loom_loadtext(lua_State *L, const char *buf, size_t len, const char *chunkname);
 
