@@ -15,10 +15,15 @@ struct IdentityMap {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 17) & mask
     }
 
+    /// The key of an object: its address (no reference counting on the way).
     @inline(__always)
-    subscript(_ object: AnyObject) -> Int32? {
+    static func key<T: AnyObject>(_ object: T) -> UInt {
+        UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+    }
+
+    @inline(__always)
+    subscript(key key: UInt) -> Int32? {
         get {
-            let key = UInt(bitPattern: unsafeBitCast(object, to: Int.self))
             var i = IdentityMap.slot(key, mask)
             while true {
                 let k = keys[i]
@@ -29,7 +34,7 @@ struct IdentityMap {
         }
         set {
             guard let v = newValue else { return }  // entries are never removed
-            insert(UInt(bitPattern: unsafeBitCast(object, to: Int.self)), v)
+            insert(key, v)
         }
     }
 

@@ -10,10 +10,10 @@ final class UserTable {
     let ref: LuaRef
     let raw: Int32
     let state: LuaState
-    var nodeTables: [Int: Int32] = [:]
+    @exclusivity(unchecked) var nodeTables: [Int: Int32] = [:]
     /// The props tables builders returned in this resolution, by component serial (handed on
     /// to the parent's builder as they are, not converted back from JSON).
-    var propsTables: [Int: Int32] = [:]
+    @exclusivity(unchecked) var propsTables: [Int: Int32] = [:]
     init(ref: LuaRef, state: LuaState) {
         self.ref = ref
         raw = ref.ref
@@ -33,6 +33,7 @@ extension PluginEngine {
     /// The frozen user table of this resolution (made on first use).
     @inline(__always)
     func userRef(_ ctx: ResolutionContext) throws(LuaError) -> Int32 {
+        if ctx.engineSlot >= 0 { return ctx.engineSlot }
         if let u = ctx.engineData { return unsafeDowncast(u, to: UserTable.self).raw }
         var attrs = ctx.user.attributes
         if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
@@ -40,6 +41,7 @@ extension PluginEngine {
         try sandbox.freezeTop()
         let t = UserTable(ref: state.ref(), state: state)
         ctx.engineData = t
+        ctx.engineSlot = t.raw
         return t.raw
     }
 
@@ -56,7 +58,7 @@ extension PluginEngine {
     /// The frozen node table of a component (made once per component).
     @inline(__always)
     func nodeRef(_ c: Component) throws(LuaError) -> Int32 {
-        if let r = nodeRefs[c] { return r }
+        if let r = nodeRefs[key: IdentityMap.key(c)] { return r }
         var o: OrderedDictionary<String, JSONValue> = ["type": .string(c.type)]
         if let id = c.id { o["id"] = .string(id) }
         o["meta"] = c.metaValue ?? .object([:])
@@ -70,17 +72,17 @@ extension PluginEngine {
         state.push(json: .object(o))
         try sandbox.freezeTop()
         let r = loom_ref(state.L)
-        nodeRefs[c] = r
+        nodeRefs[key: IdentityMap.key(c)] = r
         retained.append(c)
         return r
     }
 
     func itemRef(_ item: Item) throws(LuaError) -> Int32 {
-        if let r = nodeRefs[item] { return r }
+        if let r = nodeRefs[key: IdentityMap.key(item)] { return r }
         state.push(json: PluginEngine.itemJSON(item))
         try sandbox.freezeTop()
         let r = loom_ref(state.L)
-        nodeRefs[item] = r
+        nodeRefs[key: IdentityMap.key(item)] = r
         retained.append(item)
         return r
     }

@@ -33,19 +33,19 @@ public final class PluginEngine {
     /// Registry references of node tables by component / item identity. They live as long as
     /// the state (no per-call reference counting on the hot path); `retained` keeps the objects
     /// alive so an identity is never reused.
-    var nodeRefs = IdentityMap()
+    @exclusivity(unchecked) var nodeRefs = IdentityMap()
     var retained: [AnyObject] = []
-    var argRefs: [SourceLocation: Int32] = [:]
+    @exclusivity(unchecked) var argRefs: [SourceLocation: Int32] = [:]
     /// Builders are deterministic (a contract): a single component's output depends on its node
     /// only, an item view's on its item only, so both are cached per component / item.
-    var singleCache: [ObjectIdentifier: BuildOutput] = [:]
-    var itemViewCache: [ObjectIdentifier: BuildOutput] = [:]
+    @exclusivity(unchecked) var singleCache: [ObjectIdentifier: BuildOutput] = [:]
+    @exclusivity(unchecked) var itemViewCache: [ObjectIdentifier: BuildOutput] = [:]
     /// Resolved item tables handed to collection builders (frozen; user-independent).
-    var itemTables: [ObjectIdentifier: Int32] = [:]
-    var singleTables: [ObjectIdentifier: Int32] = [:]
-    var metaRefs: [ObjectIdentifier: Int32] = [:]
+    @exclusivity(unchecked) var itemTables: [ObjectIdentifier: Int32] = [:]
+    @exclusivity(unchecked) var singleTables: [ObjectIdentifier: Int32] = [:]
+    @exclusivity(unchecked) var metaRefs: [ObjectIdentifier: Int32] = [:]
     /// Lua calls made (rules, builders, item views), for the bench.
-    public var luaCalls = 0
+    @exclusivity(unchecked) public var luaCalls = 0
     var navRef: LuaRef?
 
     public init(limits: LuaLimits = .default) throws(LuaError) {

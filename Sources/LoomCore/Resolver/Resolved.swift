@@ -171,9 +171,11 @@ public final class ResolutionContext {
     public let explain: Bool
     public var diagnostics = Diagnostics()
     /// Calls made into plugins (rules + builders), for the bench.
-    public var pluginCalls = 0
+    @exclusivity(unchecked) public var pluginCalls = 0
     /// Owned by the engine that evaluates rules and builders.
     public var engineData: AnyObject?
+    /// An opaque number the engine keeps beside `engineData` for its hot path (-1: unset).
+    @exclusivity(unchecked) public var engineSlot: Int32 = -1
 
     public init(user: UserProfile, screenID: String, explain: Bool = false) {
         self.user = user

@@ -255,7 +255,7 @@ public struct Resolver {
 /// What a screen's resolutions share: the resolved single components and items (their output
 /// depends on their own node only). Used from one thread, with one factory.
 public final class ResolutionCache {
-    var singles: [Int: ResolvedNode] = [:]
-    var items: [Int: ResolvedItem] = [:]
+    @exclusivity(unchecked) var singles: [Int: ResolvedNode] = [:]
+    @exclusivity(unchecked) var items: [Int: ResolvedItem] = [:]
     public init() {}
 }
