@@ -55,6 +55,24 @@ extension PluginEngine {
         return r
     }
 
+    /// The same, found by the rule's subject (a component or item) and the reference's place:
+    /// no string hashing on the hot path.
+    @inline(__always)
+    func argsRef(_ args: JSONNode, subject: UInt, location: SourceLocation) throws(LuaError) -> Int32 {
+        let pos = SourcePosition(line: location.line, column: location.column)
+        if let i = argsBySubject[key: subject] {
+            for (p, r) in argLists[Int(i)] where p == pos { return r }
+        }
+        let r = try argsRef(args, key: location)
+        if let i = argsBySubject[key: subject] {
+            argLists[Int(i)].append((pos, r))
+        } else {
+            argsBySubject[key: subject] = Int32(argLists.count)
+            argLists.append([(pos, r)])
+        }
+        return r
+    }
+
     /// The frozen node table of a component (made once per component).
     @inline(__always)
     func nodeRef(_ c: Component) throws(LuaError) -> Int32 {
@@ -469,12 +487,17 @@ final class LuaRule: RuleEvaluating {
         let status: Int32
         do {
             let user = try engine.userRef(context)
-            let argsRef: Int32 = args == nil ? -1 : try engine.argsRef(args!, key: location)
             let node: Int32
+            let subjectKey: UInt
             switch subject {
-            case .component(let c): node = try engine.nodeRef(c)
-            case .item(let i): node = try engine.itemRef(i)
+            case .component(let c):
+                node = try engine.nodeRef(c)
+                subjectKey = IdentityMap.key(c)
+            case .item(let i):
+                node = try engine.itemRef(i)
+                subjectKey = IdentityMap.key(i)
             }
+            let argsRef: Int32 = args == nil ? -1 : try engine.argsRef(args!, subject: subjectKey, location: location)
             status = loom_call_rule(L, fnRef, user, argsRef, node, &result, &exceeded)
         } catch {
             return .failure(engine.failure(error))

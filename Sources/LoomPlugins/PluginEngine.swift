@@ -36,6 +36,8 @@ public final class PluginEngine {
     @exclusivity(unchecked) var nodeRefs = IdentityMap()
     var retained: [AnyObject] = []
     @exclusivity(unchecked) var argRefs: [SourceLocation: Int32] = [:]
+    @exclusivity(unchecked) var argsBySubject = IdentityMap()
+    @exclusivity(unchecked) var argLists: [[(SourcePosition, Int32)]] = []
     /// Builders are deterministic (a contract): a single component's output depends on its node
     /// only, an item view's on its item only, so both are cached per component / item.
     @exclusivity(unchecked) var singleCache: [ObjectIdentifier: BuildOutput] = [:]

@@ -173,6 +173,43 @@ final class ResolveTests: XCTestCase {
         XCTAssertLessThanOrEqual(ws.engine.state.memoryUsed, 1 << 30)
     }
 
+    func testTreeCacheGivesTheSameResultsAndReportsEveryTime() throws {
+        let screen = """
+            {"screen": "s", "root": {"type": "stack", "children": [
+              {"type": "label", "id": "gold_only", "meta": {"text": "g"}, "rule": "is_gold"},
+              {"type": "label", "id": "boom", "rule": "boom"},
+              {"type": "broken", "id": "broken"}]}}
+            """
+        let plugin = """
+            return {name = "p", version = "1", api = 1, register = function(host)
+              host.rule("is_gold", function(u) return u.tier == "gold" end)
+              host.rule("boom", function() error("kaput") end)
+              host.single("broken", function() return { props = {} } end)
+            end}
+            """
+        let dir = try scratchProject(screen, plugin: plugin)
+        try #"{"gold": {"tier": "gold"}, "free": {"tier": "free"}}"#.write(toFile: dir + "/users.json", atomically: true, encoding: .utf8)
+        let ws = try workspace(project: dir)
+        func run(_ user: String) throws -> (String, [String]) {
+            let (r, d) = try resolve(ws, dir + "/screens/s.json", user: user)
+            return (TreeOutput.json(r.tree!).serialized(), d.errors.map(\.message))
+        }
+        let gold1 = try run("gold"), free1 = try run("free"), gold2 = try run("gold"), free2 = try run("free")
+        XCTAssertEqual(gold1.0, gold2.0)
+        XCTAssertEqual(free1.0, free2.0)
+        XCTAssertNotEqual(gold1.0, free1.0)
+        XCTAssertTrue(gold1.0.contains("gold_only"))
+        XCTAssertFalse(free1.0.contains("gold_only"))
+        // The rule error and the builder error are reported on every resolution, cached or not.
+        for errors in [gold1.1, free1.1, gold2.1, free2.1] {
+            XCTAssertTrue(errors.contains { $0.contains("kaput") }, "\(errors)")
+            XCTAssertTrue(errors.contains { $0.contains("'view' must be a non-empty string") }, "\(errors)")
+        }
+        // --explain bypasses the cache and still shows the hidden components.
+        let (explained, _) = try resolve(ws, dir + "/screens/s.json", user: "free", explain: true)
+        XCTAssertTrue(TreeOutput.json(explained.tree!).serialized().contains("\"hidden\""))
+    }
+
     // MARK: compat files (skipped when ../shared/compat is absent)
 
     var compat: String { ResolveTests.repo + "/../shared/compat" }

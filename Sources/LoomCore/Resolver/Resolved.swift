@@ -174,6 +174,10 @@ public final class ResolutionContext {
     @exclusivity(unchecked) public var pluginCalls = 0
     /// Owned by the engine that evaluates rules and builders.
     public var engineData: AnyObject?
+    /// Rule traces of the rule walk (being recorded), or to replay while building.
+    var recorded: [RuleTrace]?
+    var replay: [RuleTrace]?
+    var replayIndex = 0
     /// An opaque number the engine keeps beside `engineData` for its hot path (-1: unset).
     @exclusivity(unchecked) public var engineSlot: Int32 = -1
 

@@ -21,8 +21,69 @@ public struct Resolver {
 
     public func resolve(for user: UserProfile, explain: Bool = false, context: ResolutionContext? = nil) -> Resolution {
         let ctx = context ?? ResolutionContext(user: user, screenID: screen.id, explain: explain)
+        guard !ctx.explain, let cache else {
+            let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
+            return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
+        }
+        // Builders are deterministic and see no user: the tree depends on the rules' outcomes
+        // only. Evaluate every rule that would be reached (same order, same short-circuits, same
+        // diagnostics), then reuse the tree of an earlier resolution with the same outcomes, or
+        // build it replaying those outcomes.
+        ctx.recorded = []
+        ruleWalk(screen.root, ctx: ctx)
+        let traces = ctx.recorded!
+        ctx.recorded = nil
+        let key = OutcomeKey(traces)
+        if let hit = cache.trees[key] {
+            ctx.diagnostics.append(contentsOf: hit.diagnostics)
+            return Resolution(screen: screen.id, user: user, tree: hit.tree, diagnostics: ctx.diagnostics)
+        }
+        ctx.replay = traces
+        ctx.replayIndex = 0
+        let before = ctx.diagnostics.count
         let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
+        ctx.replay = nil
+        cache.store(key, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...]))
         return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
+    }
+
+    /// Evaluates the rules a resolution reaches, in the order it reaches them, without building.
+    func ruleWalk(_ c: Component, ctx: ResolutionContext) {
+        if isInvalid(c.serial) { return }
+        if let rule = c.rule, reached(rule, subject: .component(c), ctx: ctx).value != true { return }
+        let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
+        let reg = isSpotsRoot ? nil : registration(c)
+        if !isSpotsRoot && reg == nil { return }
+        for child in c.children { ruleWalk(child, ctx: ctx) }
+        guard reg?.kind == .collection else { return }
+        for item in c.items {
+            if isInvalid(item.serial) { continue }
+            if let rule = item.rule, reached(rule, subject: .item(item), ctx: ctx).value != true { continue }
+            for child in item.children { ruleWalk(child, ctx: ctx) }
+        }
+    }
+
+    @inline(__always)
+    func isInvalid(_ serial: Int) -> Bool {
+        check.invalid.isEmpty ? false : check.invalid[serial] != nil
+    }
+
+    /// The registration of a component's type (looked up once per component with a cache).
+    @inline(__always)
+    func registration(_ c: Component) -> ComponentRegistration? {
+        guard let cache else { return factory.componentRegistration(c.type) }
+        return cache.registration(c, serials: screen.serialCount, factory: factory)
+    }
+
+    /// A rule guarding a component or item: evaluated, or replayed from the rule walk.
+    func reached(_ rule: RuleExpression, subject: RuleSubject, ctx: ResolutionContext) -> RuleTrace {
+        if let replay = ctx.replay, ctx.replayIndex < replay.count {
+            defer { ctx.replayIndex += 1 }
+            return replay[ctx.replayIndex]
+        }
+        let t = evaluate(rule, subject: subject, ctx: ctx)
+        ctx.recorded?.append(t)
+        return t
     }
 
     // MARK: Rules
@@ -104,7 +165,7 @@ public struct Resolver {
         if let why = check.invalid[c.serial] { return hiddenNode(c, reason: why, rule: nil, ctx: ctx) }
         var trace: RuleTrace?
         if let rule = c.rule {
-            let t = evaluate(rule, subject: .component(c), ctx: ctx)
+            let t = reached(rule, subject: .component(c), ctx: ctx)
             trace = t
             if t.value != true {
                 return hiddenNode(
@@ -113,7 +174,7 @@ public struct Resolver {
             }
         }
         let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
-        let reg = isSpotsRoot ? nil : factory.componentRegistration(c.type)
+        let reg = isSpotsRoot ? nil : registration(c)
         if !isSpotsRoot && reg == nil { return hiddenNode(c, reason: "type '\(c.type)' is not registered", rule: trace, ctx: ctx) }
         if reg?.kind == .single, let cached = cache?.singles[c.serial] {
             var n = cached
@@ -207,7 +268,7 @@ public struct Resolver {
         if let why = check.invalid[item.serial] { return hidden(why, nil) }
         var trace: RuleTrace?
         if let rule = item.rule {
-            let t = evaluate(rule, subject: .item(item), ctx: ctx)
+            let t = reached(rule, subject: .item(item), ctx: ctx)
             trace = t
             if t.value != true {
                 return hidden(t.value == false ? "rule \(rule.text) is false" : "rule \(rule.text) failed: \(t.error ?? "error")", t)
@@ -257,5 +318,51 @@ public struct Resolver {
 public final class ResolutionCache {
     @exclusivity(unchecked) var singles: [Int: ResolvedNode] = [:]
     @exclusivity(unchecked) var items: [Int: ResolvedItem] = [:]
+    /// Whole trees by the outcomes of the rules that produced them (a few per screen: users of
+    /// one segment share them), bounded.
+    @exclusivity(unchecked) var trees: [OutcomeKey: (tree: ResolvedNode?, diagnostics: [Diagnostic])] = [:]
+    public static let maxTrees = 64
     public init() {}
+
+    /// Registrations by component serial (0: not looked up yet).
+    @exclusivity(unchecked) var registrations: [ComponentRegistration?] = []
+    @exclusivity(unchecked) var looked: [Bool] = []
+
+    @inline(__always)
+    func registration(_ c: Component, serials: Int, factory: Factory) -> ComponentRegistration? {
+        if looked.count < serials {
+            registrations = Array(repeating: nil, count: serials)
+            looked = Array(repeating: false, count: serials)
+        }
+        if looked[c.serial] { return registrations[c.serial] }
+        let r = factory.componentRegistration(c.type)
+        registrations[c.serial] = r
+        looked[c.serial] = true
+        return r
+    }
+
+    func store(_ key: OutcomeKey, tree: ResolvedNode?, diagnostics: [Diagnostic]) {
+        if trees.count >= ResolutionCache.maxTrees { trees.removeAll(keepingCapacity: true) }
+        trees[key] = (tree, diagnostics)
+    }
+}
+
+/// The outcomes of a resolution's rules: every leaf's value (true, false, failed, skipped) in
+/// evaluation order.
+struct OutcomeKey: Hashable {
+    var leaves: [UInt8] = []
+
+    init(_ traces: [RuleTrace]) {
+        for t in traces { add(t) }
+    }
+
+    private mutating func add(_ t: RuleTrace) {
+        if t.children.isEmpty {
+            leaves.append(t.skipped ? 3 : t.value.map { $0 ? 1 : 0 } ?? 2)
+        } else {
+            leaves.append(4)
+            for c in t.children { add(c) }
+            leaves.append(5)
+        }
+    }
 }
