@@ -140,6 +140,8 @@ func referenceScreen(sections: Int, bare: Bool = false) -> (String, components: 
 struct ResolveFigures {
     var comps = 0, ruleNodes = 0, items = 0
     var us = 0.0, calls = 0.0, nsPerCall = 0.0, bare = 0.0
+    /// Without the screen's tree cache: every resolution builds its tree.
+    var coldUs = 0.0, coldCalls = 0.0
 }
 
 /// Resolves the reference screen for one user, `runs` times; the bare lua_pcall of the same
@@ -164,6 +166,16 @@ func resolveBench(bare bareBuilders: Bool, runs: Int) -> ResolveFigures {
     }
     let elapsed = Double(now() - t0)
     var f = ResolveFigures(comps: comps, ruleNodes: ruleNodes, items: items)
+    let coldRuns = max(5, runs / 10)
+    var coldCalls = 0
+    let c0 = now()
+    for _ in 0..<coldRuns {
+        let ctx = ResolutionContext(user: user, screenID: "reference")
+        _ = Resolver(factory: ws.factory, screen: screen!, check: check!).resolve(for: user, context: ctx)
+        coldCalls += ctx.pluginCalls
+    }
+    f.coldUs = Double(now() - c0) / Double(coldRuns) / 1000
+    f.coldCalls = Double(coldCalls) / Double(coldRuns)
     f.calls = Double(totalCalls) / Double(runs)
     f.us = elapsed / Double(runs) / 1000
     f.nsPerCall = elapsed / Double(runs) / f.calls
@@ -194,6 +206,10 @@ if wanted("resolve") {
         "us_per_resolution": r(std.us, 1), "per_second": r(1e6 / std.us, 1), "peak_rss_mb": r(peakRSSMB(), 1),  // measured before the JSON bench runs
         "lua_calls_per_resolution": r(host.calls, 0), "ns_per_lua_call": r(host.nsPerCall), "bare_ns": r(host.bare),
         "ratio": r(host.nsPerCall / host.bare, 3),
+        "without_tree_cache": .object([
+            "us_per_resolution": r(std.coldUs, 1), "lua_calls_per_resolution": r(std.coldCalls, 0),
+            "ns_per_lua_call": r(std.coldUs * 1000 / std.coldCalls), "ratio": r(std.coldUs * 1000 / std.coldCalls / std.bare, 3),
+        ]),
         "standard_plugins": .object([
             "us_per_resolution": r(std.us, 1), "lua_calls_per_resolution": r(std.calls, 0),
             "ns_per_lua_call": r(std.nsPerCall), "bare_ns": r(std.bare), "ratio": r(std.nsPerCall / std.bare, 3),
@@ -202,6 +218,7 @@ if wanted("resolve") {
     lines.append(String(format: "resolve       %d components, %d rule nodes, %d items, standard plugins: %.0f µs/resolution (%.0f/s), peak RSS %.0f MB", std.comps, std.ruleNodes, std.items, std.us, 1e6 / std.us, peakRSSMB()))
     lines.append(String(format: "              host cost per Lua call (minimal builders, %.0f calls): %.0f ns vs bare lua_pcall %.1f ns: ratio %.2f (target ≤ 3)", host.calls, host.nsPerCall, host.bare, host.nsPerCall / host.bare))
     lines.append(String(format: "              with the standard plugins' builders (%.0f calls): %.0f ns per call: ratio %.2f", std.calls, std.nsPerCall, std.nsPerCall / std.bare))
+    lines.append(String(format: "              without the screen's tree cache (every resolution builds, %.0f calls): %.0f µs/resolution, %.0f ns per call: ratio %.1f", std.coldCalls, std.coldUs, std.coldUs * 1000 / std.coldCalls, std.coldUs * 1000 / std.coldCalls / std.bare))
 }
 
 // MARK: json_load — the located JSON reader against Foundation's JSONSerialization.
