@@ -166,7 +166,7 @@ func resolveBench(bare bareBuilders: Bool, runs: Int) -> ResolveFigures {
     }
     let elapsed = Double(now() - t0)
     var f = ResolveFigures(comps: comps, ruleNodes: ruleNodes, items: items)
-    let coldRuns = max(5, runs / 10)
+    let coldRuns = ProcessInfo.processInfo.environment["LOOM_BENCH_NO_COLD"] != nil ? 1 : max(5, runs / 10)
     var coldCalls = 0
     let c0 = now()
     for _ in 0..<coldRuns {

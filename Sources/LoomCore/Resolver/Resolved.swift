@@ -174,9 +174,8 @@ public final class ResolutionContext {
     @exclusivity(unchecked) public var pluginCalls = 0
     /// Owned by the engine that evaluates rules and builders.
     public var engineData: AnyObject?
-    /// Rule traces of the rule walk (being recorded), or to replay while building.
-    var recorded: [RuleTrace]?
-    var replay: [RuleTrace]?
+    /// Rule outcomes of the rule plan, replayed while building (no plugin call twice).
+    var replayLeaves: [UInt8]?
     var replayIndex = 0
     /// An opaque number the engine keeps beside `engineData` for its hot path (-1: unset).
     @exclusivity(unchecked) public var engineSlot: Int32 = -1

@@ -29,38 +29,147 @@ public struct Resolver {
         // only. Evaluate every rule that would be reached (same order, same short-circuits, same
         // diagnostics), then reuse the tree of an earlier resolution with the same outcomes, or
         // build it replaying those outcomes.
-        ctx.recorded = []
-        ruleWalk(screen.root, ctx: ctx)
-        let traces = ctx.recorded!
-        ctx.recorded = nil
-        let key = OutcomeKey(traces)
+        let leaves = runRulePlan(cache.rulePlan(self), ctx: ctx)
+        let key = OutcomeKey(leaves: leaves)
         if let hit = cache.trees[key] {
             ctx.diagnostics.append(contentsOf: hit.diagnostics)
             return Resolution(screen: screen.id, user: user, tree: hit.tree, diagnostics: ctx.diagnostics)
         }
-        ctx.replay = traces
+        ctx.replayLeaves = leaves
         ctx.replayIndex = 0
         let before = ctx.diagnostics.count
         let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
-        ctx.replay = nil
+        ctx.replayLeaves = nil
         cache.store(key, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...]))
         return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
     }
 
-    /// Evaluates the rules a resolution reaches, in the order it reaches them, without building.
-    func ruleWalk(_ c: Component, ctx: ResolutionContext) {
-        if isInvalid(c.serial) { return }
-        if let rule = c.rule, reached(rule, subject: .component(c), ctx: ctx).value != true { return }
-        let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
-        let reg = isSpotsRoot ? nil : registration(c)
-        if !isSpotsRoot && reg == nil { return }
-        for child in c.children { ruleWalk(child, ctx: ctx) }
-        guard reg?.kind == .collection else { return }
-        for item in c.items {
-            if isInvalid(item.serial) { continue }
-            if let rule = item.rule, reached(rule, subject: .item(item), ctx: ctx).value != true { continue }
-            for child in item.children { ruleWalk(child, ctx: ctx) }
+    /// Evaluates the rules a resolution reaches, in the order it reaches them, without building:
+    /// a rule that is not true skips the rules of what it guards.
+    func runRulePlan(_ plan: [RulePlanStep], ctx: ResolutionContext) -> [UInt8] {
+        var leaves: [UInt8] = []
+        leaves.reserveCapacity(plan.count + 16)
+        plan.withUnsafeBufferPointer { steps in
+            var i = 0
+            while i < steps.count {
+                let v = outcome(steps[i].rule, subject: steps[i].subject, ctx: ctx, into: &leaves)
+                i = v == true ? i + 1 : steps[i].skip
+            }
         }
+        return leaves
+    }
+
+    /// Evaluates a rule as `evaluate` does (short-circuit, fail closed, diagnostics), recording
+    /// only its leaves' outcomes (0 false, 1 true, 2 failed) in evaluation order.
+    func outcome(_ rule: RuleExpression, subject: RuleSubject, ctx: ResolutionContext, into leaves: inout [UInt8]) -> Bool? {
+        switch rule {
+        case .rule(let name, let args, let loc):
+            guard let reg = factory.rules[name] else {
+                leaves.append(2)
+                return nil
+            }
+            ctx.pluginCalls += 1
+            switch reg.evaluator.evaluate(args: args, at: loc, subject: subject, context: ctx) {
+            case .success(let v):
+                leaves.append(v ? 1 : 0)
+                return v
+            case .failure(let f):
+                leaves.append(2)
+                let at = f.scriptLocation.map { " (\($0))" } ?? ""
+                ctx.diagnostics.error("rule '\(name)' of plugin \(reg.plugin.name) failed\(at): \(f.message); the \(subjectLabel(subject)) it guards is hidden", at: loc)
+                return nil
+            }
+        case .and(let rs, _), .or(let rs, _):
+            let isAnd: Bool
+            if case .and = rule { isAnd = true } else { isAnd = false }
+            var decided: Bool?
+            var failed = false
+            for r in rs {
+                if decided != nil { break }
+                guard let v = outcome(r, subject: subject, ctx: ctx, into: &leaves) else {
+                    failed = true
+                    decided = false
+                    continue
+                }
+                if isAnd && !v { decided = false }
+                if !isAnd && v { decided = true }
+            }
+            return failed ? nil : (decided ?? isAnd)
+        case .not(let r, _):
+            return outcome(r, subject: subject, ctx: ctx, into: &leaves).map { !$0 }
+        }
+    }
+
+    /// The trace `evaluate` would have made, rebuilt from recorded leaf outcomes (no plugin call).
+    func replayTrace(_ rule: RuleExpression, _ leaves: [UInt8], _ cursor: inout Int) -> RuleTrace {
+        switch rule {
+        case .rule(_, _, let loc):
+            let code = cursor < leaves.count ? leaves[cursor] : 2
+            cursor += 1
+            return RuleTrace(expression: "", value: code == 2 ? nil : code == 1, error: code == 2 ? "failed" : nil,
+                             skipped: false, children: [], location: loc)
+        case .and(let rs, let loc), .or(let rs, let loc):
+            let isAnd: Bool
+            if case .and = rule { isAnd = true } else { isAnd = false }
+            var trace = RuleTrace(expression: "", value: nil, error: nil, skipped: false, children: [], location: loc)
+            var decided: Bool?
+            var failed = false
+            for r in rs {
+                if decided != nil {
+                    trace.children.append(RuleTrace(expression: "", value: nil, error: nil, skipped: true, children: [], location: r.location))
+                    continue
+                }
+                let t = replayTrace(r, leaves, &cursor)
+                trace.children.append(t)
+                guard let v = t.value else {
+                    failed = true
+                    decided = false
+                    continue
+                }
+                if isAnd && !v { decided = false }
+                if !isAnd && v { decided = true }
+            }
+            if failed { trace.error = "a sub-rule failed" } else { trace.value = decided ?? isAnd }
+            return trace
+        case .not(let r, let loc):
+            let t = replayTrace(r, leaves, &cursor)
+            var trace = RuleTrace(expression: "", value: t.value.map { !$0 }, error: nil, skipped: false, children: [t], location: loc)
+            if t.value == nil { trace.error = "its rule failed" }
+            return trace
+        }
+    }
+
+    /// The rule plan of this screen: every rule a resolution may reach, in the order it reaches
+    /// them (the same walk as `resolve`), each with where to go on when it is not true.
+    func makeRulePlan() -> [RulePlanStep] {
+        var plan: [RulePlanStep] = []
+        func component(_ c: Component) {
+            if isInvalid(c.serial) { return }
+            let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
+            let reg = isSpotsRoot ? nil : factory.componentRegistration(c.type)
+            var at: Int?
+            if let rule = c.rule {
+                at = plan.count
+                plan.append(RulePlanStep(rule: rule, subject: .component(c), skip: 0))
+            }
+            if isSpotsRoot || reg != nil {
+                for child in c.children { component(child) }
+                if reg?.kind == .collection {
+                    for item in c.items where !isInvalid(item.serial) {
+                        var itemAt: Int?
+                        if let rule = item.rule {
+                            itemAt = plan.count
+                            plan.append(RulePlanStep(rule: rule, subject: .item(item), skip: 0))
+                        }
+                        for child in item.children { component(child) }
+                        if let itemAt { plan[itemAt].skip = plan.count }
+                    }
+                }
+            }
+            if let at { plan[at].skip = plan.count }
+        }
+        component(screen.root)
+        return plan
     }
 
     @inline(__always)
@@ -77,13 +186,10 @@ public struct Resolver {
 
     /// A rule guarding a component or item: evaluated, or replayed from the rule walk.
     func reached(_ rule: RuleExpression, subject: RuleSubject, ctx: ResolutionContext) -> RuleTrace {
-        if let replay = ctx.replay, ctx.replayIndex < replay.count {
-            defer { ctx.replayIndex += 1 }
-            return replay[ctx.replayIndex]
+        if let leaves = ctx.replayLeaves {
+            return replayTrace(rule, leaves, &ctx.replayIndex)
         }
-        let t = evaluate(rule, subject: subject, ctx: ctx)
-        ctx.recorded?.append(t)
-        return t
+        return evaluate(rule, subject: subject, ctx: ctx)
     }
 
     // MARK: Rules
@@ -341,6 +447,15 @@ public final class ResolutionCache {
         return r
     }
 
+    private var plan: [RulePlanStep]?
+
+    func rulePlan(_ resolver: Resolver) -> [RulePlanStep] {
+        if let plan { return plan }
+        let p = resolver.makeRulePlan()
+        plan = p
+        return p
+    }
+
     func store(_ key: OutcomeKey, tree: ResolvedNode?, diagnostics: [Diagnostic]) {
         if trees.count >= ResolutionCache.maxTrees { trees.removeAll(keepingCapacity: true) }
         trees[key] = (tree, diagnostics)
@@ -350,19 +465,15 @@ public final class ResolutionCache {
 /// The outcomes of a resolution's rules: every leaf's value (true, false, failed, skipped) in
 /// evaluation order.
 struct OutcomeKey: Hashable {
-    var leaves: [UInt8] = []
+    /// The leaves' outcomes in evaluation order: with the screen's fixed rule plan they determine
+    /// which rules ran and what each returned.
+    var leaves: [UInt8]
+}
 
-    init(_ traces: [RuleTrace]) {
-        for t in traces { add(t) }
-    }
-
-    private mutating func add(_ t: RuleTrace) {
-        if t.children.isEmpty {
-            leaves.append(t.skipped ? 3 : t.value.map { $0 ? 1 : 0 } ?? 2)
-        } else {
-            leaves.append(4)
-            for c in t.children { add(c) }
-            leaves.append(5)
-        }
-    }
+/// One rule of a screen's rule plan: evaluate `rule` for `subject`; when it is not true, go on at
+/// `skip` (past the rules of what it guards).
+struct RulePlanStep {
+    var rule: RuleExpression
+    var subject: RuleSubject
+    var skip: Int
 }
