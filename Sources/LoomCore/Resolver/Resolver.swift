@@ -61,30 +61,29 @@ public struct Resolver {
 
     /// Evaluates a rule as `evaluate` does (short-circuit, fail closed, diagnostics), recording
     /// only its leaves' outcomes (0 false, 1 true, 2 failed) in evaluation order.
-    func outcome(_ rule: RuleExpression, subject: RuleSubject, ctx: ResolutionContext, into leaves: inout [UInt8]) -> Bool? {
-        switch rule {
-        case .rule(let name, let args, let loc):
-            guard let reg = factory.rules[name] else {
+    func outcome(_ rule: CompiledRule, subject: RuleSubject, ctx: ResolutionContext, into leaves: inout [UInt8]) -> Bool? {
+        switch rule.op {
+        case .leaf:
+            guard let evaluator = rule.evaluator else {
                 leaves.append(2)
                 return nil
             }
             ctx.pluginCalls += 1
-            switch reg.evaluator.evaluate(args: args, at: loc, subject: subject, context: ctx) {
+            switch evaluator.evaluate(args: rule.args, at: rule.location, subject: subject, context: ctx) {
             case .success(let v):
                 leaves.append(v ? 1 : 0)
                 return v
             case .failure(let f):
                 leaves.append(2)
                 let at = f.scriptLocation.map { " (\($0))" } ?? ""
-                ctx.diagnostics.error("rule '\(name)' of plugin \(reg.plugin.name) failed\(at): \(f.message); the \(subjectLabel(subject)) it guards is hidden", at: loc)
+                ctx.diagnostics.error("rule '\(rule.name)' of plugin \(rule.plugin) failed\(at): \(f.message); the \(subjectLabel(subject)) it guards is hidden", at: rule.location)
                 return nil
             }
-        case .and(let rs, _), .or(let rs, _):
-            let isAnd: Bool
-            if case .and = rule { isAnd = true } else { isAnd = false }
+        case .and, .or:
+            let isAnd = rule.op == .and
             var decided: Bool?
             var failed = false
-            for r in rs {
+            for r in rule.children {
                 if decided != nil { break }
                 guard let v = outcome(r, subject: subject, ctx: ctx, into: &leaves) else {
                     failed = true
@@ -95,8 +94,8 @@ public struct Resolver {
                 if !isAnd && v { decided = true }
             }
             return failed ? nil : (decided ?? isAnd)
-        case .not(let r, _):
-            return outcome(r, subject: subject, ctx: ctx, into: &leaves).map { !$0 }
+        case .not:
+            return outcome(rule.children[0], subject: subject, ctx: ctx, into: &leaves).map { !$0 }
         }
     }
 
@@ -150,7 +149,7 @@ public struct Resolver {
             var at: Int?
             if let rule = c.rule {
                 at = plan.count
-                plan.append(RulePlanStep(rule: rule, subject: .component(c), skip: 0))
+                plan.append(RulePlanStep(rule: CompiledRule(rule, factory: factory), subject: .component(c), skip: 0))
             }
             if isSpotsRoot || reg != nil {
                 for child in c.children { component(child) }
@@ -159,7 +158,7 @@ public struct Resolver {
                         var itemAt: Int?
                         if let rule = item.rule {
                             itemAt = plan.count
-                            plan.append(RulePlanStep(rule: rule, subject: .item(item), skip: 0))
+                            plan.append(RulePlanStep(rule: CompiledRule(rule, factory: factory), subject: .item(item), skip: 0))
                         }
                         for child in item.children { component(child) }
                         if let itemAt { plan[itemAt].skip = plan.count }
@@ -473,7 +472,49 @@ struct OutcomeKey: Hashable {
 /// One rule of a screen's rule plan: evaluate `rule` for `subject`; when it is not true, go on at
 /// `skip` (past the rules of what it guards).
 struct RulePlanStep {
-    var rule: RuleExpression
+    var rule: CompiledRule
     var subject: RuleSubject
     var skip: Int
+}
+
+/// A rule expression with its rule registrations looked up once (for the rule plan's hot loop).
+final class CompiledRule {
+    enum Op { case leaf, and, or, not }
+    let op: Op
+    let name: String
+    let evaluator: (any RuleEvaluating)?
+    let plugin: String
+    let args: JSONNode?
+    let location: SourceLocation
+    let children: [CompiledRule]
+
+    init(_ rule: RuleExpression, factory: Factory) {
+        switch rule {
+        case .rule(let name, let args, let loc):
+            op = .leaf
+            self.name = name
+            let reg = factory.rules[name]
+            evaluator = reg?.evaluator
+            plugin = reg?.plugin.name ?? ""
+            self.args = args
+            location = loc
+            children = []
+        case .and(let rs, let loc), .or(let rs, let loc):
+            if case .and = rule { op = .and } else { op = .or }
+            name = ""
+            evaluator = nil
+            plugin = ""
+            args = nil
+            location = loc
+            children = rs.map { CompiledRule($0, factory: factory) }
+        case .not(let r, let loc):
+            op = .not
+            name = ""
+            evaluator = nil
+            plugin = ""
+            args = nil
+            location = loc
+            children = [CompiledRule(r, factory: factory)]
+        }
+    }
 }
