@@ -57,7 +57,7 @@ struct Run: ParsableCommand {
             var o: OrderedDictionary<String, JSONValue> = [:]
             o["screen"] = .string(resolution.screen)
             o["user"] = .object(["name": profile.name.map { .string($0) } ?? .null, "attributes": .object(profile.attributes)])
-            o["tree"] = resolution.tree.map(TreeOutput.json) ?? .null
+            o["tree"] = resolution.tree.map { TreeOutput.json($0, explain: explain) } ?? .null
             o["graph"] = graph?.json ?? .null
             o["diagnostics"] = TreeOutput.diagnosticsJSON(diagnostics.sorted)
             Console.out(JSONValue.object(o).serialized(pretty: true) + "\n")

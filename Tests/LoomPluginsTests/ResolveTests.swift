@@ -64,6 +64,7 @@ final class ResolveTests: XCTestCase {
         let (free, _) = try resolve(ws, Self.movies + "/screens/home.json", user: "free")
         let a = TreeOutput.json(free.tree!).serialized(pretty: true)
         XCTAssertFalse(a.contains("premium_tab"))
+        XCTAssertFalse(a.contains("\"rule\""), "rule traces appear only with --explain")
         XCTAssertTrue(a.contains("\"view\": \"TabBarController\""))
         let (again, _) = try resolve(ws, Self.movies + "/screens/home.json", user: "free")
         XCTAssertEqual(a, TreeOutput.json(again.tree!).serialized(pretty: true))
@@ -207,7 +208,7 @@ final class ResolveTests: XCTestCase {
         }
         // --explain bypasses the cache and still shows the hidden components.
         let (explained, _) = try resolve(ws, dir + "/screens/s.json", user: "free", explain: true)
-        XCTAssertTrue(TreeOutput.json(explained.tree!).serialized().contains("\"hidden\""))
+        XCTAssertTrue(TreeOutput.json(explained.tree!, explain: true).serialized().contains("\"hidden\""))
     }
 
     // MARK: compat files (skipped when ../shared/compat is absent)

@@ -19,7 +19,8 @@ public struct Style: Sendable {
 public enum TreeOutput {
     // MARK: JSON
 
-    public static func json(_ n: ResolvedNode) -> JSONValue {
+    /// A node as `--format json` prints it; rule traces only with `explain`.
+    public static func json(_ n: ResolvedNode, explain: Bool = false) -> JSONValue {
         var o: OrderedDictionary<String, JSONValue> = ["type": .string(n.type)]
         if let id = n.id { o["id"] = .string(id) }
         if n.hidden {
@@ -29,14 +30,14 @@ public enum TreeOutput {
             o["view"] = .string(n.view)
             o["props"] = n.props
         }
-        if let r = n.rule { o["rule"] = r.json }
-        if !n.children.isEmpty { o["children"] = .array(n.children.map(json)) }
-        if let items = n.items, !n.hidden { o["items"] = .array(items.map(json)) }
+        if explain, let r = n.rule { o["rule"] = r.json }
+        if !n.children.isEmpty { o["children"] = .array(n.children.map { json($0, explain: explain) }) }
+        if let items = n.items, !n.hidden { o["items"] = .array(items.map { json($0, explain: explain) }) }
         if let a = n.action { o["action"] = .string(a) }
         return .object(o)
     }
 
-    public static func json(_ i: ResolvedItem) -> JSONValue {
+    public static func json(_ i: ResolvedItem, explain: Bool = false) -> JSONValue {
         var o: OrderedDictionary<String, JSONValue> = [:]
         if let k = i.kind { o["kind"] = .string(k) }
         if let id = i.id { o["id"] = .string(id) }
@@ -48,8 +49,8 @@ public enum TreeOutput {
             o["view"] = .string(i.view)
             o["props"] = i.props
         }
-        if let r = i.rule { o["rule"] = r.json }
-        if !i.children.isEmpty { o["children"] = .array(i.children.map(json)) }
+        if explain, let r = i.rule { o["rule"] = r.json }
+        if !i.children.isEmpty { o["children"] = .array(i.children.map { json($0, explain: explain) }) }
         if let a = i.action { o["action"] = .string(a) }
         return .object(o)
     }
