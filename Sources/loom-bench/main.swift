@@ -274,10 +274,14 @@ if wanted("navigation") {
         let out = ws.navigationGraph(from: nil, user: user)
         let explore = Double(now() - t0)
         let reached = out.graph.nodes.count
-        // Baseline: resolving the same screens without navigation.
+        // Baseline: resolving the same screens once each without navigation, in a fresh
+        // workspace (as cold as the exploration's own resolutions).
+        let ws2 = try! Workspace(options: options)
+        let files2 = ws2.screenFiles()
+        for f in files2.values { _ = ws2.screen(file: f) }
         let t1 = now()
         for node in out.graph.nodes {
-            if let f = files[node.screen], case let (s?, _, c?) = ws.screen(file: f) { _ = ws.resolve(s, check: c, user: user) }
+            if let f = files2[node.screen], case let (s?, _, c?) = ws2.screen(file: f) { _ = ws2.resolve(s, check: c, user: user) }
         }
         let base = Double(now() - t1)
         per[name] = .object([
