@@ -29,28 +29,8 @@ extension LuaState {
         }
     }
 
-    func push(json node: JSONNode) {
-        switch node.kind {
-        case .null: pushNil()
-        case .bool(let b): push(b)
-        case .int(let i): push(i)
-        case .double(let d): push(d)
-        case .string(let s): push(s)
-        case .array(let a):
-            newTable(narr: Int32(clamping: a.count))
-            for (i, v) in a.enumerated() {
-                push(json: v)
-                setIndex(-2, i + 1)
-            }
-        case .object(let o):
-            newTable(nrec: Int32(clamping: o.members.count))
-            for m in o.members {
-                if case .null = m.value.kind { continue }
-                push(json: m.value)
-                setField(-2, m.key)
-            }
-        }
-    }
+    /// Pushes a located JSON value (its plain value; positions stay in Swift).
+    func push(json node: JSONNode) { push(json: node.plain) }
 
     /// Reads the value at `index` as JSON. Tables whose keys are exactly 1...n become arrays,
     /// other tables objects with their keys sorted (so output is the same on every run); an

@@ -111,7 +111,7 @@ public struct MetaSchema: Sendable, Hashable {
         case (.string, .string): return true
         case (.text, .string): return true
         case (.text, .object(let o)):
-            if o["key"]?.stringValue != nil { return true }
+            if o["key"]?.string != nil { return true }
             return fail()
         case (.number, .int), (.number, .double): return true
         case (.integer, .int): return true

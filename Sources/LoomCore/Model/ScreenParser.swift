@@ -46,7 +46,7 @@ public struct ScreenParser {
                 p.diagnostics.warning("unknown key '\(m.key)' in a screen file\(DidYouMean.hint(m.key, among: ["screen", "root", "title", "description"]))", at: p.loc(m.keyPosition))
             }
             if let s = top["screen"] {
-                if let str = s.stringValue, !str.isEmpty { id = str } else {
+                if let str = s.string, !str.isEmpty { id = str } else {
                     p.diagnostics.error("\"screen\" is the screen's id, a non-empty string; found \(s.kindDescription)", at: p.loc(s.position))
                 }
             }
@@ -84,7 +84,7 @@ public struct ScreenParser {
 
     mutating func string(_ obj: JSONObject, _ key: String, what: String) -> (String, SourceLocation)? {
         guard let n = obj[key] else { return nil }
-        if let s = n.stringValue { return (s, loc(n.position)) }
+        if let s = n.string { return (s, loc(n.position)) }
         diagnostics.error("\(what) '\(key)' must be a string, found \(n.kindDescription)", at: loc(n.position))
         return nil
     }
@@ -92,7 +92,7 @@ public struct ScreenParser {
     /// `meta` when it is an object (else reported, and nil).
     mutating func metaObject(_ obj: JSONObject) -> JSONNode? {
         guard let m = obj["meta"] else { return nil }
-        if m.objectValue != nil { return m }
+        if m.object != nil { return m }
         diagnostics.error("\"meta\" is an object, found \(m.kindDescription)", at: loc(m.position))
         return nil
     }
@@ -123,7 +123,7 @@ public struct ScreenParser {
             diagnostics.error("component at \(path) has no \"type\"", at: loc(node.position))
             return nil
         }
-        guard let type = tn.stringValue, !type.isEmpty else {
+        guard let type = tn.string, !type.isEmpty else {
             diagnostics.error("a component's \"type\" is a non-empty string, found \(tn.kindDescription)", at: loc(tn.position))
             return nil
         }
@@ -153,13 +153,13 @@ public struct ScreenParser {
             }
         }
         var layout = obj["layout"]
-        if let l = layout, l.objectValue == nil {
+        if let l = layout, l.object == nil {
             diagnostics.error("\"layout\" is an object, found \(l.kindDescription)", at: loc(l.position))
             layout = nil
         }
         // Spots' top-level `span` belongs to the layout.
         if spots, let span = obj["span"] {
-            var members = layout?.objectValue?.members ?? []
+            var members = layout?.object?.members ?? []
             if !members.contains(where: { $0.key == "span" }) {
                 members.append(JSONObject.Member(key: "span", keyPosition: span.position, value: span))
             }
@@ -191,11 +191,11 @@ public struct ScreenParser {
         let kind = string(obj, "kind", what: "item") ?? string(obj, "type", what: "item")
         var action = string(obj, "action", what: "item")
         if action == nil, let target = obj["target"] {
-            if let t = target.objectValue, let uri = t["uri"] {
-                if let s = uri.stringValue { action = (s, loc(uri.position)) } else {
+            if let t = target.object, let uri = t["uri"] {
+                if let s = uri.string { action = (s, loc(uri.position)) } else {
                     diagnostics.error("\"target.uri\" must be a string, found \(uri.kindDescription)", at: loc(uri.position))
                 }
-            } else if target.objectValue == nil {
+            } else if target.object == nil {
                 diagnostics.error("\"target\" is an object with a \"uri\", found \(target.kindDescription)", at: loc(target.position))
             }
         }

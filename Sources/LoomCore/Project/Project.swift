@@ -85,12 +85,12 @@ public struct Project: Sendable {
             switch m.key {
             case "plugins":
                 p.pluginDirsDeclared = true
-                if let s = m.value.stringValue {
+                if let s = m.value.string {
                     p.pluginDirs = [join(root, s)]
-                } else if let a = m.value.arrayValue {
+                } else if let a = m.value.array {
                     var dirs: [String] = []
                     for x in a {
-                        if let s = x.stringValue { dirs.append(join(root, s)) } else {
+                        if let s = x.string { dirs.append(join(root, s)) } else {
                             d.error("\"plugins\" lists folders (strings), found \(x.kindDescription)", at: doc.location(x.position))
                         }
                     }
@@ -99,7 +99,7 @@ public struct Project: Sendable {
                     d.error("\"plugins\" is a list of folders, found \(m.value.kindDescription)", at: loc)
                 }
             case "screens", "users", "flows", "scenarios", "entry":
-                guard let s = m.value.stringValue else {
+                guard let s = m.value.string else {
                     d.error("\"\(m.key)\" is a string, found \(m.value.kindDescription)", at: loc)
                     continue
                 }
@@ -160,7 +160,7 @@ public struct UserProfiles: Sendable {
                 return (u, d)
             }
             for m in o.members {
-                guard case .object(let attrs)? = Optional(m.value.plain), m.value.objectValue != nil else {
+                guard case .object(let attrs)? = Optional(m.value.plain), m.value.object != nil else {
                     d.error("profile '\(m.key)' must be an object of attributes, found \(m.value.kindDescription)", at: doc.location(m.value.position))
                     continue
                 }

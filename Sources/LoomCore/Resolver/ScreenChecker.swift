@@ -60,7 +60,7 @@ public enum ScreenChecker {
             }
             if let reg {
                 let ownerLabel = "'\(c.type)'"
-                if let metaNode = c.meta, let meta = metaNode.objectValue {
+                if let metaNode = c.meta, let meta = metaNode.object {
                     let schema = reg.meta ?? MetaSchema()
                     let ok = schema.validate(
                         meta, file: screen.file, open: reg.openMeta, renamed: reg.renamed, owner: ownerLabel,
@@ -85,7 +85,7 @@ public enum ScreenChecker {
                         result.diagnostics.error("'\(c.type)' is a collection: it takes \"items\", not \"children\"", at: c.location)
                         result.invalid[c.serial] = "a collection with children"
                     }
-                    if let layout = c.layout?.objectValue {
+                    if let layout = c.layout?.object {
                         checkLayout(layout, owner: ownerLabel, serial: c.serial)
                     }
                     for item in c.items where item.kind != nil && factory.items[item.kind!] == nil {

@@ -116,24 +116,4 @@ extension JSONNode {
         case .object: return "an object"
         }
     }
-
-    public var stringValue: String? {
-        if case .string(let s) = kind { return s }
-        return nil
-    }
-    public var objectValue: JSONObject? {
-        if case .object(let o) = kind { return o }
-        return nil
-    }
-    public var arrayValue: [JSONNode]? {
-        if case .array(let a) = kind { return a }
-        return nil
-    }
-    public var numberValue: Double? {
-        switch kind {
-        case .int(let i): return Double(i)
-        case .double(let d): return d
-        default: return nil
-        }
-    }
 }
