@@ -316,13 +316,13 @@ final class LuaComponentBuilder: ComponentBuilding {
     func build(_ request: BuildRequest) -> Result<BuildOutput, BuildFailure> {
         let engine = self.engine
         if kind == .single, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
-            request.context.pluginCalls -= 1  // served from the cache: no Lua call
             return .success(cached)
         }
         let state = engine.state
         let top = state.top
         defer { state.top = top }
         engine.luaCalls += 1
+        request.context.pluginCalls += 1
         state.push(function)
         let data: UserTable
         do {
@@ -404,13 +404,13 @@ final class LuaItemBuilder: ItemBuilding {
 
     func build(_ item: Item, context: ResolutionContext) -> Result<BuildOutput, BuildFailure> {
         if let cached = engine.itemViewCache[ObjectIdentifier(item)] {
-            context.pluginCalls -= 1  // served from the cache: no Lua call
             return .success(cached)
         }
         let state = engine.state
         let top = state.top
         defer { state.top = top }
         engine.luaCalls += 1
+        context.pluginCalls += 1
         state.push(function)
         do {
             try engine.pushItem(item)
@@ -482,6 +482,7 @@ final class LuaRule: RuleEvaluating {
 
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
         let engine = self.engine
+        context.pluginCalls += 1
         var result: Int32 = 0
         var exceeded: Int32 = 0
         let status: Int32

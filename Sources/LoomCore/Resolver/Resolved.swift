@@ -170,7 +170,8 @@ public final class ResolutionContext {
     public let screenID: String
     public let explain: Bool
     public var diagnostics = Diagnostics()
-    /// Calls made into plugins (rules + builders), for the bench.
+    /// Calls the engine made into plugins (rules, builders, item views) in this resolution;
+    /// counted by the engine, so answers served from its caches do not count.
     @exclusivity(unchecked) public var pluginCalls = 0
     /// Owned by the engine that evaluates rules and builders.
     public var engineData: AnyObject?

@@ -68,7 +68,6 @@ public struct Resolver {
                 leaves.append(2)
                 return nil
             }
-            ctx.pluginCalls += 1
             switch evaluator.evaluate(args: rule.args, at: rule.location, subject: subject, context: ctx) {
             case .success(let v):
                 leaves.append(v ? 1 : 0)
@@ -201,7 +200,6 @@ public struct Resolver {
                 trace.error = "rule '\(name)' is not registered"
                 return trace
             }
-            ctx.pluginCalls += 1
             switch reg.evaluator.evaluate(args: args, at: loc, subject: subject, context: ctx) {
             case .success(let v): trace.value = v
             case .failure(let f):
@@ -323,7 +321,6 @@ public struct Resolver {
         }
         let output: BuildOutput
         if let reg {
-            ctx.pluginCalls += 1
             switch reg.builder.build(BuildRequest(component: c, children: shown, items: shownItems, context: ctx)) {
             case .success(let o): output = o
             case .failure(let f):
@@ -387,7 +384,6 @@ public struct Resolver {
         let view: String
         let props: JSONValue
         if let kind = item.kind, let reg = factory.items[kind] {
-            ctx.pluginCalls += 1
             switch reg.builder.build(item, context: ctx) {
             case .success(let o):
                 view = o.view
