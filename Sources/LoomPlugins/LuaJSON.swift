@@ -32,6 +32,28 @@ extension LuaState {
     /// Pushes a located JSON value (its plain value; positions stay in Swift).
     func push(json node: JSONNode) { push(json: node.plain) }
 
+    /// When the table at `idx` is one of the sandbox's read-only views (empty, with a metatable
+    /// whose `__index` is a table and which has `__pairs`), pushes the table behind it.
+    func pushReadonlyTarget(_ idx: Int32) -> Bool {
+        lua_pushnil(L)
+        if lua_next(L, idx) != 0 {
+            pop(2)
+            return false  // has contents of its own: not a view
+        }
+        guard lua_getmetatable(L, idx) != 0 else { return false }
+        getField(-1, "__pairs")
+        let hasPairs = type(-1) == LUA_TFUNCTION
+        pop(1)
+        getField(-1, "__index")
+        guard hasPairs, type(-1) == LUA_TTABLE else {
+            pop(2)
+            return false
+        }
+        lua_rotate(L, -2, 1)
+        pop(1)  // the metatable; the target stays on the stack
+        return true
+    }
+
     /// Reads the value at `index` as JSON. Tables whose keys are exactly 1...n become arrays,
     /// other tables objects with their keys sorted (so output is the same on every run); an
     /// empty table is an empty object. Functions, userdata, threads, cycles and non-string
@@ -49,6 +71,12 @@ extension LuaState {
         case LUA_TSTRING: return .success(.string(toString(idx) ?? ""))
         case LUA_TTABLE:
             if depth > 64 { return .failure(LuaHostError("table nested deeper than 64 levels (a cycle?)")) }
+            // A read-only view the host handed out (a node's meta, say, returned as props): read
+            // the table behind it.
+            if pushReadonlyTarget(idx) {
+                defer { pop(1) }
+                return json(at: -1, depth: depth + 1)
+            }
             let n = rawLength(idx)
             var count = 0
             var stringKeys: [(String, JSONValue)] = []

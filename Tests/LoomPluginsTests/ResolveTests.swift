@@ -211,6 +211,16 @@ final class ResolveTests: XCTestCase {
         XCTAssertTrue(TreeOutput.json(explained.tree!, explain: true).serialized().contains("\"hidden\""))
     }
 
+    func testBuilderMayReturnTheReadOnlyTablesItWasGiven() throws {
+        let screen = #"{"screen": "s", "root": {"type": "echo", "meta": {"b": 1, "a": {"z": [1, 2], "y": "x"}}}}"#
+        let plugin = #"return {name = "p", version = "1", api = 1, register = function(host) host.single("echo", function(node) return { view = "Echo", props = node.meta } end, { open_meta = true }) end}"#
+        let dir = try scratchProject(screen, plugin: plugin)
+        let ws = try workspace(project: dir)
+        let (r, d) = try resolve(ws, dir + "/screens/s.json", user: "gold")
+        XCTAssertFalse(d.hasErrors, "\(d.items)")
+        XCTAssertEqual(r.tree?.props.serialized(pretty: false), #"{"a":{"y":"x","z":[1,2]},"b":1}"#)
+    }
+
     // MARK: compat files (skipped when ../shared/compat is absent)
 
     var compat: String { ResolveTests.repo + "/../shared/compat" }
