@@ -73,6 +73,8 @@ struct Navigate: ParsableCommand {
         }
         if failure == nil, let steps {
             switch Step.parseList(steps) {
+            case .success(let list) where list.isEmpty:
+                failure = .error("--steps names no step (write them separated by commas, e.g. \"movie:42,back\")")
             case .success(let list):
                 let r = sim.perform(list)
                 outcomes += r.outcomes
