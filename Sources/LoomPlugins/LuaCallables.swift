@@ -321,7 +321,6 @@ final class LuaComponentBuilder: ComponentBuilding {
         let state = engine.state
         let top = state.top
         defer { state.top = top }
-        engine.luaCalls += 1
         request.context.pluginCalls += 1
         state.push(function)
         let data: UserTable
@@ -409,7 +408,6 @@ final class LuaItemBuilder: ItemBuilding {
         let state = engine.state
         let top = state.top
         defer { state.top = top }
-        engine.luaCalls += 1
         context.pluginCalls += 1
         state.push(function)
         do {

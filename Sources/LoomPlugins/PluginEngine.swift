@@ -46,8 +46,6 @@ public final class PluginEngine {
     @exclusivity(unchecked) var itemTables: [ObjectIdentifier: Int32] = [:]
     @exclusivity(unchecked) var singleTables: [ObjectIdentifier: Int32] = [:]
     @exclusivity(unchecked) var metaRefs: [ObjectIdentifier: Int32] = [:]
-    /// Lua calls made (rules, builders, item views), for the bench.
-    @exclusivity(unchecked) public var luaCalls = 0
     var navRef: LuaRef?
 
     public init(limits: LuaLimits = .default) throws(LuaError) {
