@@ -37,7 +37,7 @@ extension PluginEngine {
         if let u = ctx.engineData { return unsafeDowncast(u, to: UserTable.self).raw }
         var attrs = ctx.user.attributes
         if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
-        state.push(json: .object(attrs))
+        state.push(json: .object(attrs), keepingOrder: true)
         try sandbox.freezeTop()
         let t = UserTable(ref: state.ref(), state: state)
         ctx.engineData = t
@@ -48,7 +48,7 @@ extension PluginEngine {
     /// A rule's arguments, frozen, made once per rule reference (keyed by its location).
     func argsRef(_ args: JSONNode, key: SourceLocation) throws(LuaError) -> Int32 {
         if let r = argRefs[key] { return r }
-        state.push(json: args)
+        state.push(json: args, keepingOrder: true)
         if state.type(-1) == LUA_TTABLE { try sandbox.freezeTop() }
         let r = loom_ref(state.L)
         argRefs[key] = r
@@ -87,7 +87,7 @@ extension PluginEngine {
         if let t = c.title { o["title"] = .string(t) }
         o["path"] = .string(c.path)
         if c.hasItems { o["items"] = .array(c.items.map { PluginEngine.itemJSON($0) }) }
-        state.push(json: .object(o))
+        state.push(json: .object(o), keepingOrder: true)
         try sandbox.freezeTop()
         let r = loom_ref(state.L)
         nodeRefs[key: IdentityMap.key(c)] = r
@@ -97,7 +97,7 @@ extension PluginEngine {
 
     func itemRef(_ item: Item) throws(LuaError) -> Int32 {
         if let r = nodeRefs[key: IdentityMap.key(item)] { return r }
-        state.push(json: PluginEngine.itemJSON(item))
+        state.push(json: PluginEngine.itemJSON(item), keepingOrder: true)
         try sandbox.freezeTop()
         let r = loom_ref(state.L)
         nodeRefs[key: IdentityMap.key(item)] = r
@@ -194,7 +194,7 @@ extension PluginEngine {
     /// Pushes a component's meta, frozen (made once per component).
     func pushMeta(_ c: Component) {
         if let r = metaRefs[ObjectIdentifier(c)] { return pushRef(r) }
-        state.push(json: c.metaValue ?? .object([:]))
+        state.push(json: c.metaValue ?? .object([:]), keepingOrder: true)
         guard (try? sandbox.freezeTop()) != nil else { return }
         state.pushCopy(-1)
         metaRefs[ObjectIdentifier(c)] = loom_ref(state.L)

@@ -6,7 +6,11 @@ import OrderedCollections
 /// Conversions between JSON values and Lua values (raw table access only).
 extension LuaState {
     /// Pushes a JSON value: objects and arrays become tables (arrays 1-based), null becomes nil.
-    func push(json: JSONValue) {
+    /// With `keepingOrder`, each object remembers its key order in a metatable (`__keys`), so
+    /// that it comes back out in that order; for tables the host freezes (nodes, users,
+    /// arguments), whose metatables no plugin can reach.
+    func push(json: JSONValue, keepingOrder: Bool = false) {
+        if keepingOrder { return pushOrdered(json) }
         switch json {
         case .null: pushNil()
         case .bool(let b): push(b)
@@ -29,8 +33,59 @@ extension LuaState {
         }
     }
 
+    private func pushOrdered(_ json: JSONValue) {
+        switch json {
+        case .array(let a):
+            newTable(narr: Int32(clamping: a.count))
+            for (i, v) in a.enumerated() {
+                pushOrdered(v)
+                setIndex(-2, i + 1)
+            }
+        case .object(let o):
+            newTable(nrec: Int32(clamping: o.count))
+            var keys: [String] = []
+            for (k, v) in o {
+                if case .null = v { continue }
+                pushOrdered(v)
+                setField(-2, k)
+                keys.append(k)
+            }
+            if keys.count > 1 {
+                newTable(nrec: 1)
+                newTable(narr: Int32(clamping: keys.count))
+                for (i, k) in keys.enumerated() {
+                    push(k)
+                    setIndex(-2, i + 1)
+                }
+                setField(-2, "__keys")
+                lua_setmetatable(L, -2)
+            }
+        default:
+            push(json: json)
+        }
+    }
+
+    /// The key order a table remembers (see `push(json:keepingOrder:)`), if any.
+    func rememberedKeyOrder(_ idx: Int32) -> [String: Int]? {
+        guard lua_getmetatable(L, idx) != 0 else { return nil }
+        defer { pop(1) }
+        getField(-1, "__keys")
+        defer { pop(1) }
+        guard type(-1) == LUA_TTABLE else { return nil }
+        var order: [String: Int] = [:]
+        let n = rawLength(-1)
+        if n > 0 {
+            for i in 1...n {
+                getIndex(-1, i)
+                if let k = toString(-1) { order[k] = i }
+                pop(1)
+            }
+        }
+        return order
+    }
+
     /// Pushes a located JSON value (its plain value; positions stay in Swift).
-    func push(json node: JSONNode) { push(json: node.plain) }
+    func push(json node: JSONNode, keepingOrder: Bool = false) { push(json: node.plain, keepingOrder: keepingOrder) }
 
     /// When the table at `idx` is one of the sandbox's read-only views (empty, with a metatable
     /// whose `__index` is a table and which has `__pairs`), pushes the table behind it.
@@ -114,7 +169,19 @@ extension LuaState {
                 return .success(.array(arr))
             }
             guard stringKeys.count == count else { return .failure(LuaHostError("a table mixes list entries and named fields")) }
-            stringKeys.sort { $0.0 < $1.0 }
+            if let order = rememberedKeyOrder(idx) {
+                // The order it came in with; keys added since go after, sorted.
+                stringKeys.sort { a, b in
+                    switch (order[a.0], order[b.0]) {
+                    case let (x?, y?): return x < y
+                    case (_?, nil): return true
+                    case (nil, _?): return false
+                    default: return a.0 < b.0
+                    }
+                }
+            } else {
+                stringKeys.sort { $0.0 < $1.0 }
+            }
             return .success(.object(OrderedDictionary(uniqueKeysWithValues: stringKeys)))
         default:
             return .failure(LuaHostError("a \(typeName(idx)) cannot be converted to JSON"))

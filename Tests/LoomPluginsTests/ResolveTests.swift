@@ -218,7 +218,7 @@ final class ResolveTests: XCTestCase {
         let ws = try workspace(project: dir)
         let (r, d) = try resolve(ws, dir + "/screens/s.json", user: "gold")
         XCTAssertFalse(d.hasErrors, "\(d.items)")
-        XCTAssertEqual(r.tree?.props.serialized(pretty: false), #"{"a":{"y":"x","z":[1,2]},"b":1}"#)
+        XCTAssertEqual(r.tree?.props.serialized(pretty: false), #"{"b":1,"a":{"z":[1,2],"y":"x"}}"#, "the order of the file, kept on the way out")
     }
 
     // MARK: compat files (skipped when ../shared/compat is absent)
