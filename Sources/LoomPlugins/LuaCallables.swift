@@ -480,7 +480,6 @@ final class LuaRule: RuleEvaluating {
 
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
         let engine = self.engine
-        context.pluginCalls += 1
         var result: Int32 = 0
         var exceeded: Int32 = 0
         let status: Int32

@@ -170,8 +170,9 @@ public final class ResolutionContext {
     public let screenID: String
     public let explain: Bool
     public var diagnostics = Diagnostics()
-    /// Calls the engine made into plugins (rules, builders, item views) in this resolution;
-    /// counted by the engine, so answers served from its caches do not count.
+    /// Calls made into plugins (rules, builders, item views) in this resolution: rules are
+    /// counted where they are evaluated, builders by the engine (answers it serves from its
+    /// caches do not count).
     @exclusivity(unchecked) public var pluginCalls = 0
     /// Owned by the engine that evaluates rules and builders.
     public var engineData: AnyObject?

@@ -68,6 +68,7 @@ public struct Resolver {
                 leaves.append(2)
                 return nil
             }
+            ctx.pluginCalls += 1  // a rule evaluation is always a plugin call (never cached)
             switch evaluator.evaluate(args: rule.args, at: rule.location, subject: subject, context: ctx) {
             case .success(let v):
                 leaves.append(v ? 1 : 0)
@@ -200,6 +201,7 @@ public struct Resolver {
                 trace.error = "rule '\(name)' is not registered"
                 return trace
             }
+            ctx.pluginCalls += 1  // a rule evaluation is always a plugin call (never cached)
             switch reg.evaluator.evaluate(args: args, at: loc, subject: subject, context: ctx) {
             case .success(let v): trace.value = v
             case .failure(let f):
