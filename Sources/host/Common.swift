@@ -15,7 +15,7 @@ struct EngineOptions: ParsableArguments {
     @Option(name: .customLong("lua-time-limit"), help: ArgumentHelp("Time budget of every call into Lua, in milliseconds.", valueName: "ms"))
     var luaTimeLimit: Int = 100
 
-    @Option(name: .customLong("lua-memory-limit"), help: ArgumentHelp("Memory cap of each Lua state, in MiB.", valueName: "mb"))
+    @Option(name: .customLong("lua-memory-limit"), help: ArgumentHelp("Memory cap on what plugin code allocates in each Lua state, in MiB (the host's own tables are not counted).", valueName: "mb"))
     var luaMemoryLimit: Int = 64
 
     @Flag(name: .long, help: "Print what plugins log (print, host.log) to stderr.")
