@@ -107,9 +107,6 @@ extension PluginEngine {
 
     func pushRef(_ r: Int32) { _ = loom_rawget_ref(state.L, lua_Integer(r)) }
 
-    /// Pushes the frozen user table of this resolution.
-    func pushUser(_ ctx: ResolutionContext) throws(LuaError) { pushRef(try userRef(ctx)) }
-
     /// Pushes a rule's arguments (nil when there are none); cached by `key` when given.
     func pushArgs(_ args: JSONNode?, key: SourceLocation?) throws(LuaError) {
         guard let args else { return state.pushNil() }

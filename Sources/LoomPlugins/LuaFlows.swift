@@ -34,96 +34,37 @@ final class LuaFlow: FlowNavigating {
         case .failure(let e):
             return .failure(.error("flow '\(registration.name)': navigate returned something that is not a contribution: \(e.message)", at: registration.location))
         }
-        return parse(value, step: step)
+        // The nav helpers build the same tables as flows.json contributions; one decoder reads both.
+        return Contribution.decode(value).mapError { d in
+            .error("flow '\(registration.name)' (plugin \(registration.plugin.name)) step '\(step)': \(d.message); return nav.push(...), nav.present(...), nav.replace(...), nav.tab(...), nav.flow(...), nav.parent(...), nav.finish(...), nav.none() or a list of them", at: registration.location)
+        }
     }
 
     func errorLocation(_ e: LuaError) -> SourceLocation {
         if let f = e.file { return SourceLocation(file: f, line: e.line ?? 0, column: 0) }
         return registration.location
     }
-
-    func parse(_ v: JSONValue, step: Step) -> Result<[Contribution], Diagnostic> {
-        func bad(_ what: String) -> Result<[Contribution], Diagnostic> {
-            .failure(.error("flow '\(registration.name)' step '\(step)': \(what); return nav.push(...), nav.present(...), nav.replace(...), nav.tab(...), nav.flow(...), nav.parent(...), nav.finish(...), nav.none() or a list of them", at: registration.location))
-        }
-        switch v {
-        case .null: return .success([])
-        case .array(let list):
-            var out: [Contribution] = []
-            for x in list {
-                switch parse(x, step: step) {
-                case .success(let c): out += c
-                case .failure(let e): return .failure(e)
-                }
-            }
-            return .success(out)
-        case .object(let o):
-            guard case .string(let kind)? = o["kind"] else { return bad("a contribution table without 'kind'") }
-            func str(_ k: String) -> String? { if case .string(let s)? = o[k] { return s }; return nil }
-            func stepArg() -> Step? { str("step").flatMap { Step(action: $0) } }
-            var params: [String: String] = [:]
-            if case .object(let p)? = o["params"] {
-                for (k, x) in p {
-                    switch x {
-                    case .string(let s): params[k] = s
-                    case .int(let i): params[k] = String(i)
-                    case .double(let d): params[k] = String(d)
-                    case .bool(let b): params[k] = String(b)
-                    default: break
-                    }
-                }
-            }
-            switch kind {
-            case "push", "present", "replace", "tab":
-                guard let screen = str("screen"), !screen.isEmpty else { return bad("nav.\(kind) needs a screen id") }
-                switch kind {
-                case "push": return .success([.push(screen, params: params)])
-                case "present": return .success([.present(screen, params: params)])
-                case "replace": return .success([.replace(screen, params: params)])
-                default: return .success([.tab(screen, params: params)])
-                }
-            case "flow":
-                guard let f = str("flow"), !f.isEmpty else { return bad("nav.flow needs a flow name") }
-                return .success([.flow(f, step: stepArg())])
-            case "parent":
-                guard let s = stepArg() else { return bad("nav.parent needs a step") }
-                return .success([.parent(s)])
-            case "finish": return .success([.finish(step: stepArg())])
-            case "none": return .success([.none])
-            default: return bad("unknown contribution kind '\(kind)'")
-            }
-        default:
-            return bad("navigate returned a \(v)")
-        }
-    }
 }
 
 extension PluginEngine {
     static let navSource = """
-    local function step_text(s)
-      if s == nil then return nil end
-      if type(s) == "table" then
-        if s.param ~= nil then return tostring(s.name) .. ":" .. tostring(s.param) end
-        return tostring(s.name)
-      end
-      return tostring(s)
-    end
+    -- Contribution constructors: each returns the table a flows.json step would hold.
     local function show(kind)
       return function(screen, params)
         if type(screen) ~= "string" then error("nav." .. kind .. "(screen, params): screen must be a string", 2) end
         if params ~= nil and type(params) ~= "table" then error("nav." .. kind .. ": params must be a table", 2) end
-        return { kind = kind, screen = screen, params = params }
+        return { [kind] = screen, params = params }
       end
     end
     return {
       push = show("push"), present = show("present"), replace = show("replace"), tab = show("tab"),
       flow = function(name, step)
         if type(name) ~= "string" then error("nav.flow(name, step): name must be a string", 2) end
-        return { kind = "flow", flow = name, step = step_text(step) }
+        return { flow = name, step = step }
       end,
-      parent = function(step) return { kind = "parent", step = step_text(step) } end,
-      finish = function(step) return { kind = "finish", step = step_text(step) } end,
-      none = function() return { kind = "none" } end,
+      parent = function(step) return { parent = step } end,
+      finish = function(step) if step == nil then return { finish = true } end return { finish = step } end,
+      none = function() return { none = true } end,
     }
     """
 

@@ -143,17 +143,6 @@ public final class LuaState {
         try pcall(nargs: 0, nresults: 0)
     }
 
-    /// A rule call by references: `fn(user, args, node)` (args nil when `args` is nil).
-    /// Returns the boolean, or nil with the non-boolean result left on the stack.
-    @inline(__always)
-    public func callRule(_ fn: LuaRef, user: LuaRef, args: LuaRef?, node: LuaRef) throws(LuaError) -> Bool? {
-        var result: Int32 = 0
-        var exceeded: Int32 = 0
-        let status = loom_call_rule(L, fn.ref, user.ref, args?.ref ?? -1, node.ref, &result, &exceeded)
-        if status != LUA_OK { throw popError(status: status, exceeded: exceeded) }
-        return result < 0 ? nil : result != 0
-    }
-
     public func popError(status: Int32, exceeded: Int32) -> LuaError {
         let raw = toString(-1) ?? "unknown Lua error"
         pop(1)

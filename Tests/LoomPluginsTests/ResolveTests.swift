@@ -221,6 +221,29 @@ final class ResolveTests: XCTestCase {
         XCTAssertEqual(r.tree?.props.serialized(pretty: false), #"{"b":1,"a":{"z":[1,2],"y":"x"}}"#, "the order of the file, kept on the way out")
     }
 
+    func testLuaFlowsDecodeLikeFlowsJSON() throws {
+        let screen = #"{"screen": "s", "root": {"type": "label", "meta": {"text": "x"}}}"#
+        let plugin = """
+            return {name = "p", version = "1", api = 1, register = function(host)
+              host.flow("main", { presentation = "stack", start = "s", navigate = function(step, nav)
+                if step.name == "a" then return nav.push("s", { id = step.param }) end
+                if step.name == "b" then return { nav.flow("main", "a:1"), nav.parent(step), nav.finish() } end
+                if step.name == "raw" then return { present = "s" } end
+                return { pusj = "s" }
+              end })
+            end}
+            """
+        let dir = try scratchProject(screen, plugin: plugin)
+        let ws = try workspace(project: dir)
+        let nav = try XCTUnwrap(ws.flows().0["main"]).navigator
+        XCTAssertEqual(try nav.navigate(Step("a", param: "7")).get(), [.push("s", params: ["id": "7"])])
+        XCTAssertEqual(try nav.navigate(Step("b", param: "2")).get(),
+                       [.flow("main", step: Step("a", param: "1")), .parent(Step("b", param: "2")), .finish(step: nil)])
+        XCTAssertEqual(try nav.navigate(Step("raw")).get(), [.present("s", params: [:])])
+        guard case .failure(let d) = nav.navigate(Step("zzz")) else { return XCTFail("a bad contribution must fail") }
+        XCTAssertTrue(d.message.contains("flow 'main'") && d.message.contains("did you mean 'push'"), d.message)
+    }
+
     // MARK: compat files (skipped when ../shared/compat is absent)
 
     var compat: String { ResolveTests.repo + "/../shared/compat" }

@@ -412,8 +412,6 @@ public struct Resolver {
         return r
     }
 
-    /// The default item view's props: the item's own fields, as Spots' default view showed them.
-    public static func defaultItemProps(_ item: Item) -> JSONValue { item.defaultProps }
 }
 
 /// What a screen's resolutions share: the resolved single components and items (their output
