@@ -1,0 +1,189 @@
+import Foundation
+import XCTest
+
+/// The hostile corpus (Tests/Fixtures/hostile-cases/<class>/<case>/case.json, described in that
+/// folder's README): each case is a small project and one `host` command, run through the real
+/// binary in a copy of its folder. The host must end by itself within the case's time limit,
+/// with no signal or trap, with the stated exit status, the stated messages, and no raw control
+/// characters on either stream.
+final class HostileCorpusTests: XCTestCase {
+    static let corpus = Host.repoRoot.appendingPathComponent("Tests/Fixtures/hostile-cases")
+
+    struct Case {
+        var name: String
+        var folder: URL
+        var args: [String]
+        var exit: Int32
+        var stderr: [String]
+        var stdout: [String]
+        var stderrAbsent: [String]
+        var stdoutAbsent: [String]
+        var timeout: Double
+        var setup: [String: Any]
+        var why: String
+        var expect: String
+    }
+
+    static func cases() throws -> [Case] {
+        let fm = FileManager.default
+        var out: [Case] = []
+        let classes = try fm.contentsOfDirectory(atPath: corpus.path).filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted()
+        for cls in classes {
+            let clsURL = corpus.appendingPathComponent(cls)
+            var isDir: ObjCBool = false
+            guard fm.fileExists(atPath: clsURL.path, isDirectory: &isDir), isDir.boolValue else { continue }
+            for name in try fm.contentsOfDirectory(atPath: clsURL.path).sorted() where !name.hasPrefix(".") {
+                let folder = clsURL.appendingPathComponent(name)
+                let caseFile = folder.appendingPathComponent("case.json")
+                guard fm.fileExists(atPath: caseFile.path) else { continue }
+                let data = try Data(contentsOf: caseFile)
+                guard let o = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                    throw HostTestError("\(cls)/\(name)/case.json is not a JSON object")
+                }
+                guard let args = o["args"] as? [String], let exit = o["exit"] as? Int else {
+                    throw HostTestError("\(cls)/\(name)/case.json needs 'args' (strings) and 'exit' (a number)")
+                }
+                guard let why = o["why"] as? String, let expect = o["expect"] as? String else {
+                    throw HostTestError("\(cls)/\(name)/case.json needs 'why' and 'expect' (the safe behaviour, in words)")
+                }
+                out.append(Case(
+                    name: "\(cls)/\(name)", folder: folder, args: args, exit: Int32(exit),
+                    stderr: o["stderr"] as? [String] ?? [], stdout: o["stdout"] as? [String] ?? [],
+                    stderrAbsent: o["stderr_absent"] as? [String] ?? [], stdoutAbsent: o["stdout_absent"] as? [String] ?? [],
+                    timeout: (o["timeout"] as? Double) ?? 60, setup: o["setup"] as? [String: Any] ?? [:],
+                    why: why, expect: expect))
+            }
+        }
+        return out
+    }
+
+    /// Copies the case folder and applies its setup (symlinks, FIFOs, generated files, modes).
+    static func prepare(_ c: Case) throws -> URL {
+        let fm = FileManager.default
+        let dir = try Host.temporaryFolder("corpus-" + c.name.replacingOccurrences(of: "/", with: "-"))
+        for entry in try fm.contentsOfDirectory(atPath: c.folder.path) where entry != "case.json" {
+            try fm.copyItem(at: c.folder.appendingPathComponent(entry), to: dir.appendingPathComponent(entry))
+        }
+        func place(_ rel: String) throws -> URL {
+            let url = dir.appendingPathComponent(rel)
+            try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if fm.fileExists(atPath: url.path) || (try? fm.destinationOfSymbolicLink(atPath: url.path)) != nil {
+                try fm.removeItem(at: url)
+            }
+            return url
+        }
+        for (rel, target) in c.setup["symlinks"] as? [String: String] ?? [:] {
+            let url = try place(rel)
+            try fm.createSymbolicLink(atPath: url.path, withDestinationPath: target)
+        }
+        for rel in c.setup["fifos"] as? [String] ?? [] {
+            let url = try place(rel)
+            guard mkfifo(url.path, 0o644) == 0 else { throw HostTestError("mkfifo \(url.path) failed") }
+        }
+        for (rel, spec) in c.setup["files"] as? [String: [String: Any]] ?? [:] {
+            let url = try place(rel)
+            let unit = spec["repeat"] as? String ?? ""
+            let count = spec["count"] as? Int ?? 1
+            let prefix = spec["prefix"] as? String ?? ""
+            let suffix = spec["suffix"] as? String ?? ""
+            var data = Data(prefix.utf8)
+            let u = Data(unit.utf8)
+            data.reserveCapacity(prefix.utf8.count + u.count * count + suffix.utf8.count)
+            for _ in 0..<count { data.append(u) }
+            data.append(Data(suffix.utf8))
+            try data.write(to: url)
+        }
+        for (rel, mode) in c.setup["chmod"] as? [String: String] ?? [:] {
+            guard let m = Int(mode, radix: 8) else { throw HostTestError("chmod mode \(mode) is not octal") }
+            _ = chmod(dir.appendingPathComponent(rel).path, mode_t(m))
+        }
+        return dir
+    }
+
+    /// Runs the binary; on a time-out the process is killed and the case fails.
+    static func launch(_ args: [String], in dir: URL, timeout: Double) throws
+        -> (status: Int32, signalled: Bool, timedOut: Bool, out: Data, err: Data, seconds: Double)
+    {
+        let p = Process()
+        p.executableURL = try Host.requireBinary()
+        p.arguments = args
+        p.currentDirectoryURL = dir
+        var env = ProcessInfo.processInfo.environment
+        for k in ["NO_COLOR", "CI", "FORCE_COLOR"] { env.removeValue(forKey: k) }
+        p.environment = env
+        let outURL = dir.appendingPathComponent(".stdout"), errURL = dir.appendingPathComponent(".stderr")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let outH = try FileHandle(forWritingTo: outURL), errH = try FileHandle(forWritingTo: errURL)
+        p.standardOutput = outH
+        p.standardError = errH
+        p.standardInput = FileHandle.nullDevice
+        let done = DispatchSemaphore(value: 0)
+        p.terminationHandler = { _ in done.signal() }
+        let started = Date()
+        try p.run()
+        var timedOut = false
+        if done.wait(timeout: .now() + timeout) == .timedOut {
+            timedOut = true
+            kill(p.processIdentifier, SIGKILL)
+            done.wait()
+        }
+        try outH.close()
+        try errH.close()
+        let out = (try? Data(contentsOf: outURL)) ?? Data(), err = (try? Data(contentsOf: errURL)) ?? Data()
+        return (p.terminationStatus, p.terminationReason == .uncaughtSignal, timedOut, out, err, Date().timeIntervalSince(started))
+    }
+
+    /// Control characters other than newline and tab, as raw bytes (a plugin or data file that
+    /// reaches the output unescaped).
+    static func rawControls(_ data: Data) -> [UInt8] {
+        var found: [UInt8] = []
+        let text = String(decoding: data, as: UTF8.self)
+        for s in text.unicodeScalars {
+            let v = s.value
+            if (v < 0x20 && v != 0x0A && v != 0x09) || v == 0x7F || (0x80...0x9F).contains(v) {
+                found.append(UInt8(truncatingIfNeeded: v))
+            }
+        }
+        return found
+    }
+
+    func testCorpusFormatIsComplete() throws {
+        let all = try Self.cases()
+        XCTAssertFalse(all.isEmpty, "no case under \(Self.corpus.path)")
+        for c in all {
+            XCTAssertFalse(c.args.isEmpty, "\(c.name): no command")
+            XCTAssertGreaterThan(c.why.count, 10, "\(c.name): say why the case exists")
+            XCTAssertGreaterThan(c.expect.count, 10, "\(c.name): state the safe behaviour expected")
+            XCTAssertTrue(c.exit == 0 || !c.stderr.isEmpty, "\(c.name): a failing case names the message it expects")
+        }
+    }
+
+    func testEveryCaseIsContained() throws {
+        let all = try Self.cases()
+        for c in all {
+            let dir = try Self.prepare(c)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let r = try Self.launch(c.args, in: dir, timeout: c.timeout)
+            let out = String(decoding: r.out, as: UTF8.self), err = String(decoding: r.err, as: UTF8.self)
+            let transcript = """
+                case \(c.name): \(c.why)
+                expected: \(c.expect)
+                $ host \(c.args.joined(separator: " "))   [exit \(r.status)\(r.signalled ? " (signal)" : "")\(r.timedOut ? " (killed after \(Int(c.timeout)) s)" : ""), \(String(format: "%.1f", r.seconds)) s]
+                --- stdout ---
+                \(out.prefix(3000))
+                --- stderr ---
+                \(err.prefix(3000))
+                """
+            XCTAssertFalse(r.timedOut, "did not finish in time\n\(transcript)")
+            XCTAssertFalse(r.signalled, "ended by a signal (crash or trap)\n\(transcript)")
+            XCTAssertEqual(r.status, c.exit, "exit status\n\(transcript)")
+            for s in c.stderr { XCTAssertTrue(err.contains(s), "stderr lacks \(s.debugDescription)\n\(transcript)") }
+            for s in c.stdout { XCTAssertTrue(out.contains(s), "stdout lacks \(s.debugDescription)\n\(transcript)") }
+            for s in c.stderrAbsent { XCTAssertFalse(err.contains(s), "stderr holds \(s.debugDescription)\n\(transcript)") }
+            for s in c.stdoutAbsent { XCTAssertFalse(out.contains(s), "stdout holds \(s.debugDescription)\n\(transcript)") }
+            XCTAssertEqual(Self.rawControls(r.out), [], "raw control characters on stdout\n\(transcript)")
+            XCTAssertEqual(Self.rawControls(r.err), [], "raw control characters on stderr\n\(transcript)")
+        }
+    }
+}
