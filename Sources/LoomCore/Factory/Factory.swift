@@ -69,9 +69,14 @@ public struct BuildFailure: Error, Sendable {
     public var message: String
     /// The script location the failure points at (`file:line`), when known.
     public var scriptLocation: String?
-    public init(_ message: String, scriptLocation: String? = nil) {
+    /// The plugin function was not called: it already exceeded a time or memory limit earlier
+    /// in the same resolution (fail closed, reported once: the resolver counts these instead of
+    /// reporting each).
+    public var notCalledAgain: Bool
+    public init(_ message: String, scriptLocation: String? = nil, notCalledAgain: Bool = false) {
         self.message = message
         self.scriptLocation = scriptLocation
+        self.notCalledAgain = notCalledAgain
     }
 }
 

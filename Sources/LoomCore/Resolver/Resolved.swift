@@ -181,6 +181,30 @@ public final class ResolutionContext {
     var replayIndex = 0
     /// An opaque number the engine keeps beside `engineData` for its hot path (-1: unset).
     @exclusivity(unchecked) public var engineSlot: Int32 = -1
+    /// Whose `engineSlot` it is (the engine keeps one value per plugin; -1: unset).
+    @exclusivity(unchecked) public var engineSlotOwner: Int32 = -1
+    /// Plugin functions not called again in this resolution after exceeding a limit: what they
+    /// would have decided, by the first failure's diagnostic text, with how many subjects were
+    /// hidden without a call (reported once, at the end of the resolution).
+    var notCalledAgain: [(key: String, location: SourceLocation, count: Int)] = []
+
+    /// Counts a failure that was not reported on its own (see `BuildFailure.notCalledAgain`).
+    func countNotCalledAgain(_ key: String, at location: SourceLocation) {
+        if let i = notCalledAgain.firstIndex(where: { $0.key == key }) {
+            notCalledAgain[i].count += 1
+        } else {
+            notCalledAgain.append((key, location, 1))
+        }
+    }
+
+    /// One diagnostic per function that was not called again, then the list is emptied.
+    func reportNotCalledAgain() {
+        for e in notCalledAgain {
+            let what = e.count == 1 ? "1 more use" : "\(e.count) more uses"
+            diagnostics.error("\(e.key) was not called again in this resolution after exceeding its limit: \(what) failed closed (hidden)", at: e.location)
+        }
+        notCalledAgain.removeAll()
+    }
 
     public init(user: UserProfile, screenID: String, explain: Bool = false) {
         self.user = user

@@ -23,6 +23,7 @@ public struct Resolver {
         let ctx = context ?? ResolutionContext(user: user, screenID: screen.id, explain: explain)
         guard !ctx.explain, let cache else {
             let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
+            ctx.reportNotCalledAgain()
             return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
         }
         // Builders are deterministic and see no user: the tree depends on the rules' outcomes
@@ -30,6 +31,7 @@ public struct Resolver {
         // diagnostics), then reuse the tree of an earlier resolution with the same outcomes, or
         // build it replaying those outcomes.
         let leaves = runRulePlan(cache.rulePlan(self), ctx: ctx)
+        ctx.reportNotCalledAgain()
         let key = OutcomeKey(leaves: leaves)
         if let hit = cache.trees[key] {
             ctx.diagnostics.append(contentsOf: hit.diagnostics)
@@ -40,6 +42,7 @@ public struct Resolver {
         let before = ctx.diagnostics.count
         let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
         ctx.replayLeaves = nil
+        ctx.reportNotCalledAgain()
         cache.store(key, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...]))
         return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
     }
@@ -75,8 +78,7 @@ public struct Resolver {
                 return v
             case .failure(let f):
                 leaves.append(2)
-                let at = f.scriptLocation.map { " (\($0))" } ?? ""
-                ctx.diagnostics.error("rule '\(rule.name)' of plugin \(rule.plugin) failed\(at): \(f.message); the \(subjectLabel(subject)) it guards is hidden", at: rule.location)
+                reportRuleFailure(f, name: rule.name, plugin: rule.plugin, subject: subject, at: rule.location, ctx: ctx)
                 return nil
             }
         case .and, .or:
@@ -206,8 +208,7 @@ public struct Resolver {
             case .success(let v): trace.value = v
             case .failure(let f):
                 trace.error = f.message
-                let at = f.scriptLocation.map { " (\($0))" } ?? ""
-                ctx.diagnostics.error("rule '\(name)' of plugin \(reg.plugin.name) failed\(at): \(f.message); the \(subjectLabel(subject)) it guards is hidden", at: loc)
+                reportRuleFailure(f, name: name, plugin: reg.plugin.name, subject: subject, at: loc, ctx: ctx)
             }
             return trace
         case .and(let rs, let loc), .or(let rs, let loc):
@@ -244,6 +245,17 @@ public struct Resolver {
             if t.value == nil { trace.error = "its rule failed" }
             return trace
         }
+    }
+
+    /// A failed rule's diagnostic; a rule not called again after exceeding a limit is counted
+    /// and reported once, at the end of the resolution.
+    func reportRuleFailure(_ f: BuildFailure, name: String, plugin: String, subject: RuleSubject, at loc: SourceLocation, ctx: ResolutionContext) {
+        if f.notCalledAgain {
+            ctx.countNotCalledAgain("rule '\(name)' of plugin \(plugin)", at: loc)
+            return
+        }
+        let at = f.scriptLocation.map { " (\($0))" } ?? ""
+        ctx.diagnostics.error("rule '\(name)' of plugin \(plugin) failed\(at): \(f.message); the \(subjectLabel(subject)) it guards is hidden", at: loc)
     }
 
     func subjectLabel(_ s: RuleSubject) -> String {
@@ -326,8 +338,12 @@ public struct Resolver {
             switch reg.builder.build(BuildRequest(component: c, children: shown, items: shownItems, context: ctx)) {
             case .success(let o): output = o
             case .failure(let f):
-                let at = f.scriptLocation.map { " (\($0))" } ?? ""
-                ctx.diagnostics.error("builder of '\(c.type)' (plugin \(reg.plugin.name))\(at) failed: \(f.message); the component is hidden", at: c.location)
+                if f.notCalledAgain {
+                    ctx.countNotCalledAgain("the builder of '\(c.type)' (plugin \(reg.plugin.name))", at: c.location)
+                } else {
+                    let at = f.scriptLocation.map { " (\($0))" } ?? ""
+                    ctx.diagnostics.error("builder of '\(c.type)' (plugin \(reg.plugin.name))\(at) failed: \(f.message); the component is hidden", at: c.location)
+                }
                 return hiddenNode(c, reason: "its builder failed: \(f.message)", rule: trace, ctx: ctx)
             }
         } else {
@@ -391,8 +407,12 @@ public struct Resolver {
                 view = o.view
                 props = o.props
             case .failure(let f):
-                let at = f.scriptLocation.map { " (\($0))" } ?? ""
-                ctx.diagnostics.error("item view '\(kind)' (plugin \(reg.plugin.name))\(at) failed: \(f.message); the item is hidden", at: item.location)
+                if f.notCalledAgain {
+                    ctx.countNotCalledAgain("the item view '\(kind)' (plugin \(reg.plugin.name))", at: item.location)
+                } else {
+                    let at = f.scriptLocation.map { " (\($0))" } ?? ""
+                    ctx.diagnostics.error("item view '\(kind)' (plugin \(reg.plugin.name))\(at) failed: \(f.message); the item is hidden", at: item.location)
+                }
                 return hidden("its item view failed: \(f.message)", trace)
             }
         } else {
