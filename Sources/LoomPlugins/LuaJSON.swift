@@ -3,14 +3,28 @@ import LoomCore
 import LuaRuntime
 import OrderedCollections
 
-/// Conversions between JSON values and Lua values (raw table access only).
+/// Conversions between JSON values and Lua values (raw table access only), bounded by
+/// `Limits`: at most `Limits.maxNesting` levels, `Limits.maxNodes` values and
+/// `Limits.maxStringBytes` bytes of strings per conversion; the Lua stack is grown
+/// (`lua_checkstack`) before every level. Past a bound: an error, never a trap.
 extension LuaState {
     /// Pushes a JSON value: objects and arrays become tables (arrays 1-based), null becomes nil.
     /// With `keepingOrder`, each object remembers its key order in a metatable (`__keys`), so
     /// that it comes back out in that order; for tables the host freezes (nodes, users,
     /// arguments), whose metatables no plugin can reach.
-    func push(json: JSONValue, keepingOrder: Bool = false) {
-        if keepingOrder { return pushOrdered(json) }
+    ///
+    /// Values the host reads from files are checked against `Limits.maxNesting` where they are
+    /// read; this never overflows the Lua stack whatever it is given: a part for which the
+    /// stack cannot grow (or nested deeper than `JSONValue.pushDepthLimit`) is pushed as nil,
+    /// and the result is false.
+    @discardableResult
+    func push(json: JSONValue, keepingOrder: Bool = false) -> Bool {
+        var complete = true
+        pushJSON(json, ordered: keepingOrder, depth: 0, complete: &complete)
+        return complete
+    }
+
+    private func pushJSON(_ json: JSONValue, ordered: Bool, depth: Int, complete: inout Bool) {
         switch json {
         case .null: pushNil()
         case .bool(let b): push(b)
@@ -18,37 +32,29 @@ extension LuaState {
         case .double(let d): push(d)
         case .string(let s): push(s)
         case .array(let a):
+            // A level holds its table and one value; an ordered object also its key list,
+            // the metatable and a key.
+            guard depth < JSONValue.pushDepthLimit, lua_checkstack(L, 5) != 0 else {
+                complete = false
+                return pushNil()
+            }
             newTable(narr: Int32(clamping: a.count))
             for (i, v) in a.enumerated() {
-                push(json: v)
+                pushJSON(v, ordered: ordered, depth: depth + 1, complete: &complete)
                 setIndex(-2, i + 1)
             }
         case .object(let o):
-            newTable(nrec: Int32(clamping: o.count))
-            for (k, v) in o {
-                if case .null = v { continue }
-                push(json: v)
-                setField(-2, k)
+            guard depth < JSONValue.pushDepthLimit, lua_checkstack(L, 5) != 0 else {
+                complete = false
+                return pushNil()
             }
-        }
-    }
-
-    private func pushOrdered(_ json: JSONValue) {
-        switch json {
-        case .array(let a):
-            newTable(narr: Int32(clamping: a.count))
-            for (i, v) in a.enumerated() {
-                pushOrdered(v)
-                setIndex(-2, i + 1)
-            }
-        case .object(let o):
             newTable(nrec: Int32(clamping: o.count))
             var keys: [String] = []
             for (k, v) in o {
                 if case .null = v { continue }
-                pushOrdered(v)
+                pushJSON(v, ordered: ordered, depth: depth + 1, complete: &complete)
                 setField(-2, k)
-                keys.append(k)
+                if ordered { keys.append(k) }
             }
             if keys.count > 1 {
                 newTable(nrec: 1)
@@ -60,24 +66,29 @@ extension LuaState {
                 setField(-2, "__keys")
                 lua_setmetatable(L, -2)
             }
-        default:
-            push(json: json)
         }
     }
 
     /// The key order a table remembers (see `push(json:keepingOrder:)`), if any.
     func rememberedKeyOrder(_ idx: Int32) -> [String: Int]? {
-        guard lua_getmetatable(L, idx) != 0 else { return nil }
+        var budget = Int.max
+        return rememberedKeyOrder(idx, budget: &budget)
+    }
+
+    /// The same, reading at most `budget` entries of the order list (and spending them).
+    func rememberedKeyOrder(_ idx: Int32, budget: inout Int) -> [String: Int]? {
+        guard lua_checkstack(L, 3) != 0, lua_getmetatable(L, idx) != 0 else { return nil }
         defer { pop(1) }
         getField(-1, "__keys")
         defer { pop(1) }
         guard type(-1) == LUA_TTABLE else { return nil }
         var order: [String: Int] = [:]
-        let n = rawLength(-1)
+        let n = min(rawLength(-1), max(budget, 0))
+        budget -= n
         if n > 0 {
             for i in 1...n {
                 getIndex(-1, i)
-                if let k = toString(-1) { order[k] = i }
+                if let k = toString(-1), order[k] == nil { order[k] = i }
                 pop(1)
             }
         }
@@ -85,7 +96,8 @@ extension LuaState {
     }
 
     /// Pushes a located JSON value (its plain value; positions stay in Swift).
-    func push(json node: JSONNode, keepingOrder: Bool = false) { push(json: node.plain, keepingOrder: keepingOrder) }
+    @discardableResult
+    func push(json node: JSONNode, keepingOrder: Bool = false) -> Bool { push(json: node.plain, keepingOrder: keepingOrder) }
 
     /// When the table at `idx` is one of the sandbox's read-only views (empty, with a metatable
     /// whose `__index` is a table and which has `__pairs`), pushes the table behind it.
@@ -111,80 +123,245 @@ extension LuaState {
 
     /// Reads the value at `index` as JSON. Tables whose keys are exactly 1...n become arrays,
     /// other tables objects with their keys sorted (so output is the same on every run); an
-    /// empty table is an empty object. Functions, userdata, threads, cycles and non-string
-    /// keys are errors.
-    func json(at index: Int32, depth: Int = 0) -> Result<JSONValue, LuaHostError> {
-        let idx = absIndex(index)
-        switch type(idx) {
+    /// empty table is an empty object. Errors (with the path of the value, e.g. `at a.b[2]`):
+    /// functions, userdata, threads, non-string keys, keys or strings that are not UTF-8, two
+    /// keys Swift compares equal, a cycle, nesting deeper than `Limits.maxNesting`, more than
+    /// `Limits.maxNodes` values or `Limits.maxStringBytes` bytes of strings in all.
+    func json(at index: Int32) -> Result<JSONValue, LuaHostError> {
+        var reader = LuaJSONReader(state: self)
+        return reader.read(absIndex(index), level: 0)
+    }
+}
+
+extension JSONValue {
+    /// Nesting beyond which `push(json:)` pushes nil (a guard for values built in Swift; every
+    /// value read from a file or from Lua is far shallower: `JSONReader.maxDepth`,
+    /// `Limits.maxNesting`).
+    static let pushDepthLimit = 2 * JSONReader.maxDepth
+}
+
+/// One conversion of a Lua value to JSON, with its budget, the tables being read (for cycles)
+/// and the path (for messages).
+struct LuaJSONReader {
+    let state: LuaState
+    var nodes = 0
+    var bytes = 0
+    /// The tables on the path being read, and the path length at each (a table reached again
+    /// below itself is a cycle).
+    var open: [(table: UnsafeRawPointer, pathCount: Int)] = []
+    var path: [PathPart] = []
+
+    enum PathPart {
+        case key(String)
+        case index(Int)
+    }
+
+    init(state: LuaState) { self.state = state }
+
+    var L: OpaquePointer { state.L }
+
+    func text(of path: ArraySlice<PathPart>) -> String {
+        var parts = path.map { p -> String in
+            switch p {
+            case .key(let k): return "." + JSONKeyText.quoted(k).dropFirst().dropLast()
+            case .index(let i): return "[\(i)]"
+            }
+        }
+        if parts.count > 10 { parts = Array(parts.prefix(4)) + [" … "] + Array(parts.suffix(4)) }
+        var s = parts.joined()
+        if s.hasPrefix(".") { s.removeFirst() }
+        return s
+    }
+
+    func fail(_ message: String) -> Result<JSONValue, LuaHostError> {
+        .failure(LuaHostError(path.isEmpty ? message : "at \(text(of: path[...])): \(message)"))
+    }
+
+    /// Counts one value against the budget.
+    mutating func spendNode() -> Result<JSONValue, LuaHostError>? {
+        nodes += 1
+        if nodes > Limits.maxNodes {
+            return fail("more than \(Limits.maxNodes) values in one conversion (a table reached several times counts each time)")
+        }
+        return nil
+    }
+
+    /// The string at `idx` (validated UTF-8, counted against the budget), or a failure.
+    mutating func string(_ idx: Int32, what: String) -> Result<String, LuaHostError> {
+        var len = 0
+        guard let p = loom_tolstring(L, idx, &len) else { return .success("") }
+        bytes += len
+        if bytes > Limits.maxStringBytes {
+            return .failure(fail("more than \(Limits.maxStringBytes >> 20) MiB of strings in one conversion (a string reached several times counts each time)").failureError)
+        }
+        let buffer = UnsafeRawBufferPointer(start: p, count: len).bindMemory(to: UInt8.self)
+        if let bad = firstInvalidUTF8(buffer) {
+            return .failure(fail("\(what) is not valid UTF-8 (byte \(hexByte(buffer[bad])) at offset \(bad))").failureError)
+        }
+        return .success(String(decoding: buffer, as: UTF8.self))
+    }
+
+    mutating func read(_ idx: Int32, level: Int) -> Result<JSONValue, LuaHostError> {
+        if let f = spendNode() { return f }
+        switch lua_type(L, idx) {
         case LUA_TNIL, LUA_TNONE: return .success(.null)
-        case LUA_TBOOLEAN: return .success(.bool(toBool(idx)))
+        case LUA_TBOOLEAN: return .success(.bool(state.toBool(idx)))
         case LUA_TNUMBER:
-            if isInteger(idx), let i = toInt(idx) { return .success(.int(i)) }
-            let d = toDouble(idx) ?? 0
-            guard d.isFinite else { return .failure(LuaHostError("a number that is not finite (\(d)) cannot be shown")) }
+            if state.isInteger(idx), let i = state.toInt(idx) { return .success(.int(i)) }
+            let d = state.toDouble(idx) ?? 0
+            guard d.isFinite else { return fail("a number that is not finite (\(d)) cannot be shown") }
             return .success(.double(d))
-        case LUA_TSTRING: return .success(.string(toString(idx) ?? ""))
-        case LUA_TTABLE:
-            if depth > 64 { return .failure(LuaHostError("table nested deeper than 64 levels (a cycle?)")) }
-            // A read-only view the host handed out (a node's meta, say, returned as props): read
-            // the table behind it.
-            if pushReadonlyTarget(idx) {
-                defer { pop(1) }
-                return json(at: -1, depth: depth + 1)
-            }
-            let n = rawLength(idx)
-            var count = 0
-            var stringKeys: [(String, JSONValue)] = []
-            var failure: LuaHostError?
-            var allIntegerKeys = true
-            forEachPair(idx) {
-                guard failure == nil else { return }
-                count += 1
-                if type(-2) == LUA_TSTRING {
-                    allIntegerKeys = false
-                    let key = toString(-2) ?? ""
-                    switch json(at: -1, depth: depth + 1) {
-                    case .success(let v): stringKeys.append((key, v))
-                    case .failure(let e): failure = LuaHostError("field '\(key)': \(e.message)")
-                    }
-                } else if !(type(-2) == LUA_TNUMBER && isInteger(-2)) {
-                    failure = LuaHostError("table keys must be strings (or 1...n for a list), found a \(typeName(-2)) key")
-                }
-            }
-            if let failure { return .failure(failure) }
-            if count == 0 { return .success(.object([:])) }
-            if allIntegerKeys {
-                guard count == n else { return .failure(LuaHostError("a list must have keys 1...n without holes")) }
-                var arr: [JSONValue] = []
-                arr.reserveCapacity(n)
-                for i in 1...n {
-                    getIndex(idx, i)
-                    let r = json(at: -1, depth: depth + 1)
-                    pop(1)
-                    switch r {
-                    case .success(let v): arr.append(v)
-                    case .failure(let e): return .failure(LuaHostError("[\(i)]: \(e.message)"))
-                    }
-                }
-                return .success(.array(arr))
-            }
-            guard stringKeys.count == count else { return .failure(LuaHostError("a table mixes list entries and named fields")) }
-            if let order = rememberedKeyOrder(idx) {
-                // The order it came in with; keys added since go after, sorted.
-                stringKeys.sort { a, b in
-                    switch (order[a.0], order[b.0]) {
-                    case let (x?, y?): return x < y
-                    case (_?, nil): return true
-                    case (nil, _?): return false
-                    default: return a.0 < b.0
-                    }
-                }
-            } else {
-                stringKeys.sort { $0.0 < $1.0 }
-            }
-            return .success(.object(OrderedDictionary(uniqueKeysWithValues: stringKeys)))
+        case LUA_TSTRING: return string(idx, what: "string").map { .string($0) }
+        case LUA_TTABLE: return table(idx, level: level + 1)
         default:
-            return .failure(LuaHostError("a \(typeName(idx)) cannot be converted to JSON"))
+            return fail("a \(state.typeName(idx)) cannot be converted to JSON")
         }
     }
+
+    /// A cycle: `pointer` is a table being read above.
+    func cycle(_ pointer: UnsafeRawPointer) -> Result<JSONValue, LuaHostError>? {
+        guard let o = open.first(where: { $0.table == pointer }) else { return nil }
+        let here = text(of: path[...])
+        let first = o.pathCount == 0 ? "the top-level table" : "the table at \(text(of: path.prefix(o.pathCount)))"
+        return .failure(LuaHostError("a cycle: \(first) contains itself (reached again at \(here.isEmpty ? "the top" : here))"))
+    }
+
+    mutating func table(_ start: Int32, level: Int) -> Result<JSONValue, LuaHostError> {
+        if level > Limits.maxNesting { return fail("table \(Limits.nestingMessage)") }
+        guard lua_checkstack(L, 8) != 0 else { return fail("tables nested too deeply for the Lua stack") }
+        let top = state.top
+        defer { state.top = top }
+        // A read-only view the host handed out (a node's meta, say, returned as props): read
+        // the table behind it. Views of views are followed too, each checked for a cycle.
+        var idx = start
+        let openCount = open.count
+        defer { open.removeLast(open.count - openCount) }
+        while true {
+            guard let p = lua_topointer(L, idx) else { break }
+            if let c = cycle(p) { return c }
+            open.append((p, path.count))
+            guard open.count - openCount <= Limits.maxNesting, lua_checkstack(L, 4) != 0 else {
+                return fail("read-only views \(Limits.nestingMessage)")
+            }
+            guard state.pushReadonlyTarget(idx) else { break }
+            idx = state.absIndex(-1)
+        }
+        let n = state.rawLength(idx)
+        var count = 0
+        var stringKeys: [(String, JSONValue)] = []
+        var sawInteger = false
+        lua_pushnil(L)
+        while lua_next(L, idx) != 0 {
+            count += 1
+            if lua_type(L, -2) == LUA_TSTRING {
+                if sawInteger { return fail("a table mixes list entries and named fields") }
+                let key: String
+                switch string(-2, what: "key") {
+                case .success(let k): key = k
+                case .failure(let e): return .failure(e)
+                }
+                path.append(.key(key))
+                let v = read(state.absIndex(-1), level: level)
+                path.removeLast()
+                switch v {
+                case .success(let v): stringKeys.append((key, v))
+                case .failure(let e): return .failure(e)
+                }
+            } else if lua_type(L, -2) == LUA_TNUMBER && state.isInteger(-2) {
+                if !stringKeys.isEmpty { return fail("a table mixes list entries and named fields") }
+                sawInteger = true
+            } else {
+                return fail("table keys must be strings (or 1...n for a list), found a \(state.typeName(-2)) key")
+            }
+            state.pop(1)
+        }
+        if count == 0 { return .success(.object([:])) }
+        if sawInteger {
+            guard count == n else { return fail("a list must have keys 1...n without holes") }
+            var arr: [JSONValue] = []
+            arr.reserveCapacity(n)
+            for i in 1...n {
+                state.getIndex(idx, i)
+                path.append(.index(i))
+                let r = read(state.absIndex(-1), level: level)
+                path.removeLast()
+                state.pop(1)
+                switch r {
+                case .success(let v): arr.append(v)
+                case .failure(let e): return .failure(e)
+                }
+            }
+            return .success(.array(arr))
+        }
+        var budget = Limits.maxNodes - nodes
+        if let order = state.rememberedKeyOrder(idx, budget: &budget) {
+            nodes = Limits.maxNodes - max(budget, 0)
+            // The order it came in with; keys added since go after, sorted.
+            stringKeys.sort { a, b in
+                switch (order[a.0], order[b.0]) {
+                case let (x?, y?): return x < y
+                case (_?, nil): return true
+                case (nil, _?): return false
+                default: return a.0 < b.0
+                }
+            }
+        } else {
+            stringKeys.sort { $0.0 < $1.0 }
+        }
+        // Lua keys differ as bytes; Swift strings compare by canonical equivalence, so two
+        // distinct keys ("\u{E9}" and "e\u{301}") may be one dictionary key: reported, never
+        // a trap.
+        var object = OrderedDictionary<String, JSONValue>(minimumCapacity: stringKeys.count)
+        for (k, v) in stringKeys {
+            if let i = object.index(forKey: k) {
+                return fail(JSONKeyText.equivalentKeysMessage(object.keys[i], k))
+            }
+            object[k] = v
+        }
+        return .success(.object(object))
+    }
+}
+
+extension Result where Success == JSONValue, Failure == LuaHostError {
+    fileprivate var failureError: LuaHostError {
+        if case .failure(let e) = self { return e }
+        return LuaHostError("")
+    }
+}
+
+/// "0xff"
+private func hexByte(_ b: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return "0x\(digits[Int(b >> 4)])\(digits[Int(b & 15)])"
+}
+
+/// The offset of the first byte that is not part of well-formed UTF-8 (bad lead byte, bad or
+/// missing continuation, overlong form, surrogate, beyond U+10FFFF), nil when all is well.
+func firstInvalidUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+    var i = 0
+    let end = b.count
+    while i < end {
+        let c = b[i]
+        if c < 0x80 {
+            i += 1
+            continue
+        }
+        var n: Int
+        var low: UInt8 = 0x80, high: UInt8 = 0xBF
+        switch c {
+        case 0xC2...0xDF: n = 2
+        case 0xE0: n = 3; low = 0xA0
+        case 0xED: n = 3; high = 0x9F
+        case 0xE1...0xEF: n = 3
+        case 0xF0: n = 4; low = 0x90
+        case 0xF1...0xF3: n = 4
+        case 0xF4: n = 4; high = 0x8F
+        default: return i
+        }
+        guard end - i >= n else { return i }
+        guard b[i + 1] >= low, b[i + 1] <= high else { return i + 1 }
+        for k in 2..<n where b[i + k] & 0xC0 != 0x80 { return i + k }
+        i += n
+    }
+    return nil
 }

@@ -218,14 +218,14 @@ private struct Parser {
         let base = open[top].base
         if members.count - base < linearKeyScanLimit {
             for n in base..<members.count where members[n].key == key {
-                throw duplicateKey(key, at: keyPos, first: members[n].keyPosition)
+                throw duplicateKey(key, at: keyPos, first: members[n].key, at: members[n].keyPosition)
             }
         } else {
             if open[top].index.isEmpty {
                 for n in base..<members.count { open[top].index[members[n].key] = n }
             }
             if let n = open[top].index.updateValue(members.count, forKey: key) {
-                throw duplicateKey(key, at: keyPos, first: members[n].keyPosition)
+                throw duplicateKey(key, at: keyPos, first: members[n].key, at: members[n].keyPosition)
             }
         }
         skipWhitespace()
@@ -343,8 +343,14 @@ private struct Parser {
         return unexpected("expected a string key")
     }
 
-    func duplicateKey(_ key: String, at pos: SourcePosition, first: SourcePosition) -> Diagnostic {
-        error("duplicate key '\(key)' (first at \(first.line):\(first.column))", at: pos)
+    /// `key` equals (as a Swift string) an earlier key of the same object. The same bytes: a
+    /// duplicate. Different bytes (canonically equivalent, "\u00e9" and "e\u0301"): distinct
+    /// JSON names (RFC 8259 compares code units) that one Swift dictionary cannot hold both of.
+    func duplicateKey(_ key: String, at pos: SourcePosition, first: String, at firstPos: SourcePosition) -> Diagnostic {
+        if JSONKeyText.sameBytes(key, first) {
+            return error("duplicate key \(JSONKeyText.quoted(key)) (first at \(firstPos.line):\(firstPos.column))", at: pos)
+        }
+        return error("\(JSONKeyText.equivalentKeysMessage(first, key)) (first at \(firstPos.line):\(firstPos.column))", at: pos)
     }
 
     // MARK: Strings

@@ -51,6 +51,7 @@ public enum ScreenChecker {
                 }
             }
             checkRule(c.rule, hasRule: c.hasRule, serial: c.serial, owner: owner)
+            checkNesting([("meta", c.meta), ("layout", c.layout), ("header", c.header), ("footer", c.footer)], serial: c.serial, owner: owner)
 
             let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
             let reg = isSpotsRoot ? nil : factory.componentRegistration(c.type)
@@ -107,7 +108,18 @@ public enum ScreenChecker {
                     }
                 }
                 checkRule(item.rule, hasRule: item.hasRule, serial: item.serial, owner: "item at \(item.path)")
+                checkNesting([("meta", item.meta)], serial: item.serial, owner: "item at \(item.path)")
                 for child in item.children { visit(child, parent: nil) }
+            }
+        }
+
+        /// Values handed to Lua stay within `Limits.maxNesting` levels: a deeper one is reported
+        /// at the JSON location where the limit is crossed, before any Lua runs.
+        func checkNesting(_ values: [(String, JSONNode?)], serial: Int, owner: String) {
+            for case let (name, node?) in values {
+                guard let deep = node.firstTooDeep() else { continue }
+                result.diagnostics.error("the \(name) of \(owner) is \(Limits.nestingMessage)", at: deep.position.located(in: screen.file))
+                result.invalid[serial] = "its \(name) is \(Limits.nestingMessage)"
             }
         }
 
