@@ -160,9 +160,19 @@ public struct UserProfiles: Sendable {
                 return (u, d)
             }
             for m in o.members {
-                guard case .object(let attrs)? = Optional(m.value.plain), m.value.object != nil else {
+                guard let object = m.value.object else {
                     d.error("profile '\(m.key)' must be an object of attributes, found \(m.value.kindDescription)", at: doc.location(m.value.position))
                     continue
+                }
+                // Each attribute within `Limits.maxNesting` levels, checked here, before any Lua
+                // sees it; a deeper one is reported at its JSON location and left out.
+                var attrs: OrderedDictionary<String, JSONValue> = [:]
+                for a in object.members {
+                    if let deep = a.value.firstTooDeep() {
+                        d.error("attribute \(JSONKeyText.quoted(a.key)) is \(Limits.nestingMessage) (profile \(JSONKeyText.quoted(m.key)))", at: doc.location(deep.position))
+                        continue
+                    }
+                    attrs[a.key] = a.value.plain
                 }
                 u.profiles[m.key] = attrs
             }
@@ -170,6 +180,21 @@ public struct UserProfiles: Sendable {
             d.append(error)
         }
         return (u, d)
+    }
+
+    /// One `--context KEY=VALUE`: the attribute, or a message naming the flag (the value within
+    /// `Limits.maxNesting` levels). For flag validation too (a bad `--context` is a usage error).
+    public static func contextAttribute(_ kv: String) -> Result<(String, JSONValue), Diagnostic> {
+        guard let eq = kv.firstIndex(of: "="), eq != kv.startIndex else {
+            return .failure(.error("--context takes KEY=VALUE, found '\(kv)'"))
+        }
+        let key = String(kv[..<eq])
+        let raw = String(kv[kv.index(after: eq)...])
+        let value = JSONReader.parseValue(raw) ?? .string(raw)
+        if value.nestsDeeper(than: Limits.maxNesting) {
+            return .failure(.error("--context \(JSONKeyText.quoted(key).dropFirst().dropLast())=VALUE: the value is \(Limits.nestingMessage)"))
+        }
+        return .success((key, value))
     }
 
     /// The profile `name` with `--context` overrides and `--now`; an unknown name is an error
@@ -188,12 +213,10 @@ public struct UserProfiles: Sendable {
             attrs = p
         }
         for kv in context {
-            guard let eq = kv.firstIndex(of: "="), eq != kv.startIndex else {
-                return .failure(.error("--context takes KEY=VALUE, found '\(kv)'"))
+            switch UserProfiles.contextAttribute(kv) {
+            case .success(let (key, value)): attrs[key] = value
+            case .failure(let d): return .failure(d)
             }
-            let key = String(kv[..<eq])
-            let raw = String(kv[kv.index(after: eq)...])
-            attrs[key] = JSONReader.parseValue(raw) ?? .string(raw)
         }
         if let now {
             guard ISODate.isValid(now) else {
