@@ -53,7 +53,7 @@ public final class PluginEngine {
         sandbox.virtualFiles = StandardPlugins.virtualFiles
         sandbox.logSink = { [unowned self] label, line in
             self.log.append((label, line))
-            if self.logToStderr { FileHandle.standardError.write(Data("[\(label)] \(line)\n".utf8)) }
+            if self.logToStderr { FileHandle.standardError.write(Data("[\(TextEscape.escaped(label))] \(TextEscape.escaped(line))\n".utf8)) }
         }
     }
 
@@ -66,8 +66,7 @@ public final class PluginEngine {
 
     func read(_ path: String) -> String? {
         if let v = StandardPlugins.virtualFiles[path] { return v }
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        return try? SafeFile.readString(path)
     }
 
     func fail(_ name: String, _ file: String, _ line: Int?, _ message: String) {

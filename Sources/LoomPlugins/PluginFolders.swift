@@ -15,18 +15,16 @@ public enum PluginDiscovery {
     /// `dir` holding `plugin.lua` is one plugin; any other folder is a folder of plugins (its
     /// subfolders holding `plugin.lua`, in name order).
     public static func folders(in dir: String) -> Result<[PluginFolder], Diagnostic> {
-        let fm = FileManager.default
-        var isDir: ObjCBool = false
         if StandardPlugins.isVirtual(dir) { return .success(StandardPlugins.folders(under: dir)) }
-        guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+        guard SafeFile.isDirectory(dir) else {
             return .failure(.error("plugin folder '\(dir)' does not exist", at: SourceLocation(file: dir)))
         }
-        if fm.fileExists(atPath: dir + "/plugin.lua") { return .success([PluginFolder(path: dir)]) }
-        let entries = ((try? fm.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+        if SafeFile.exists(dir + "/plugin.lua") { return .success([PluginFolder(path: dir)]) }
+        let entries = (SafeFile.contentsOfDirectory(dir) ?? []).sorted()
         var out: [PluginFolder] = []
         for e in entries where !e.hasPrefix(".") {
             let p = dir == "." ? e : dir + "/" + e
-            if fm.fileExists(atPath: p + "/plugin.lua") { out.append(PluginFolder(path: p)) }
+            if SafeFile.exists(p + "/plugin.lua") { out.append(PluginFolder(path: p)) }
         }
         return .success(out)
     }

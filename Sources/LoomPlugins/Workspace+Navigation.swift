@@ -15,7 +15,7 @@ extension Workspace {
         if let f = cachedFlows { return f }
         var d = Diagnostics()
         var defs = engine.flowDefinitions(diagnostics: &d)
-        if FileManager.default.fileExists(atPath: project.flowsFile) {
+        if SafeFile.exists(project.flowsFile) {
             let (declared, fd) = FlowsFile.load(atPath: project.flowsFile, displayPath: project.flowsFile)
             defs += declared
             d.append(contentsOf: fd)

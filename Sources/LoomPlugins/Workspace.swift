@@ -30,7 +30,7 @@ public final class Workspace {
     public init(options: Options, anchor: String? = nil) throws(LuaError) {
         let root = options.project ?? anchor.map(Project.forScreen) ?? "."
         var (project, d) = Project.load(root: root)
-        if options.project != nil, !FileManager.default.fileExists(atPath: root) {
+        if options.project != nil, !SafeFile.exists(root) {
             d.error("project folder '\(root)' does not exist")
         }
         self.project = project
@@ -45,7 +45,7 @@ public final class Workspace {
         }
         for dir in project.pluginDirs {
             // The default `plugins` folder is optional; a folder named in loom.json is not.
-            if !FileManager.default.fileExists(atPath: dir) && !project.pluginDirsDeclared { continue }
+            if !SafeFile.exists(dir) && !project.pluginDirsDeclared { continue }
             switch PluginDiscovery.folders(in: dir) {
             case .success(let f): folders += f
             case .failure(let e): diagnostics.append(e)
@@ -78,7 +78,7 @@ public final class Workspace {
         var d = Diagnostics()
         let result: (Screen?, Diagnostics, ScreenCheck?)
         do {
-            let doc = try JSONReader.parseFile(atPath: file, displayPath: file)
+            let doc = try SafeFile.parseJSON(atPath: file, displayPath: file)
             let defaultID = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             let (screen, pd) = ScreenParser.parse(doc, defaultID: defaultID)
             d.append(contentsOf: pd)
@@ -112,7 +112,7 @@ public final class Workspace {
 
     /// A screen argument: a path to a file, or a screen id in the project's screens folder.
     public func locateScreen(_ arg: String) -> Result<String, Diagnostic> {
-        if FileManager.default.fileExists(atPath: arg) { return .success(arg) }
+        if SafeFile.exists(arg) { return .success(arg) }
         let ids = screenFiles()
         if let f = ids[arg] { return .success(f) }
         let stem = ((arg as NSString).lastPathComponent as NSString).deletingPathExtension

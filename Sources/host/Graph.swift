@@ -28,7 +28,7 @@ struct Graph: ParsableCommand {
     var output: String?
 
     func run() throws {
-        let anchor = screen.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let anchor = screen.flatMap { SafeFile.exists($0) ? $0 : nil }
         let ws = try engine.workspace(anchor: anchor)
         var diagnostics = ws.loadDiagnostics
         var start: Screen?

@@ -19,4 +19,9 @@ struct Host: ParsableCommand {
         version: LoomVersion.string,
         subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self]
     )
+
+    /// The arguments with their exact bytes: a file name that is not UTF-8 is still found.
+    static func main() {
+        main(Array(FilePath.commandLineArguments().dropFirst()))
+    }
 }

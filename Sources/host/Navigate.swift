@@ -33,7 +33,7 @@ struct Navigate: ParsableCommand {
     }
 
     func run() throws {
-        let anchor = screen.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let anchor = screen.flatMap { SafeFile.exists($0) ? $0 : nil }
         let ws = try engine.workspace(anchor: anchor)
         var diagnostics = ws.loadDiagnostics
         let profile = try orExit(user.profile(in: ws), diagnostics)
@@ -85,8 +85,14 @@ struct Navigate: ParsableCommand {
         if let failure { diagnostics.append(failure) }
         switch format {
         case .text:
-            var out = "start: \(entry)\n"
-            for o in outcomes { out += o.text + (o.text.hasSuffix("\n") ? "" : "\n") }
+            // StepOutcome.text, with every part from data or flags escaped.
+            let e = TextEscape.escaped
+            var out = "start: \(e(entry.description))\n"
+            for o in outcomes {
+                out += "▶ \(e(o.input))\n"
+                for ev in o.events { out += "  \(e(ev.description))\n" }
+                out += "  stack: \(e(o.stack.description))\n"
+            }
             Console.out(out)
         case .json:
             let o: JSONValue = .object([

@@ -28,7 +28,7 @@ struct Run: ParsableCommand {
     var noGraph = false
 
     func run() throws {
-        let ws = try engine.workspace(anchor: FileManager.default.fileExists(atPath: screen) ? screen : nil)
+        let ws = try engine.workspace(anchor: SafeFile.exists(screen) ? screen : nil)
         var diagnostics = ws.loadDiagnostics
         let file = try orExit(ws.locateScreen(screen), diagnostics)
         let profile = try orExit(user.profile(in: ws), diagnostics)
@@ -80,7 +80,7 @@ struct Check: ParsableCommand {
     var format: OutputFormat = .text
 
     func run() throws {
-        let anchor = screens.first.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let anchor = screens.first.flatMap { SafeFile.exists($0) ? $0 : nil }
         let ws = try engine.workspace(anchor: anchor)
         var diagnostics = ws.loadDiagnostics
         var files: [String] = []
@@ -152,10 +152,14 @@ struct Plugins: ParsableCommand {
         for fl in ws.engine.luaFlows {
             rows.append(Row(kind: "flow", name: fl.name, plugin: fl.plugin.name, version: fl.plugin.version, location: fl.location.description, description: ""))
         }
+        // Names and versions come from plugins: escaped in text (JSON escapes by itself).
+        let e = TextEscape.escaped
+        let textRows = rows.map { Row(kind: e($0.kind), name: e($0.name), plugin: e($0.plugin), version: e($0.version), location: e($0.location), description: e($0.description)) }
         let diagnostics = ws.loadDiagnostics
         switch format {
         case .text:
             var out = ""
+            let rows = textRows
             let wKind = max(4, rows.map(\.kind.count).max() ?? 0)
             let wName = max(4, rows.map(\.name.count).max() ?? 0)
             let wPlugin = max(6, rows.map { $0.plugin.count + $0.version.count + 1 }.max() ?? 0)
@@ -166,7 +170,7 @@ struct Plugins: ParsableCommand {
                 out += pad(r.kind, wKind) + "  " + style.type(pad(r.name, wName)) + "  " + pad(r.plugin + "@" + r.version, wPlugin) + "  " + style.dim(r.location) + "\n"
             }
             let loaded = ws.engine.plugins.filter(\.loaded).count
-            out += "\n\(loaded) plugin\(loaded == 1 ? "" : "s") loaded (\(ws.engine.plugins.filter(\.loaded).map(\.info.name).joined(separator: ", "))), \(ws.engine.plugins.count - loaded) failed\n"
+            out += "\n\(loaded) plugin\(loaded == 1 ? "" : "s") loaded (\(ws.engine.plugins.filter(\.loaded).map { e($0.info.name) }.joined(separator: ", "))), \(ws.engine.plugins.count - loaded) failed\n"
             Console.out(out)
         case .json:
             let o: JSONValue = .object([

@@ -25,8 +25,8 @@ struct Test: ParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Worker threads, each with its own Lua state (default: the number of cores).", valueName: "n"))
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .shortAndLong, help: ArgumentHelp("Worker threads, each with its own Lua state (default: the number of cores) (\(NumericFlag.jobs.text)).", valueName: "n"), transform: NumericFlag.jobs.parse)
+    var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
 
     @Option(name: .long, help: ArgumentHelp("Run only the scenarios whose name contains TEXT.", valueName: "text"))
     var filter: String?
@@ -46,12 +46,12 @@ struct Test: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write a JSON report to FILE.", valueName: "file"))
     var json: String?
 
-    @Option(name: .customLong("scenario-time-limit"), help: ArgumentHelp("Time budget of scenario code between two host operations, in milliseconds.", valueName: "ms"))
+    @Option(name: .customLong("scenario-time-limit"), help: ArgumentHelp("Time budget of scenario code between two host operations, in milliseconds (\(NumericFlag.scenarioTimeLimit.text)).", valueName: "ms"), transform: NumericFlag.scenarioTimeLimit.parse)
     var scenarioTimeLimit: Int = 10_000
 
     func validate() throws {
-        guard jobs > 0 else { throw ValidationError("--jobs must be at least 1") }
-        guard scenarioTimeLimit > 0 else { throw ValidationError("--scenario-time-limit must be a positive number of milliseconds") }
+        try NumericFlag.jobs.check(jobs)
+        try NumericFlag.scenarioTimeLimit.check(scenarioTimeLimit)
     }
 
     var options: ScenarioOptions {
@@ -59,7 +59,7 @@ struct Test: ParsableCommand {
         o.paths = paths
         o.project = engine.project
         o.extraPluginDirs = engine.plugins
-        o.limits = LuaLimits(timeBudgetMilliseconds: engine.luaTimeLimit, memoryMegabytes: engine.luaMemoryLimit)
+        o.limits = engine.limits
         o.scenarioTimeLimitMilliseconds = scenarioTimeLimit
         o.jobs = jobs
         o.filter = filter
@@ -71,10 +71,11 @@ struct Test: ParsableCommand {
     }
 
     func run() throws {
+        engine.apply()
         let style = Console.outStyle
         if accept {
             let r = ScenarioRunner.accept(options)
-            for (pending, golden) in r.accepted { Console.out("accepted \(golden)  (from \(pending))\n") }
+            for (pending, golden) in r.accepted { Console.out("accepted \(TextEscape.escaped(golden))  (from \(TextEscape.escaped(pending)))\n") }
             for e in r.errors { Console.error(e.description) }
             Console.out("\(r.accepted.count) snapshot\(r.accepted.count == 1 ? "" : "s") accepted\n")
             if !r.errors.isEmpty { throw ExitCode(1) }
@@ -84,14 +85,14 @@ struct Test: ParsableCommand {
             Console.out(Test.render(outcome.results, style: style))
         }
         var tail = ""
-        for e in report.errors { tail += style.error("✗") + " " + e.message + "\n" }
+        for e in report.errors { tail += style.error("✗") + " " + TextEscape.escaped(e.message) + "\n" }
         if report.files.isEmpty && report.errors.isEmpty {
             tail += style.dim("no scenario files found") + "\n"
         }
         if !report.unreferencedSnapshots.isEmpty {
             let pruned = Set(report.prunedSnapshots)
             tail += "\n" + (prune ? "pruned unreferenced snapshots:" : "unreferenced snapshots (delete them with --prune):") + "\n"
-            for s in report.unreferencedSnapshots { tail += "  \(s)\(prune && !pruned.contains(s) ? " (could not delete)" : "")\n" }
+            for s in report.unreferencedSnapshots { tail += "  \(TextEscape.escaped(s))\(prune && !pruned.contains(s) ? " (could not delete)" : "")\n" }
         }
         tail += "\n" + report.summary + "\n"
         Console.out(tail)
@@ -112,24 +113,26 @@ struct Test: ParsableCommand {
     /// `✓ name (12 ms)` / `✗ name` with the failure indented below.
     static func render(_ results: [ScenarioResult], style: Style) -> String {
         var out = ""
+        let e = TextEscape.escaped
         for r in results {
             let ms = r.durationMilliseconds < 10 ? String(format: "%.1f", r.durationMilliseconds) : String(Int(r.durationMilliseconds.rounded()))
             switch r.status {
             case .passed:
-                out += style.ok("✓") + " \(r.name) " + style.dim("(\(ms) ms)") + "\n"
+                out += style.ok("✓") + " \(e(r.name)) " + style.dim("(\(ms) ms)") + "\n"
             case .skipped:
-                out += style.warning("-") + " \(r.name) " + style.dim("(skipped\(r.message.map { ": " + $0 } ?? ""))") + "\n"
+                out += style.warning("-") + " \(e(r.name)) " + style.dim("(skipped\(r.message.map { ": " + e($0) } ?? ""))") + "\n"
             case .failed:
-                out += style.error("✗") + " \(r.name) " + style.dim("(\(ms) ms)") + "\n"
+                out += style.error("✗") + " \(e(r.name)) " + style.dim("(\(ms) ms)") + "\n"
+                // A failure is several lines by design (diffs): each line escaped, and indented.
                 for line in (r.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false) {
-                    out += "    " + colored(String(line), style) + "\n"
+                    out += "    " + colored(e(String(line)), style) + "\n"
                 }
                 if !r.output.isEmpty {
                     out += style.dim("    output:") + "\n"
-                    for l in r.output { out += style.dim("      " + l) + "\n" }
+                    for l in r.output { out += style.dim("      " + e(l)) + "\n" }
                 }
             }
-            for n in r.notes { out += style.dim("    " + n) + "\n" }
+            for n in r.notes { out += style.dim("    " + e(n)) + "\n" }
         }
         return out
     }

@@ -116,7 +116,7 @@ public enum FlowsFile {
     /// Reads and parses a file; a missing or unreadable file is one error.
     public static func load(atPath path: String, displayPath: String? = nil) -> (flows: [FlowDefinition], diagnostics: Diagnostics) {
         do {
-            let document = try JSONReader.parseFile(atPath: path, displayPath: displayPath)
+            let document = try SafeFile.parseJSON(atPath: path, displayPath: displayPath)
             return parse(document)
         } catch {
             return ([], Diagnostics([error]))

@@ -22,20 +22,21 @@ extension NavigationGraph {
     /// (`  ── movie (push) ──▶ movie_detail   e.g. movie:42`), gated edges marked `⚑`, then the
     /// findings as diagnostics.
     public func text() -> String {
-        var out = "navigation from \(entry)"
-        if let entryFlow { out += " (flow \(entryFlow))" }
+        let x = TextEscape.escaped
+        var out = "navigation from \(x(entry.description))"
+        if let entryFlow { out += " (flow \(x(entryFlow)))" }
         out += "\n"
         let byFrom = Dictionary(grouping: edges, by: \.from)
         let flowOf = Dictionary(nodes.map { ($0.id, $0.flow) }, uniquingKeysWith: { a, _ in a })
         for node in nodes {
-            out += node.id
-            if let flow = node.flow { out += " [\(flow)]" }
+            out += x(node.id)
+            if let flow = node.flow { out += " [\(x(flow))]" }
             out += "\n"
             for e in byFrom[node.id] ?? [] {
-                out += "  ── \(e.step) (\(e.presentation.rawValue)) ──▶ \(e.to)"
-                if let targetFlow = flowOf[e.to] ?? nil, targetFlow != node.flow { out += " [\(targetFlow)]" }
+                out += "  ── \(x(e.step.description)) (\(e.presentation.rawValue)) ──▶ \(x(e.to))"
+                if let targetFlow = flowOf[e.to] ?? nil, targetFlow != node.flow { out += " [\(x(targetFlow))]" }
                 if e.gated { out += " ⚑" }
-                if let example = e.example { out += "   e.g. \(example)" }
+                if let example = e.example { out += "   e.g. \(x(example.description))" }
                 out += "\n"
             }
         }
@@ -44,7 +45,7 @@ extension NavigationGraph {
         }
         if !findings.isEmpty {
             out += "\nfindings:\n"
-            for f in findings { out += "  \(f.diagnostic)\n" }
+            for f in findings { out += "  \(TreeOutput.diagnosticLine(f.diagnostic, style: Style(color: false)))\n" }
         }
         return out
     }
@@ -192,7 +193,9 @@ enum GraphText {
             case "\"": out += "\\\""
             case "\n": out += "\\n"
             case "\r": break
-            default: out.unicodeScalars.append(ch)
+            default:
+                // Other controls as `\u{1B}` (the backslash doubled for DOT).
+                if TextEscape.isEscaped(ch) { out += "\\" + TextEscape.escaped(String(ch)) } else { out.unicodeScalars.append(ch) }
             }
         }
         return out + "\""
@@ -210,7 +213,8 @@ enum GraphText {
             case ">": out += "#gt;"
             case "|": out += "#124;"
             case "\n", "\r": out += " "
-            default: out.unicodeScalars.append(ch)
+            default:
+                if TextEscape.isEscaped(ch) { out += TextEscape.escaped(String(ch)) } else { out.unicodeScalars.append(ch) }
             }
         }
         return out + "\""

@@ -77,19 +77,20 @@ public enum TreeOutput {
         for (k, v) in o.prefix(limit) {
             var s: String
             switch v {
-            case .string(let x): s = "\"" + x + "\""
-            case .array(let a): s = a.isEmpty ? "[]" : v.serialized(pretty: false)
-            default: s = v.serialized(pretty: false)
+            case .string(let x): s = "\"" + TextEscape.escaped(x) + "\""
+            case .array(let a): s = a.isEmpty ? "[]" : TextEscape.escaped(v.serialized(pretty: false))
+            default: s = TextEscape.escaped(v.serialized(pretty: false))
             }
             if s.count > 48 { s = String(s.prefix(45)) + "…" + (s.hasPrefix("[") ? "]" : s.hasPrefix("{") ? "}" : "") }
-            parts.append("\(k)=\(s)")
+            parts.append("\(TextEscape.escaped(k))=\(s)")
         }
         if o.count > limit { parts.append("+\(o.count - limit) more") }
         return parts.joined(separator: " ")
     }
 
     public static func text(_ r: Resolution, style: Style, explain: Bool = false) -> String {
-        var out = style.bold("screen \(r.screen)") + style.dim("  user \(r.user.name ?? "(anonymous)")") + "\n"
+        let e = TextEscape.escaped
+        var out = style.bold("screen \(e(r.screen))") + style.dim("  user \(e(r.user.name ?? "(anonymous)"))") + "\n"
         guard let tree = r.tree else {
             out += style.hidden("(nothing visible: the root is hidden)") + "\n"
             return out
@@ -100,17 +101,18 @@ public enum TreeOutput {
 
     static func line(_ n: ResolvedNode, prefix: String, isLast: Bool, isRoot: Bool, style: Style, explain: Bool, out: inout String) {
         let branch = isRoot ? "" : (isLast ? "└─ " : "├─ ")
-        var s = prefix + branch + style.type(n.type)
-        if let id = n.id { s += " " + style.id("#" + id) }
+        let e = TextEscape.escaped
+        var s = prefix + branch + style.type(e(n.type))
+        if let id = n.id { s += " " + style.id("#" + e(id)) }
         if n.hidden {
-            s += "  " + style.hidden("hidden: " + (n.hiddenReason ?? ""))
+            s += "  " + style.hidden("hidden: " + e(n.hiddenReason ?? ""))
         } else {
-            s += "  " + style.view(n.view)
+            s += "  " + style.view(e(n.view))
             let p = propsSummary(n.props)
             if !p.isEmpty { s += "  " + p }
         }
-        if let a = n.action { s += style.dim("  → " + a) }
-        if explain, let r = n.rule { s += style.dim("  [rule " + r.expression + " = " + ruleValue(r) + "]") }
+        if let a = n.action { s += style.dim("  → " + e(a)) }
+        if explain, let r = n.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
         out += s + "\n"
         let childPrefix = prefix + (isRoot ? "" : (isLast ? "   " : "│  "))
         if explain, let t = n.rule, !t.children.isEmpty {
@@ -126,18 +128,18 @@ public enum TreeOutput {
         for i in items {
             k += 1
             let last = k == total
-            var s = childPrefix + (last ? "└─ " : "├─ ") + "• " + style.type(i.kind ?? "item")
-            if let id = i.id { s += " " + style.id("#" + id) }
+            var s = childPrefix + (last ? "└─ " : "├─ ") + "• " + style.type(e(i.kind ?? "item"))
+            if let id = i.id { s += " " + style.id("#" + e(id)) }
             if i.hidden {
-                if let t = i.title { s += " \"\(t)\"" }
-                s += "  " + style.hidden("hidden: " + (i.hiddenReason ?? ""))
+                if let t = i.title { s += " \"\(e(t))\"" }
+                s += "  " + style.hidden("hidden: " + e(i.hiddenReason ?? ""))
             } else {
-                s += "  " + style.view(i.view)
+                s += "  " + style.view(e(i.view))
                 let p = propsSummary(i.props, limit: 4)
                 if !p.isEmpty { s += "  " + p }
             }
-            if let a = i.action { s += style.dim("  → " + a) }
-            if explain, let r = i.rule { s += style.dim("  [rule " + r.expression + " = " + ruleValue(r) + "]") }
+            if let a = i.action { s += style.dim("  → " + e(a)) }
+            if explain, let r = i.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
             out += s + "\n"
             let ip = childPrefix + (last ? "   " : "│  ")
             if explain, let t = i.rule, !t.children.isEmpty {
@@ -152,19 +154,20 @@ public enum TreeOutput {
     static func ruleValue(_ t: RuleTrace) -> String {
         if t.skipped { return "skipped" }
         if let v = t.value { return v ? "true" : "false" }
-        return "error" + (t.error.map { ": " + $0 } ?? "")
+        return "error" + (t.error.map { ": " + TextEscape.escaped($0) } ?? "")
     }
 
     static func explainLines(_ t: RuleTrace, prefix: String, style: Style, out: inout String) {
         for c in t.children {
-            out += prefix + style.dim("· \(c.expression) = \(ruleValue(c))") + "\n"
+            out += prefix + style.dim("· \(TextEscape.escaped(c.expression)) = \(ruleValue(c))") + "\n"
             if !c.children.isEmpty { explainLines(c, prefix: prefix + "  ", style: style, out: &out) }
         }
     }
 
     public static func diagnosticLine(_ d: Diagnostic, style: Style) -> String {
         let sev = d.severity == .error ? style.error("error:") : d.severity == .warning ? style.warning("warning:") : style.dim("note:")
-        if let l = d.location { return "\(l): \(sev) \(d.message)" }
-        return "\(sev) \(d.message)"
+        let message = TextEscape.escaped(d.message)
+        if let l = d.location { return "\(TextEscape.escaped(l.description)): \(sev) \(message)" }
+        return "\(sev) \(message)"
     }
 }

@@ -66,11 +66,11 @@ public struct Project: Sendable {
         var p = Project(root: root)
         var d = Diagnostics()
         let path = join(root, manifestName)
-        guard FileManager.default.fileExists(atPath: path) else { return (p, d) }
+        guard SafeFile.exists(path) else { return (p, d) }
         p.manifest = path
         let doc: JSONDocument
         do {
-            doc = try JSONReader.parseFile(atPath: path, displayPath: path)
+            doc = try SafeFile.parseJSON(atPath: path, displayPath: path)
         } catch {
             d.append(error)
             return (p, d)
@@ -130,13 +130,21 @@ public struct Project: Sendable {
 
     /// Screen files under the screens folder, sorted.
     public func screenFiles() -> [String] {
-        guard let e = FileManager.default.enumerator(atPath: screensDir) else { return [] }
+        // Byte-exact names (SafeFile); folders entered only when they are not symbolic links.
         var out: [String] = []
-        while let f = e.nextObject() as? String {
-            if f.hasSuffix(".json"), !f.split(separator: "/").contains(where: { $0.hasPrefix(".") || $0 == "__snapshots__" }) {
-                out.append(Project.join(screensDir, f))
+        func walk(_ rel: String, depth: Int) {
+            let dir = rel.isEmpty ? screensDir : Project.join(screensDir, rel)
+            guard depth < 64, let entries = SafeFile.contentsOfDirectory(dir) else { return }
+            for name in entries {
+                let f = rel.isEmpty ? name : rel + "/" + name
+                if SafeFile.isDirectory(Project.join(screensDir, f)), !SafeFile.isSymbolicLink(Project.join(screensDir, f)) {
+                    walk(f, depth: depth + 1)
+                } else if f.hasSuffix(".json"), !f.split(separator: "/").contains(where: { $0.hasPrefix(".") || $0 == "__snapshots__" }) {
+                    out.append(Project.join(screensDir, f))
+                }
             }
         }
+        walk("", depth: 0)
         return out.sorted()
     }
 }
@@ -151,10 +159,10 @@ public struct UserProfiles: Sendable {
     public static func load(_ path: String) -> (UserProfiles, Diagnostics) {
         var u = UserProfiles()
         var d = Diagnostics()
-        guard FileManager.default.fileExists(atPath: path) else { return (u, d) }
+        guard SafeFile.exists(path) else { return (u, d) }
         u.file = path
         do {
-            let doc = try JSONReader.parseFile(atPath: path, displayPath: path)
+            let doc = try SafeFile.parseJSON(atPath: path, displayPath: path)
             guard case .object(let o) = doc.root.kind else {
                 d.error("users.json maps profile names to attribute objects, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
                 return (u, d)

@@ -40,12 +40,11 @@ public enum ScenarioDiscovery {
             return (out, errors)
         }
         for p in options.paths {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: p, isDirectory: &isDir) else {
+            guard SafeFile.exists(p) else {
                 errors.append(.error("no scenario file or folder '\(p)'"))
                 continue
             }
-            if isDir.boolValue {
+            if SafeFile.isDirectory(p) {
                 let found = luaFiles(under: p)
                 for f in found { add(scenarioFile(f, options: options, knownProject: nil)) }
             } else {

@@ -114,10 +114,10 @@ final class ScenarioFileRunner {
             outcome.results = results
             return outcome
         }
-        guard let data = FileManager.default.contents(atPath: file.path) else {
-            return fail("\(file.path): cannot read the scenario file")
+        let source: String
+        do { source = try SafeFile.readString(file.path) } catch {
+            return fail("\(file.path): cannot read the scenario file: \(error.message)")
         }
-        let source = String(decoding: data, as: UTF8.self)
         do {
             try setUpEnvironment()
         } catch {
@@ -426,8 +426,16 @@ final class ScenarioFileRunner {
         // A screen id, a path from the working directory, or a path beside the scenario file.
         var locate = screenArg
         let beside = Project.join(ScenarioDiscovery.parent(self.file.path), screenArg)
-        if screenArg.hasSuffix(".json"), !FileManager.default.fileExists(atPath: screenArg), FileManager.default.fileExists(atPath: beside) {
+        if screenArg.hasSuffix(".json"), !SafeFile.exists(screenArg), SafeFile.exists(beside) {
             locate = beside
+        }
+        // A path (not a screen id of the project) must stay inside the project folder (a
+        // plugin's scenarios: inside the plugin's folder), symbolic links resolved.
+        if SafeFile.exists(locate) {
+            let root = self.file.plugin ?? self.file.projectRoot
+            guard SafeFile.isInside(locate, root: root) else {
+                throw ScenarioFailure("t:open: '\(screenArg)' is outside the \(self.file.plugin == nil ? "project" : "plugin") folder")
+            }
         }
         let file: String
         switch ws.locateScreen(locate) {
@@ -769,8 +777,11 @@ final class ScenarioFileRunner {
         let text = try snapshotDocument(s).text
         let fm = FileManager.default
         let pending = path + ".new"
-        if let data = fm.contents(atPath: path) {
-            let old = String(decoding: data, as: UTF8.self)
+        var existing: String?
+        if SafeFile.exists(path) {
+            do { existing = try SafeFile.readString(path) } catch { throw ScenarioFailure("snapshot \(path): \(error.message)") }
+        }
+        if let old = existing {
             if old == text {
                 if fm.fileExists(atPath: pending) { try? fm.removeItem(atPath: pending) }
                 return
@@ -865,12 +876,16 @@ final class ScenarioFileRunner {
         guard target.hasPrefix(allowed + "/") else {
             return .failure(LuaHostError("load_file('\(rel)'): only files inside \(file.plugin ?? file.projectRoot) can be loaded"))
         }
-        guard let data = FileManager.default.contents(atPath: target) else {
-            return .failure(LuaHostError("load_file('\(rel)'): cannot read \(target)"))
+        guard SafeFile.isInside(target, root: file.plugin ?? file.projectRoot) else {
+            return .failure(LuaHostError("load_file('\(rel)'): only files inside \(file.plugin ?? file.projectRoot) can be loaded"))
+        }
+        let source: String
+        do { source = try SafeFile.readString(target) } catch {
+            return .failure(LuaHostError("load_file('\(rel)'): cannot read \(target): \(error.message)"))
         }
         do {
             state.push(envRef)
-            try ws.engine.sandbox.loadChunk(source: String(decoding: data, as: UTF8.self), chunkName: Project.displayPath(target), envIndex: -1)
+            try ws.engine.sandbox.loadChunk(source: source, chunkName: Project.displayPath(target), envIndex: -1)
             lua_rotate(state.L, -2, 1)
             state.pop(1)
         } catch {
