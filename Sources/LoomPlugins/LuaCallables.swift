@@ -48,6 +48,9 @@ extension PluginEngine {
     /// A rule's arguments, frozen, made once per rule reference (keyed by its location).
     func argsRef(_ args: JSONNode, key: SourceLocation) throws(LuaError) -> Int32 {
         if let r = argRefs[key] { return r }
+        if let deep = args.firstTooDeep() {  // `check` reports it first; never pushed
+            throw LuaError(kind: .host, message: "the arguments are \(Limits.nestingMessage) (at \(deep.position.line):\(deep.position.column))")
+        }
         state.push(json: args, keepingOrder: true)
         if state.type(-1) == LUA_TTABLE { try sandbox.freezeTop() }
         let r = loom_ref(state.L)
@@ -443,6 +446,10 @@ final class LuaRule: RuleEvaluating {
     }
 
     func check(args: JSONNode?, file: String) -> [String] {
+        // Arguments handed to Lua stay within the nesting limit (reported at their location).
+        if let deep = args?.firstTooDeep() {
+            return ["the arguments are \(Limits.nestingMessage) (at \(deep.position.line):\(deep.position.column))"]
+        }
         guard let checkFunction else { return [] }
         let state = engine.state
         let top = state.top
@@ -456,18 +463,7 @@ final class LuaRule: RuleEvaluating {
         }
         switch state.type(-1) {
         case LUA_TNIL: return []
-        case LUA_TSTRING: return [state.toString(-1) ?? ""]
-        case LUA_TTABLE:
-            var out: [String] = []
-            let n = state.rawLength(-1)
-            if n > 0 {
-                for i in 1...n {
-                    state.getIndex(-1, i)
-                    if let s = state.toString(-1) { out.append(s) }
-                    state.pop(1)
-                }
-            }
-            return out
+        case LUA_TSTRING, LUA_TTABLE: return state.checkMessages(at: -1)
         case LUA_TBOOLEAN where state.toBool(-1):
             return []
         default:

@@ -121,6 +121,39 @@ extension LuaState {
         return true
     }
 
+    /// The string at `idx` (a Lua string), at most `maxBytes` of it: only that prefix is
+    /// copied (cut at a character boundary, marked with "…"). Not UTF-8: replacement characters.
+    func boundedString(_ idx: Int32, maxBytes: Int) -> String {
+        var len = 0
+        guard lua_type(L, idx) == LUA_TSTRING, let p = loom_tolstring(L, idx, &len) else { return "" }
+        let bytes = UnsafeRawBufferPointer(start: p, count: len).bindMemory(to: UInt8.self)
+        if len <= maxBytes { return String(decoding: bytes, as: UTF8.self) }
+        var cut = max(maxBytes, 0)
+        while cut > 0 && bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<cut]), as: UTF8.self) + "…"
+    }
+
+    /// The messages of a rule's `check` result at `idx`: a string, or a list of strings. At most
+    /// `Limits.maxMessages` messages of `Limits.maxMessageBytes` bytes each are read (then a
+    /// line says how many more there were), whatever the list holds.
+    func checkMessages(at idx: Int32) -> [String] {
+        let t = absIndex(idx)
+        if lua_type(L, t) == LUA_TSTRING { return [boundedString(t, maxBytes: Limits.maxMessageBytes)] }
+        guard lua_type(L, t) == LUA_TTABLE, lua_checkstack(L, 2) != 0 else { return [] }
+        var out: [String] = []
+        let n = rawLength(t)
+        let shown = min(n, Limits.maxMessages)
+        if shown > 0 {
+            for i in 1...shown {
+                getIndex(t, i)
+                if lua_type(L, -1) == LUA_TSTRING { out.append(boundedString(-1, maxBytes: Limits.maxMessageBytes)) }
+                pop(1)
+            }
+        }
+        if n > shown { out.append("… and \(n - shown) more messages (only the first \(Limits.maxMessages) are shown)") }
+        return out
+    }
+
     /// Reads the value at `index` as JSON. Tables whose keys are exactly 1...n become arrays,
     /// other tables objects with their keys sorted (so output is the same on every run); an
     /// empty table is an empty object. Errors (with the path of the value, e.g. `at a.b[2]`):

@@ -196,20 +196,27 @@ public final class PluginEngine {
         state.pushFunction { [unowned self] call in self.registerFlow(call, info: info) }
         state.setField(-2, "flow")
         state.pushFunction { [unowned self] call in
-            var parts: [String] = []
+            // Bounded: the line is built up to just past the log cap (the sink cuts and marks a
+            // line that crosses it), copying only that much of each string, however many
+            // arguments (or references to one huge string) there are.
+            let cap = self.sandbox.logCapBytes + 1
+            var line = ""
             for i in 1...max(1, call.count) where i <= call.count {
+                if i > 1 { line += "\t" }
+                let room = cap - line.utf8.count
+                if room <= 0 { break }
                 switch call.type(i) {
-                case LUA_TSTRING: parts.append(call.string(i) ?? "")
+                case LUA_TSTRING: line += call.state.boundedString(i, maxBytes: room)
                 case LUA_TNUMBER:
-                    if self.state.isInteger(i) { parts.append(String(self.state.toInt(i) ?? 0)) } else {
-                        parts.append(String(format: "%.14g", self.state.toDouble(i) ?? 0))
+                    if call.state.isInteger(i) { line += String(call.state.toInt(i) ?? 0) } else {
+                        line += String(format: "%.14g", call.state.toDouble(i) ?? 0)
                     }
-                case LUA_TBOOLEAN: parts.append(self.state.toBool(i) ? "true" : "false")
-                case LUA_TNIL: parts.append("nil")
-                default: parts.append(call.typeName(i))
+                case LUA_TBOOLEAN: line += call.state.toBool(i) ? "true" : "false"
+                case LUA_TNIL: line += "nil"
+                default: line += call.typeName(i)
                 }
             }
-            self.sandbox.logSink?(info.name, parts.joined(separator: "\t"))
+            self.sandbox.logSink?(info.name, line)
             return .success(0)
         }
         state.setField(-2, "log")

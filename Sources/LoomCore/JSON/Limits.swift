@@ -10,6 +10,10 @@ public enum Limits {
     /// Bytes of strings (keys and values) produced by one conversion, counted the same way.
     public static let maxStringBytes = 64 << 20  // 64 MiB
 
+    /// Messages kept from one `check` result (a list of messages), and bytes kept of each.
+    public static let maxMessages = 100
+    public static let maxMessageBytes = 4096
+
     /// "nested deeper than 64 levels"
     public static var nestingMessage: String { "nested deeper than \(maxNesting) levels" }
 }
