@@ -25,7 +25,7 @@ struct Test: ParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Worker threads, each with its own Lua state (default: the number of cores) (\(NumericFlag.jobs.text)).", valueName: "n"), transform: NumericFlag.jobs.parse)
+    @Option(name: .shortAndLong, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
     var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
 
     @Option(name: .long, help: ArgumentHelp("Run only the scenarios whose name contains TEXT.", valueName: "text"))
@@ -46,7 +46,7 @@ struct Test: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write a JSON report to FILE.", valueName: "file"))
     var json: String?
 
-    @Option(name: .customLong("scenario-time-limit"), help: ArgumentHelp("Time budget of scenario code between two host operations, in milliseconds (\(NumericFlag.scenarioTimeLimit.text)).", valueName: "ms"), transform: NumericFlag.scenarioTimeLimit.parse)
+    @Option(name: .customLong("scenario-time-limit"), help: ArgumentHelp("Time budget of scenario code between two host operations, in milliseconds (\(NumericFlag.scenarioTimeLimit.text); default: 10000).", valueName: "ms"), transform: NumericFlag.scenarioTimeLimit.parse)
     var scenarioTimeLimit: Int = 10_000
 
     func validate() throws {
