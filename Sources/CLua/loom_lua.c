@@ -14,7 +14,7 @@ int64_t loom_now_ns(void) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Memory: every state has its own cap. An allocation that would cross it is refused; Lua then
+// Memory: every owner has its own cap. An allocation that would cross it is refused; Lua then
 // runs an emergency collection and retries it once. Only when the retry is refused too (the live
 // data, not garbage awaiting collection, would cross the cap) does the allocation fail (Lua
 // raises "not enough memory"), and the failure is remembered so that the count hook keeps
@@ -22,43 +22,81 @@ int64_t loom_now_ns(void) {
 // function runs, allocations never fail (a failing allocation there would longjmp across Swift
 // frames); the trampoline raises the deferred error once Swift has returned.
 
-// The cap is on what plugin code allocates, not on the host's own tables (node tables, the
-// user table, caches), which grow with the screens a user loads: a screen of 50,000 components
-// must not leave every plugin at its cap. Every block carries a small header with its size and
-// who made it last: Lua code running inside a call (the plugin), or the host (outside calls, or
-// inside a Swift host function). A block the plugin grows or shrinks becomes the plugin's.
+// The cap is per owner: 0 is the host (outside calls, inside a Swift host function, the host's
+// own trusted Lua), k > 0 is plugin k (Lua code running inside a call while `owner` is k). The
+// host's own tables (node tables, the user table, caches) grow with the screens a user loads
+// and are never capped; each plugin is capped alone, so one plugin holding most of the cap
+// cannot make another plugin's modest allocation fail. Every block carries a small header with
+// its size and the owner it is charged to. A block freed is credited to that owner; a block
+// grown by another owner moves to it (a shrink leaves it where it is).
 
 typedef struct loom_block {
     size_t size;
-    size_t host;   // 1: allocated by the host; 0: by plugin code
+    int64_t owner;  // who the block is charged to
 } loom_block;       // 16 bytes: keeps malloc's alignment for what follows
+
+#define LOOM_DEFAULT_OWNER 1
+
+int loom_set_owner(loom_limits *lim, int32_t owner) {
+    if (owner < 0) return 0;
+    if (owner >= lim->owner_count) {
+        int32_t n = lim->owner_count ? lim->owner_count : 8;
+        while (n <= owner) {
+            if (n > INT32_MAX / 2) return 0;
+            n *= 2;
+        }
+        size_t *u = realloc(lim->owner_used, (size_t)n * sizeof(size_t));
+        if (u == NULL) return 0;
+        memset(u + lim->owner_count, 0, (size_t)(n - lim->owner_count) * sizeof(size_t));
+        lim->owner_used = u;
+        lim->owner_count = n;
+    }
+    lim->owner = owner;
+    return 1;
+}
+
+size_t loom_owner_used(loom_limits *lim, int32_t owner) {
+    if (owner < 0 || owner >= lim->owner_count || lim->owner_used == NULL) return 0;
+    return lim->owner_used[owner];
+}
+
+void loom_limits_release(loom_limits *lim) {
+    free(lim->owner_used);
+    lim->owner_used = NULL;
+    lim->owner_count = 0;
+}
 
 static void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     loom_limits *lim = (loom_limits *)ud;
     (void)osize;
     loom_block *b = ptr ? ((loom_block *)ptr) - 1 : NULL;
     size_t old = b ? b->size : 0;
-    size_t old_plugin = (b && !b->host) ? old : 0;
+    int32_t old_owner = b ? (int32_t)b->owner : 0;
     if (nsize == 0) {
         free(b);
         lim->mem_used -= old;
-        lim->plugin_used -= old_plugin;
+        lim->owner_used[old_owner] -= old;
         return NULL;
     }
-    int by_plugin = lim->in_call && !lim->in_host;
-    if (by_plugin && lim->mem_limit && nsize > old_plugin) {
-        size_t grow = nsize - old_plugin;
-        if (lim->plugin_used + grow > lim->mem_limit) {
-            // The first refusal lets Lua collect garbage and retry (only frees and shrinks
-            // happen in between); a second one is a real failure. (The host's own work, outside
-            // calls or inside a Swift host function, never fails: it must never raise.)
-            if (!lim->alloc_refused) {
-                lim->alloc_refused = 1;
+    int32_t who = (lim->in_call && !lim->in_host) ? lim->owner : 0;
+    if (b && nsize <= old) who = old_owner;  // a shrink leaves the block where it is
+    if (who > 0 && lim->mem_limit) {
+        size_t mine = (b && old_owner == who) ? old : 0;
+        if (nsize > mine) {
+            size_t grow = nsize - mine;
+            if (lim->owner_used[who] + grow > lim->mem_limit) {
+                // The first refusal lets Lua collect garbage and retry (only frees and shrinks
+                // happen in between); a second one is a real failure. (The host's own work,
+                // outside calls or inside a Swift host function, never fails: it must never
+                // raise.)
+                if (!lim->alloc_refused) {
+                    lim->alloc_refused = 1;
+                    return NULL;
+                }
+                lim->alloc_refused = 0;
+                if (!lim->exceeded) lim->exceeded = LOOM_EXCEEDED_MEMORY;
                 return NULL;
             }
-            lim->alloc_refused = 0;
-            if (!lim->exceeded) lim->exceeded = LOOM_EXCEEDED_MEMORY;
-            return NULL;
         }
     }
     if (nsize > SIZE_MAX - sizeof(loom_block)) return NULL;
@@ -66,9 +104,10 @@ static void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     if (n == NULL) return NULL;
     if (nsize > old) lim->alloc_refused = 0;
     n->size = nsize;
-    n->host = by_plugin ? 0 : 1;
+    n->owner = who;
+    lim->owner_used[old_owner] -= old;  // (old is 0 for a new block)
+    lim->owner_used[who] += nsize;
     lim->mem_used = lim->mem_used - old + nsize;
-    lim->plugin_used = lim->plugin_used - old_plugin + (by_plugin ? nsize : 0);
     if (lim->mem_used > lim->mem_peak) lim->mem_peak = lim->mem_used;
     return n + 1;
 }
@@ -82,19 +121,36 @@ static void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 // the host.
 
 static const char *exceeded_message(loom_limits *lim) {
-    return lim->exceeded == LOOM_EXCEEDED_MEMORY ? "memory limit exceeded" : "time limit exceeded";
+    switch (lim->exceeded) {
+    case LOOM_EXCEEDED_MEMORY: return "memory limit exceeded";
+    case LOOM_EXCEEDED_TOTAL_TIME: return "total Lua time limit exceeded";
+    default: return "time limit exceeded";
+    }
 }
 
+// Every clock reading of a call (the hook's, loom_check_budget's) also feeds the state's total
+// Lua time: the time since the previous reading of the same call is added. A short call that
+// never reaches a check costs no clock read and adds nothing.
 static int budget_exhausted(loom_limits *lim) {
     if (lim->exceeded) return 1;
-    if (!lim->in_call || lim->time_budget_ns <= 0) return 0;
+    if (!lim->in_call) return 0;
+    int timed = lim->time_budget_ns > 0, totaled = lim->total_budget_ns > 0;
+    if (!timed && !totaled) return 0;
     int64_t now = loom_now_ns();
     if (lim->seen_seq != lim->call_seq) {
         lim->seen_seq = lim->call_seq;
         lim->deadline_ns = now + lim->time_budget_ns;
+        lim->last_tick_ns = now;
         return 0;
     }
-    if (now > lim->deadline_ns) {
+    if (now > lim->last_tick_ns) lim->total_used_ns += now - lim->last_tick_ns;
+    lim->last_tick_ns = now;
+    if (totaled && lim->total_used_ns > lim->total_budget_ns) {
+        lim->total_exhausted = 1;
+        lim->exceeded = LOOM_EXCEEDED_TOTAL_TIME;
+        return 1;
+    }
+    if (timed && now > lim->deadline_ns) {
         lim->exceeded = LOOM_EXCEEDED_TIME;
         return 1;
     }
@@ -156,8 +212,13 @@ static int loom_panic(lua_State *L) {
 static int loom_msgh(lua_State *L);
 
 lua_State *loom_newstate(loom_limits *limits) {
+    int32_t owner = limits->owner > 0 ? limits->owner : LOOM_DEFAULT_OWNER;
+    if (!loom_set_owner(limits, owner)) return NULL;
     lua_State *L = lua_newstate(loom_alloc, limits);
-    if (L == NULL) return NULL;
+    if (L == NULL) {
+        loom_limits_release(limits);
+        return NULL;
+    }
     lua_atpanic(L, loom_panic);
     limits->main_thread = L;
     limits->alloc_refused = 0;
@@ -222,6 +283,13 @@ static int has_resident_msgh(lua_State *L) {
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
     loom_limits *lim = loom_limits_of(L);
     int base = lua_gettop(L) - nargs;  // function index
+    if (lim->total_exhausted) {
+        // The state's total Lua time is spent: no Lua runs any more.
+        lua_settop(L, base - 1);
+        lua_pushliteral(L, "total Lua time limit exceeded");
+        if (exceeded) *exceeded = LOOM_EXCEEDED_TOTAL_TIME;
+        return LUA_ERRRUN;
+    }
     int outer = lim->in_call;
     lim->in_call++;
     if (!outer) {
@@ -291,7 +359,7 @@ static int loom_trampoline(lua_State *L) {
     lim->in_host--;
     if (n < 0) return lua_error(L);  // Swift pushed the message
     if (lim->exceeded && lim->in_call) return luaL_error(L, "%s", exceeded_message(lim));
-    if (lim->mem_limit && lim->plugin_used > lim->mem_limit && lim->in_call) {
+    if (lim->mem_limit && lim->in_call && lim->owner > 0 && lim->owner_used[lim->owner] > lim->mem_limit) {
         lim->exceeded = LOOM_EXCEEDED_MEMORY;
         return luaL_error(L, "memory limit exceeded");
     }

@@ -47,6 +47,7 @@
 #include "loom_lua.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -614,12 +615,16 @@ static void add_s(MatchState *ms, luaL_Buffer *b, const char *s, const char *e) 
     const char *news = lua_tolstring(L, 3, &l);
     const char *p;
     while ((p = (const char *)memchr(news, L_ESC, l)) != NULL) {
+        /* a replacement of millions of '%0' runs no Lua instruction: charge each piece */
+        COUNT_STEPS(ms, BULK_COST(p - news));
         luaL_addlstring(b, news, (size_t)(p - news));
         p++;                 /* skip ESC */
         if (*p == L_ESC)     /* '%%' */
             luaL_addchar(b, *p);
-        else if (*p == '0') /* '%0' */
+        else if (*p == '0') { /* '%0' */
+            COUNT_STEPS(ms, BULK_COST(e - s));
             luaL_addlstring(b, s, (size_t)(e - s));
+        }
         else if (isdigit(loom_uchar(*p))) { /* '%n' */
             const char *cap;
             ptrdiff_t resl = get_onecapture(ms, *p - '1', s, e, &cap);
@@ -650,6 +655,7 @@ static int add_value(MatchState *ms, luaL_Buffer *b, const char *s, const char *
         lua_call(L, n, 1);           /* call it */
         break;
     }
+    case LUA_TUSERDATA:                 /* a read-only view (checked by str_gsub) */
     case LUA_TTABLE: {                  /* index the table */
         push_onecapture(ms, 0, s, e); /* first capture is the index */
         lua_gettable(L, 3);
@@ -685,8 +691,8 @@ static int str_gsub(lua_State *L) {
     int changed = 0;   /* change flag */
     MatchState ms;
     luaL_Buffer b;
-    luaL_argexpected(L, tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION || tr == LUA_TTABLE, 3,
-                     "string/function/table");
+    luaL_argexpected(L, tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION || tr == LUA_TTABLE ||
+                     (tr == LUA_TUSERDATA && loom_is_proxy(L, 3)), 3, "string/function/table");
     luaL_buffinit(L, &b);
     if (anchor) {
         p++;
@@ -695,6 +701,7 @@ static int str_gsub(lua_State *L) {
     prepstate(&ms, L, src, srcl, p, lp);
     while (n < max_s) {
         const char *e;
+        COUNT_STEP(&ms);
         reprepstate(&ms);                                        /* (re)prepare state for new match */
         if ((e = match(&ms, src, p)) != NULL && e != lastmatch) { /* match? */
             n++;
@@ -718,8 +725,45 @@ static int str_gsub(lua_State *L) {
 
 /* }====================================================== */
 
+/* string.rep without the unbounded loop: upstream's copies the piece n times even when it is
+   empty (`string.rep("", math.maxinteger)` never returns). Here an empty result returns at once
+   and the copy doubles what is already written (O(log n) memcpy calls). */
+#define LOOM_MAXSIZE ((size_t)INT_MAX)
+static int str_rep(lua_State *L) {
+    size_t l, lsep;
+    const char *s = luaL_checklstring(L, 1, &l);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    const char *sep = luaL_optlstring(L, 3, "", &lsep);
+    if (n <= 0 || (l == 0 && lsep == 0) || (n == 1 && l == 0))
+        lua_pushliteral(L, "");
+    else if (l + lsep < l || l + lsep > LOOM_MAXSIZE / (size_t)n)
+        return luaL_error(L, "resulting string too large");
+    else {
+        size_t unit = l + lsep;                       /* s .. sep */
+        size_t body = (size_t)(n - 1) * unit;         /* n - 1 units, then s */
+        size_t totallen = body + l;
+        luaL_Buffer b;
+        char *p = luaL_buffinitsize(L, &b, totallen);
+        if (body > 0) {
+            memcpy(p, s, l);
+            if (lsep > 0) memcpy(p + l, sep, lsep);
+            size_t done = unit;
+            while (done < body) {
+                size_t chunk = done <= body - done ? done : body - done;
+                memcpy(p + done, p, chunk);
+                done += chunk;
+                loom_check_budget(L);
+            }
+        }
+        memcpy(p + body, s, l);
+        luaL_pushresultsize(&b, totallen);
+    }
+    return 1;
+}
+
 void loom_open_budgeted_strlib(lua_State *L) {
     static const luaL_Reg funcs[] = {
+        {"rep", str_rep},
         {"find", str_find},
         {"match", str_match},
         {"gmatch", gmatch},

@@ -99,28 +99,6 @@ extension LuaState {
     @discardableResult
     func push(json node: JSONNode, keepingOrder: Bool = false) -> Bool { push(json: node.plain, keepingOrder: keepingOrder) }
 
-    /// When the table at `idx` is one of the sandbox's read-only views (empty, with a metatable
-    /// whose `__index` is a table and which has `__pairs`), pushes the table behind it.
-    func pushReadonlyTarget(_ idx: Int32) -> Bool {
-        lua_pushnil(L)
-        if lua_next(L, idx) != 0 {
-            pop(2)
-            return false  // has contents of its own: not a view
-        }
-        guard lua_getmetatable(L, idx) != 0 else { return false }
-        getField(-1, "__pairs")
-        let hasPairs = type(-1) == LUA_TFUNCTION
-        pop(1)
-        getField(-1, "__index")
-        guard hasPairs, type(-1) == LUA_TTABLE else {
-            pop(2)
-            return false
-        }
-        lua_rotate(L, -2, 1)
-        pop(1)  // the metatable; the target stays on the stack
-        return true
-    }
-
     /// The string at `idx` (a Lua string), at most `maxBytes` of it: only that prefix is
     /// copied (cut at a character boundary, marked with "…"). Not UTF-8: replacement characters.
     func boundedString(_ idx: Int32, maxBytes: Int) -> String {

@@ -5,12 +5,16 @@ import Foundation
 public struct LuaLimits: Sendable, Hashable {
     /// Time budget of every call into Lua, in nanoseconds (0: none).
     public var timeBudgetNanoseconds: Int64
-    /// Memory cap of the state, in bytes (0: none).
+    /// Memory cap of each owner (each plugin: see `LuaState.currentOwner`), in bytes (0: none).
     public var memoryBytes: Int
+    /// Total Lua time of the state, all calls together, in nanoseconds (0: none). Once spent,
+    /// every later call fails at once with "total Lua time limit exceeded (N s)".
+    public var totalTimeBudgetNanoseconds: Int64
 
-    public init(timeBudgetMilliseconds: Int = 100, memoryMegabytes: Int = 64) {
+    public init(timeBudgetMilliseconds: Int = 100, memoryMegabytes: Int = 64, totalTimeBudgetMilliseconds: Int = 0) {
         timeBudgetNanoseconds = Int64(timeBudgetMilliseconds) * 1_000_000
         memoryBytes = memoryMegabytes * 1024 * 1024
+        totalTimeBudgetNanoseconds = Int64(totalTimeBudgetMilliseconds) * 1_000_000
     }
 
     public static let `default` = LuaLimits()
@@ -43,6 +47,7 @@ public final class LuaState {
         limitsPointer.initialize(to: loom_limits())
         limitsPointer.pointee.mem_limit = limits.memoryBytes
         limitsPointer.pointee.time_budget_ns = limits.timeBudgetNanoseconds
+        limitsPointer.pointee.total_budget_ns = limits.totalTimeBudgetNanoseconds
         limitsPointer.pointee.hook_count = 1000
         guard let L = loom_newstate(limitsPointer) else {
             limitsPointer.deallocate()
@@ -57,6 +62,7 @@ public final class LuaState {
 
     deinit {
         lua_close(mainThread)
+        loom_limits_release(limitsPointer)
         limitsPointer.deallocate()
     }
 
@@ -65,17 +71,50 @@ public final class LuaState {
             var l = LuaLimits()
             l.memoryBytes = limitsPointer.pointee.mem_limit
             l.timeBudgetNanoseconds = limitsPointer.pointee.time_budget_ns
+            l.totalTimeBudgetNanoseconds = limitsPointer.pointee.total_budget_ns
             return l
         }
         set {
             limitsPointer.pointee.mem_limit = newValue.memoryBytes
             limitsPointer.pointee.time_budget_ns = newValue.timeBudgetNanoseconds
+            limitsPointer.pointee.total_budget_ns = newValue.totalTimeBudgetNanoseconds
+            // A larger (or no) total budget lets Lua run again.
+            let total = newValue.totalTimeBudgetNanoseconds
+            limitsPointer.pointee.total_exhausted = (total > 0 && limitsPointer.pointee.total_used_ns > total) ? 1 : 0
         }
     }
 
-    /// Bytes currently allocated by this state, and the high-water mark.
+    /// Bytes currently allocated by this state (all owners), and the high-water mark.
     public var memoryUsed: Int { limitsPointer.pointee.mem_used }
     public var memoryPeak: Int { limitsPointer.pointee.mem_peak }
+
+    /// The owner that allocations made by Lua code inside a call are charged to: 0 is the host
+    /// (never capped), k > 0 is plugin k (capped at `limits.memoryBytes` alone). The host saves,
+    /// sets and restores it around every call into a plugin, nested calls included. What the
+    /// host allocates (outside calls, inside host functions, in `hostCall`) is always owner 0.
+    /// A new state starts at 1, so plugin code the host did not attribute is still capped.
+    public var currentOwner: Int32 {
+        get { limitsPointer.pointee.owner }
+        set {
+            precondition(newValue >= 0, "Lua memory owners are >= 0")
+            let ok = loom_set_owner(limitsPointer, newValue)
+            precondition(ok != 0, "cannot grow the per-owner memory counters")
+        }
+    }
+
+    /// Bytes currently charged to `owner` (a block is charged to whoever allocated or last grew it).
+    public func memoryUsed(owner: Int32) -> Int { Int(loom_owner_used(limitsPointer, owner)) }
+
+    /// Lua time measured so far against `limits.totalTimeBudgetNanoseconds` (from the clock
+    /// readings the budget checks make anyway: calls too short to reach one add nothing).
+    public var totalTimeUsedNanoseconds: Int64 { limitsPointer.pointee.total_used_ns }
+
+    /// "total Lua time limit exceeded (N s)".
+    var totalTimeMessage: String {
+        let ns = limitsPointer.pointee.total_budget_ns
+        let text = ns % 1_000_000_000 == 0 ? "\(ns / 1_000_000_000)" : String(format: "%g", Double(ns) / 1e9)
+        return "total Lua time limit exceeded (\(text) s)"
+    }
 
     // MARK: Host functions
 
@@ -147,7 +186,7 @@ public final class LuaState {
         let raw = toString(-1) ?? "unknown Lua error"
         pop(1)
         let kind: LuaError.Kind
-        if exceeded == Int32(LOOM_EXCEEDED_TIME) {
+        if exceeded == Int32(LOOM_EXCEEDED_TIME) || exceeded == Int32(LOOM_EXCEEDED_TOTAL_TIME) {
             kind = .time
         } else if exceeded == Int32(LOOM_EXCEEDED_MEMORY) || status == LUA_ERRMEM {
             kind = .memory
@@ -158,7 +197,11 @@ public final class LuaState {
         }
         var err = LuaError(kind: kind, raw: raw)
         // Limits are reported the same way however the script tried to catch them.
-        if kind == .time { err.message = "time limit exceeded (\(limitsPointer.pointee.time_budget_ns / 1_000_000) ms)" }
+        if exceeded == Int32(LOOM_EXCEEDED_TOTAL_TIME) {
+            err.message = totalTimeMessage
+        } else if kind == .time {
+            err.message = "time limit exceeded (\(limitsPointer.pointee.time_budget_ns / 1_000_000) ms)"
+        }
         if kind == .memory { err.message = "memory limit exceeded (\(limitsPointer.pointee.mem_limit / (1024 * 1024)) MiB)" }
         if err.file == nil, let (f, l) = LuaError.firstFrame(err.traceback) {
             err.file = f
@@ -257,7 +300,9 @@ public final class LuaState {
 
     // MARK: References
 
-    /// Pops the top value into the registry and returns a reference to it.
+    /// Pops the top value into the registry and returns a reference to it. (The value is on the
+    /// running thread's stack; the registry, and so the reference, belongs to the state: nothing
+    /// keeps the running thread, which may be a coroutine that is collected later.)
     public func ref() -> LuaRef { LuaRef(state: self, ref: loom_ref(L)) }
     public func push(_ r: LuaRef) { _ = loom_rawget_ref(L, lua_Integer(r.ref)) }
 
@@ -277,7 +322,9 @@ public final class LuaRef {
         self.ref = ref
     }
 
-    deinit { loom_unref(state.L, ref) }
+    /// Unreferenced through the main thread: `state.L` may be a coroutine while a host function
+    /// runs, and a reference may outlive any coroutine.
+    deinit { loom_unref(state.mainThread, ref) }
 }
 
 /// The arguments of a host function call.

@@ -26,26 +26,40 @@ public final class Sandbox {
 
     public init(limits: LuaLimits = .default) throws(LuaError) {
         state = try LuaState(limits: limits)
-        // The budgeted find/match/gmatch/gsub replace the string library's before anything
-        // else can capture the originals.
+        // The budgeted find/match/gmatch/gsub/rep and move/sort/insert/remove replace the
+        // libraries' before anything else can capture the originals.
         state.getGlobal("string")
         loom_open_budgeted_strlib(state.L)
         state.pop(1)
+        state.getGlobal("table")
+        loom_open_budgeted_tablib(state.L)
+        state.pop(1)
 
         try state.load(source: Sandbox.bootstrap, chunkName: "=loom-sandbox")
-        // Arguments: the host functions the bootstrap needs.
-        state.pushFunction { [unowned self] call in self.readFile(call) }
+        // Arguments: the host functions the bootstrap needs, and the sandbox's C helpers.
+        state.pushFunction { [unowned self] call in self.findModule(call) }
         state.pushFunction { [unowned self] call in self.log(call) }
-        try state.pcall(nargs: 2, nresults: 2)
+        state.pushFunction { [unowned self] call in self.logRoom(call) }
+        loom_push_sandbox_lib(state.L)
+        // The host's own trusted code: what it allocates is the host's (owner 0).
+        try state.hostCall(nargs: 4, nresults: 2)
         freezeRef = state.ref()
         makeEnvRef = state.ref()
     }
 
-    /// Replaces the table at the top of the stack by a read-only view of it (nested tables too).
-    public func freezeTop() throws(LuaError) {
+    /// Replaces the table at the top of the stack by a read-only view of it: an immutable
+    /// userdata proxy that reads like the table (`view.key` is a plain VM lookup in the table
+    /// behind it), answers `type(view) == "table"`, works with pairs, next, ipairs, #, rawget,
+    /// rawlen, table.concat and table.unpack, and refuses every write (rawset included) with
+    /// "attempt to modify read-only table 'NAME' (field 'K')". Nested tables (values and keys)
+    /// are replaced in place by their views, each table once (cycles and shared substructures
+    /// are safe). A view stays a view; a value that is not a table stays as it is.
+    /// `LuaState.pushReadonlyTarget` gives the table behind a view back to Swift.
+    public func freezeTop(name: String = "node") throws(LuaError) {
         state.push(freezeRef)
         state.pushCopy(-2)
-        try state.hostCall(nargs: 1, nresults: 1)
+        state.push(name)
+        try state.hostCall(nargs: 2, nresults: 1)
         lua_rotate(state.L, -2, 1)
         state.pop(1)
     }
@@ -82,18 +96,128 @@ public final class Sandbox {
         return knownFiles.filter { $0.hasSuffix(tail) }.min() ?? shown
     }
 
-    private func readFile(_ call: LuaCall) -> Result<Int32, LuaHostError> {
-        guard let path = call.string(1) else { return .failure(LuaHostError("readfile: path expected")) }
-        knownFiles.insert(path)
-        if let text = virtualFiles[path] {
-            state.push(text)
-            return .success(1)
+    /// The largest module file `require` reads.
+    public static let moduleSizeCap = 1024 * 1024
+    /// The longest module name `require` accepts.
+    public static let moduleNameCap = 200
+
+    /// A module name as it may appear in a message: printable ASCII, at most 64 characters.
+    static func shown(_ name: [UInt8]) -> String {
+        var out = ""
+        for b in name.prefix(64) {
+            if b >= 0x20, b < 0x7f, b != UInt8(ascii: "\\") { out.append(Character(Unicode.Scalar(b))) } else { out += "\\" + String(b) }
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        return name.count > 64 ? out + "..." : out
+    }
+
+    /// Plain module names: [A-Za-z0-9_]+ segments separated by single dots.
+    static func isPlainModuleName(_ name: [UInt8]) -> Bool {
+        guard !name.isEmpty, name.count <= moduleNameCap else { return false }
+        var segment = 0
+        for b in name {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                segment += 1
+            case UInt8(ascii: "."):
+                if segment == 0 { return false }
+                segment = 0
+            default:
+                return false
+            }
+        }
+        return segment > 0
+    }
+
+    /// `findmodule(folder, name)` for `require`: (source, path), or (nil, message). The name
+    /// must be a plain module name; `name.lua`, then `name/init.lua` (dots are folders) is
+    /// looked for among the virtual files, then on disk, where the file's real path must lie
+    /// inside the real path of the plugin's folder (no `..`, no symlink out of it), and it
+    /// must be a regular file (no FIFO, device, folder) of at most `moduleSizeCap` bytes.
+    private func findModule(_ call: LuaCall) -> Result<Int32, LuaHostError> {
+        func fail(_ message: String) -> Result<Int32, LuaHostError> {
             state.pushNil()
-            return .success(1)
+            state.push(message)
+            return .success(2)
         }
-        state.push(String(decoding: data, as: UTF8.self))
+        guard call.type(2) == LUA_TSTRING else { return fail("require: module name must be a string") }
+        var len = 0
+        guard let p = loom_tolstring(state.L, 2, &len) else { return fail("require: module name must be a string") }
+        let bytes = Array(UnsafeRawBufferPointer(start: p, count: len))
+        guard Sandbox.isPlainModuleName(bytes) else {
+            return fail("require: module name '\(Sandbox.shown(bytes))' is not a plain module name (letters, digits and _, separated by dots, at most \(Sandbox.moduleNameCap) characters)")
+        }
+        let name = String(decoding: bytes, as: UTF8.self)
+        guard let folder = call.string(1) else { return fail("require: no module folder for this code") }
+        let rel = name.replacingOccurrences(of: ".", with: "/")
+        let notFound = "module '\(name)' not found in the plugin's folder (plugins may require only their own files)"
+        let candidates = [folder + "/" + rel + ".lua", folder + "/" + rel + "/init.lua"]
+        for path in candidates {
+            if let text = virtualFiles[path] {
+                knownFiles.insert(path)
+                state.push(text)
+                state.push(path)
+                return .success(2)
+            }
+        }
+        guard let root = Sandbox.realPath(folder) else { return fail(notFound) }
+        for path in candidates {
+            guard let real = Sandbox.realPath(path) else { continue }
+            guard real.hasPrefix(root == "/" ? "/" : root + "/") else {
+                return fail("module '\(name)' resolves outside the plugin's folder (plugins may require only their own files)")
+            }
+            switch Sandbox.readModule(real) {
+            case .success(let data):
+                knownFiles.insert(path)
+                state.push(String(decoding: data, as: UTF8.self))
+                state.push(path)
+                return .success(2)
+            case .failure(let why):
+                return fail("module '\(name)' \(why.message)")
+            }
+        }
+        return fail(notFound)
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let r = realpath(path, nil) else { return nil }
+        defer { free(r) }
+        return String(cString: r)
+    }
+
+    /// Reads a module file: a regular file, at most `moduleSizeCap` bytes, opened non-blocking
+    /// (a FIFO swapped in after the check cannot hang the host).
+    static func readModule(_ path: String) -> Result<[UInt8], LuaHostError> {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(LuaHostError("cannot be read (\(String(cString: strerror(errno))))")) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .failure(LuaHostError("cannot be read")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(LuaHostError("is not a regular file")) }
+        guard Int(st.st_size) <= moduleSizeCap else {
+            return .failure(LuaHostError("is larger than 1 MiB (\(moduleSizeCap) bytes), the limit for a plugin's module file"))
+        }
+        var data = [UInt8](repeating: 0, count: moduleSizeCap + 1)
+        var total = 0
+        while total <= moduleSizeCap {
+            let n = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, moduleSizeCap + 1 - total) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(LuaHostError("cannot be read (\(String(cString: strerror(errno))))"))
+            }
+            if n == 0 { break }
+            total += n
+        }
+        guard total <= moduleSizeCap else {
+            return .failure(LuaHostError("is larger than 1 MiB (\(moduleSizeCap) bytes), the limit for a plugin's module file"))
+        }
+        return .success(Array(data.prefix(total)))
+    }
+
+    /// Bytes the label may still log (what `print` checks before building its line).
+    private func logRoom(_ call: LuaCall) -> Result<Int32, LuaHostError> {
+        let label = call.string(1) ?? "?"
+        state.push(max(0, logCapBytes - logBytes[label, default: 0]))
         return .success(1)
     }
 
@@ -115,29 +239,22 @@ public final class Sandbox {
         sink?(label, text)
     }
 
-    /// The bootstrap: returns make_env(label, folder).
+    /// The bootstrap: returns make_env(label, folder), freeze(value, name).
     static let bootstrap = #"""
-local readfile, hostlog = ...
+local findmodule, hostlog, logroom, sb = ...
 local G = _G
-local error, type, pairs, next, rawget, rawset, select, tostring, setmetatable, getmetatable =
-      error, type, pairs, next, rawget, rawset, select, tostring, setmetatable, getmetatable
-local real_load, real_cg, string_format, table_concat = load, collectgarbage, string.format, table.concat
+local error, pairs, select, tostring, rawset = error, pairs, select, tostring, rawset
+local real_load, real_cg, table_concat = load, collectgarbage, table.concat
+local string_sub, string_byte = string.sub, string.byte
 local floor = math.floor
+-- Answers "table" for the read-only views (userdata proxies).
+local type = sb.type
+local libproxy = sb.proxy
 
 -- The shared string library (also reached through the string metatable): no dump.
 string.dump = nil
 -- The string metatable stays private: getmetatable("") answers false.
 getmetatable("").__metatable = false
-
-local function readonly(t, name)
-  return setmetatable({}, {
-    __index = t,
-    __newindex = function(_, k) error("attempt to modify read-only table '" .. name .. "' (field '" .. tostring(k) .. "')", 2) end,
-    __pairs = function() return next, t, nil end,
-    __len = function() return #t end,
-    __metatable = false,
-  })
-end
 
 local function copy(t, without)
   local c = {}
@@ -145,13 +262,19 @@ local function copy(t, without)
   return c
 end
 
+-- The originals stay here, in upvalues no plugin can reach. Every environment gets its own
+-- copy of each library behind a read-only view: rawset on a view changes only that copy.
+local coroutine_lib = copy(coroutine)
+coroutine_lib.wrap = sb.coroutine_wrap
+coroutine_lib.close = sb.coroutine_close
 local libs = {
   string = string,
-  table = copy(table),
-  math = copy(math, { random = true, randomseed = true }),
-  utf8 = copy(utf8),
-  coroutine = copy(coroutine),
+  table = table,
+  math = math,
+  utf8 = utf8,
+  coroutine = coroutine_lib,
 }
+local without = { math = { random = true, randomseed = true } }
 
 -- A pure date helper: UTC only, explicit time only (the wall clock is an input, never read).
 local function days_from_civil(y, m, d)
@@ -163,6 +286,7 @@ local function days_from_civil(y, m, d)
   return era * 146097 + doe - 719468
 end
 local real_date = os.date
+local DATE_FORMAT_CAP = 256
 libs.os = {
   time = function(t)
     if type(t) ~= "table" then error("os.time needs a date table: the wall clock is not available to plugins", 2) end
@@ -179,68 +303,88 @@ libs.os = {
     if type(t) ~= "number" then error("os.date needs an explicit time: the wall clock is not available to plugins", 2) end
     fmt = fmt or "%c"
     if type(fmt) ~= "string" then error("os.date: format must be a string", 2) end
-    if fmt:sub(1, 1) ~= "!" then fmt = "!" .. fmt end
+    if #fmt > DATE_FORMAT_CAP then error("os.date: format longer than " .. DATE_FORMAT_CAP .. " bytes", 2) end
+    if string_sub(fmt, 1, 1) ~= "!" then fmt = "!" .. fmt end
     return real_date(fmt, t)
   end,
   difftime = function(a, b) return a - (b or 0) end,
 }
-
-local function safe_setmetatable(t, mt)
-  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
-    error("__gc metamethods are not available to plugins", 2)
-  end
-  return setmetatable(t, mt)
-end
 
 local function safe_collectgarbage(opt)
   if opt == "count" then return real_cg("count") end
   error("collectgarbage: only \"count\" is available to plugins", 2)
 end
 
-local base_names = { "assert", "error", "ipairs", "next", "pairs", "pcall", "xpcall", "select",
-  "tonumber", "tostring", "type", "rawequal", "rawget", "rawlen", "rawset", "getmetatable" }
+local base_names = { "assert", "error", "ipairs", "pairs", "pcall", "select",
+  "tonumber", "tostring", "rawequal", "getmetatable" }
 local base = {}
 for _, n in pairs(base_names) do base[n] = G[n] end
 base._VERSION = _VERSION
+-- Proxy-aware replacements (see loom_proxy.c).
+base.type = sb.type
+base.next = sb.next
+base.rawget = sb.rawget
+base.rawset = sb.rawset
+base.rawlen = sb.rawlen
+base.setmetatable = sb.setmetatable
+base.xpcall = sb.xpcall
+base.collectgarbage = safe_collectgarbage
+
+local LOAD_CAP = 1024 * 1024
+local LOAD_CAP_MESSAGE = "load: chunk larger than 1 MiB (" .. LOAD_CAP .. " bytes), the limit for a chunk a plugin loads"
 
 local function make_env(label, folder)
   local env = {}
   for k, v in pairs(base) do env[k] = v end
-  for name, lib in pairs(libs) do env[name] = readonly(lib, name) end
-  env.setmetatable = safe_setmetatable
-  env.collectgarbage = safe_collectgarbage
+  for name, lib in pairs(libs) do env[name] = libproxy(copy(lib, without[name]), name) end
   env.load = function(chunk, name, mode, e)
     if mode ~= nil and mode ~= "t" then error("load: only text chunks are available to plugins", 2) end
-    if type(chunk) == "string" and chunk:byte(1) == 27 then
-      return nil, "attempt to load a binary chunk (binary chunks are not available to plugins)"
+    local tc = type(chunk)
+    if tc == "string" then
+      if string_byte(chunk, 1) == 27 then
+        return nil, "attempt to load a binary chunk (binary chunks are not available to plugins)"
+      end
+      if #chunk > LOAD_CAP then return nil, LOAD_CAP_MESSAGE end
+    elseif tc == "function" then
+      local reader, total = chunk, 0
+      chunk = function()
+        local piece = reader()
+        if type(piece) == "string" then
+          total = total + #piece
+          if total > LOAD_CAP then error(LOAD_CAP_MESSAGE, 0) end
+        end
+        return piece
+      end
     end
     return real_load(chunk, name, "t", e or env)
   end
   env.print = function(...)
-    local parts = {}
-    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+    -- The label's room first: a plugin whose cap is spent builds no line at all.
+    local room = logroom(label)
+    if room <= 0 then return end
+    local n, args = select("#", ...), { ... }
+    local parts, size = {}, 0
+    for i = 1, n do
+      local s = tostring(args[i])
+      parts[i] = s
+      size = size + #s + 1
+      if size > room then break end
+    end
     hostlog(label, table_concat(parts, "\t"))
   end
   local loaded = {}
   env.require = function(name)
-    if type(name) ~= "string" or not name:match("^[%w_]+$") and not name:match("^[%w_]+[%w_%.]*[%w_]$") or name:find("..", 1, true) then
-      error("require: module name '" .. tostring(name) .. "' is not a plain module name", 2)
+    if type(name) ~= "string" then
+      error("require: module name must be a string, found " .. type(name), 2)
     end
-    if loaded[name] ~= nil then return loaded[name] end
-    if folder == nil then error("require: no module folder for this code", 2) end
-    local rel = name:gsub("%.", "/")
-    local path = folder .. "/" .. rel .. ".lua"
-    local src = readfile(path)
-    if src == nil then
-      path = folder .. "/" .. rel .. "/init.lua"
-      src = readfile(path)
-    end
-    if src == nil then
-      error("module '" .. name .. "' not found in the plugin's folder (plugins may require only their own files)", 2)
-    end
+    local result = loaded[name]
+    if result ~= nil then return result end
+    -- The host validates the name and resolves it inside the plugin's folder.
+    local src, path = findmodule(folder, name)
+    if src == nil then error(path, 2) end
     local fn, err = real_load(src, "@" .. path, "t", env)
     if not fn then error(err, 0) end
-    local result = fn(name)
+    result = fn(name)
     if result == nil then result = true end
     loaded[name] = result
     return result
@@ -249,17 +393,8 @@ local function make_env(label, folder)
   return env
 end
 
--- Read-only views for the tables handed to builders and rules (nodes, users, arguments).
-local function freeze(t)
-  if type(t) ~= "table" then return t end
-  for k, v in next, t do
-    if type(v) == "table" then rawset(t, k, freeze(v)) end
-  end
-  return readonly(t, "node")
-end
-
 -- Empty the real globals: nothing below reaches them any more.
 for k in pairs(G) do rawset(G, k, nil) end
-return make_env, freeze
+return make_env, sb.freeze
 """#
 }

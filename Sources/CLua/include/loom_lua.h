@@ -18,24 +18,42 @@ extern "C" {
 #endif
 
 /// Limits and accounting of one Lua state (owned by the Swift LuaState).
+///
+/// Memory is accounted per OWNER: 0 is the host, k > 0 is plugin k. Every block records the
+/// owner it is charged to; `owner` is what Lua code running inside a call (not inside a Swift
+/// host function) is charged to, and the cap `mem_limit` applies to each owner k > 0 alone.
 typedef struct loom_limits {
-    size_t mem_limit;        // bytes; 0 = unlimited
-    size_t mem_used;         // bytes currently allocated by this state (host and plugins)
-    size_t plugin_used;      // of which allocated by plugin code: what mem_limit caps
-    size_t mem_peak;         // high-water mark
+    size_t mem_limit;        // bytes per owner k > 0; 0 = unlimited
+    size_t mem_used;         // bytes currently allocated by this state (all owners)
+    size_t mem_peak;         // high-water mark of mem_used
+    size_t *owner_used;      // bytes per owner, indexed by owner (malloc'd; see loom_set_owner)
+    int32_t owner_count;     // capacity of owner_used
+    int32_t owner;           // the owner Lua code inside a call is charged to (default 1)
     int64_t time_budget_ns;  // per protected call; 0 = unlimited
+    int64_t total_budget_ns; // all calls of this state together; 0 = unlimited
+    int64_t total_used_ns;   // Lua time measured so far (from the budget checks' clock readings)
+    int64_t last_tick_ns;    // the last clock reading of the current call
+    int total_exhausted;     // the total budget is spent: every later loom_pcall fails at once
     uint64_t call_seq;       // bumped by loom_pcall at every entry from the host
     uint64_t seen_seq;       // the call whose deadline is armed
     int64_t deadline_ns;     // monotonic deadline of the current call
     int in_host;             // > 0 while a Swift host function runs (allocations never fail then)
     int in_call;             // > 0 while inside loom_pcall
-    int exceeded;            // 0 none, 1 time, 2 memory: sticky until the host call returns
+    int exceeded;            // LOOM_EXCEEDED_*: sticky until the host call returns
     int hook_count;          // instructions between budget checks
     int alloc_refused;       // an allocation crossed the cap; Lua collects garbage and retries it once
     lua_State *main_thread;  // set by loom_newstate: re-armed too when a coroutine meets a limit
 } loom_limits;
 
-enum { LOOM_OK = 0, LOOM_EXCEEDED_TIME = 1, LOOM_EXCEEDED_MEMORY = 2 };
+enum { LOOM_OK = 0, LOOM_EXCEEDED_TIME = 1, LOOM_EXCEEDED_MEMORY = 2, LOOM_EXCEEDED_TOTAL_TIME = 3 };
+
+/// Sets the owner Lua code inside calls is charged to (>= 0), growing the per-owner counters
+/// as needed. Returns 0 when the counters cannot grow (the owner is left unchanged).
+int loom_set_owner(loom_limits *limits, int32_t owner);
+/// Bytes currently charged to `owner`.
+size_t loom_owner_used(loom_limits *limits, int32_t owner);
+/// Frees what loom_newstate allocated beside the state (call after lua_close).
+void loom_limits_release(loom_limits *limits);
 
 /// A new state with Loom's allocator (memory cap) and hook (time budget). NULL on failure.
 lua_State *loom_newstate(loom_limits *limits);
@@ -68,8 +86,8 @@ typedef int (*loom_host_dispatch_fn)(lua_State *L, int64_t id);
 void loom_set_host_dispatch(loom_host_dispatch_fn fn);
 void loom_push_host_function(lua_State *L, int64_t id);
 
-/// Opens the sandbox's extra C functions (budgeted pattern matching) into the table at the
-/// top of the stack: find, match, gmatch, gsub replace the string library's.
+/// Opens the sandbox's extra C functions (budgeted pattern matching, rep) into the table at the
+/// top of the stack: find, match, gmatch, gsub, rep replace the string library's.
 void loom_open_budgeted_strlib(lua_State *L);
 
 /// Per-thread extra space (LUA_EXTRASPACE) holding the Swift state object.
@@ -96,6 +114,27 @@ void loom_full_gc(lua_State *L);
 /// Marks a table read-only by giving it a metatable whose __newindex raises and
 /// whose __metatable hides it. (Pops nothing.)
 void loom_set_readonly_mt(lua_State *L, int idx);
+
+// ---------------------------------------------------------------------------------------------
+// Read-only proxies (loom_proxy.c): immutable userdata whose metatable has __index = the real
+// table (a plain VM lookup), __newindex raising "attempt to modify read-only table 'NAME'
+// (field 'K')", __len, __pairs (an iterator over the real table, never the table itself),
+// __tostring, __name = "table" and __metatable = false.
+
+/// Pushes a new proxy of the table at `idx`, named `name` in error messages.
+void loom_proxy_new(lua_State *L, int idx, const char *name);
+/// Whether the value at `idx` is a proxy.
+int loom_is_proxy(lua_State *L, int idx);
+/// When the value at `idx` is a proxy, pushes the real table behind it and returns 1; else
+/// pushes nothing and returns 0. Raw access only: no metamethod runs.
+int loom_proxy_push_target(lua_State *L, int idx);
+/// Pushes a table of the sandbox's C helpers: freeze, proxy, is_proxy, target_copy, type, next,
+/// rawget, rawset, rawlen, setmetatable, xpcall, limit_hit, coroutine_close, coroutine_wrap.
+void loom_push_sandbox_lib(lua_State *L);
+
+/// Opens the budgeted table functions (move, sort, insert, remove) into the table at the top of
+/// the stack (loom_tablib.c).
+void loom_open_budgeted_tablib(lua_State *L);
 
 #ifdef __cplusplus
 }
