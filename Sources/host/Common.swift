@@ -37,7 +37,8 @@ struct EngineOptions: ParsableArguments {
 
     /// The Lua limits these options set (every value range-checked: no overflow).
     var limits: LuaLimits {
-        LuaLimits(timeBudgetMilliseconds: luaTimeLimit, memoryMegabytes: luaMemoryLimit)
+        LuaLimits(timeBudgetMilliseconds: luaTimeLimit, memoryMegabytes: luaMemoryLimit,
+                  totalTimeBudgetMilliseconds: luaTotalTimeLimit * 1000)
     }
 
     /// Applies the process-wide settings (the file size cap); call before reading any file.

@@ -173,6 +173,33 @@ final class FilesFlagsOutputTests: XCTestCase {
         assertExit(ok, 0)
     }
 
+    func testTotalLuaTimeLimitStopsAllLuaOfTheCommand() throws {
+        let root = try makeProject("total-time", files: [
+            "plugins/slow/plugin.lua": """
+                return { name = "slow", version = "1.0.0", api = 1,
+                  register = function(host)
+                    host.single("slow_card", function(node)
+                      local x = 0 for i = 1, 40000000 do x = x + i end
+                      return { view = "Card", props = { text = node.meta.text } }
+                    end, { meta = { text = "string" } })
+                  end }
+
+                """,
+            "screens/home.json": """
+                {"screen": "home", "root": {"type": "stack", "id": "root", "children": [
+                  {"type": "slow_card", "id": "a", "meta": {"text": "1"}},
+                  {"type": "slow_card", "id": "b", "meta": {"text": "2"}},
+                  {"type": "slow_card", "id": "c", "meta": {"text": "3"}}
+                ]}}
+                """,
+        ])
+        let r = try Host.run(["run", "screens/home.json", "--user", "gold", "--no-graph", "--lua-time-limit", "60000", "--lua-total-time-limit", "1"],
+                             directory: root, timeout: 60)
+        assertExit(r, 1)
+        assertContains(r.stderr, "total Lua time limit exceeded (1 s)", in: r, "stderr")
+        XCTAssertLessThan(r.seconds, 20, r.transcript)
+    }
+
     func testHelpDocumentsRangesAndDefaults() throws {
         let r = try Host.run(["run", "--help"])
         assertExit(r, 0)
