@@ -172,16 +172,18 @@ struct LuaJSONReader {
     var L: OpaquePointer { state.L }
 
     func text(of path: ArraySlice<PathPart>) -> String {
-        var parts = path.map { p -> String in
-            switch p {
-            case .key(let k): return "." + JSONKeyText.quoted(k).dropFirst().dropLast()
-            case .index(let i): return "[\(i)]"
+        func joined(_ parts: ArraySlice<PathPart>) -> String {
+            var s = ""
+            for p in parts {
+                switch p {
+                case .key(let k): s += (s.isEmpty ? "" : ".") + JSONKeyText.quoted(k).dropFirst().dropLast()
+                case .index(let i): s += "[\(i)]"
+                }
             }
+            return s
         }
-        if parts.count > 10 { parts = Array(parts.prefix(4)) + [" … "] + Array(parts.suffix(4)) }
-        var s = parts.joined()
-        if s.hasPrefix(".") { s.removeFirst() }
-        return s
+        if path.count > 10 { return joined(path.prefix(4)) + " … " + joined(path.suffix(4)) }
+        return joined(path)
     }
 
     func fail(_ message: String) -> Result<JSONValue, LuaHostError> {
@@ -224,6 +226,10 @@ struct LuaJSONReader {
             return .success(.double(d))
         case LUA_TSTRING: return string(idx, what: "string").map { .string($0) }
         case LUA_TTABLE: return table(idx, level: level + 1)
+        case LUA_TUSERDATA:
+            // A read-only view the host handed out (a userdata plugins see as a table).
+            if state.isReadonlyView(idx) { return table(idx, level: level + 1) }
+            return fail("a \(state.typeName(idx)) cannot be converted to JSON")
         default:
             return fail("a \(state.typeName(idx)) cannot be converted to JSON")
         }
@@ -248,7 +254,7 @@ struct LuaJSONReader {
         let openCount = open.count
         defer { open.removeLast(open.count - openCount) }
         while true {
-            guard let p = lua_topointer(L, idx) else { break }
+            guard let p = lua_topointer(L, idx) else { return fail("a value without identity cannot be converted to JSON") }
             if let c = cycle(p) { return c }
             open.append((p, path.count))
             guard open.count - openCount <= Limits.maxNesting, lua_checkstack(L, 4) != 0 else {
@@ -257,6 +263,7 @@ struct LuaJSONReader {
             guard state.pushReadonlyTarget(idx) else { break }
             idx = state.absIndex(-1)
         }
+        guard lua_type(L, idx) == LUA_TTABLE else { return fail("a \(state.typeName(idx)) cannot be converted to JSON") }
         let n = state.rawLength(idx)
         var count = 0
         var stringKeys: [(String, JSONValue)] = []
@@ -325,7 +332,9 @@ struct LuaJSONReader {
         var object = OrderedDictionary<String, JSONValue>(minimumCapacity: stringKeys.count)
         for (k, v) in stringKeys {
             if let i = object.index(forKey: k) {
-                return fail(JSONKeyText.equivalentKeysMessage(object.keys[i], k))
+                // Reported in byte order: the same message on every run.
+                let (a, b) = object.keys[i].utf8.lexicographicallyPrecedes(k.utf8) ? (object.keys[i], k) : (k, object.keys[i])
+                return fail(JSONKeyText.equivalentKeysMessage(a, b))
             }
             object[k] = v
         }
