@@ -1,0 +1,163 @@
+import Foundation
+import LoomCore
+
+/// The fuzz targets' bodies. Each takes the raw input bytes, must never crash on any input, and
+/// traps (`fuzzFailure`) when an invariant it checks does not hold, so that libFuzzer records
+/// the input. The executables `FuzzJSON`, `FuzzScreen`, `FuzzRules`, `FuzzFlows` and
+/// `FuzzLuaBridge` wrap them (libFuzzer entry point, or a replay driver in normal builds), and
+/// `FuzzFixtureTests` replays the fixtures in Tests/Fixtures/fuzz through them.
+public enum FuzzTargets {
+    /// Every target by name: the executable's name and the fixture folder's name.
+    public static var all: [(name: String, run: (UnsafeRawBufferPointer) -> Void)] {
+        [
+        ("FuzzJSON", json), ("FuzzScreen", screen), ("FuzzRules", rules), ("FuzzFlows", flows), ("FuzzLuaBridge", luaBridge),
+        ]
+    }
+
+    /// JSONReader: any bytes parse or fail with a located diagnostic. A parsed document
+    /// serializes (compact and pretty) to text that parses back to the same value, and
+    /// serializing that again gives the same text; every location is inside the input.
+    public static func json(_ data: UnsafeRawBufferPointer) {
+        let doc: JSONDocument
+        do {
+            doc = try JSONReader.parse(data, file: "fuzz.json")
+        } catch {
+            let loc = error.location
+            check(loc == nil || (loc!.line >= 1 && loc!.column >= 0), "error location out of range: \(error)")
+            _ = error.description
+            return
+        }
+        let lines = 1 + data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        walk(doc.root) { p in
+            check(p.line >= 1 && Int(p.line) <= lines && p.column >= 1 && Int(p.column) <= data.count + 1,
+                  "position \(p.line):\(p.column) outside the input (\(lines) lines, \(data.count) bytes)")
+        }
+        let plain = doc.root.plain
+        let compact = plain.serialized(pretty: false)
+        let pretty = plain.serialized(pretty: true)
+        let again: JSONValue
+        do {
+            again = try JSONReader.parse(Array(compact.utf8), file: "again.json").root.plain
+        } catch {
+            fuzzFailure("the writer's output does not parse: \(error)\n\(compact)")
+        }
+        let compact2 = again.serialized(pretty: false)
+        check(compact2 == compact, "serialize(parse(serialize(x))) != serialize(x):\n\(compact)\n\(compact2)")
+        do {
+            let fromPretty = try JSONReader.parse(Array(pretty.utf8), file: "pretty.json").root.plain
+            check(fromPretty.serialized(pretty: false) == compact, "pretty and compact forms differ")
+        } catch {
+            fuzzFailure("the pretty writer's output does not parse: \(error)\n\(pretty)")
+        }
+        _ = JSONReader.parseValue(String(decoding: data, as: UTF8.self))
+    }
+
+    /// ScreenParser (all three formats) on any JSON, then the format-level invariants: ids and
+    /// paths of the parsed tree, rule texts, and `ScreenChecker` against an empty factory.
+    public static func screen(_ data: UnsafeRawBufferPointer) {
+        guard let doc = try? JSONReader.parse(data, file: "screen.json") else { return }
+        let (screen, diagnostics) = ScreenParser.parse(doc, defaultID: "fuzz")
+        for d in diagnostics.items { _ = d.description }
+        guard let screen else {
+            check(diagnostics.hasErrors, "no screen and no error")
+            return
+        }
+        var count = 0
+        var serials = Set<Int>()
+        screen.root.walk { c in
+            count += 1
+            check(serials.insert(c.serial).inserted, "duplicate component serial \(c.serial) at \(c.path)")
+            _ = c.rule?.text
+            _ = c.rule?.references
+            for item in c.items { _ = item.id; _ = item.title }
+        }
+        check(count >= 1, "empty tree")
+        let factory = Factory()
+        let checked = ScreenChecker.check(screen, factory: factory)
+        for d in checked.diagnostics.items { _ = d.description }
+    }
+
+    /// RuleExpression.parse on any JSON value, its text form and references; a parsed
+    /// expression's text form is stable and every reference is a non-empty name.
+    public static func rules(_ data: UnsafeRawBufferPointer) {
+        guard let doc = try? JSONReader.parse(data, file: "rule.json") else { return }
+        var diagnostics = Diagnostics()
+        let expr = RuleExpression.parse(doc.root, file: "rule.json", diagnostics: &diagnostics)
+        for d in diagnostics.items { _ = d.description }
+        guard let expr else {
+            check(diagnostics.hasErrors, "a rule rejected without an error")
+            return
+        }
+        check(!diagnostics.hasErrors, "a rule accepted with errors: \(diagnostics.items)")
+        let text = expr.text
+        for r in expr.references {
+            check(!r.name.isEmpty, "empty rule name in \(text)")
+            check(r.location.line >= 1, "rule location \(r.location)")
+        }
+        check(expr == expr, "an expression is not equal to itself")
+        _ = expr.hashValue
+        // The same expression inside a screen (as a component's rule) parses the same way.
+        let wrapped = "{\"root\": {\"type\": \"x\", \"rule\": " + doc.root.plain.serialized(pretty: false) + "}}"
+        if let d2 = try? JSONReader.parse(Array(wrapped.utf8), file: "rule-screen.json") {
+            let (s, _) = ScreenParser.parse(d2, defaultID: "r")
+            if let s { check(s.root.rule?.text == text, "a rule's text differs inside a screen: \(s.root.rule?.text ?? "nil") vs \(text)") }
+        }
+    }
+
+    /// FlowsFile.parse on any JSON, then FlowSet, FlowValidation, every declared step navigated
+    /// (with and without a parameter), and every deep-link pattern matched against URLs made
+    /// from its own text.
+    public static func flows(_ data: UnsafeRawBufferPointer) {
+        guard let doc = try? JSONReader.parse(data, file: "flows.json") else { return }
+        let (defs, diagnostics) = FlowsFile.parse(doc)
+        for d in diagnostics.items { _ = d.description }
+        var d2 = Diagnostics()
+        let set = FlowSet(defs, entry: defs.first?.name, diagnostics: &d2)
+        var screens: [String: SourceLocation] = [:]
+        for f in defs { screens[f.start] = SourceLocation(file: "s.json") }
+        for d in FlowValidation.validate(set, screens: screens) { _ = d.description }
+        for f in defs {
+            if let decl = f.navigator as? DeclarativeFlow {
+                for s in decl.steps.prefix(64) {
+                    for step in [Step(s.name), Step(s.name, param: "42"), Step(s.name, param: "{param}")] {
+                        if case .success(let cs) = decl.navigate(step) { for c in cs { _ = c.description } }
+                    }
+                }
+                _ = decl.navigate(Step("back"))
+                _ = decl.navigate(Step("no such step", param: "x"))
+            }
+            for link in f.links.prefix(32) {
+                let urls = [link.pattern, link.pattern.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: ""),
+                            link.pattern + "/extra", link.pattern + "?q=1", ""]
+                for u in urls {
+                    _ = link.captures(u)
+                    if let steps = link.match(u) { for s in steps { _ = s.description } }
+                }
+            }
+        }
+    }
+
+    static func walk(_ node: JSONNode, _ body: (SourcePosition) -> Void) {
+        body(node.position)
+        switch node.kind {
+        case .array(let a): for n in a { walk(n, body) }
+        case .object(let o):
+            for m in o.members {
+                body(m.keyPosition)
+                walk(m.value, body)
+            }
+        default: break
+        }
+    }
+}
+
+/// An invariant broke: print why and trap, so that libFuzzer (or the replay driver) reports it.
+public func fuzzFailure(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
+    FileHandle.standardError.write(Data("fuzz invariant failed: \(message)\n".utf8))
+    fatalError(message, file: file, line: line)
+}
+
+@inline(__always)
+func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
+    if !condition() { fuzzFailure(message(), file: file, line: line) }
+}
