@@ -291,6 +291,10 @@ int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
         return LUA_ERRRUN;
     }
     int outer = lim->in_call;
+    // A call from inside a Swift host function (a nested call into a plugin) runs plugin code
+    // again: budgeted, and charged to the current owner, not to the host.
+    int saved_in_host = lim->in_host;
+    lim->in_host = 0;
     lim->in_call++;
     if (!outer) {
         lim->call_seq++;
@@ -307,6 +311,7 @@ int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
         lua_remove(L, base);
     }
     lim->in_call--;
+    lim->in_host = saved_in_host;
     int ex = lim->exceeded;
     if (!outer) {
         if (ex) {
