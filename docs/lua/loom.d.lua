@@ -61,7 +61,7 @@ function loom_Host.collection(type, build, options) end
 ---@param build fun(item: loom.Item): loom.BuildResult The view builder; its result is computed once per item and reused (`children` is not allowed).
 function loom_Host.item(kind, build) end
 
---- Registers a targeting rule. `AND`, `OR`, `NOT` (any case) are operators, not rule names.
+--- Registers a targeting rule. `AND`, `OR`, `NOT` (upper or lower case) are operators, not rule names.
 ---@param name string The rule name, non-empty.
 ---@param evaluate fun(user: loom.User, args: any, node: loom.Node|loom.Item): boolean Returns a boolean; anything else (or an error) hides the component and is reported.
 ---@param options? loom.RuleOptions `check` (argument validation at load time) and `description`.
