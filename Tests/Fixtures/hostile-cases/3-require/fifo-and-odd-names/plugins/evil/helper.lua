@@ -1,0 +1,1 @@
+return { ok = true }

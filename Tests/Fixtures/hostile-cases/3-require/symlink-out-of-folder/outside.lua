@@ -1,0 +1,1 @@
+return { secret = "PWNED: read outside the plugin folder" }
