@@ -175,7 +175,11 @@ extension JSONNode {
         case .string(let s): return .string(s)
         case .array(let items): return .array(items.map(\.plain))
         case .object(let o):
-            return .object(OrderedDictionary(uncheckedUniqueKeysWithValues: o.members.lazy.map { ($0.key, $0.value.plain) }))
+            // The reader admits no two keys Swift compares equal; for objects made otherwise,
+            // the first of such keys wins (never a trap, never a corrupt dictionary).
+            var out = OrderedDictionary<String, JSONValue>(minimumCapacity: o.members.count)
+            for m in o.members where out[m.key] == nil { out[m.key] = m.value.plain }
+            return .object(out)
         }
     }
 }
