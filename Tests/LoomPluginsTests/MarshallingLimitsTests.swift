@@ -340,3 +340,47 @@ enum JSONLimitsSupport {
         String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
     }
 }
+
+/// Scenario arguments (values a scenario hands to the host) are read with the same bounds.
+final class ScenarioArgumentLimitsTests: XCTestCase {
+    static let packageRoot = PluginTestKit.packageRoot
+
+    func runScenario(_ body: String) throws -> String {
+        let temp = NSTemporaryDirectory() + "loom-scenario-limits-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: temp, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: temp) }
+        let shop = temp + "/shop"
+        try FileManager.default.copyItem(atPath: Self.packageRoot + "/Tests/Fixtures/scenarios/shop", toPath: shop)
+        for f in ["home.lua", "navigation.lua", "segments.lua"] { try? FileManager.default.removeItem(atPath: shop + "/scenarios/" + f) }
+        try Data(("scenario(\"hostile\", function(t)\n" + body + "\nend)\n").utf8).write(to: URL(fileURLWithPath: shop + "/scenarios/hostile.lua"))
+        var o = ScenarioOptions()
+        o.project = shop
+        o.jobs = 1
+        o.standardPlugins = Self.packageRoot + "/Plugins"
+        let report = ScenarioRunner.run(o)
+        XCTAssertEqual(report.results.count, 1)
+        XCTAssertEqual(report.failed, 1, "the scenario must fail")
+        return report.results.map { $0.message ?? "" }.joined(separator: "\n")
+    }
+
+    func testDeepCyclicAndClashingArguments() throws {
+        let deep = try runScenario("""
+              local c = {} local cur = c for i = 1, 80 do cur.a = {} cur = cur.a end
+              t:open("home", { user = "member", context = { deep = c } })
+            """)
+        XCTAssertTrue(deep.contains("argument 2: at context.deep.a.a … a.a.a.a: table nested deeper than 64 levels"), deep)
+        let cyclic = try runScenario("""
+              local o = { user = "member" } o.context = { back = o }
+              t:open("home", o)
+            """)
+        XCTAssertTrue(cyclic.contains("argument 2: a cycle: the top-level table contains itself (reached again at context.back)"), cyclic)
+        let keys = try runScenario("""
+              t:open("home", { user = "member", context = { ["\\u{E9}"] = 1, ["e\\u{301}"] = 2 } })
+            """)
+        XCTAssertTrue(keys.contains("at context: keys 'é' (U+0065 U+0301) and 'é' (U+00E9) are distinct JSON names that Swift compares equal"), keys)
+        let utf8 = try runScenario("""
+              t:open("home", { user = "member", context = { ["a\\xff"] = 1, ["a\\xfe"] = 2 } })
+            """)
+        XCTAssertTrue(utf8.contains("at context: key is not valid UTF-8 (byte 0x"), utf8)
+    }
+}
