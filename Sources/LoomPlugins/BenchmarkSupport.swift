@@ -10,6 +10,6 @@ extension PluginEngine {
 
     /// The user table of a resolution context (made on first use) and a component's node table.
     public func benchmarkTables(context: ResolutionContext, component: Component) throws(LuaError) -> (user: Int32, node: Int32) {
-        (try userRef(context), try nodeRef(component))
+        (try userRef(context, owner: 1), try nodeRef(component))
     }
 }

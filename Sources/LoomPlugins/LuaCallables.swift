@@ -3,23 +3,23 @@ import LoomCore
 import LuaRuntime
 import OrderedCollections
 
-/// Per-resolution data: the user table, built once and reused by every call of the
-/// resolution, and the tables of the nodes resolved so far (each made once, handed to its
-/// parent's builder and to its grandparent's as a grandchild).
+/// Per-resolution data: the user's attributes as frozen views, one per plugin (made on first
+/// use and reused by every call of that plugin in the resolution: no plugin sees another's
+/// view), and the tables of the nodes resolved so far (each made once, handed to its parent's
+/// builder and to its grandparent's as a grandchild).
 final class UserTable {
-    let ref: LuaRef
-    let raw: Int32
     let state: LuaState
+    /// Registry references of the user views, by owner (plugin) id.
+    @exclusivity(unchecked) var views: [Int32: Int32] = [:]
     @exclusivity(unchecked) var nodeTables: [Int: Int32] = [:]
     /// The props tables builders returned in this resolution, by component serial (handed on
     /// to the parent's builder as they are, not converted back from JSON).
     @exclusivity(unchecked) var propsTables: [Int: Int32] = [:]
-    init(ref: LuaRef, state: LuaState) {
-        self.ref = ref
-        raw = ref.ref
+    init(state: LuaState) {
         self.state = state
     }
     deinit {
+        for (_, r) in views { loom_unref(state.mainThread, r) }
         for (_, r) in nodeTables { loom_unref(state.mainThread, r) }
         for (_, r) in propsTables { loom_unref(state.mainThread, r) }
     }
@@ -30,19 +30,34 @@ extension PluginEngine {
         BuildFailure(e.message, scriptLocation: location(of: e))
     }
 
-    /// The frozen user table of this resolution (made on first use).
+    /// The data of this resolution (made on first use).
     @inline(__always)
-    func userRef(_ ctx: ResolutionContext) throws(LuaError) -> Int32 {
-        if ctx.engineSlot >= 0 { return ctx.engineSlot }
-        if let u = ctx.engineData { return unsafeDowncast(u, to: UserTable.self).raw }
+    func resolutionData(_ ctx: ResolutionContext) -> UserTable {
+        if let u = ctx.engineData { return unsafeDowncast(u, to: UserTable.self) }
+        let t = UserTable(state: state)
+        ctx.engineData = t
+        return t
+    }
+
+    /// The frozen view of the user for plugin `owner` in this resolution (made on first use).
+    @inline(__always)
+    func userRef(_ ctx: ResolutionContext, owner: Int32) throws(LuaError) -> Int32 {
+        if ctx.engineSlotOwner == owner, ctx.engineSlot >= 0 { return ctx.engineSlot }
+        let data = resolutionData(ctx)
+        if let r = data.views[owner] {
+            ctx.engineSlot = r
+            ctx.engineSlotOwner = owner
+            return r
+        }
         var attrs = ctx.user.attributes
         if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
         state.push(json: .object(attrs), keepingOrder: true)
         try sandbox.freezeTop()
-        let t = UserTable(ref: state.ref(), state: state)
-        ctx.engineData = t
-        ctx.engineSlot = t.raw
-        return t.raw
+        let r = loom_ref(state.mainThread)
+        data.views[owner] = r
+        ctx.engineSlot = r
+        ctx.engineSlotOwner = owner
+        return r
     }
 
     /// A rule's arguments, frozen, made once per rule reference (keyed by its location).
@@ -304,13 +319,16 @@ final class LuaComponentBuilder: ComponentBuilding {
     let kind: ComponentKind
     let type: String
     let plugin: PluginInfo
+    let owner: Int32
+    let exhausted = ExhaustedMark()
 
-    init(engine: PluginEngine, function: LuaRef, kind: ComponentKind, type: String, plugin: PluginInfo) {
+    init(engine: PluginEngine, function: LuaRef, kind: ComponentKind, type: String, plugin: PluginInfo, owner: Int32) {
         self.engine = engine
         self.function = function
         self.kind = kind
         self.type = type
         self.plugin = plugin
+        self.owner = owner
     }
 
     func build(_ request: BuildRequest) -> Result<BuildOutput, BuildFailure> {
@@ -318,16 +336,15 @@ final class LuaComponentBuilder: ComponentBuilding {
         if kind == .single, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
             return .success(cached)
         }
+        if exhausted.isSet, let f = exhausted.failure(in: request.context) { return .failure(f) }
         let state = engine.state
         let top = state.top
         defer { state.top = top }
         request.context.pluginCalls += 1
         state.push(function)
-        let data: UserTable
+        let data = engine.resolutionData(request.context)
         do {
             try engine.pushNode(request.component)
-            _ = try engine.userRef(request.context)
-            data = unsafeDowncast(request.context.engineData!, to: UserTable.self)
         } catch {
             return .failure(engine.failure(error))
         }
@@ -363,9 +380,12 @@ final class LuaComponentBuilder: ComponentBuilding {
             lua_rotate(state.L, -(nargs + 2), 1)
             childrenIndex = state.absIndex(-(nargs + 2))
         }
+        let previousOwner = engine.enter(owner)
+        defer { engine.leave(previousOwner) }
         do {
             try state.pcall(nargs: nargs, nresults: 1)
         } catch {
+            exhausted.note(error, in: request.context)
             return .failure(engine.failure(error))
         }
         if kind != .single, state.type(-1) == LUA_TTABLE {
@@ -393,27 +413,34 @@ final class LuaItemBuilder: ItemBuilding {
     let function: LuaRef
     let kind: String
     let plugin: PluginInfo
+    let owner: Int32
+    let exhausted = ExhaustedMark()
 
-    init(engine: PluginEngine, function: LuaRef, kind: String, plugin: PluginInfo) {
+    init(engine: PluginEngine, function: LuaRef, kind: String, plugin: PluginInfo, owner: Int32) {
         self.engine = engine
         self.function = function
         self.kind = kind
         self.plugin = plugin
+        self.owner = owner
     }
 
     func build(_ item: Item, context: ResolutionContext) -> Result<BuildOutput, BuildFailure> {
         if let cached = engine.itemViewCache[ObjectIdentifier(item)] {
             return .success(cached)
         }
+        if exhausted.isSet, let f = exhausted.failure(in: context) { return .failure(f) }
         let state = engine.state
         let top = state.top
         defer { state.top = top }
         context.pluginCalls += 1
+        let previousOwner = engine.enter(owner)
+        defer { engine.leave(previousOwner) }
         state.push(function)
         do {
             try engine.pushItem(item)
             try state.pcall(nargs: 1, nresults: 1)
         } catch {
+            exhausted.note(error, in: context)
             return .failure(engine.failure(error))
         }
         let result = engine.readBuildResult(what: "the item view '\(kind)' (plugin \(plugin.name))", childrenIndex: nil, childIDs: [])
@@ -433,13 +460,20 @@ final class LuaRule: RuleEvaluating {
     let plugin: PluginInfo
 
     let fnRef: Int32
+    /// The main thread: a rule may be registered from inside a coroutine, whose thread must
+    /// not be kept (it may be collected).
     let L: OpaquePointer
+    /// The resolution in which this rule exceeded a limit: it is not called again there.
+    let exhausted = ExhaustedMark()
 
-    init(engine: PluginEngine, function: LuaRef, check: LuaRef?, name: String, plugin: PluginInfo) {
+    let owner: Int32
+
+    init(engine: PluginEngine, function: LuaRef, check: LuaRef?, name: String, plugin: PluginInfo, owner: Int32) {
         self.engine = engine
+        self.owner = owner
         self.function = function
         fnRef = function.ref
-        L = engine.state.L
+        L = engine.state.mainThread
         self.checkFunction = check
         self.name = name
         self.plugin = plugin
@@ -454,6 +488,8 @@ final class LuaRule: RuleEvaluating {
         let state = engine.state
         let top = state.top
         defer { state.top = top }
+        let previousOwner = engine.enter(owner)
+        defer { engine.leave(previousOwner) }
         state.push(checkFunction)
         do {
             try engine.pushArgs(args, key: nil)
@@ -472,12 +508,13 @@ final class LuaRule: RuleEvaluating {
     }
 
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
+        if exhausted.isSet, let f = exhausted.failure(in: context) { return .failure(f) }
         let engine = self.engine
         var result: Int32 = 0
         var exceeded: Int32 = 0
         let status: Int32
         do {
-            let user = try engine.userRef(context)
+            let user = try engine.userRef(context, owner: owner)
             let node: Int32
             let subjectKey: UInt
             switch subject {
@@ -489,11 +526,17 @@ final class LuaRule: RuleEvaluating {
                 subjectKey = IdentityMap.key(i)
             }
             let argsRef: Int32 = args == nil ? -1 : try engine.argsRef(args!, subject: subjectKey, location: location)
+            let previousOwner = engine.enter(owner)
             status = loom_call_rule(L, fnRef, user, argsRef, node, &result, &exceeded)
+            engine.leave(previousOwner)
         } catch {
             return .failure(engine.failure(error))
         }
-        if status != LUA_OK { return .failure(engine.failure(engine.state.popError(status: status, exceeded: exceeded))) }
+        if status != LUA_OK {
+            let e = engine.state.popError(status: status, exceeded: exceeded)
+            exhausted.note(e, in: context)
+            return .failure(engine.failure(e))
+        }
         if result >= 0 { return .success(result != 0) }
         let state = engine.state
         defer { state.pop(1) }

@@ -15,6 +15,8 @@ final class LuaFlow: FlowNavigating {
 
     func navigate(_ step: Step) -> Result<[Contribution], Diagnostic> {
         guard let fn = registration.navigate else { return .success([]) }
+        let previousOwner = engine.enter(registration.owner)
+        defer { engine.leave(previousOwner) }
         let state = engine.state
         let top = state.top
         defer { state.top = top }

@@ -28,6 +28,29 @@ public final class PluginEngine {
     /// The plugin whose `register` is running (registration is refused otherwise).
     var registering: PluginInfo?
     var registeringFile = ""
+    /// Who owns what Lua allocates (memory is capped per owner): one id per plugin folder
+    /// loaded, and one per scenario file; index `id - 1` names it.
+    public private(set) var ownerNames: [String] = []
+
+    /// A new owner id for code labelled `label` (a plugin's or a scenario file's).
+    public func newOwner(_ label: String) -> Int32 {
+        ownerNames.append(label)
+        return Int32(ownerNames.count)
+    }
+
+    /// Makes `owner` the one Lua allocations are charged to and returns the previous owner
+    /// (restore it with `leave`). Calls nest: a scenario's `t:open` runs plugins' rules.
+    @inline(__always)
+    func enter(_ owner: Int32) -> Int32 {
+        let previous = state.currentOwner
+        if previous != owner { state.currentOwner = owner }
+        return previous
+    }
+
+    @inline(__always)
+    func leave(_ previous: Int32) {
+        if state.currentOwner != previous { state.currentOwner = previous }
+    }
 
     // Caches of read-only Lua tables, built once per component / item / rule argument.
     /// Registry references of node tables by component / item identity. They live as long as
@@ -96,6 +119,9 @@ public final class PluginEngine {
             return
         }
         var info = PluginInfo(name: name, version: "?", folder: folder.path)
+        let owner = newOwner(name)
+        let previousOwner = enter(owner)
+        defer { leave(previousOwner) }
         sandbox.noteFile(file)
         func failed() {
             // Fail closed: nothing a failed plugin registered stays in the factory.
@@ -151,7 +177,7 @@ public final class PluginEngine {
             fail(name, file, nil, "the plugin table needs 'register', a function(host)")
             return failed()
         }
-        pushHostTable(info: info)
+        pushHostTable(info: info, owner: owner)
         registering = info
         registeringFile = file
         defer { registering = nil }
@@ -182,18 +208,18 @@ public final class PluginEngine {
         return SourceLocation(file: registeringFile)
     }
 
-    func pushHostTable(info: PluginInfo) {
+    func pushHostTable(info: PluginInfo, owner: Int32) {
         state.newTable()
         let kinds: [(String, ComponentKind)] = [("single", .single), ("wrapper", .wrapper), ("cluster", .cluster), ("collection", .collection)]
         for (fname, kind) in kinds {
-            state.pushFunction { [unowned self] call in self.registerComponent(call, kind: kind, fname: fname, info: info) }
+            state.pushFunction { [unowned self] call in self.registerComponent(call, kind: kind, fname: fname, info: info, owner: owner) }
             state.setField(-2, fname)
         }
-        state.pushFunction { [unowned self] call in self.registerItem(call, info: info) }
+        state.pushFunction { [unowned self] call in self.registerItem(call, info: info, owner: owner) }
         state.setField(-2, "item")
-        state.pushFunction { [unowned self] call in self.registerRule(call, info: info) }
+        state.pushFunction { [unowned self] call in self.registerRule(call, info: info, owner: owner) }
         state.setField(-2, "rule")
-        state.pushFunction { [unowned self] call in self.registerFlow(call, info: info) }
+        state.pushFunction { [unowned self] call in self.registerFlow(call, info: info, owner: owner) }
         state.setField(-2, "flow")
         state.pushFunction { [unowned self] call in
             // Bounded: the line is built up to just past the log cap (the sink cuts and marks a
@@ -264,7 +290,7 @@ public final class PluginEngine {
         return r.map { ($0, refs) }
     }
 
-    func registerComponent(_ call: LuaCall, kind: ComponentKind, fname: String, info: PluginInfo) -> Result<Int32, LuaHostError> {
+    func registerComponent(_ call: LuaCall, kind: ComponentKind, fname: String, info: PluginInfo, owner: Int32) -> Result<Int32, LuaHostError> {
         if let e = checkRegistering(fname, info) { return .failure(e) }
         let loc = callerLocation()
         guard let type = call.string(1), !type.isEmpty else {
@@ -308,7 +334,7 @@ public final class PluginEngine {
         var description: String?
         if case .string(let s)? = o["description"] { description = s }
         state.pushCopy(2)
-        let builder = LuaComponentBuilder(engine: self, function: state.ref(), kind: kind, type: type, plugin: info)
+        let builder = LuaComponentBuilder(engine: self, function: state.ref(), kind: kind, type: type, plugin: info, owner: owner)
         let reg = ComponentRegistration(
             type: type, kind: kind, plugin: info, location: loc, meta: meta, openMeta: openMeta, renamed: renamed,
             childMeta: childMeta, aliases: aliases, itemView: itemView, description: description, builder: builder)
@@ -320,18 +346,18 @@ public final class PluginEngine {
         return .success(0)
     }
 
-    func registerItem(_ call: LuaCall, info: PluginInfo) -> Result<Int32, LuaHostError> {
+    func registerItem(_ call: LuaCall, info: PluginInfo, owner: Int32) -> Result<Int32, LuaHostError> {
         if let e = checkRegistering("item", info) { return .failure(e) }
         let loc = callerLocation()
         guard let kind = call.string(1), !kind.isEmpty else { return .failure(LuaHostError("host.item(kind, build): kind must be a non-empty string")) }
         guard call.type(2) == LUA_TFUNCTION else { return .failure(LuaHostError("host.item('\(kind)', build): build must be a function, found a \(call.typeName(2))")) }
         state.pushCopy(2)
-        let b = LuaItemBuilder(engine: self, function: state.ref(), kind: kind, plugin: info)
+        let b = LuaItemBuilder(engine: self, function: state.ref(), kind: kind, plugin: info, owner: owner)
         do { try factory.register(ItemRegistration(kind: kind, plugin: info, location: loc, builder: b)) } catch { diagnostics.append(error) }
         return .success(0)
     }
 
-    func registerRule(_ call: LuaCall, info: PluginInfo) -> Result<Int32, LuaHostError> {
+    func registerRule(_ call: LuaCall, info: PluginInfo, owner: Int32) -> Result<Int32, LuaHostError> {
         if let e = checkRegistering("rule", info) { return .failure(e) }
         let loc = callerLocation()
         guard let name = call.string(1), !name.isEmpty else { return .failure(LuaHostError("host.rule(name, evaluate, options): name must be a non-empty string")) }
@@ -347,14 +373,14 @@ public final class PluginEngine {
         var description: String?
         if case .object(let o) = opts.0, case .string(let s)? = o["description"] { description = s }
         state.pushCopy(2)
-        let r = LuaRule(engine: self, function: state.ref(), check: opts.1["check"], name: name, plugin: info)
+        let r = LuaRule(engine: self, function: state.ref(), check: opts.1["check"], name: name, plugin: info, owner: owner)
         do {
             try factory.register(RuleRegistration(name: name, plugin: info, location: loc, description: description, evaluator: r))
         } catch { diagnostics.append(error) }
         return .success(0)
     }
 
-    func registerFlow(_ call: LuaCall, info: PluginInfo) -> Result<Int32, LuaHostError> {
+    func registerFlow(_ call: LuaCall, info: PluginInfo, owner: Int32) -> Result<Int32, LuaHostError> {
         if let e = checkRegistering("flow", info) { return .failure(e) }
         let loc = callerLocation()
         guard let name = call.string(1), !name.isEmpty else { return .failure(LuaHostError("host.flow(name, spec): name must be a non-empty string")) }
@@ -368,7 +394,7 @@ public final class PluginEngine {
             diagnostics.error("flow '\(name)' is already registered by plugin \(other.plugin.name) (\(other.location)); plugin \(info.name) cannot register it again", at: loc)
             return .success(0)
         }
-        luaFlows.append(LuaFlowRegistration(name: name, spec: spec.0, navigate: spec.1["navigate"], plugin: info, location: loc))
+        luaFlows.append(LuaFlowRegistration(name: name, spec: spec.0, navigate: spec.1["navigate"], plugin: info, location: loc, owner: owner))
         return .success(0)
     }
 }
@@ -380,4 +406,6 @@ public struct LuaFlowRegistration {
     public var navigate: LuaRef?
     public var plugin: PluginInfo
     public var location: SourceLocation
+    /// The plugin's owner id (see `PluginEngine.newOwner`).
+    public var owner: Int32
 }

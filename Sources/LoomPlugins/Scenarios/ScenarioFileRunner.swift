@@ -107,6 +107,9 @@ final class ScenarioFileRunner {
     private func runFile(start: UInt64) -> ScenarioFileOutcome {
         let top = state.top
         defer { state.top = top }
+        // What the scenario file's own code allocates is charged to it, not to a plugin.
+        let previousOwner = ws.engine.enter(ws.engine.newOwner(label))
+        defer { ws.engine.leave(previousOwner) }
         var outcome = ScenarioFileOutcome(file: file, results: [], referencedSnapshots: [], complete: false)
         func fail(_ message: String, line: Int = 0) -> ScenarioFileOutcome {
             results.append(ScenarioResult(
