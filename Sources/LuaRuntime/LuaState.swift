@@ -96,6 +96,11 @@ public final class LuaState {
     public var currentOwner: Int32 {
         get { limitsPointer.pointee.owner }
         set {
+            // The common case (an owner seen before) is one store: this runs around every call.
+            if newValue >= 0, newValue < limitsPointer.pointee.owner_count {
+                limitsPointer.pointee.owner = newValue
+                return
+            }
             precondition(newValue >= 0, "Lua memory owners are >= 0")
             let ok = loom_set_owner(limitsPointer, newValue)
             precondition(ok != 0, "cannot grow the per-owner memory counters")

@@ -630,6 +630,40 @@ final class HardeningTests: XCTestCase {
         XCTAssertEqual(try st.eval("return 1"), .int(1))
     }
 
+    func testACoroutineKilledByTheLimitLeavesLaterCallsAlone() throws {
+        let sb = try makeSandbox()
+        var logged = 0
+        sb.logSink = { _, _ in logged += 1 }
+        let st = sb.state
+        let saved = st.top
+        defer { st.top = saved }
+        try sb.pushEnvironment(label: "k", folder: nil)
+        let env = st.absIndex(-1)
+        let e = assertLuaError {
+            _ = try sb.eval("""
+                kept = {}
+                local co = coroutine.create(function() print('doomed') while true do end end)
+                kept.co = co
+                coroutine.resume(co)
+                return true
+                """, inEnvironmentAt: env)
+        }
+        XCTAssertEqual(e?.kind, .time)
+        for i in 0..<5 {
+            let (r, seconds) = try timed {
+                try sb.eval("""
+                    local co = coroutine.create(function(n) print('building') coroutine.yield(n) end)
+                    local _, v = coroutine.resume(co, 1)
+                    for _ = 1, 5 do local t = {} for i = 1, 5000 do t[i] = { i } end end
+                    return v
+                    """, inEnvironmentAt: env)
+            }
+            XCTAssertEqual(r, .int(1), "call \(i)")
+            XCTAssertLessThan(seconds, 0.5)
+        }
+        XCTAssertEqual(logged, 6)
+    }
+
     // MARK: 7. Log caps
 
     func testPrintChecksItsRoomBeforeBuildingALine() throws {
