@@ -12,16 +12,12 @@ final class UserTable {
     /// Registry references of the user views, by owner (plugin) id.
     @exclusivity(unchecked) var views: [Int32: Int32] = [:]
     @exclusivity(unchecked) var nodeTables: [Int: Int32] = [:]
-    /// The props tables builders returned in this resolution, by component serial (handed on
-    /// to the parent's builder as they are, not converted back from JSON).
-    @exclusivity(unchecked) var propsTables: [Int: Int32] = [:]
     init(state: LuaState) {
         self.state = state
     }
     deinit {
         for (_, r) in views { loom_unref(state.mainThread, r) }
         for (_, r) in nodeTables { loom_unref(state.mainThread, r) }
-        for (_, r) in propsTables { loom_unref(state.mainThread, r) }
     }
 }
 
@@ -161,8 +157,10 @@ extension PluginEngine {
         return .object(o)
     }
 
-    /// Pushes the table of a resolved node `{ type, id, view, props, meta, action, children }`,
-    /// made once per resolution.
+    /// Pushes the frozen table of a resolved node `{ type, id, view, props, meta, action,
+    /// children }`, made once per resolution. Its props are made from the JSON the child's
+    /// builder returned, never the builder's own table: a parent's builder (of another plugin,
+    /// maybe) can neither change nor keep a handle on what the child's plugin made.
     func pushResolved(_ n: ResolvedNode, _ data: UserTable) {
         if let r = data.nodeTables[n.serial] { return pushRef(r) }
         // A single component's table depends on its node only: made once, kept (frozen).
@@ -177,7 +175,9 @@ extension PluginEngine {
         }
         state.push(n.view)
         state.setField(-2, "view")
-        if let p = data.propsTables[n.serial] { pushRef(p) } else { state.push(json: n.props) }
+        // Singles' props come out sorted, as they always have; the others keep the order their
+        // builder gave them (the order of a node's meta it passed on, say).
+        state.push(json: n.props, keepingOrder: !single)
         state.setField(-2, "props")
         if let origin = n.origin {
             pushMeta(origin)
@@ -197,13 +197,13 @@ extension PluginEngine {
             }
             state.setField(-2, "children")
         }
-        if single, (try? sandbox.freezeTop()) != nil {
-            state.pushCopy(-1)
-            singleTables[ObjectIdentifier(n.origin!)] = loom_ref(state.L)
-            return
-        }
+        guard (try? sandbox.freezeTop()) != nil else { return }
         state.pushCopy(-1)
-        data.nodeTables[n.serial] = loom_ref(state.L)
+        if single {
+            singleTables[ObjectIdentifier(n.origin!)] = loom_ref(state.mainThread)
+        } else {
+            data.nodeTables[n.serial] = loom_ref(state.mainThread)
+        }
     }
 
     /// Pushes a component's meta, frozen (made once per component).
@@ -252,7 +252,7 @@ extension PluginEngine {
         let props: JSONValue
         switch state.type(-1) {
         case LUA_TNIL: props = .object([:])
-        case LUA_TTABLE:
+        case LUA_TTABLE, LUA_TUSERDATA:  // a table, or a read-only view the host handed in
             switch state.json(at: -1) {
             case .success(let v):
                 if case .array(let a) = v, !a.isEmpty {
@@ -291,7 +291,7 @@ extension PluginEngine {
                     var found: Int?
                     if let s = state.toString(-1) {
                         found = byID[s]
-                    } else if state.type(-1) == LUA_TTABLE, let p = lua_topointer(state.L, -1) {
+                    } else if state.type(-1) == LUA_TTABLE || state.type(-1) == LUA_TUSERDATA, let p = lua_topointer(state.L, -1) {
                         found = byIdentity[p]
                     }
                     state.pop(1)
@@ -387,15 +387,6 @@ final class LuaComponentBuilder: ComponentBuilding {
         } catch {
             exhausted.note(error, in: request.context)
             return .failure(engine.failure(error))
-        }
-        if kind != .single, state.type(-1) == LUA_TTABLE {
-            state.getField(-1, "props")
-            if state.type(-1) == LUA_TTABLE {
-                if let old = data.propsTables[request.component.serial] { loom_unref(state.L, old) }
-                data.propsTables[request.component.serial] = loom_ref(state.L)
-            } else {
-                state.pop(1)
-            }
         }
         let result = engine.readBuildResult(
             what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,
