@@ -161,6 +161,19 @@ struct LuaJSONReader {
     /// below itself is a cycle).
     var open: [(table: UnsafeRawPointer, pathCount: Int)] = []
     var path: [PathPart] = []
+    /// Tables already converted in this conversion: a table reached again is not walked again
+    /// but counts again (its values, bytes and height), so a shared subtable (`{a = t, b = t}`
+    /// forty times over) meets the budget at once instead of after a million values.
+    var done: [UnsafeRawPointer: Converted] = [:]
+    /// The deepest level reached below the table being read.
+    var deepest = 0
+
+    struct Converted {
+        var value: JSONValue
+        var nodes: Int
+        var bytes: Int
+        var height: Int
+    }
 
     enum PathPart {
         case key(String)
@@ -194,7 +207,7 @@ struct LuaJSONReader {
     mutating func spendNode() -> Result<JSONValue, LuaHostError>? {
         nodes += 1
         if nodes > Limits.maxNodes {
-            return fail("more than \(Limits.maxNodes) values in one conversion (a table reached several times counts each time)")
+            return valuesExceeded()
         }
         return nil
     }
@@ -205,7 +218,7 @@ struct LuaJSONReader {
         guard let p = loom_tolstring(L, idx, &len) else { return .success("") }
         bytes += len
         if bytes > Limits.maxStringBytes {
-            return .failure(fail("more than \(Limits.maxStringBytes >> 20) MiB of strings in one conversion (a string reached several times counts each time)").failureError)
+            return .failure(bytesExceeded().failureError)
         }
         let buffer = UnsafeRawBufferPointer(start: p, count: len).bindMemory(to: UInt8.self)
         if let bad = firstInvalidUTF8(buffer) {
@@ -245,6 +258,39 @@ struct LuaJSONReader {
 
     mutating func table(_ start: Int32, level: Int) -> Result<JSONValue, LuaHostError> {
         if level > Limits.maxNesting { return fail("table \(Limits.nestingMessage)") }
+        guard let p = lua_topointer(L, start) else { return fail("a value without identity cannot be converted to JSON") }
+        if let c = done[p] {
+            // `read` counted the table itself already.
+            nodes += c.nodes - 1
+            bytes += c.bytes
+            if level + c.height - 1 > Limits.maxNesting { return fail("table \(Limits.nestingMessage)") }
+            if nodes > Limits.maxNodes { return valuesExceeded() }
+            if bytes > Limits.maxStringBytes { return bytesExceeded() }
+            deepest = max(deepest, level + c.height - 1)
+            return .success(c.value)
+        }
+        let startNodes = nodes - 1, startBytes = bytes
+        let outer = deepest
+        deepest = level
+        let r = walk(start, level: level)
+        let height = deepest - level + 1
+        deepest = max(outer, deepest)
+        if case .success(let v) = r {
+            done[p] = Converted(value: v, nodes: nodes - startNodes, bytes: bytes - startBytes, height: height)
+        }
+        return r
+    }
+
+    func valuesExceeded() -> Result<JSONValue, LuaHostError> {
+        fail("more than \(Limits.maxNodes) values in one conversion (a table reached several times counts each time)")
+    }
+
+    func bytesExceeded() -> Result<JSONValue, LuaHostError> {
+        fail("more than \(Limits.maxStringBytes >> 20) MiB of strings in one conversion (a string reached several times counts each time)")
+    }
+
+    /// Converts a table not converted before in this conversion.
+    mutating func walk(_ start: Int32, level: Int) -> Result<JSONValue, LuaHostError> {
         guard lua_checkstack(L, 8) != 0 else { return fail("tables nested too deeply for the Lua stack") }
         let top = state.top
         defer { state.top = top }

@@ -132,6 +132,25 @@ final class MarshallingLimitsTests: XCTestCase {
         XCTAssertLessThan(s2, 30)
     }
 
+    func testSharedTablesCountWhereverTheyAppear() throws {
+        // A table 40 levels deep, reached at level 2 (fine) and again at level 31 (71 levels).
+        let src = """
+            local s = {} local cur = s for i = 2, 40 do cur.d = {} cur = cur.d end
+            local b = {} local c = b for i = 2, 29 do c.x = {} c = c.x end c.s = s
+            return { a = s, b = b }
+            """
+        let m = message(try convert(src))
+        XCTAssertTrue(m.hasSuffix("table nested deeper than 64 levels"), m)
+        XCTAssertTrue(m.hasPrefix("at b.x.x.x … x.x.x.s: "), m)
+        // Within the limits, a shared table comes out whole each time it appears.
+        guard case .success(let v) = try convert("local s = {k = {1, 2}} local t = {a = s, b = {c = s}} return {t, t}") else { return XCTFail() }
+        let one: JSONValue = ["a": ["k": [1, 2]], "b": ["c": ["k": [1, 2]]]]
+        XCTAssertEqual(v, [one, one])
+        // The budget counts every appearance: 2^19 leaves fit, 2^20 do not.
+        guard case .success = try convert("local t = {x = 1} for i = 1, 18 do t = {a = t, b = t} end return t") else { return XCTFail("2^18") }
+        XCTAssertTrue(message(try convert("local t = {x = 1} for i = 1, 20 do t = {a = t, b = t} end return t")).contains("more than 1000000 values"))
+    }
+
     func testKeysThatSwiftComparesEqualAreAnErrorNotATrap() throws {
         let m = message(try convert(#"return { ["\u{E9}"] = 1, ["e\u{301}"] = 2 }"#))
         // In byte order: the same message on every run.
