@@ -78,6 +78,7 @@ let package = Package(
         .testTarget(
             name: "LoomPluginsTests", dependencies: ["LoomPlugins", "LoomCore", "LuaRuntime"],
             path: "Tests/LoomPluginsTests", exclude: ["Fixtures"]),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], path: "Tests/FuzzTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
     ],
     swiftLanguageModes: [.v6]

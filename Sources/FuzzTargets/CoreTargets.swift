@@ -77,12 +77,31 @@ public enum FuzzTargets {
         for d in checked.diagnostics.items { _ = d.description }
     }
 
-    /// RuleExpression.parse on any JSON value, its text form and references; a parsed
-    /// expression's text form is stable and every reference is a non-empty name.
+    /// RuleExpression.parse on any JSON value (the document itself, and every `"rule"` value
+    /// inside it, so that whole screens serve as seeds), its text form and references; an
+    /// accepted expression has no errors, non-empty names, and parses the same inside a screen.
     public static func rules(_ data: UnsafeRawBufferPointer) {
         guard let doc = try? JSONReader.parse(data, file: "rule.json") else { return }
+        var nodes = [doc.root]
+        collectRules(doc.root, into: &nodes)
+        for node in nodes.prefix(64) { rule(node) }
+    }
+
+    static func collectRules(_ node: JSONNode, into out: inout [JSONNode]) {
+        switch node.kind {
+        case .array(let a): for n in a { collectRules(n, into: &out) }
+        case .object(let o):
+            for m in o.members {
+                if m.key == "rule" { out.append(m.value) }
+                collectRules(m.value, into: &out)
+            }
+        default: break
+        }
+    }
+
+    static func rule(_ node: JSONNode) {
         var diagnostics = Diagnostics()
-        let expr = RuleExpression.parse(doc.root, file: "rule.json", diagnostics: &diagnostics)
+        let expr = RuleExpression.parse(node, file: "rule.json", diagnostics: &diagnostics)
         for d in diagnostics.items { _ = d.description }
         guard let expr else {
             check(diagnostics.hasErrors, "a rule rejected without an error")
@@ -97,7 +116,7 @@ public enum FuzzTargets {
         check(expr == expr, "an expression is not equal to itself")
         _ = expr.hashValue
         // The same expression inside a screen (as a component's rule) parses the same way.
-        let wrapped = "{\"root\": {\"type\": \"x\", \"rule\": " + doc.root.plain.serialized(pretty: false) + "}}"
+        let wrapped = "{\"root\": {\"type\": \"x\", \"rule\": " + node.plain.serialized(pretty: false) + "}}"
         if let d2 = try? JSONReader.parse(Array(wrapped.utf8), file: "rule-screen.json") {
             let (s, _) = ScreenParser.parse(d2, defaultID: "r")
             if let s { check(s.root.rule?.text == text, "a rule's text differs inside a screen: \(s.root.rule?.text ?? "nil") vs \(text)") }

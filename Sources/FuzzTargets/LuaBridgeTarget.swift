@@ -13,14 +13,14 @@ import OrderedCollections
 /// coroutine or a table the host handed in, 12 forged read-only view, 13 t["name"] = v,
 /// 14 forged `__keys` metatable, 15 self-reference (cycle).
 ///
-/// Input: byte 0 picks the mode; the rest is either a program for the plugin's value generator
+/// Input: byte 0 picks the mode (low 3 bits; bit 7 allows any number of shared references); the rest is either a program for the plugin's value generator
 /// (modes 0-5 and 7) or JSON text (mode 6).
 ///
 /// The generator (Lua, in the plugin) is a small stack machine over the bytes: it builds nil,
 /// booleans, small and extreme integers, floats (NaN, infinities, -0.0, 2^63), strings with any
 /// bytes, tables with mixed keys, lists, functions, coroutines, the read-only node tables the
 /// host handed in, forged read-only views and forged `__keys` metatables, and (at most one per
-/// program, see `LOOM_FUZZ_SHARING`) shared references and cycles. Its result goes back to the
+/// program unless byte 0 has bit 7 set or `LOOM_FUZZ_SHARING` is set) shared references and cycles. Its result goes back to the
 /// host as:
 /// - 0: a builder's whole return value; 1: its `props`; 2: its `children`; 3: its `view`;
 /// - 4: a rule's result; 5: a rule's argument check result; 7: a Lua flow's `navigate` result.
@@ -193,6 +193,7 @@ public enum LuaBridgeTarget {
 
     nonisolated(unsafe) static var harness: Harness?
     nonisolated(unsafe) static var serial = 0
+    static let strict = ProcessInfo.processInfo.environment["LOOM_FUZZ_STRICT"] != nil
     static let verbose = ProcessInfo.processInfo.environment["LOOM_FUZZ_VERBOSE"] != nil
     static let sharing = ProcessInfo.processInfo.environment["LOOM_FUZZ_SHARING"] != nil
 
@@ -213,6 +214,7 @@ public enum LuaBridgeTarget {
         let h = currentHarness()
         serial += 1
         let mode = Int(first % 8)
+        let sharing = LuaBridgeTarget.sharing || first & 0x80 != 0
         if mode == 6 { return runJSON(rest, h) }
         let hex = rest.prefix(4096).map { String(format: "%02x", $0) }.joined()
         if mode == 7 {
@@ -267,8 +269,10 @@ public enum LuaBridgeTarget {
             """
         guard let r = resolve(text, user: ["x": value, "tier": "gold"], h) else { return }
         guard let tree = r.tree else {
-            if r.diagnostics.hasErrors { return }  // e.g. the memory cap on a huge value
-            fuzzFailure("the leaf was hidden without an error: \(r.diagnostics.items)")
+            // Errors are expected at the memory cap on a huge value; with LOOM_FUZZ_STRICT set,
+            // any error is a failure (returning node.meta as props is documented to work).
+            if r.diagnostics.hasErrors && !strict { return }
+            fuzzFailure("the leaf was hidden: \(r.diagnostics.items)")
         }
         if r.diagnostics.hasErrors { return }
         if let expected = roundTripped(meta) {
