@@ -38,7 +38,7 @@ public final class LuaState {
     /// function now running (arguments and results live on that thread's stack).
     public private(set) var L: OpaquePointer
     public let mainThread: OpaquePointer
-    let limitsPointer: UnsafeMutablePointer<loom_limits>
+    @usableFromInline let limitsPointer: UnsafeMutablePointer<loom_limits>
     var hostFunctions: [LuaHostFunction] = []
     private var closed = false
 
@@ -93,6 +93,7 @@ public final class LuaState {
     /// sets and restores it around every call into a plugin, nested calls included. What the
     /// host allocates (outside calls, inside host functions, in `hostCall`) is always owner 0.
     /// A new state starts at 1, so plugin code the host did not attribute is still capped.
+    @inlinable
     public var currentOwner: Int32 {
         get { limitsPointer.pointee.owner }
         set {
@@ -101,10 +102,15 @@ public final class LuaState {
                 limitsPointer.pointee.owner = newValue
                 return
             }
-            precondition(newValue >= 0, "Lua memory owners are >= 0")
-            let ok = loom_set_owner(limitsPointer, newValue)
-            precondition(ok != 0, "cannot grow the per-owner memory counters")
+            setOwnerSlowly(newValue)
         }
+    }
+
+    @usableFromInline
+    func setOwnerSlowly(_ owner: Int32) {
+        precondition(owner >= 0, "Lua memory owners are >= 0")
+        let ok = loom_set_owner(limitsPointer, owner)
+        precondition(ok != 0, "cannot grow the per-owner memory counters")
     }
 
     /// Bytes currently charged to `owner` (a block is charged to whoever allocated or last grew it).
