@@ -429,6 +429,21 @@ final class HardeningTests: XCTestCase {
             local x <close> = setmetatable({}, { __close = function() while true do end end })
             while true do end
             """,
+            """
+            local co = coroutine.create(function()
+              local x <close> = setmetatable({}, { __close = function() while true do end end })
+              coroutine.yield()
+            end)
+            coroutine.resume(co)
+            coroutine.close(co)
+            """,
+            """
+            local ok = pcall(function()
+              local x <close> = setmetatable({}, { __close = function() while true do end end })
+              error('first')
+            end)
+            while true do end
+            """,
         ]
         for code in cases {
             let (e, seconds) = timed { assertLuaError(code) { _ = try sb.eval(code) } }
