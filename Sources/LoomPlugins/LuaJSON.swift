@@ -310,35 +310,42 @@ struct LuaJSONReader {
             idx = state.absIndex(-1)
         }
         guard lua_type(L, idx) == LUA_TTABLE else { return fail("a \(state.typeName(idx)) cannot be converted to JSON") }
+        // First the keys (Lua's traversal order varies from run to run: nothing is decided in
+        // it), then the values in the order they come out in, so that the same table always
+        // gives the same value or the same error.
         let n = state.rawLength(idx)
         var count = 0
-        var stringKeys: [(String, JSONValue)] = []
+        var keys: [String] = []
         var sawInteger = false
+        var badKeyType: String?
+        var invalidKey: (bytes: [UInt8], offset: Int)?
         lua_pushnil(L)
         while lua_next(L, idx) != 0 {
             count += 1
-            if lua_type(L, -2) == LUA_TSTRING {
-                if sawInteger { return fail("a table mixes list entries and named fields") }
-                let key: String
-                switch string(-2, what: "key") {
-                case .success(let k): key = k
-                case .failure(let e): return .failure(e)
+            switch lua_type(L, -2) {
+            case LUA_TSTRING:
+                var len = 0
+                guard let p = loom_tolstring(L, -2, &len) else { break }
+                bytes += len
+                if bytes > Limits.maxStringBytes { return bytesExceeded() }
+                let buffer = UnsafeRawBufferPointer(start: p, count: len).bindMemory(to: UInt8.self)
+                if let bad = firstInvalidUTF8(buffer) {
+                    let raw = Array(buffer)
+                    if invalidKey == nil || raw.lexicographicallyPrecedes(invalidKey!.bytes) { invalidKey = (raw, bad) }
+                } else {
+                    keys.append(String(decoding: buffer, as: UTF8.self))
                 }
-                path.append(.key(key))
-                let v = read(state.absIndex(-1), level: level)
-                path.removeLast()
-                switch v {
-                case .success(let v): stringKeys.append((key, v))
-                case .failure(let e): return .failure(e)
-                }
-            } else if lua_type(L, -2) == LUA_TNUMBER && state.isInteger(-2) {
-                if !stringKeys.isEmpty { return fail("a table mixes list entries and named fields") }
+            case LUA_TNUMBER where state.isInteger(-2):
                 sawInteger = true
-            } else {
-                return fail("table keys must be strings (or 1...n for a list), found a \(state.typeName(-2)) key")
+            default:
+                let tn = state.typeName(-2)
+                if badKeyType == nil || tn < badKeyType! { badKeyType = tn }
             }
             state.pop(1)
         }
+        if let t = badKeyType { return fail("table keys must be strings (or 1...n for a list), found a \(t) key") }
+        if sawInteger && (!keys.isEmpty || invalidKey != nil) { return fail("a table mixes list entries and named fields") }
+        if let k = invalidKey { return fail("key is not valid UTF-8 (byte \(hexByte(k.bytes[k.offset])) at offset \(k.offset))") }
         if count == 0 { return .success(.object([:])) }
         if sawInteger {
             guard count == n else { return fail("a list must have keys 1...n without holes") }
@@ -357,32 +364,45 @@ struct LuaJSONReader {
             }
             return .success(.array(arr))
         }
+        // Sorted; keys Swift compares equal (canonically equivalent) by their bytes, so the
+        // order is total.
+        func sorted(_ a: String, _ b: String) -> Bool {
+            a == b ? a.utf8.lexicographicallyPrecedes(b.utf8) : a < b
+        }
         var budget = Limits.maxNodes - nodes
         if let order = state.rememberedKeyOrder(idx, budget: &budget) {
             nodes = Limits.maxNodes - max(budget, 0)
             // The order it came in with; keys added since go after, sorted.
-            stringKeys.sort { a, b in
-                switch (order[a.0], order[b.0]) {
-                case let (x?, y?): return x < y
+            keys.sort { a, b in
+                switch (order[a], order[b]) {
+                case let (x?, y?): return x == y ? sorted(a, b) : x < y
                 case (_?, nil): return true
                 case (nil, _?): return false
-                default: return a.0 < b.0
+                default: return sorted(a, b)
                 }
             }
         } else {
-            stringKeys.sort { $0.0 < $1.0 }
+            keys.sort(by: sorted)
         }
         // Lua keys differ as bytes; Swift strings compare by canonical equivalence, so two
         // distinct keys ("\u{E9}" and "e\u{301}") may be one dictionary key: reported, never
         // a trap.
-        var object = OrderedDictionary<String, JSONValue>(minimumCapacity: stringKeys.count)
-        for (k, v) in stringKeys {
+        var object = OrderedDictionary<String, JSONValue>(minimumCapacity: keys.count)
+        for k in keys {
             if let i = object.index(forKey: k) {
-                // Reported in byte order: the same message on every run.
                 let (a, b) = object.keys[i].utf8.lexicographicallyPrecedes(k.utf8) ? (object.keys[i], k) : (k, object.keys[i])
                 return fail(JSONKeyText.equivalentKeysMessage(a, b))
             }
-            object[k] = v
+            state.push(k)
+            lua_rawget(L, idx)
+            path.append(.key(k))
+            let r = read(state.absIndex(-1), level: level)
+            path.removeLast()
+            state.pop(1)
+            switch r {
+            case .success(let v): object[k] = v
+            case .failure(let e): return .failure(e)
+            }
         }
         return .success(.object(object))
     }

@@ -151,6 +151,28 @@ final class MarshallingLimitsTests: XCTestCase {
         XCTAssertTrue(message(try convert("local t = {x = 1} for i = 1, 20 do t = {a = t, b = t} end return t")).contains("more than 1000000 values"))
     }
 
+    func testErrorsDoNotDependOnLuaTraversalOrder() throws {
+        // Several faults in one table: the same one is reported in every state (Lua's hash
+        // seed, hence `next` order, differs from state to state).
+        let src = #"""
+            local t = {}
+            for i = 1, 50 do t["k" .. i] = i end
+            t.z = function() end
+            t.m = { ["\xff"] = 1, ["\xfe"] = 2 }
+            t.b = { ["\u{E9}"] = 1, ["e\u{301}"] = 2, ["\u{65}\u{301}"] = 3 }
+            return t
+            """#
+        var seen = Set<String>()
+        for _ in 0..<12 { seen.insert(message(try convert(src))) }
+        XCTAssertEqual(seen, ["at b: keys 'é' (U+0065 U+0301) and 'é' (U+00E9) are distinct JSON names that Swift compares equal; Loom cannot keep both — rename one"])
+        var keys = Set<String>()
+        for _ in 0..<12 { keys.insert(message(try convert(#"return { ["\xff"] = 1, ["a\xfe"] = 2, [true] = 3, [2.5] = 4 }"#))) }
+        XCTAssertEqual(keys, ["table keys must be strings (or 1...n for a list), found a boolean key"])
+        var utf8 = Set<String>()
+        for _ in 0..<12 { utf8.insert(message(try convert(#"return { ["\xff"] = 1, ["a\xfe"] = 2, ["\xc3"] = 3 }"#))) }
+        XCTAssertEqual(utf8, ["key is not valid UTF-8 (byte 0xfe at offset 1)"])
+    }
+
     func testKeysThatSwiftComparesEqualAreAnErrorNotATrap() throws {
         let m = message(try convert(#"return { ["\u{E9}"] = 1, ["e\u{301}"] = 2 }"#))
         // In byte order: the same message on every run.
