@@ -37,6 +37,15 @@ typedef struct loom_block {
 
 #define LOOM_DEFAULT_OWNER 1
 
+// Bulk C functions (table.concat, string.upper, string.rep, ...) run no Lua instruction while
+// they work, so a loop calling them meets the count hook only every `hook_count` instructions:
+// hundreds of calls. Their work shows as allocation, so every LOOM_ALLOC_CHECK_BYTES allocated
+// by Lua code the allocator checks the budget too; once it is spent, the main thread's hook is
+// armed to raise at the very next instruction (the allocation itself never fails for time).
+#define LOOM_ALLOC_CHECK_BYTES ((size_t)1 << 20)
+static int budget_exhausted(loom_limits *lim);
+static void loom_hook(lua_State *L, lua_Debug *ar);
+
 int loom_set_owner(loom_limits *lim, int32_t owner) {
     if (owner < 0) return 0;
     if (owner >= lim->owner_count) {
@@ -102,7 +111,17 @@ static void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     if (nsize > SIZE_MAX - sizeof(loom_block)) return NULL;
     loom_block *n = realloc(b, sizeof(loom_block) + nsize);
     if (n == NULL) return NULL;
-    if (nsize > old) lim->alloc_refused = 0;
+    if (nsize > old) {
+        lim->alloc_refused = 0;
+        if (lim->in_call && !lim->in_host) {
+            lim->alloc_since_check += nsize - old;
+            if (lim->alloc_since_check >= LOOM_ALLOC_CHECK_BYTES) {
+                lim->alloc_since_check = 0;
+                if (!lim->exceeded && budget_exhausted(lim) && lim->main_thread)
+                    lua_sethook(lim->main_thread, loom_hook, LUA_MASKCOUNT, 1);
+            }
+        }
+    }
     n->size = nsize;
     n->owner = who;
     lim->owner_used[old_owner] -= old;  // (old is 0 for a new block)
@@ -156,8 +175,6 @@ static int budget_exhausted(loom_limits *lim) {
     }
     return 0;
 }
-
-static void loom_hook(lua_State *L, lua_Debug *ar);
 
 // Makes the running thread, and the main thread the host called into, raise at their next
 // instruction: a coroutine that meets a limit is dead, and the thread that resumed it must not

@@ -552,6 +552,22 @@ final class HardeningTests: XCTestCase {
         XCTAssertLessThan(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9, 2)
     }
 
+    func testBulkLibraryCallsInATightLoopOvershootLittle() throws {
+        let sb = try makeSandbox()
+        let cases = [
+            "local t = {} for i = 1, 1000000 do t[i] = 'x' end while true do table.concat(t) end",
+            "local t = {} for i = 1, 200000 do t[i] = i end while true do select('#', table.unpack(t)) end",
+            "local s = ('x'):rep(4000000) while true do s:upper() end",
+            "local s = ('x'):rep(4000000) while true do s:rep(2) end",
+            "local t = {} for i = 1, 200000 do t[i] = 65 end while true do string.char(table.unpack(t)) end",
+        ]
+        for code in cases {
+            let (e, seconds) = timed { assertLuaError(code) { _ = try sb.eval(code) } }
+            XCTAssertEqual(e?.kind, .time, "\(code): \(e?.message ?? "")")
+            XCTAssertLessThan(seconds, 0.5, "\(code): the budget is 100 ms")
+        }
+    }
+
     // MARK: 5c. Total time budget
 
     func testTotalTimeBudget() throws {

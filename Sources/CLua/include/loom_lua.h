@@ -42,6 +42,7 @@ typedef struct loom_limits {
     int exceeded;            // LOOM_EXCEEDED_*: sticky until the host call returns
     int hook_count;          // instructions between budget checks
     int alloc_refused;       // an allocation crossed the cap; Lua collects garbage and retries it once
+    size_t alloc_since_check; // bytes Lua code allocated since the allocator last checked the budget
     lua_State *main_thread;  // set by loom_newstate: re-armed too when a coroutine meets a limit
 } loom_limits;
 
