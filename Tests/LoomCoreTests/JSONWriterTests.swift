@@ -63,7 +63,7 @@ final class JSONWriterTests: XCTestCase {
         let s = "quote\" backslash\\ slash/ nl\n cr\r tab\t bs\u{8} ff\u{C} nul\u{0} us\u{1F} del\u{7F} é中😀"
         XCTAssertEqual(
             JSONValue.string(s).serialized(),
-            #""quote\" backslash\\ slash/ nl\n cr\r tab\t bs\b ff\f nul\u0000 us\u001f del"# + "\u{7F} é中😀\"")
+            #""quote\" backslash\\ slash/ nl\n cr\r tab\t bs\b ff\f nul\u0000 us\u001f del\u007f é中😀""#)
         XCTAssertEqual(JSONValue.object(["a\"b": 1]).serialized(pretty: false), #"{"a\"b":1}"#)
     }
 
@@ -136,5 +136,17 @@ final class JSONWriterTests: XCTestCase {
         let expected: JSONValue = ["b": [1, 2.5, "x"], "a": ["c": nil]]
         XCTAssertEqual(doc.root.plain, expected)
         XCTAssertEqual(doc.root.serialized(pretty: false), #"{"b":[1,2.5,"x"],"a":{"c":null}}"#)
+    }
+
+    /// Characters a terminal acts on are escaped, C0 as always and also DEL, C1 controls,
+    /// U+2028/2029 and the bidi overrides; other non-ASCII text is kept as it is.
+    func testTerminalControlsAreEscaped() throws {
+        let v: JSONValue = .string("a\u{7F}b\u{9B}31mc\u{2028}d\u{202E}e\u{2069}é\u{1B}[0m")
+        let text = v.serialized(pretty: false)
+        XCTAssertEqual(text, #""a\u007fb\u009b31mc\u2028d\u202ee\u2069é\u001b[0m""#)
+        // It reads back as the same string.
+        let back = try JSONReader.parse(Array(text.utf8), file: "t.json").root.plain
+        XCTAssertEqual(back, v)
+        XCTAssertEqual(JSONValue.string("plain é ü ✓").serialized(pretty: false), "\"plain é ü ✓\"")
     }
 }

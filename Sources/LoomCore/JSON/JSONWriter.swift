@@ -86,7 +86,20 @@ private struct JSONTextWriter {
         for _ in 0..<level { out.append(contentsOf: indent) }
     }
 
+    /// Characters a terminal may act on beyond C0 controls: DEL, C1 controls, the line and
+    /// paragraph separators and the bidi overrides. Written as `\uXXXX` (valid JSON either way),
+    /// so JSON output printed to a terminal cannot drive it or reorder what is shown.
+    static func needsEscape(_ v: UInt32) -> Bool {
+        v == 0x7F || (0x80...0x9F).contains(v) || v == 0x2028 || v == 0x2029
+            || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+    }
+
     mutating func writeString(_ s: String) {
+        // Only strings holding DEL or a lead byte of those characters (C2, E2) take the slow path.
+        if s.utf8.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }),
+           s.unicodeScalars.contains(where: { Self.needsEscape($0.value) }) {
+            return writeEscapingScalars(s)
+        }
         out.append(UInt8(ascii: "\""))
         for c in s.utf8 {
             switch c {
@@ -105,6 +118,30 @@ private struct JSONTextWriter {
             default: out.append(c)
             }
         }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func writeEscapingScalars(_ s: String) {
+        let hex = Array("0123456789abcdef".utf8)
+        var plain = ""
+        out.append(UInt8(ascii: "\""))
+        func flush(_ w: inout JSONTextWriter) {
+            guard !plain.isEmpty else { return }
+            var inner = JSONTextWriter(pretty: false, indent: [])
+            inner.writeString(plain)
+            w.out.append(contentsOf: inner.out.dropFirst().dropLast())
+            plain = ""
+        }
+        for u in s.unicodeScalars {
+            guard Self.needsEscape(u.value) else {
+                plain.unicodeScalars.append(u)
+                continue
+            }
+            flush(&self)
+            out.append(contentsOf: "\\u".utf8)
+            for shift in stride(from: 12, through: 0, by: -4) { out.append(hex[Int((u.value >> UInt32(shift)) & 15)]) }
+        }
+        flush(&self)
         out.append(UInt8(ascii: "\""))
     }
 }
