@@ -431,12 +431,22 @@ void loom_set_readonly_mt(lua_State *L, int idx) {
 // The hot path of rule evaluation in one C call: evaluate(user, args, node) by registry
 // references (args_ref < 0: nil). On LUA_OK, *result is 0/1 for a boolean, or -1 with the
 // returned value left on the stack (the caller names its type and pops it).
-int loom_call_rule(lua_State *L, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded) {
+// The call runs as `owner` (its allocations are charged to it), restored afterwards: the owner
+// switch is done here, not in Swift, to keep the hot path to one C call.
+int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded) {
+    loom_limits *lim = loom_limits_of(L);
+    int32_t previous = lim->owner;
+    if (owner != previous && !loom_set_owner(lim, owner)) {
+        lua_pushliteral(L, "cannot grow the per-owner memory counters");
+        *exceeded = LOOM_EXCEEDED_MEMORY;
+        return LUA_ERRMEM;
+    }
     lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
     lua_rawgeti(L, LUA_REGISTRYINDEX, user_ref);
     if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
     int status = loom_pcall(L, 3, 1, exceeded);
+    lim->owner = previous;
     if (status != LUA_OK) return status;
     if (lua_type(L, -1) == LUA_TBOOLEAN) {
         *result = lua_toboolean(L, -1);

@@ -499,7 +499,7 @@ final class LuaRule: RuleEvaluating {
     }
 
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
-        if exhausted.isSet, let f = exhausted.failure(in: context) { return .failure(f) }
+        if _slowPath(exhausted.isSet), let f = exhausted.failure(in: context) { return .failure(f) }
         let engine = self.engine
         var result: Int32 = 0
         var exceeded: Int32 = 0
@@ -517,9 +517,7 @@ final class LuaRule: RuleEvaluating {
                 subjectKey = IdentityMap.key(i)
             }
             let argsRef: Int32 = args == nil ? -1 : try engine.argsRef(args!, subject: subjectKey, location: location)
-            let previousOwner = engine.enter(owner)
-            status = loom_call_rule(L, fnRef, user, argsRef, node, &result, &exceeded)
-            engine.leave(previousOwner)
+            status = loom_call_rule(L, owner, fnRef, user, argsRef, node, &result, &exceeded)
         } catch {
             return .failure(engine.failure(error))
         }
