@@ -7,7 +7,9 @@ let package = Package(
     products: [
         .executable(name: "host", targets: ["host"]),
         .library(name: "LoomCore", targets: ["LoomCore"]),
+        .library(name: "LoomNavigation", targets: ["LoomNavigation"]),
         .library(name: "LoomPlugins", targets: ["LoomPlugins"]),
+        .library(name: "LoomTesting", targets: ["LoomTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -33,30 +35,45 @@ let package = Package(
             dependencies: ["CLua"],
             path: "Sources/LuaRuntime"
         ),
-        // The engine: JSON with locations, screens, rules, factory, resolver, navigation, scenarios.
+        // The engine: JSON with locations, screens, rules and their evaluator, factory, resolver,
+        // diagnostics, output.
         .target(
             name: "LoomCore",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomCore"
         ),
         // Lua plugins feeding the core's factory.
+        // Flows, steps, the navigator, the explorer and graph rendering (screens enter only
+        // through the caller's closures).
+        .target(
+            name: "LoomNavigation",
+            dependencies: ["LoomCore", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomNavigation"
+        ),
+        // Lua plugins feeding the core's factory; the workspace.
         .target(
             name: "LoomPlugins",
-            dependencies: ["LuaRuntime", "LoomCore"],
+            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation"],
             path: "Sources/LoomPlugins"
+        ),
+        // Scenarios, snapshots, structural diffs and reports (`host test`).
+        .target(
+            name: "LoomTesting",
+            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomPlugins", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomTesting"
         ),
         // The CLI: parses arguments, formats results. No logic of its own.
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomPlugins",
+                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"
         ),
         .executableTarget(
             name: "loom-bench",
-            dependencies: ["LoomCore", "LoomPlugins", "LuaRuntime", "CLua"],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime", "CLua"],
             path: "Sources/loom-bench"
         ),
         // Fuzz targets (docs/fuzzing.md, scripts/fuzz): the targets' bodies, then one executable
@@ -64,7 +81,7 @@ let package = Package(
         // replay driver otherwise. FuzzDriver declares libFuzzer's driver.
         .target(
             name: "FuzzTargets",
-            dependencies: ["LoomCore", "LoomPlugins", "LuaRuntime", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LuaRuntime", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/FuzzTargets"
         ),
         .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
@@ -75,8 +92,9 @@ let package = Package(
         .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzTargets", "FuzzDriver"], path: "Sources/FuzzLuaBridge"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime"], path: "Tests/LuaRuntimeTests"),
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
+        .testTarget(name: "LoomNavigationTests", dependencies: ["LoomNavigation", "LoomCore"], path: "Tests/LoomNavigationTests"),
         .testTarget(
-            name: "LoomPluginsTests", dependencies: ["LoomPlugins", "LoomCore", "LuaRuntime"],
+            name: "LoomPluginsTests", dependencies: ["LoomPlugins", "LoomTesting", "LoomNavigation", "LoomCore", "LuaRuntime"],
             path: "Tests/LoomPluginsTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], path: "Tests/FuzzTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),

@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomNavigation
 
 /// The fuzz targets' bodies. Each takes the raw input bytes, must never crash on any input, and
 /// traps (`fuzzFailure`) when an invariant it checks does not hold, so that libFuzzer records

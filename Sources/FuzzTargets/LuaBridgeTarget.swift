@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomNavigation
 import LoomPlugins
 import LuaRuntime
 import OrderedCollections
@@ -184,6 +185,8 @@ public enum LuaBridgeTarget {
                 fuzzFailure("cannot make a PluginEngine: \(error)")
             }
             engine.load(folders: [PluginFolder(path: dir)])
+            // Loaded: the folder is not read again (the plugin requires nothing).
+            try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent)
             if engine.diagnostics.hasErrors { fuzzFailure("the fuzz plugin does not load: \(engine.diagnostics.items)") }
             var d = Diagnostics()
             flow = engine.flowDefinitions(diagnostics: &d).first { $0.name == "fz_flow" }

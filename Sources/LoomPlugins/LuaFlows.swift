@@ -1,5 +1,6 @@
 import CLua
 import LoomCore
+import LoomNavigation
 import LuaRuntime
 
 /// A flow registered in Lua with `host.flow(name, { presentation, start, navigate, links })`:

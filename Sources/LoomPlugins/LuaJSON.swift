@@ -18,7 +18,7 @@ extension LuaState {
     /// stack cannot grow (or nested deeper than `JSONValue.pushDepthLimit`) is pushed as nil,
     /// and the result is false.
     @discardableResult
-    func push(json: JSONValue, keepingOrder: Bool = false) -> Bool {
+    public func push(json: JSONValue, keepingOrder: Bool = false) -> Bool {
         var complete = true
         pushJSON(json, ordered: keepingOrder, depth: 0, complete: &complete)
         return complete
@@ -97,7 +97,7 @@ extension LuaState {
 
     /// Pushes a located JSON value (its plain value; positions stay in Swift).
     @discardableResult
-    func push(json node: JSONNode, keepingOrder: Bool = false) -> Bool { push(json: node.plain, keepingOrder: keepingOrder) }
+    public func push(json node: JSONNode, keepingOrder: Bool = false) -> Bool { push(json: node.plain, keepingOrder: keepingOrder) }
 
     /// The string at `idx` (a Lua string), at most `maxBytes` of it: only that prefix is
     /// copied (cut at a character boundary, marked with "…"). Not UTF-8: replacement characters.
@@ -138,7 +138,7 @@ extension LuaState {
     /// functions, userdata, threads, non-string keys, keys or strings that are not UTF-8, two
     /// keys Swift compares equal, a cycle, nesting deeper than `Limits.maxNesting`, more than
     /// `Limits.maxNodes` values or `Limits.maxStringBytes` bytes of strings in all.
-    func json(at index: Int32) -> Result<JSONValue, LuaHostError> {
+    public func json(at index: Int32) -> Result<JSONValue, LuaHostError> {
         var reader = LuaJSONReader(state: self)
         return reader.read(absIndex(index), level: 0)
     }

@@ -41,14 +41,14 @@ public final class PluginEngine {
     /// Makes `owner` the one Lua allocations are charged to and returns the previous owner
     /// (restore it with `leave`). Calls nest: a scenario's `t:open` runs plugins' rules.
     @inline(__always)
-    func enter(_ owner: Int32) -> Int32 {
+    public func enter(_ owner: Int32) -> Int32 {
         let previous = state.currentOwner
         if previous != owner { state.currentOwner = owner }
         return previous
     }
 
     @inline(__always)
-    func leave(_ previous: Int32) {
+    public func leave(_ previous: Int32) {
         if state.currentOwner != previous { state.currentOwner = previous }
     }
 

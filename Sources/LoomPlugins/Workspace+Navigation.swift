@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomNavigation
 
 /// The navigation graph of one user, with its renderings.
 public struct NavigationOutput {

@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomNavigation
 import LuaRuntime
 
 /// Everything one command works on: the project, its plugins loaded into one engine, its

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCore
+import LoomNavigation
 import LoomPlugins
 
 struct Navigate: ParsableCommand {

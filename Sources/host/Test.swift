@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomTesting
 import LuaRuntime
 
 struct Test: ParsableCommand {

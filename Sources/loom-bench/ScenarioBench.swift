@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomTesting
 
 /// What `scenarioBench` measured: `host test`'s runner over generated scenarios, with one
 /// worker and with two (best of two runs each, interleaved).

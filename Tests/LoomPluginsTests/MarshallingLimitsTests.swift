@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 @testable import LoomPlugins
+@testable import LoomTesting
 import LuaRuntime
 import XCTest
 

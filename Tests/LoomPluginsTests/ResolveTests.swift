@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomNavigation
 import LoomPlugins
 import XCTest
 

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomTesting
 import XCTest
 #if canImport(FoundationXML)
 import FoundationXML

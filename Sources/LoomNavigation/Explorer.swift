@@ -1,3 +1,4 @@
+import LoomCore
 /// Explores the navigation graph one user can walk: from the entry, resolve each screen (the
 /// caller's `actions` closure, giving only visible actions), ask the flows where each step
 /// leads, repeat to a fixed point. Each screen is resolved at most once; each (screen, flow)

@@ -1,5 +1,7 @@
 import Foundation
 import LoomCore
+import LoomPlugins
+import LoomNavigation
 import OrderedCollections
 
 /// A failed expectation or operation: its message becomes a Lua error at the scenario's line.

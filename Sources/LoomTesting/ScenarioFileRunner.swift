@@ -1,6 +1,8 @@
 import CLua
 import Foundation
 import LoomCore
+import LoomPlugins
+import LoomNavigation
 import LuaRuntime
 import OrderedCollections
 
@@ -856,11 +858,11 @@ final class ScenarioFileRunner {
         state.newTable()
         for (name, reg) in ws.factory.rules.sorted(by: { $0.key < $1.key }) {
             if let plugin, reg.plugin.name != plugin { continue }
-            guard let r = reg.evaluator as? LuaRule else { continue }
+            guard let r = ws.engine.luaFunctions(of: reg.evaluator) else { continue }
             state.newTable()
-            state.push(r.function)
+            state.push(r.evaluate)
             state.setField(-2, "evaluate")
-            if let c = r.checkFunction {
+            if let c = r.check {
                 state.push(c)
                 state.setField(-2, "check")
             }

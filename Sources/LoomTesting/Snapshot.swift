@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomPlugins
 import OrderedCollections
 
 /// One node of a snapshot tree: a component, or an item (`isItem`), as the snapshot file shows

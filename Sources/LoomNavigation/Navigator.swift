@@ -1,3 +1,4 @@
+import LoomCore
 import OrderedCollections
 
 /// How a screen came onto the navigation stack, or what a navigation event did.

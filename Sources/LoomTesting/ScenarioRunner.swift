@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomPlugins
 
 /// `host test`: finds scenario files, runs them on worker threads (each file in a workspace
 /// and Lua state of its own, made on the worker), and gathers the results in file order.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LoomCore
+@testable import LoomNavigation
 
 final class NavigationFlowsFileTests: XCTestCase {
     static let shop = """

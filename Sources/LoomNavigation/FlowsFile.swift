@@ -1,3 +1,4 @@
+import LoomCore
 /// One contribution written in flows.json, kept with its location so that validation can point
 /// at the screen or flow it names.
 public struct DeclaredContribution: Sendable, Hashable {

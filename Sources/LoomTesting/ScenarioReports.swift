@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomPlugins
 import OrderedCollections
 
 extension ScenarioReport {

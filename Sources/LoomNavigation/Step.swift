@@ -1,3 +1,4 @@
+import LoomCore
 /// A navigation intent (Weavy's weft): a name and an optional parameter, as emitted by an
 /// `action` (`"movie:42"`) or a Spots `target.uri` (`"components:contact:1"`).
 public struct Step: Sendable, Hashable, Comparable, CustomStringConvertible {

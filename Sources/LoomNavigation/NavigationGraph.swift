@@ -1,3 +1,4 @@
+import LoomCore
 /// One tappable action on a resolved screen, as the caller found it (visible components and
 /// items only: hidden ones are no edges).
 public struct ActionSite: Sendable, Hashable {

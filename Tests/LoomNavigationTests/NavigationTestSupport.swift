@@ -1,5 +1,6 @@
 import XCTest
 @testable import LoomCore
+@testable import LoomNavigation
 
 /// A flow whose answers are given by a closure (stands in for a Lua flow).
 final class StubFlow: FlowNavigating {

@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomPlugins
 import LuaRuntime
 
 /// What `host test` runs and how. Plain values: safe to hand to worker threads.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LoomCore
+@testable import LoomNavigation
 
 final class NavigationRenderingTests: XCTestCase {
     /// A small graph: a tabs flow `main` and a modal flow `shop`, one gated edge, one screen id

@@ -1,3 +1,4 @@
+import LoomCore
 /// A flow's navigation logic: declarative flows (flows.json) and Lua flows (`host.flow`) both
 /// conform. Used on one thread; `navigate` must be deterministic for a given step.
 public protocol FlowNavigating: AnyObject {

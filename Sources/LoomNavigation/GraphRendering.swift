@@ -1,3 +1,4 @@
+import LoomCore
 import OrderedCollections
 
 /// Output formats of `host graph`.

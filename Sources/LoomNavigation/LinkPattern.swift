@@ -1,3 +1,4 @@
+import LoomCore
 /// A deep link declared by a flow: a URL pattern with `{placeholders}` and the steps it stands
 /// for, e.g. `"app://movie/{id}"` → `"movie:{id}"` or `"app://watched/{id}"` →
 /// `"tab:watched,movie:{id}"` (several steps separated by commas).

@@ -1,3 +1,4 @@
+import LoomCore
 /// Static checks of a project's flows against its screens (`host check`): unknown start
 /// screens, unknown screens and child flows named by flows.json, deep links to steps a
 /// declarative flow does not handle, and an entry that names nothing.

@@ -1,3 +1,4 @@
+import LoomCore
 import OrderedCollections
 
 /// What a flow answers to a step (Weavy's stitch).
