@@ -196,6 +196,7 @@ public enum LuaBridgeTarget {
 
     nonisolated(unsafe) static var harness: Harness?
     nonisolated(unsafe) static var serial = 0
+    nonisolated(unsafe) static var lastCheck = Diagnostics()
     static let strict = ProcessInfo.processInfo.environment["LOOM_FUZZ_STRICT"] != nil
     static let verbose = ProcessInfo.processInfo.environment["LOOM_FUZZ_VERBOSE"] != nil
     static let sharing = ProcessInfo.processInfo.environment["LOOM_FUZZ_SHARING"] != nil
@@ -225,7 +226,7 @@ public enum LuaBridgeTarget {
             let step = Step("go", param: (sharing ? "s" : "") + hex)
             let r = flow.navigator.navigate(step)
             if case .success(let cs) = r { for c in cs { _ = c.description } }
-            if verbose { print("navigate: \(r)") }
+            if verbose { FileHandle.standardError.write(Data("navigate: \(r)\n".utf8)) }
             for link in flow.links { _ = link.match("app://fz/" + hex) }
             return
         }
@@ -251,13 +252,14 @@ public enum LuaBridgeTarget {
         guard let screen else { fuzzFailure("the harness made an invalid screen: \(d.items)\n\(text)") }
         let check = ScreenChecker.check(screen, factory: h.engine.factory)
         for x in check.diagnostics.items { _ = x.description }
+        lastCheck = check.diagnostics
         let resolver = Resolver(factory: h.engine.factory, screen: screen, check: check)
         let r = resolver.resolve(for: UserProfile(name: "fuzz", attributes: user))
         for x in r.diagnostics.items { _ = x.description }
         let out = r.tree.map { TreeOutput.json($0).serialized(pretty: false) }
         if verbose {
-            print("diagnostics: " + (check.diagnostics.items + r.diagnostics.items).map(\.description).joined(separator: "\n  "))
-            print("tree: " + (out ?? "nil"))
+            FileHandle.standardError.write(Data(("diagnostics: " + (check.diagnostics.items + r.diagnostics.items).map(\.description).joined(separator: "\n  ")
+                + "\ntree: " + (out ?? "nil") + "\n").utf8))
         }
         return r
     }
@@ -274,10 +276,10 @@ public enum LuaBridgeTarget {
         guard let tree = r.tree else {
             // Errors are expected at the memory cap on a huge value; with LOOM_FUZZ_STRICT set,
             // any error is a failure (returning node.meta as props is documented to work).
-            if r.diagnostics.hasErrors && !strict { return }
-            fuzzFailure("the leaf was hidden: \(r.diagnostics.items)")
+            if (r.diagnostics.hasErrors || lastCheck.hasErrors) && !strict { return }
+            fuzzFailure("the leaf was hidden: \((lastCheck.items + r.diagnostics.items).map(\.description))")
         }
-        if r.diagnostics.hasErrors { return }
+        if r.diagnostics.hasErrors || lastCheck.hasErrors { return }
         if let expected = roundTripped(meta) {
             check(tree.props == expected, "props differ from the meta they were given:\nmeta:  \(metaText)\nprops: \(tree.props.serialized(pretty: false))")
         }
