@@ -27,7 +27,7 @@ import OrderedCollections
 /// - 4: a rule's result; 5: a rule's argument check result; 7: a Lua flow's `navigate` result.
 /// - 6: the JSON goes to Lua as a node's meta, a rule's arguments and a user attribute; the rule
 ///   walks all three; the builder returns the meta as its props, which must come back equal to
-///   the meta (nulls in objects dropped, empty lists as empty objects).
+///   the meta (nulls in objects dropped, empty lists as empty objects); see `strict`.
 ///
 /// One engine serves many inputs (recreated every 1,000, so that its caches stay bounded); each
 /// input's screen gets its own file name, because the engine caches rule arguments by location.
@@ -197,7 +197,10 @@ public enum LuaBridgeTarget {
     nonisolated(unsafe) static var harness: Harness?
     nonisolated(unsafe) static var serial = 0
     nonisolated(unsafe) static var lastCheck = Diagnostics()
-    static let strict = ProcessInfo.processInfo.environment["LOOM_FUZZ_STRICT"] != nil
+    /// A leaf hidden by a runtime error (not by the screen check) is a failure: returning
+    /// `node.meta` as props must work. Off for fuzzing (huge values meet the memory cap); on
+    /// for the fixture replay (FuzzFixtureTests) and with `LOOM_FUZZ_STRICT`.
+    nonisolated(unsafe) public static var strict = ProcessInfo.processInfo.environment["LOOM_FUZZ_STRICT"] != nil
     static let verbose = ProcessInfo.processInfo.environment["LOOM_FUZZ_VERBOSE"] != nil
     static let sharing = ProcessInfo.processInfo.environment["LOOM_FUZZ_SHARING"] != nil
 
@@ -276,7 +279,7 @@ public enum LuaBridgeTarget {
         guard let tree = r.tree else {
             // Errors are expected at the memory cap on a huge value; with LOOM_FUZZ_STRICT set,
             // any error is a failure (returning node.meta as props is documented to work).
-            if (r.diagnostics.hasErrors || lastCheck.hasErrors) && !strict { return }
+            if lastCheck.hasErrors || (r.diagnostics.hasErrors && !strict) { return }
             fuzzFailure("the leaf was hidden: \((lastCheck.items + r.diagnostics.items).map(\.description))")
         }
         if r.diagnostics.hasErrors || lastCheck.hasErrors { return }

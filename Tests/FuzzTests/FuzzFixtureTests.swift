@@ -14,6 +14,7 @@ final class FuzzFixtureTests: XCTestCase {
     }()
 
     func testEveryFixtureReplaysCleanly() throws {
+        LuaBridgeTarget.strict = true
         var replayed = 0
         for (name, run) in FuzzTargets.all {
             let dir = Self.fixtures + "/" + name
