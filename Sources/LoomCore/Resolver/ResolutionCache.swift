@@ -1,0 +1,42 @@
+/// What a screen's resolutions share: the resolved single components and items (their output
+/// depends on their own node only). Used from one thread, with one factory.
+public final class ResolutionCache {
+    @exclusivity(unchecked) var singles: [Int: ResolvedNode] = [:]
+    @exclusivity(unchecked) var items: [Int: ResolvedItem] = [:]
+    /// Whole trees by the outcomes of the rules that produced them (a few per screen: users of
+    /// one segment share them), bounded.
+    @exclusivity(unchecked) var trees: [OutcomeKey: (tree: ResolvedNode?, diagnostics: [Diagnostic])] = [:]
+    public static let maxTrees = 64
+    public init() {}
+
+    /// Registrations by component serial (0: not looked up yet).
+    @exclusivity(unchecked) var registrations: [ComponentRegistration?] = []
+    @exclusivity(unchecked) var looked: [Bool] = []
+
+    @inline(__always)
+    func registration(_ c: Component, serials: Int, factory: Factory) -> ComponentRegistration? {
+        if looked.count < serials {
+            registrations = Array(repeating: nil, count: serials)
+            looked = Array(repeating: false, count: serials)
+        }
+        if looked[c.serial] { return registrations[c.serial] }
+        let r = factory.componentRegistration(c.type)
+        registrations[c.serial] = r
+        looked[c.serial] = true
+        return r
+    }
+
+    private var plan: [RulePlanStep]?
+
+    func rulePlan(_ resolver: Resolver) -> [RulePlanStep] {
+        if let plan { return plan }
+        let p = resolver.makeRulePlan()
+        plan = p
+        return p
+    }
+
+    func store(_ key: OutcomeKey, tree: ResolvedNode?, diagnostics: [Diagnostic]) {
+        if trees.count >= ResolutionCache.maxTrees { trees.removeAll(keepingCapacity: true) }
+        trees[key] = (tree, diagnostics)
+    }
+}

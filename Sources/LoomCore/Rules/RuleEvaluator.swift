@@ -1,0 +1,194 @@
+/// The one place where rule expressions combine: AND and OR evaluate their rules left to right
+/// and stop at the first that decides (the rest are skipped), NOT negates, and a rule that fails
+/// fails every expression above it closed. What a leaf is worth, and what is made of the
+/// outcomes (a trace, or only a value), is the walk's: the resolver's rule plan records leaf
+/// outcomes, the replay rebuilds traces from them, and `--explain` evaluates with full traces.
+enum RuleEvaluator {
+    /// The outcome of `node` under `walk`.
+    static func run<W: RuleWalk>(_ node: W.Node, _ walk: inout W) -> W.Outcome {
+        switch node.ruleShape {
+        case .leaf:
+            return walk.leaf(node)
+        case .and(let operands):
+            return combine(node, operands, isAnd: true, &walk)
+        case .or(let operands):
+            return combine(node, operands, isAnd: false, &walk)
+        case .not(let operand):
+            let inner = run(operand, &walk)
+            let value = walk.value(of: inner)
+            return walk.negation(node, of: inner, value: value.map { !$0 }, error: value == nil ? "its rule failed" : nil)
+        }
+    }
+
+    @inline(__always)
+    private static func combine<W: RuleWalk>(_ node: W.Node, _ operands: [W.Node], isAnd: Bool, _ walk: inout W) -> W.Outcome {
+        var group = walk.group(node)
+        var decided: Bool?
+        var failed = false
+        for operand in operands {
+            if decided != nil {
+                // Short-circuit: what is left is not evaluated.
+                guard W.reportsSkipped else { break }
+                walk.skip(operand, in: &group)
+                continue
+            }
+            let outcome = run(operand, &walk)
+            let value = walk.value(of: outcome)
+            walk.add(outcome, to: &group)
+            guard let value else {
+                // An error fails the whole expression closed.
+                failed = true
+                decided = false
+                continue
+            }
+            if isAnd && !value { decided = false }
+            if !isAnd && value { decided = true }
+        }
+        return failed
+            ? walk.finish(group, value: nil, error: "a sub-rule failed")
+            : walk.finish(group, value: decided ?? isAnd, error: nil)
+    }
+
+    /// Calls a registered rule (always a plugin call: rule results are never cached) and reports
+    /// its failure: a diagnostic, or, for a rule not called again after exceeding a limit, one
+    /// count reported once at the end of the resolution.
+    @inline(__always)
+    static func call(
+        _ evaluator: any RuleEvaluating, name: String, plugin: String, args: JSONNode?, at location: SourceLocation,
+        subject: RuleSubject, context ctx: ResolutionContext
+    ) -> Result<Bool, BuildFailure> {
+        ctx.pluginCalls += 1
+        let result = evaluator.evaluate(args: args, at: location, subject: subject, context: ctx)
+        if case .failure(let f) = result {
+            reportFailure(f, name: name, plugin: plugin, subject: subject, at: location, ctx: ctx)
+        }
+        return result
+    }
+
+    static func reportFailure(_ f: BuildFailure, name: String, plugin: String, subject: RuleSubject, at loc: SourceLocation, ctx: ResolutionContext) {
+        if f.notCalledAgain {
+            ctx.countNotCalledAgain("rule '\(name)' of plugin \(plugin)", at: loc)
+            return
+        }
+        let at = f.scriptLocation.map { " (\($0))" } ?? ""
+        ctx.diagnostics.error("rule '\(name)' of plugin \(plugin) failed\(at): \(f.message); the \(subject.label) it guards is hidden", at: loc)
+    }
+}
+
+extension RuleSubject {
+    /// "component 'banner' 'promo'", "item 'Dune'" for messages.
+    var label: String {
+        switch self {
+        case .component(let c): return "component '\(c.type)'" + (c.id.map { " '\($0)'" } ?? "")
+        case .item(let i): return "item" + (i.title.map { " '\($0)'" } ?? "")
+        }
+    }
+}
+
+/// A rule expression's shape, as the evaluator walks it.
+enum RuleShape<Node> {
+    case leaf
+    case and([Node])
+    case or([Node])
+    case not(Node)
+}
+
+/// A rule expression the evaluator can walk (as written, or compiled for the rule plan).
+protocol RuleNode {
+    var ruleShape: RuleShape<Self> { get }
+    var location: SourceLocation { get }
+}
+
+extension RuleExpression: RuleNode {
+    var ruleShape: RuleShape<RuleExpression> {
+        switch self {
+        case .rule: return .leaf
+        case .and(let rs, _): return .and(rs)
+        case .or(let rs, _): return .or(rs)
+        case .not(let r, _): return .not(r)
+        }
+    }
+}
+
+/// What one evaluation makes of a rule expression: the value of its leaves, and what it keeps of
+/// the outcomes (`Outcome` per expression, `Group` while an AND / OR collects its operands).
+protocol RuleWalk {
+    associatedtype Node: RuleNode
+    associatedtype Outcome
+    associatedtype Group
+    /// Whether the operands an AND / OR skips are reported (traces) or not visited at all.
+    static var reportsSkipped: Bool { get }
+    mutating func leaf(_ node: Node) -> Outcome
+    func value(of outcome: Outcome) -> Bool?
+    func group(_ node: Node) -> Group
+    func add(_ outcome: Outcome, to group: inout Group)
+    func skip(_ node: Node, in group: inout Group)
+    /// An AND / OR's outcome: `value` nil with an `error` when an operand failed.
+    func finish(_ group: Group, value: Bool?, error: String?) -> Outcome
+    /// A NOT's outcome: `value` nil with an `error` when its rule failed.
+    func negation(_ node: Node, of inner: Outcome, value: Bool?, error: String?) -> Outcome
+}
+
+/// A walk that makes a trace: every expression's value or error, skipped operands marked.
+protocol RuleTraceWalk: RuleWalk where Outcome == RuleTrace, Group == RuleTrace {
+    /// The text a trace shows for an expression (empty unless explaining).
+    func expression(_ node: Node) -> String
+}
+
+extension RuleTraceWalk {
+    static var reportsSkipped: Bool { true }
+
+    func trace(_ node: Node, value: Bool?, error: String?, skipped: Bool = false, children: [RuleTrace] = []) -> RuleTrace {
+        RuleTrace(expression: expression(node), value: value, error: error, skipped: skipped, children: children, location: node.location)
+    }
+
+    func value(of outcome: RuleTrace) -> Bool? { outcome.value }
+    func group(_ node: Node) -> RuleTrace { trace(node, value: nil, error: nil) }
+    func add(_ outcome: RuleTrace, to group: inout RuleTrace) { group.children.append(outcome) }
+    func skip(_ node: Node, in group: inout RuleTrace) { group.children.append(trace(node, value: nil, error: nil, skipped: true)) }
+
+    func finish(_ group: RuleTrace, value: Bool?, error: String?) -> RuleTrace {
+        var t = group
+        t.value = value
+        t.error = error
+        return t
+    }
+
+    func negation(_ node: Node, of inner: RuleTrace, value: Bool?, error: String?) -> RuleTrace {
+        trace(node, value: value, error: error, children: [inner])
+    }
+}
+
+/// Evaluates a rule as written, calling the plugins' rules, with a full trace (`--explain`, and
+/// resolutions without a cache).
+struct LiveRuleWalk: RuleTraceWalk {
+    let factory: Factory
+    let subject: RuleSubject
+    let ctx: ResolutionContext
+
+    func expression(_ node: RuleExpression) -> String { ctx.explain ? node.text : "" }
+
+    func leaf(_ node: RuleExpression) -> RuleTrace {
+        guard case .rule(let name, let args, let loc) = node else { return trace(node, value: nil, error: "not a rule") }
+        guard let reg = factory.rules[name] else { return trace(node, value: nil, error: "rule '\(name)' is not registered") }
+        switch RuleEvaluator.call(reg.evaluator, name: name, plugin: reg.plugin.name, args: args, at: loc, subject: subject, context: ctx) {
+        case .success(let v): return trace(node, value: v, error: nil)
+        case .failure(let f): return trace(node, value: nil, error: f.message)
+        }
+    }
+}
+
+/// Rebuilds the trace a live walk would have made from recorded leaf outcomes (0 false, 1 true,
+/// 2 failed), without calling any plugin.
+struct ReplayRuleWalk: RuleTraceWalk {
+    let leaves: [UInt8]
+    var cursor: Int
+
+    func expression(_ node: RuleExpression) -> String { "" }
+
+    mutating func leaf(_ node: RuleExpression) -> RuleTrace {
+        let code = cursor < leaves.count ? leaves[cursor] : 2
+        cursor += 1
+        return trace(node, value: code == 2 ? nil : code == 1, error: code == 2 ? "failed" : nil)
+    }
+}
