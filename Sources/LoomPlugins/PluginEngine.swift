@@ -319,6 +319,13 @@ public final class PluginEngine {
             case .failure(let e): return .failure(LuaHostError("host.\(fname)('\(type)'): \(e.message)"))
             }
         }
+        var layout: ArgumentSchema?
+        if let l = o["layout"] {
+            switch ArgumentSchema.parseArguments(l, path: "options.layout") {
+            case .success(let s): layout = s
+            case .failure(let e): return .failure(LuaHostError("host.\(fname)('\(type)'): \(e.message)"))
+            }
+        }
         var renamed: [String: String] = [:]
         if case .object(let r)? = o["renamed"] {
             for (k, v) in r { if case .string(let s) = v { renamed[k] = s } }
@@ -337,7 +344,7 @@ public final class PluginEngine {
         let builder = LuaComponentBuilder(engine: self, function: state.ref(), kind: kind, type: type, plugin: info, owner: owner)
         let reg = ComponentRegistration(
             type: type, kind: kind, plugin: info, location: loc, meta: meta, openMeta: openMeta, renamed: renamed,
-            childMeta: childMeta, aliases: aliases, itemView: itemView, description: description, builder: builder)
+            childMeta: childMeta, aliases: aliases, itemView: itemView, description: description, layout: layout, builder: builder)
         do {
             try factory.register(reg)
         } catch {
@@ -372,10 +379,18 @@ public final class PluginEngine {
         }
         var description: String?
         if case .object(let o) = opts.0, case .string(let s)? = o["description"] { description = s }
+        // `args` (the argument schema) and `examples`, declared beside the rule.
+        let declared: RuleDeclaration
+        switch RuleDeclaration.parse(opts.0) {
+        case .success(let d): declared = d
+        case .failure(let e): return .failure(LuaHostError("host.rule('\(name)'): \(e.message)"))
+        }
         state.pushCopy(2)
         let r = LuaRule(engine: self, function: state.ref(), check: opts.1["check"], name: name, plugin: info, owner: owner)
         do {
-            try factory.register(RuleRegistration(name: name, plugin: info, location: loc, description: description, evaluator: r))
+            try factory.register(RuleRegistration(
+                name: name, plugin: info, location: loc, description: description, arguments: declared.arguments,
+                examples: declared.examples, evaluator: r))
         } catch { diagnostics.append(error) }
         return .success(0)
     }

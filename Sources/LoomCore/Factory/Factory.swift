@@ -93,12 +93,14 @@ public final class ComponentRegistration {
     public var aliases: [String]
     public var itemView: String
     public var description: String?
+    /// The declared schema of a collection's `layout` (`options.layout`).
+    public var layout: ArgumentSchema?
     public var builder: any ComponentBuilding
 
     public init(
         type: String, kind: ComponentKind, plugin: PluginInfo, location: SourceLocation, meta: MetaSchema? = nil,
         openMeta: Bool = false, renamed: [String: String] = [:], childMeta: MetaSchema? = nil, aliases: [String] = [],
-        itemView: String = "ItemView", description: String? = nil, builder: any ComponentBuilding
+        itemView: String = "ItemView", description: String? = nil, layout: ArgumentSchema? = nil, builder: any ComponentBuilding
     ) {
         self.type = type
         self.kind = kind
@@ -111,6 +113,7 @@ public final class ComponentRegistration {
         self.aliases = aliases
         self.itemView = itemView
         self.description = description
+        self.layout = layout
         self.builder = builder
     }
 }
@@ -133,12 +136,21 @@ public final class RuleRegistration {
     public var plugin: PluginInfo
     public var location: SourceLocation
     public var description: String?
+    /// The declared argument schema (`options.args`): the host checks arguments against it.
+    public var arguments: ArgumentSchema?
+    /// The declared examples (`options.examples`).
+    public var examples: [RuleExample]
     public var evaluator: any RuleEvaluating
-    public init(name: String, plugin: PluginInfo, location: SourceLocation, description: String? = nil, evaluator: any RuleEvaluating) {
+    public init(
+        name: String, plugin: PluginInfo, location: SourceLocation, description: String? = nil,
+        arguments: ArgumentSchema? = nil, examples: [RuleExample] = [], evaluator: any RuleEvaluating
+    ) {
         self.name = name
         self.plugin = plugin
         self.location = location
         self.description = description
+        self.arguments = arguments
+        self.examples = examples
         self.evaluator = evaluator
     }
 }

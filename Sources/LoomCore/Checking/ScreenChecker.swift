@@ -8,11 +8,6 @@ public struct ScreenCheck: Sendable {
 }
 
 public enum ScreenChecker {
-    public static let layoutKeys: [String: MetaSchema.FieldType] = [
-        "span": .number, "item-spacing": .number, "line-spacing": .number, "items-per-row": .integer,
-        "dynamic-span": .boolean, "inset": .nested(MetaSchema(["top": .number, "left": .number, "bottom": .number, "right": .number])),
-    ]
-
     public static func check(_ screen: Screen, factory: Factory) -> ScreenCheck {
         var result = ScreenCheck()
         var ids: [String: SourceLocation] = [:]
@@ -31,6 +26,18 @@ public enum ScreenChecker {
                     continue
                 }
                 guard ruleArgsChecked.insert(ref.location).inserted else { continue }
+                // The declared schema first (the host writes the messages, each at its place);
+                // the plugin's `check` (cross-field conditions) only on arguments that fit it.
+                if let schema = reg.arguments, ref.args?.firstTooDeep() == nil {
+                    let problems = ArgumentValidator.validate(ref.args, against: schema, at: SourcePosition(line: ref.location.line, column: ref.location.column))
+                    for p in problems {
+                        result.diagnostics.error("rule '\(ref.name)': \(p.message)", at: p.position.located(in: screen.file))
+                    }
+                    if !problems.isEmpty {
+                        result.invalid[serial] = "the arguments of rule '\(ref.name)' are invalid"
+                        continue
+                    }
+                }
                 let messages = reg.evaluator.check(args: ref.args, file: screen.file)
                 for m in messages {
                     let at = ref.args.map { $0.position.located(in: screen.file) } ?? ref.location
@@ -86,8 +93,8 @@ public enum ScreenChecker {
                         result.diagnostics.error("'\(c.type)' is a collection: it takes \"items\", not \"children\"", at: c.location)
                         result.invalid[c.serial] = "a collection with children"
                     }
-                    if let layout = c.layout?.object {
-                        checkLayout(layout, owner: ownerLabel, serial: c.serial)
+                    if let layout = c.layout?.object, let schema = reg.layout {
+                        checkLayout(layout, keys: LayoutKeys.fieldTypes(schema), owner: ownerLabel, serial: c.serial)
                     }
                     for item in c.items where item.kind != nil && factory.items[item.kind!] == nil {
                         result.diagnostics.warning("item kind '\(item.kind!)' has no registered view; it falls back to the default item view of '\(c.type)' (\(reg.itemView))\(DidYouMean.hint(item.kind!, among: factory.items.keys))", at: item.kindLocation ?? item.location)
@@ -123,7 +130,7 @@ public enum ScreenChecker {
             }
         }
 
-        func checkLayout(_ layout: JSONObject, owner: String, serial: Int) {
+        func checkLayout(_ layout: JSONObject, keys layoutKeys: [String: MetaSchema.FieldType], owner: String, serial: Int) {
             for m in layout.members {
                 guard let t = layoutKeys[m.key] else {
                     result.diagnostics.warning("unknown layout key '\(m.key)' for \(owner)\(DidYouMean.hint(m.key, among: layoutKeys.keys))", at: m.keyPosition.located(in: screen.file))
