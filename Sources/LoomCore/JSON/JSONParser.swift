@@ -1,0 +1,279 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(Foundation)
+import Foundation
+#endif
+
+/// The JSON byte scanner behind `JSONReader`: walks the input once, keeps open containers on its
+/// own stack, tracks lines and columns, and reports what is wrong where (containers, keys,
+/// literals and their errors here; strings and numbers in their own files).
+/// The bytes of JSON's structure.
+let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), comma = UInt8(ascii: ",")
+let colon = UInt8(ascii: ":"), minus = UInt8(ascii: "-"), plus = UInt8(ascii: "+"), dot = UInt8(ascii: ".")
+let zero = UInt8(ascii: "0"), nine = UInt8(ascii: "9")
+let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}")
+let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
+
+/// Objects with more members than this check duplicate keys with a dictionary, not a scan.
+let linearKeyScanLimit = 12
+
+struct JSONParser {
+    let p: UnsafePointer<UInt8>
+    let end: Int
+    let file: String
+    var i = 0
+    var line = 1
+    var lineStart = 0  // offset of the first byte of the current line
+    /// The arrays and objects being read, innermost last.
+    var open: [OpenContainer] = []
+    /// Elements and members of the open containers, shared so that each finished container moves
+    /// once into an array of its exact size.
+    let items = ScratchStack<JSONNode>()
+    let members = ScratchStack<JSONObject.Member>()
+
+    struct OpenContainer {
+        var isObject: Bool
+        var position: SourcePosition
+        var base: Int  // where its elements start on `items` or `members`
+        var key = ""  // object: the key whose value is being read, and where it is
+        var keyPosition = SourcePosition(line: 0, column: 0)
+        var index: [String: Int] = [:]  // object: key -> offset in `members`, only for big objects
+    }
+
+    init(base: UnsafePointer<UInt8>, count: Int, file: String) {
+        self.p = base
+        self.end = count
+        self.file = file
+    }
+
+    // MARK: Positions and errors
+
+    var position: SourcePosition { SourcePosition(line: line, column: i - lineStart + 1) }
+
+    func error(_ message: String, at pos: SourcePosition) -> Diagnostic {
+        .error(message, at: pos.located(in: file))
+    }
+
+    func error(_ message: String) -> Diagnostic { error(message, at: position) }
+
+    func endOfFile(_ expectation: String) -> Diagnostic { error("unexpected end of file, \(expectation)") }
+
+    // MARK: Document and containers
+
+    /// Parses the whole input. Containers are kept on an explicit stack (`open`), not the call
+    /// stack, so nesting depth costs heap memory only.
+    mutating func parseDocument() throws(Diagnostic) -> JSONNode {
+        if end >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
+            i = 3
+            lineStart = 3
+        }
+        skipWhitespace()
+        if i == end { throw error("empty file", at: SourcePosition(line: 1, column: 1)) }
+        var value: JSONNode
+        nextValue: while true {
+            // A value starts here: a scalar is read at once, a container opens (unless empty).
+            skipWhitespace()
+            guard i < end else { throw endOfFile("expected a value") }
+            let pos = position
+            if p[i] == openBracket || p[i] == openBrace {
+                let isObject = p[i] == openBrace
+                if open.count == JSONReader.maxDepth { throw error("nesting deeper than \(JSONReader.maxDepth) levels") }
+                i += 1
+                skipWhitespace()
+                if i < end && p[i] == (isObject ? closeBrace : closeBracket) {
+                    i += 1
+                    value = JSONNode(isObject ? .object(JSONObject()) : .array([]), at: pos)
+                } else {
+                    open.append(OpenContainer(isObject: isObject, position: pos, base: isObject ? members.count : items.count))
+                    if isObject { try readKey() }
+                    continue nextValue
+                }
+            } else {
+                value = try parseScalar(pos)
+            }
+            // `value` is complete: it joins its container, then every container ending here closes.
+            while !open.isEmpty {
+                let top = open.count - 1
+                let isObject = open[top].isObject
+                if isObject {
+                    members.push(JSONObject.Member(key: open[top].key, keyPosition: open[top].keyPosition, value: value))
+                } else {
+                    items.push(value)
+                }
+                skipWhitespace()
+                guard i < end else { throw unclosed(open[top]) }
+                if p[i] == comma {
+                    let commaPos = position
+                    i += 1
+                    skipWhitespace()
+                    if i < end && p[i] == (isObject ? closeBrace : closeBracket) {
+                        throw error("trailing comma before '\(isObject ? "}" : "]")' is not allowed", at: commaPos)
+                    }
+                    if isObject { try readKey() }
+                    continue nextValue
+                }
+                guard p[i] == (isObject ? closeBrace : closeBracket) else {
+                    throw unexpected(isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
+                }
+                i += 1
+                let closed = open.removeLast()
+                let kind: JSONNode.Kind =
+                    closed.isObject ? .object(JSONObject(members.pop(from: closed.base))) : .array(items.pop(from: closed.base))
+                value = JSONNode(kind, at: closed.position)
+            }
+            skipWhitespace()
+            if i < end { throw unexpected("expected end of file after the top-level value") }
+            return value
+        }
+    }
+
+    /// Reads `"key":` for the innermost container, an object, and rejects a duplicate key.
+    mutating func readKey() throws(Diagnostic) {
+        let top = open.count - 1
+        guard i < end else { throw unclosed(open[top], expecting: "a string key") }
+        guard p[i] == quote else { throw invalidKey() }
+        let keyPos = position
+        let key = try parseString()
+        let base = open[top].base
+        if members.count - base < linearKeyScanLimit {
+            for n in base..<members.count where members[n].key == key {
+                throw duplicateKey(key, at: keyPos, first: members[n].key, at: members[n].keyPosition)
+            }
+        } else {
+            if open[top].index.isEmpty {
+                for n in base..<members.count { open[top].index[members[n].key] = n }
+            }
+            if let n = open[top].index.updateValue(members.count, forKey: key) {
+                throw duplicateKey(key, at: keyPos, first: members[n].key, at: members[n].keyPosition)
+            }
+        }
+        skipWhitespace()
+        guard i < end else { throw endOfFile("expected ':' after key '\(key)'") }
+        guard p[i] == colon else { throw unexpected("expected ':' after key '\(key)'") }
+        i += 1
+        open[top].key = key
+        open[top].keyPosition = keyPos
+    }
+
+    func unclosed(_ container: OpenContainer, expecting: String? = nil) -> Diagnostic {
+        let name = container.isObject ? "object" : "array"
+        let expected = expecting ?? (container.isObject ? "',' or '}'" : "',' or ']'")
+        let opened = container.position
+        return endOfFile("expected \(expected) (\(name) opened at \(opened.line):\(opened.column))")
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while i < end {
+            let c = p[i]
+            if c > 0x20 { return }
+            if c == 0x20 || c == 0x09 || c == 0x0D {
+                i += 1
+            } else if c == 0x0A {
+                i += 1
+                line += 1
+                lineStart = i
+                // Indentation: eight spaces at a time.
+                while end - i >= 8 && UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+                    i += 8
+                }
+            } else {
+                return
+            }
+        }
+    }
+
+    // MARK: Scalars
+
+    mutating func parseScalar(_ pos: SourcePosition) throws(Diagnostic) -> JSONNode {
+        switch p[i] {
+        case quote: return JSONNode(.string(try parseString()), at: pos)
+        case minus, zero...nine: return try parseNumber(pos)
+        case UInt8(ascii: "t"): if matchLiteral("true") { return JSONNode(.bool(true), at: pos) }
+        case UInt8(ascii: "f"): if matchLiteral("false") { return JSONNode(.bool(false), at: pos) }
+        case UInt8(ascii: "n"): if matchLiteral("null") { return JSONNode(.null, at: pos) }
+        case plus: throw error("invalid number '\(token(from: i))': a leading '+' is not allowed")
+        case dot: throw error("invalid number '\(token(from: i))': a number must start with a digit")
+        default: break
+        }
+        throw invalidValue()
+    }
+
+    mutating func matchLiteral(_ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard end - i >= n, memcmp(p + i, word.utf8Start, n) == 0 else { return false }
+        // `trueish` is not `true`
+        if i + n < end && isWordByte(p[i + n]) { return false }
+        i += n
+        return true
+    }
+
+    func isWordByte(_ c: UInt8) -> Bool {
+        (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") || (zero...nine).contains(c) || c == UInt8(ascii: "_")
+    }
+
+    /// The error for something that cannot start a value: a bare word, a quote of the wrong kind...
+    func invalidValue() -> Diagnostic {
+        if isWordByte(p[i]) {
+            var j = i
+            while j < end && isWordByte(p[j]) && j - i < 40 { j += 1 }
+            let word = String(decoding: UnsafeBufferPointer(start: p + i, count: j - i), as: UTF8.self)
+            let literals = ["true", "false", "null"]
+            if j == end && literals.contains(where: { $0.hasPrefix(word) }) {
+                return error("unexpected end of file in '\(word)'")
+            }
+            switch word {
+            case "NaN", "Infinity", "inf", "nan":
+                return error("invalid value '\(word)': JSON has no NaN or Infinity")
+            case "True", "False", "Null", "TRUE", "FALSE", "NULL", "None", "nil":
+                return error("invalid value '\(word)': JSON literals are lowercase true, false and null")
+            default:
+                if let literal = DidYouMean.suggest(word, among: literals) {
+                    return error("invalid value '\(word)'; did you mean '\(literal)'?")
+                }
+                return error("invalid value '\(word)': strings must be in double quotes")
+            }
+        }
+        if p[i] == UInt8(ascii: "'") { return error("strings must use double quotes, not single quotes") }
+        return unexpected("expected a value")
+    }
+
+    /// "unexpected X, <expectation>" for the byte at `i`, with special cases for comments and
+    /// bytes that are not UTF-8.
+    func unexpected(_ expectation: String) -> Diagnostic {
+        let c = p[i]
+        if c == UInt8(ascii: "/") && i + 1 < end && (p[i + 1] == UInt8(ascii: "/") || p[i + 1] == UInt8(ascii: "*")) {
+            return error("comments are not allowed in JSON")
+        }
+        if c >= 0x80 {
+            let n = utf8SequenceLength(at: i)
+            if n == 0 { return error("invalid UTF-8 byte \(hex(c))") }
+            let text = String(decoding: UnsafeBufferPointer(start: p + i, count: n), as: UTF8.self)
+            return error("unexpected character '\(text)', \(expectation)")
+        }
+        if c < 0x20 || c == 0x7F { return error("unexpected byte \(hex(c)), \(expectation)") }
+        return error("unexpected '\(Character(Unicode.Scalar(c)))', \(expectation)")
+    }
+
+    func invalidKey() -> Diagnostic {
+        if isWordByte(p[i]) || p[i] == UInt8(ascii: "'") {
+            return error("object keys must be strings in double quotes")
+        }
+        return unexpected("expected a string key")
+    }
+
+    /// `key` equals (as a Swift string) an earlier key of the same object. The same bytes: a
+    /// duplicate. Different bytes (canonically equivalent, "\u00e9" and "e\u0301"): distinct
+    /// JSON names (RFC 8259 compares code units) that one Swift dictionary cannot hold both of.
+    func duplicateKey(_ key: String, at pos: SourcePosition, first: String, at firstPos: SourcePosition) -> Diagnostic {
+        if JSONKeyText.sameBytes(key, first) {
+            return error("duplicate key \(JSONKeyText.quoted(key)) (first at \(firstPos.line):\(firstPos.column))", at: pos)
+        }
+        return error("\(JSONKeyText.equivalentKeysMessage(first, key)) (first at \(firstPos.line):\(firstPos.column))", at: pos)
+    }
+}
