@@ -73,7 +73,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "loom-bench",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime", "CLua"],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime"],
             path: "Sources/loom-bench"
         ),
         // Fuzz targets (docs/fuzzing.md, scripts/fuzz): the targets' bodies, then one executable

@@ -1,4 +1,3 @@
-import CLua
 import LoomCore
 import LoomNavigation
 import LuaRuntime
@@ -83,7 +82,7 @@ extension PluginEngine {
         try sandbox.freezeTop()
         state.pushCopy(-1)
         navRef = state.ref()
-        lua_rotate(state.L, -2, 1)
+        state.rotate(-2, 1)
         state.pop(1)
     }
 

@@ -257,16 +257,16 @@ public final class LuaState {
     public func setIndex(_ table: Int32, _ i: Int) { lua_rawseti(L, table, lua_Integer(i)) }
     /// Pushes t[key] (raw).
     @discardableResult
-    public func getField(_ table: Int32, _ key: String) -> Int32 {
+    public func getField(_ table: Int32, _ key: String) -> LuaType {
         let t = lua_absindex(L, table)
         push(key)
-        return lua_rawget(L, t)
+        return LuaType(lua_rawget(L, t))
     }
     @discardableResult
-    public func getIndex(_ table: Int32, _ i: Int) -> Int32 { lua_rawgeti(L, table, lua_Integer(i)) }
+    public func getIndex(_ table: Int32, _ i: Int) -> LuaType { LuaType(lua_rawgeti(L, table, lua_Integer(i))) }
     public func setGlobal(_ name: String) { lua_setglobal(L, name) }
     @discardableResult
-    public func getGlobal(_ name: String) -> Int32 {
+    public func getGlobal(_ name: String) -> LuaType {
         // Raw read of the globals table.
         lua_rawgeti(L, loom_registry_index(), lua_Integer(LUA_RIDX_GLOBALS))
         let t = getField(-1, name)
@@ -274,7 +274,7 @@ public final class LuaState {
         pop(1)
         return t
     }
-    public func type(_ index: Int32) -> Int32 { lua_type(L, index) }
+    public func type(_ index: Int32) -> LuaType { LuaType(lua_type(L, index)) }
     public func typeName(_ index: Int32) -> String { String(cString: lua_typename(L, lua_type(L, index))) }
     public func toBool(_ index: Int32) -> Bool { lua_toboolean(L, index) != 0 }
     public func isInteger(_ index: Int32) -> Bool { loom_isinteger(L, index) != 0 }
@@ -344,6 +344,6 @@ public struct LuaCall {
     public var count: Int32 { lua_gettop(state.L) }
     public func string(_ i: Int32) -> String? { state.toString(i) }
     public func int(_ i: Int32) -> Int? { state.isInteger(i) ? state.toInt(i) : nil }
-    public func type(_ i: Int32) -> Int32 { state.type(i) }
+    public func type(_ i: Int32) -> LuaType { state.type(i) }
     public func typeName(_ i: Int32) -> String { state.typeName(i) }
 }

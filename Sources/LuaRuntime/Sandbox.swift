@@ -144,7 +144,7 @@ public final class Sandbox {
             state.push(message)
             return .success(2)
         }
-        guard call.type(2) == LUA_TSTRING else { return fail("require: module name must be a string") }
+        guard call.type(2) == .string else { return fail("require: module name must be a string") }
         var len = 0
         guard let p = loom_tolstring(state.L, 2, &len) else { return fail("require: module name must be a string") }
         let bytes = Array(UnsafeRawBufferPointer(start: p, count: len))

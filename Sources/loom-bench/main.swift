@@ -1,6 +1,5 @@
 // scripts/bench: Loom's speed and memory figures, each against a baseline measured in the same
 // run (these machines are shared and noisy: ratios, not absolute times, are what to compare).
-import CLua
 import Foundation
 import LoomCore
 import LoomPlugins
@@ -73,7 +72,7 @@ if wanted("rule_call") {
     let loc = component.rule!.location
     let (userRef, nodeRef) = try! engine.benchmarkTables(context: ctx, component: component)
     let fn = engine.ruleFunction(named: "is_gold_member")!
-    let L = engine.state.L
+    let state = engine.state
     let n = quick ? 200_000 : 2_000_000
     func host() -> Double {
         let t0 = now()
@@ -86,15 +85,7 @@ if wanted("rule_call") {
     }
     func bare() -> Double {
         let t0 = now()
-        var trues = 0
-        for _ in 0..<n {
-            lua_rawgeti(L, loom_registry_index(), lua_Integer(fn.ref))
-            lua_rawgeti(L, loom_registry_index(), lua_Integer(userRef))
-            lua_pushnil(L)
-            lua_rawgeti(L, loom_registry_index(), lua_Integer(nodeRef))
-            if lua_pcallk(L, 3, 1, 0, 0, nil) == LUA_OK, lua_toboolean(L, -1) != 0 { trues += 1 }
-            lua_settop(L, -2)
-        }
+        let trues = state.benchmarkBarePCall(function: fn.ref, user: userRef, node: nodeRef, count: n)
         precondition(trues == n)
         return Double(now() - t0) / Double(n)
     }
@@ -153,7 +144,8 @@ func resolveBench(bare bareBuilders: Bool, runs: Int) -> ResolveFigures {
     var options = Workspace.Options()
     options.project = tmp
     let ws = try! Workspace(options: options)
-    let (screen, d, check) = ws.screen(file: file)
+    let loaded = ws.screen(file: file)
+    let (screen, d, check) = (loaded.screen, loaded.diagnostics, loaded.check)
     precondition(!d.hasErrors, "reference screen: \(d.items)")
     let user = try! ws.users.user(named: "gold", context: [], now: nil).get()
     _ = ws.resolve(screen!, check: check!, user: user)  // warm the node tables
@@ -182,17 +174,9 @@ func resolveBench(bare bareBuilders: Bool, runs: Int) -> ResolveFigures {
     let fn = ws.engine.ruleFunction(named: "is_gold_member")!
     let ctx = ResolutionContext(user: user, screenID: "reference")
     let (userRef, nodeRef) = try! ws.engine.benchmarkTables(context: ctx, component: screen!.root)
-    let L = ws.engine.state.L
     let n = 1_000_000
     let b0 = now()
-    for _ in 0..<n {
-        lua_rawgeti(L, loom_registry_index(), lua_Integer(fn.ref))
-        lua_rawgeti(L, loom_registry_index(), lua_Integer(userRef))
-        lua_pushnil(L)
-        lua_rawgeti(L, loom_registry_index(), lua_Integer(nodeRef))
-        _ = lua_pcallk(L, 3, 1, 0, 0, nil)
-        lua_settop(L, -2)
-    }
+    _ = ws.engine.state.benchmarkBarePCall(function: fn.ref, user: userRef, node: nodeRef, count: n)
     f.bare = Double(now() - b0) / Double(n)
     return f
 }
@@ -281,7 +265,10 @@ if wanted("navigation") {
         for f in files2.values { _ = ws2.screen(file: f) }
         let t1 = now()
         for node in out.graph.nodes {
-            if let f = files2[node.screen], case let (s?, _, c?) = ws2.screen(file: f) { _ = ws2.resolve(s, check: c, user: user) }
+            if let f = files2[node.screen] {
+                let loaded = ws2.screen(file: f)
+                if let s = loaded.screen, let c = loaded.check { _ = ws2.resolve(s, check: c, user: user) }
+            }
         }
         let base = Double(now() - t1)
         per[name] = .object([

@@ -198,12 +198,12 @@ final class HardeningTests: XCTestCase {
         st.setField(-2, "tier")
         let real = lua_topointer(st.L, -1)
         try sb.freezeTop()
-        XCTAssertEqual(st.type(-1), LUA_TUSERDATA)
+        XCTAssertEqual(st.type(-1), .userdata)
         XCTAssertTrue(st.isReadonlyView(-1))
         let top = st.top
         XCTAssertTrue(st.pushReadonlyTarget(-1))
         XCTAssertEqual(st.top, top + 1)
-        XCTAssertEqual(st.type(-1), LUA_TTABLE)
+        XCTAssertEqual(st.type(-1), .table)
         XCTAssertEqual(lua_topointer(st.L, -1), real)
         st.getField(-1, "tier")
         XCTAssertEqual(st.toString(-1), "gold")
@@ -587,7 +587,7 @@ final class HardeningTests: XCTestCase {
         XCTAssertEqual(e2?.kind, .time)
         XCTAssertEqual(e2?.message, "total Lua time limit exceeded (0.3 s)")
         XCTAssertEqual(st.top, top, "function and arguments are popped")
-        XCTAssertEqual(st.getGlobal("ran"), LUA_TNIL, "no Lua ran")
+        XCTAssertEqual(st.getGlobal("ran"), .nil, "no Lua ran")
         st.pop(1)
         // Raising the budget lets Lua run again.
         var limits = st.limits

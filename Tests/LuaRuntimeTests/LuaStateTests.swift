@@ -74,7 +74,7 @@ final class LuaStateTests: XCTestCase {
         state.setIndex(-2, 1)
         state.setGlobal("t")
         XCTAssertEqual(try state.eval("return t.k .. t[1] .. #t"), .string("v71"))
-        XCTAssertEqual(state.getGlobal("t"), LUA_TTABLE)
+        XCTAssertEqual(state.getGlobal("t"), .table)
         state.getField(-1, "k")
         XCTAssertEqual(state.toString(-1), "v")
         state.pop()

@@ -1,0 +1,87 @@
+import LoomCore
+import LuaRuntime
+
+/// Builders' results read back into Swift, and Lua errors as build failures.
+extension PluginEngine {
+    func failure(_ e: LuaError) -> BuildFailure {
+        BuildFailure(e.message, scriptLocation: location(of: e))
+    }
+
+    /// Reads a builder's result `{ view, props, children? }` at the top of the stack (pops it).
+    /// `childrenIndex` is the stack index of the children list that was passed, for identity.
+    func readBuildResult(what: String, childrenIndex: Int32?, childIDs: [String?]) -> Result<BuildOutput, BuildFailure> {
+        defer { state.pop(1) }
+        guard state.type(-1) == .table else {
+            return .failure(BuildFailure("\(what) must return a table { view = NAME, props = TABLE }, returned \(state.type(-1) == .nil ? "nothing" : "a " + state.typeName(-1))"))
+        }
+        state.getField(-1, "view")
+        guard let view = state.toString(-1), !view.isEmpty else {
+            let tn = state.type(-1) == .nil ? "no view" : "a \(state.typeName(-1)) view"
+            state.pop(1)
+            return .failure(BuildFailure("\(what) returned \(tn); 'view' must be a non-empty string"))
+        }
+        state.pop(1)
+        state.getField(-1, "props")
+        let props: JSONValue
+        switch state.type(-1) {
+        case .nil: props = .object([:])
+        case .table, .userdata:  // a table, or a read-only view the host handed in
+            switch state.json(at: -1) {
+            case .success(let v):
+                if case .array(let a) = v, !a.isEmpty {
+                    state.pop(1)
+                    return .failure(BuildFailure("\(what): 'props' must be a table of named fields, not a list"))
+                }
+                if case .array = v { props = .object([:]) } else { props = v }
+            case .failure(let e):
+                state.pop(1)
+                return .failure(BuildFailure("\(what): props: \(e.message)"))
+            }
+        default:
+            let tn = state.typeName(-1)
+            state.pop(1)
+            return .failure(BuildFailure("\(what): 'props' must be a table, found a \(tn)"))
+        }
+        state.pop(1)
+        var order: [Int]?
+        state.getField(-1, "children")
+        if state.type(-1) == .table, let ci = childrenIndex {
+            var out: [Int] = []
+            let n = state.rawLength(-1)
+            if n > 0 {
+                // The children passed, by table identity and by id: one pass each, so a
+                // builder returning thousands of children stays linear.
+                var byIdentity: [UnsafeRawPointer: Int] = [:]
+                for j in 0..<childIDs.count {
+                    state.getIndex(ci, j + 1)
+                    if let p = state.toPointer(-1) { byIdentity[p] = j }
+                    state.pop(1)
+                }
+                var byID: [String: Int] = [:]
+                for (j, id) in childIDs.enumerated() { if let id, byID[id] == nil { byID[id] = j } }
+                for i in 1...n {
+                    state.getIndex(-1, i)
+                    var found: Int?
+                    if let s = state.toString(-1) {
+                        found = byID[s]
+                    } else if state.type(-1) == .table || state.type(-1) == .userdata, let p = state.toPointer(-1) {
+                        found = byIdentity[p]
+                    }
+                    state.pop(1)
+                    guard let f = found else {
+                        state.pop(1)
+                        return .failure(BuildFailure("\(what): 'children'[\(i)] is not one of the children it was given (return them, or their ids)"))
+                    }
+                    out.append(f)
+                }
+            }
+            order = out
+        } else if state.type(-1) != .nil {
+            let tn = state.typeName(-1)
+            state.pop(1)
+            return .failure(BuildFailure("\(what): 'children' must be a list of the children it was given, found a \(tn)"))
+        }
+        state.pop(1)
+        return .success(BuildOutput(view: view, props: props, childOrder: order))
+    }
+}

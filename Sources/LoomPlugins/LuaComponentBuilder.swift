@@ -1,0 +1,89 @@
+import LoomCore
+import LuaRuntime
+
+/// A component builder registered by a Lua plugin (`host.single`, `host.wrapper`, …).
+final class LuaComponentBuilder: ComponentBuilding {
+    unowned let engine: PluginEngine
+    let function: LuaRef
+    let kind: ComponentKind
+    let type: String
+    let plugin: PluginInfo
+    let owner: Int32
+    let exhausted = ExhaustedMark()
+
+    init(engine: PluginEngine, function: LuaRef, kind: ComponentKind, type: String, plugin: PluginInfo, owner: Int32) {
+        self.engine = engine
+        self.function = function
+        self.kind = kind
+        self.type = type
+        self.plugin = plugin
+        self.owner = owner
+    }
+
+    func build(_ request: BuildRequest) -> Result<BuildOutput, BuildFailure> {
+        let engine = self.engine
+        if kind == .single, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
+            return .success(cached)
+        }
+        if exhausted.isSet, let f = exhausted.failure(in: request.context) { return .failure(f) }
+        let state = engine.state
+        let top = state.top
+        defer { state.top = top }
+        request.context.pluginCalls += 1
+        state.push(function)
+        let data = engine.resolutionTables(request.context)
+        do {
+            try engine.pushNode(request.component)
+        } catch {
+            return .failure(engine.failure(error))
+        }
+        var nargs: Int32 = 1
+        var childrenIndex: Int32?
+        switch kind {
+        case .single: break
+        case .wrapper:
+            if let c = request.children.first { engine.pushResolved(c, data) } else { state.pushNil() }
+            nargs = 2
+        case .cluster:
+            state.newTable(narr: Int32(request.children.count))
+            for (i, c) in request.children.enumerated() {
+                engine.pushResolved(c, data)
+                state.setIndex(-2, i + 1)
+            }
+            nargs = 2
+        case .collection:
+            state.newTable(narr: Int32(request.items.count))
+            do {
+                for (i, it) in request.items.enumerated() {
+                    try engine.pushResolved(it)
+                    state.setIndex(-2, i + 1)
+                }
+            } catch {
+                return .failure(engine.failure(error))
+            }
+            nargs = 2
+        }
+        if kind == .cluster {
+            // Keep the list passed, to recognise the children the builder returns.
+            state.pushCopy(-1)
+            state.rotate(-(nargs + 2), 1)
+            childrenIndex = state.absIndex(-(nargs + 2))
+        }
+        let previousOwner = engine.enter(owner)
+        defer { engine.leave(previousOwner) }
+        do {
+            try state.pcall(nargs: nargs, nresults: 1)
+        } catch {
+            exhausted.note(error, in: request.context)
+            return .failure(engine.failure(error))
+        }
+        let result = engine.readBuildResult(
+            what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,
+            childIDs: request.children.map(\.id))
+        if kind == .single, case .success(let out) = result {
+            engine.singleCache[ObjectIdentifier(request.component)] = out
+            engine.retained.append(request.component)
+        }
+        return result
+    }
+}

@@ -1,0 +1,90 @@
+import LoomCore
+import LuaRuntime
+
+/// A rule registered by a Lua plugin (`host.rule`): its argument check and its evaluation.
+final class LuaRule: RuleEvaluating {
+    unowned(unsafe) let engine: PluginEngine
+    let function: LuaRef
+    let checkFunction: LuaRef?
+    let name: String
+    let plugin: PluginInfo
+
+    let fnRef: Int32
+    /// The engine's state (calls go through its main thread: a rule may be registered from
+    /// inside a coroutine, whose thread must not be kept).
+    unowned(unsafe) let state: LuaState
+    /// The resolution in which this rule exceeded a limit: it is not called again there.
+    let exhausted = ExhaustedMark()
+
+    let owner: Int32
+
+    init(engine: PluginEngine, function: LuaRef, check: LuaRef?, name: String, plugin: PluginInfo, owner: Int32) {
+        self.engine = engine
+        self.owner = owner
+        self.function = function
+        fnRef = function.ref
+        state = engine.state
+        self.checkFunction = check
+        self.name = name
+        self.plugin = plugin
+    }
+
+    func check(args: JSONNode?, file: String) -> [String] {
+        // Arguments handed to Lua stay within the nesting limit (reported at their location).
+        if let deep = args?.firstTooDeep() {
+            return ["the arguments are \(Limits.nestingMessage) (at \(deep.position.line):\(deep.position.column))"]
+        }
+        guard let checkFunction else { return [] }
+        let state = engine.state
+        let top = state.top
+        defer { state.top = top }
+        let previousOwner = engine.enter(owner)
+        defer { engine.leave(previousOwner) }
+        state.push(checkFunction)
+        do {
+            try engine.pushArgs(args, key: nil)
+            try state.pcall(nargs: 1, nresults: 1)
+        } catch {
+            return ["its argument check (plugin \(plugin.name)) failed: \(error)"]
+        }
+        switch state.type(-1) {
+        case .nil: return []
+        case .string, .table: return state.checkMessages(at: -1)
+        case .boolean where state.toBool(-1):
+            return []
+        default:
+            return ["its argument check (plugin \(plugin.name)) returned a \(state.typeName(-1)); expected nothing or a message"]
+        }
+    }
+
+    func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
+        if _slowPath(exhausted.isSet), let f = exhausted.failure(in: context) { return .failure(f) }
+        let engine = self.engine
+        let user: Int32, node: Int32, argsRef: Int32
+        do {
+            user = try engine.userRef(context, owner: owner)
+            let subjectKey: UInt
+            switch subject {
+            case .component(let c):
+                node = try engine.nodeRef(c)
+                subjectKey = IdentityMap.key(c)
+            case .item(let i):
+                node = try engine.itemRef(i)
+                subjectKey = IdentityMap.key(i)
+            }
+            argsRef = args == nil ? -1 : try engine.argsRef(args!, subject: subjectKey, location: location)
+        } catch {
+            return .failure(engine.failure(error))
+        }
+        let answer: Bool?
+        do {
+            answer = try state.callRule(owner: owner, function: fnRef, user: user, args: argsRef, node: node)
+        } catch {
+            exhausted.note(error, in: context)
+            return .failure(engine.failure(error))
+        }
+        if let answer { return .success(answer) }
+        defer { state.pop(1) }
+        return .failure(BuildFailure("rule '\(name)' (plugin \(plugin.name)) returned \(state.type(-1) == .nil ? "nil" : "a " + state.typeName(-1)), expected a boolean"))
+    }
+}

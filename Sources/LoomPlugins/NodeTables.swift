@@ -1,0 +1,107 @@
+import LoomCore
+import LuaRuntime
+import OrderedCollections
+
+/// The frozen Lua tables of nodes, items and rule arguments, made once each and cached by the engine.
+extension PluginEngine {
+    /// A rule's arguments, frozen, made once per rule reference (keyed by its location).
+    func argsRef(_ args: JSONNode, key: SourceLocation) throws(LuaError) -> Int32 {
+        if let r = argRefs[key] { return r }
+        if let deep = args.firstTooDeep() {  // `check` reports it first; never pushed
+            throw LuaError(kind: .host, message: "the arguments are \(Limits.nestingMessage) (at \(deep.position.line):\(deep.position.column))")
+        }
+        state.push(json: args, keepingOrder: true)
+        if state.type(-1) == .table { try sandbox.freezeTop() }
+        let r = state.rawRef()
+        argRefs[key] = r
+        return r
+    }
+
+    /// The same, found by the rule's subject (a component or item) and the reference's place:
+    /// no string hashing on the hot path.
+    @inline(__always)
+    func argsRef(_ args: JSONNode, subject: UInt, location: SourceLocation) throws(LuaError) -> Int32 {
+        let pos = SourcePosition(line: location.line, column: location.column)
+        if let i = argsBySubject[key: subject] {
+            for (p, r) in argLists[Int(i)] where p == pos { return r }
+        }
+        let r = try argsRef(args, key: location)
+        if let i = argsBySubject[key: subject] {
+            argLists[Int(i)].append((pos, r))
+        } else {
+            argsBySubject[key: subject] = Int32(argLists.count)
+            argLists.append([(pos, r)])
+        }
+        return r
+    }
+
+    /// The frozen node table of a component (made once per component).
+    @inline(__always)
+    func nodeRef(_ c: Component) throws(LuaError) -> Int32 {
+        if let r = nodeRefs[key: IdentityMap.key(c)] { return r }
+        var o: OrderedDictionary<String, JSONValue> = ["type": .string(c.type)]
+        if let id = c.id { o["id"] = .string(id) }
+        o["meta"] = c.metaValue ?? .object([:])
+        if let l = c.layout { o["layout"] = PluginEngine.normalizedLayout(l.plain) }
+        if let h = c.header { o["header"] = h.plain }
+        if let f = c.footer { o["footer"] = f.plain }
+        if let a = c.action { o["action"] = .string(a) }
+        if let t = c.title { o["title"] = .string(t) }
+        o["path"] = .string(c.path)
+        if c.hasItems { o["items"] = .array(c.items.map { PluginEngine.itemJSON($0) }) }
+        state.push(json: .object(o), keepingOrder: true)
+        try sandbox.freezeTop()
+        let r = state.rawRef()
+        nodeRefs[key: IdentityMap.key(c)] = r
+        retained.append(c)
+        return r
+    }
+
+    func itemRef(_ item: Item) throws(LuaError) -> Int32 {
+        if let r = nodeRefs[key: IdentityMap.key(item)] { return r }
+        state.push(json: PluginEngine.itemJSON(item), keepingOrder: true)
+        try sandbox.freezeTop()
+        let r = state.rawRef()
+        nodeRefs[key: IdentityMap.key(item)] = r
+        retained.append(item)
+        return r
+    }
+
+    func pushRef(_ r: Int32) { state.push(rawRef: r) }
+
+    /// Pushes a rule's arguments (nil when there are none); cached by `key` when given.
+    func pushArgs(_ args: JSONNode?, key: SourceLocation?) throws(LuaError) {
+        guard let args else { return state.pushNil() }
+        if let key { return pushRef(try argsRef(args, key: key)) }
+        state.push(json: args)
+        if state.type(-1) == .table { try sandbox.freezeTop() }
+    }
+
+    func pushNode(_ c: Component) throws(LuaError) { pushRef(try nodeRef(c)) }
+    func pushItem(_ i: Item) throws(LuaError) { pushRef(try itemRef(i)) }
+
+    static func itemJSON(_ item: Item) -> JSONValue {
+        var o: OrderedDictionary<String, JSONValue> = [:]
+        if let v = item.id { o["id"] = .string(v) }
+        if let v = item.kind { o["kind"] = .string(v) }
+        if let v = item.title { o["title"] = .string(v) }
+        if let v = item.subtitle { o["subtitle"] = .string(v) }
+        if let v = item.text { o["text"] = .string(v) }
+        if let v = item.image { o["image"] = .string(v) }
+        if let v = item.action { o["action"] = .string(v) }
+        o["meta"] = item.meta?.plain ?? .object([:])
+        o["path"] = .string(item.path)
+        return .object(o)
+    }
+
+    /// Spots wrote numbers as strings at times ("span": "1"); builders see numbers.
+    static func normalizedLayout(_ v: JSONValue) -> JSONValue {
+        guard case .object(var o) = v else { return v }
+        for (k, x) in o {
+            if case .string(let s) = x, let n = Double(s) {
+                o[k] = n == n.rounded() && abs(n) < 1e15 ? .int(Int(n)) : .double(n)
+            }
+        }
+        return .object(o)
+    }
+}

@@ -1,0 +1,70 @@
+import LoomCore
+import LuaRuntime
+
+/// The Lua side of one resolution: the user's attributes as frozen views, one per plugin (made
+/// on first use and reused by every call of that plugin in the resolution: no plugin sees
+/// another's view), and the tables of the nodes resolved so far (each made once, handed to its
+/// parent's builder and to its grandparent's as a grandchild). The engine keeps those of the
+/// resolution running now (`PluginEngine.currentResolution`): core types carry nothing of Lua.
+final class ResolutionTables {
+    let state: LuaState
+    /// The resolution these tables belong to, held strongly: while the engine keeps them, the
+    /// context cannot be freed and its identity reused by another (the hot path compares
+    /// identities only). Released when the next resolution begins or with the engine.
+    let context: ResolutionContext
+    /// Registry references of the user views, by owner (plugin) id.
+    @exclusivity(unchecked) var views: [Int32: Int32] = [:]
+    @exclusivity(unchecked) var nodeTables: [Int: Int32] = [:]
+    /// The last user view handed out and its owner (-1: none): consecutive calls of one
+    /// plugin's rules skip the dictionary.
+    @exclusivity(unchecked) var lastView: Int32 = -1
+    @exclusivity(unchecked) var lastViewOwner: Int32 = -1
+
+    init(state: LuaState, context: ResolutionContext) {
+        self.state = state
+        self.context = context
+    }
+
+    deinit {
+        for (_, r) in views { state.release(rawRef: r) }
+        for (_, r) in nodeTables { state.release(rawRef: r) }
+    }
+}
+
+extension PluginEngine {
+    /// The tables of resolution `ctx` (made when it first calls into Lua; those of the previous
+    /// resolution are released then).
+    @inline(__always)
+    func resolutionTables(_ ctx: ResolutionContext) -> ResolutionTables {
+        if let t = currentResolution, t.context === ctx { return t }
+        return beginResolution(ctx)
+    }
+
+    @inline(never)
+    func beginResolution(_ ctx: ResolutionContext) -> ResolutionTables {
+        let t = ResolutionTables(state: state, context: ctx)
+        currentResolution = t
+        return t
+    }
+
+    /// The frozen view of the user for plugin `owner` in this resolution (made on first use).
+    @inline(__always)
+    func userRef(_ ctx: ResolutionContext, owner: Int32) throws(LuaError) -> Int32 {
+        let data = resolutionTables(ctx)
+        if data.lastViewOwner == owner { return data.lastView }
+        if let r = data.views[owner] {
+            data.lastView = r
+            data.lastViewOwner = owner
+            return r
+        }
+        var attrs = ctx.user.attributes
+        if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
+        state.push(json: .object(attrs), keepingOrder: true)
+        try sandbox.freezeTop()
+        let r = state.rawRef()
+        data.views[owner] = r
+        data.lastView = r
+        data.lastViewOwner = owner
+        return r
+    }
+}

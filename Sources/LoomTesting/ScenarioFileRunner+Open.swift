@@ -1,0 +1,151 @@
+import Foundation
+import LoomCore
+import LoomNavigation
+import LoomPlugins
+import LuaRuntime
+import OrderedCollections
+
+/// The DSL's operations: dispatch, `open` (a session on a screen for a user) and sub-scenarios.
+extension ScenarioFileRunner {
+    enum Reply {
+        case json(JSONValue)
+        case ref(LuaRef)
+    }
+
+    func perform(_ op: String, handle: Int?, args: [JSONValue]) -> Result<Reply, ScenarioFailure> {
+        do throws(ScenarioFailure) {
+            switch op {
+            case "open": return .success(.json(try open(args)))
+            case "sub_begin": return .success(.json(try subBegin(args)))
+            case "sub_end": return .success(.json(try subEnd(args)))
+            case "call": return .success(try callDirect(args))
+            default:
+                guard let handle, let s = sessions[handle] else {
+                    throw ScenarioFailure("s:\(op): not a session (open one with t:open)")
+                }
+                return .success(.json(try sessionOp(op, s, args)))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func string(_ args: [JSONValue], _ i: Int, _ what: String) throws(ScenarioFailure) -> String {
+        guard i < args.count, case .string(let s) = args[i] else {
+            let found = i < args.count ? args[i].kindName : "nothing"
+            throw ScenarioFailure("\(what) must be a string, found \(found)")
+        }
+        return s
+    }
+
+    func open(_ args: [JSONValue]) throws(ScenarioFailure) -> JSONValue {
+        let screenArg = try string(args, 0, "t:open(screen, options): screen")
+        var userName: String?
+        var context = OrderedDictionary<String, JSONValue>()
+        var now: String?
+        if args.count > 2, case .string(let d) = args[2] { userName = d }
+        if args.count > 1 {
+            switch args[1] {
+            case .null: break
+            case .string(let u): userName = u
+            case .object(let o):
+                for (k, v) in o {
+                    switch k {
+                    case "user":
+                        guard case .string(let u) = v else { throw ScenarioFailure("t:open: options.user must be a profile name (a string), found \(v.kindName)") }
+                        userName = u
+                    case "context":
+                        guard case .object(let c) = v else { throw ScenarioFailure("t:open: options.context must be a table of attributes, found \(v.kindName)") }
+                        context = c
+                    case "now":
+                        guard case .string(let n) = v else { throw ScenarioFailure("t:open: options.now must be an ISO-8601 string, found \(v.kindName)") }
+                        now = n
+                    default:
+                        throw ScenarioFailure("t:open: unknown option '\(k)'\(DidYouMean.hint(k, among: ["user", "context", "now"])); options are user, context, now")
+                    }
+                }
+            default:
+                throw ScenarioFailure("t:open(screen, options): options must be a table { user = NAME, context = {…}, now = \"ISO\" } or a profile name, found \(args[1].kindName)")
+            }
+        }
+        var profile: UserProfile
+        switch ws.users.user(named: userName, context: [], now: now) {
+        case .success(let p): profile = p
+        case .failure(let d): throw ScenarioFailure("t:open: " + d.message.replacingOccurrences(of: "--now takes", with: "options.now takes"))
+        }
+        for (k, v) in context { profile.attributes[k] = v }
+        // A screen id, a path from the working directory, or a path beside the scenario file.
+        var locate = screenArg
+        let beside = Project.join(ScenarioDiscovery.parent(self.file.path), screenArg)
+        if screenArg.hasSuffix(".json"), !SafeFile.exists(screenArg), SafeFile.exists(beside) {
+            locate = beside
+        }
+        // A path (not a screen id of the project) must stay inside the project folder (a
+        // plugin's scenarios: inside the plugin's folder), symbolic links resolved.
+        if SafeFile.exists(locate) {
+            let root = self.file.plugin ?? self.file.projectRoot
+            guard SafeFile.isInside(locate, root: root) else {
+                throw ScenarioFailure("t:open: '\(screenArg)' is outside the \(self.file.plugin == nil ? "project" : "plugin") folder")
+            }
+        }
+        let file: String
+        switch ws.locateScreen(locate) {
+        case .success(let f): file = f
+        case .failure(let d): throw ScenarioFailure("t:open: " + d.message)
+        }
+        let loaded = ws.screen(file: file)
+        let diagnostics = loaded.diagnostics
+        guard let parsed = loaded.screen, loaded.check != nil, !diagnostics.hasErrors else {
+            throw ScenarioFailure("t:open: screen \(file) has errors:\n" + diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
+        }
+        let (flows, fd) = ws.flows()
+        if fd.hasErrors {
+            throw ScenarioFailure("t:open: the project's flows have errors:\n" + fd.errors.map { "  \($0)" }.joined(separator: "\n"))
+        }
+        let entry = flows.entryPoint(forScreen: parsed.id)
+        let ws = self.ws
+        let sim: NavigationSimulator
+        do {
+            sim = try NavigationSimulator(flows: flows, entry: entry) { id in
+                ws.visibleActions(screenID: id, user: profile, extra: parsed)
+            }
+        } catch {
+            throw ScenarioFailure("t:open: \(error.message)")
+        }
+        let h = nextHandle
+        nextHandle += 1
+        sessions[h] = ScenarioSession(ws: ws, user: profile, opened: parsed, simulator: sim)
+        return .int(h)
+    }
+
+    func subBegin(_ args: [JSONValue]) throws(ScenarioFailure) -> JSONValue {
+        if let s = sub { throw ScenarioFailure("t:each_user cannot be nested (inside '\(s.name)')") }
+        let user = try string(args, 0, "t:each_user: a user")
+        sub = Running(name: "\(scenario?.name ?? "?") [\(user)]", line: scenario?.line ?? 0, start: Self.now(), logStart: ws.engine.log.count)
+        subsRan = true
+        return .bool(true)
+    }
+
+    func subEnd(_ args: [JSONValue]) throws(ScenarioFailure) -> JSONValue {
+        guard let s = sub else { throw ScenarioFailure("t:each_user: no profile is running") }
+        let kind = (try? string(args, 0, "kind")) ?? "failed"
+        var message: String?
+        var status = ScenarioStatus.passed
+        switch kind {
+        case "skipped":
+            status = .skipped
+            message = args.count > 1 ? args[1].string : nil
+        case "failed":
+            status = .failed
+            complete = false
+            let raw = args.count > 1 ? (args[1].string ?? "error") : "error"
+            message = located(raw, fallbackLine: 0).0
+        default: break
+        }
+        results.append(ScenarioResult(
+            file: file.path, name: s.name, line: s.line, status: status, durationMilliseconds: Self.ms(since: s.start),
+            message: message, notes: s.notes, output: status == .failed ? printed(since: s.logStart) : []))
+        sub = nil
+        return .null
+    }
+}

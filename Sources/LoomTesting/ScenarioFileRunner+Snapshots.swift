@@ -1,0 +1,116 @@
+import Foundation
+import LoomCore
+import LoomNavigation
+import LoomPlugins
+import LuaRuntime
+import OrderedCollections
+
+/// Snapshots of a session: the document, comparing with and writing the file.
+extension ScenarioFileRunner {
+    static func sanitize(_ s: String) -> String {
+        var out = ""
+        var lastUnderscore = false
+        for c in s.unicodeScalars {
+            let keep = (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "-" || c == "."
+            if keep {
+                out.unicodeScalars.append(c)
+                lastUnderscore = false
+            } else if !lastUnderscore {
+                out += "_"
+                lastUnderscore = true
+            }
+        }
+        while out.hasPrefix("_") || out.hasPrefix(".") { out.removeFirst() }
+        while out.hasSuffix("_") || out.hasSuffix(".") { out.removeLast() }
+        if out.isEmpty { out = "scenario" }
+        if out.count > 120 { out = String(out.prefix(120)) }
+        return out
+    }
+
+    /// The snapshot text of the session's current screen: tree, stack and graph, with paths
+    /// relative to the project so the file does not depend on the working directory.
+    func snapshotDocument(_ s: ScenarioSession) throws(ScenarioFailure) -> SnapshotDocument {
+        let (screen, _, r) = try s.current()
+        let graph = ws.navigationGraph(from: screen, user: s.user)
+        var diags = Diagnostics()
+        diags.append(contentsOf: r.diagnostics)
+        diags.append(contentsOf: graph.diagnostics)
+        let root = ws.project.root
+        func rel(_ text: String) -> String {
+            var t = text
+            for prefix in Set([root, ScenarioDiscovery.standardized(root)]) where prefix != "." && !prefix.isEmpty {
+                t = t.replacingOccurrences(of: prefix + "/", with: "")
+            }
+            return t
+        }
+        let userText = (s.user.name ?? "(anonymous)") + " " + JSONNormal.text(.object(s.user.attributes))
+        return SnapshotDocument(
+            screen: screen.id, user: userText, stack: s.simulator.stack.description,
+            tree: r.tree.map(SnapNode.init), diagnostics: diags.sorted.map { rel($0.description) }, graph: rel(graph.text))
+    }
+
+    func snapshot(_ s: ScenarioSession, name: String?) throws(ScenarioFailure) {
+        let owner = resultName
+        var base = Self.sanitize(owner)
+        if let name {
+            base += "-" + Self.sanitize(name)
+        } else {
+            let k = unnamedCount[owner, default: 0] + 1
+            unnamedCount[owner] = k
+            if k > 1 { base += "-\(k)" }
+        }
+        let path = Project.join(file.snapshotDirectory, base + ".snap")
+        if let other = snapshotOwners[path], other != owner {
+            throw ScenarioFailure("snapshot \(path) is already written by scenario '\(other)' (their names map to the same file); give this snapshot a name: s:expect_snapshot(\"name\")")
+        }
+        if snapshotOwners[path] != nil && name != nil {
+            throw ScenarioFailure("snapshot '\(name!)' is taken twice in this scenario (\(path)); give each a distinct name")
+        }
+        snapshotOwners[path] = owner
+        referenced.insert(path)
+        let text = try snapshotDocument(s).text
+        let fm = FileManager.default
+        let pending = path + ".new"
+        var existing: String?
+        if SafeFile.exists(path) {
+            do { existing = try SafeFile.readString(path) } catch { throw ScenarioFailure("snapshot \(path): \(error.message)") }
+        }
+        if let old = existing {
+            if old == text {
+                if fm.fileExists(atPath: pending) { try? fm.removeItem(atPath: pending) }
+                return
+            }
+            if options.update {
+                try write(text, to: path)
+                if fm.fileExists(atPath: pending) { try? fm.removeItem(atPath: pending) }
+                note("updated \(path)")
+                return
+            }
+            try write(text, to: pending)
+            var lines = ["snapshot \(path) does not match \(where_(s)); the new result is in \(pending) (review it, then `host test --accept`, or re-record with `host test --update`)"]
+            let diff: [String]
+            if let expected = SnapshotDocument.parse(old), let actual = SnapshotDocument.parse(text) {
+                diff = expected.differences(to: actual)
+            } else {
+                diff = LineDiff.diff(old.split(separator: "\n").map(String.init), text.split(separator: "\n").map(String.init))
+            }
+            lines += diff.map { "  " + $0 }
+            throw ScenarioFailure(lines.joined(separator: "\n"))
+        }
+        if options.ci && !options.update {
+            throw ScenarioFailure("snapshot \(path) is missing, and under CI=true snapshots are never recorded: run `host test` locally to record it, review it and commit it")
+        }
+        try write(text, to: path)
+        note("recorded \(path)")
+    }
+
+    func write(_ text: String, to path: String) throws(ScenarioFailure) {
+        let dir = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw ScenarioFailure("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import CLua
+
+/// The rule hot path: one C call per evaluation (loom_call_rule).
+extension LuaState {
+    /// Calls `function(user, args, node)` (registry references; `args` < 0: nil) on the main
+    /// thread with memory charged to `owner` and the time budget. Returns the boolean it
+    /// returned, or nil when it returned something else (left on the stack for the caller to
+    /// describe and pop); throws the error it raised or the limit it met.
+    @inlinable
+    public func callRule(owner: Int32, function: Int32, user: Int32, args: Int32, node: Int32) throws(LuaError) -> Bool? {
+        var result: Int32 = 0
+        var exceeded: Int32 = 0
+        let status = loom_call_rule(mainThread, owner, function, user, args, node, &result, &exceeded)
+        if _slowPath(status != LUA_OK) { throw popError(status: status, exceeded: exceeded) }
+        return result >= 0 ? result != 0 : nil
+    }
+
+    /// The benchmarks' baseline: `count` bare protected calls `function(user, nil, node)` of
+    /// registry references, as plain C API calls (no budget, no owner switch, no message
+    /// handler). Returns how many returned a true value.
+    public func benchmarkBarePCall(function: Int32, user: Int32, node: Int32, count: Int) -> Int {
+        let L = mainThread
+        var trues = 0
+        for _ in 0..<count {
+            lua_rawgeti(L, loom_registry_index(), lua_Integer(function))
+            lua_rawgeti(L, loom_registry_index(), lua_Integer(user))
+            lua_pushnil(L)
+            lua_rawgeti(L, loom_registry_index(), lua_Integer(node))
+            if lua_pcallk(L, 3, 1, 0, 0, nil) == LUA_OK, lua_toboolean(L, -1) != 0 { trues += 1 }
+            lua_settop(L, -2)
+        }
+        return trues
+    }
+}
