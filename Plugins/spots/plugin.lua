@@ -3,8 +3,9 @@
 -- Items are resolved by the host (an item's kind picks a host.item view; this plugin
 -- registers none, so every item falls back to the collection's item_view: ListItem,
 -- GridItem or CarouselItem). The builder only turns the collection's title and `layout`
--- into props. The host validates `layout`; this code still tolerates the spellings Spots
--- used ("item-spacing", "item_spacing", "itemSpacing") and numeric strings ("span": "1").
+-- into props. The host validates `layout` against LAYOUT (declared below, beside each
+-- host.collection); this code still tolerates the spellings Spots used ("item-spacing",
+-- "item_spacing", "itemSpacing") and numeric strings ("span": "1", a warning at load time).
 
 local function num(v)
   if type(v) == "string" then v = tonumber(v) end
@@ -59,21 +60,32 @@ end
 
 local META = { title = "string" }
 
+-- The keys of a collection's `layout` (an argument schema: see docs/plugin-api.md). Unknown
+-- keys are warnings with a did-you-mean; a value of the wrong type hides the collection.
+local LAYOUT = {
+  span = "number",
+  ["item-spacing"] = "number",
+  ["line-spacing"] = "number",
+  ["items-per-row"] = "integer",
+  ["dynamic-span"] = "boolean",
+  inset = { type = "object", fields = { top = "number", left = "number", bottom = "number", right = "number" } },
+}
+
 return {
   name = "spots",
   version = "1.0.0",
   api = 1,
   register = function(host)
     host.collection("list", builder("ListView"), {
-      meta = META, item_view = "ListItem",
+      meta = META, layout = LAYOUT, item_view = "ListItem",
       description = "Spots list (ListView, items ListItem): title, items, header, footer, layout",
     })
     host.collection("grid", builder("GridView"), {
-      meta = META, item_view = "GridItem",
+      meta = META, layout = LAYOUT, item_view = "GridItem",
       description = "Spots grid (GridView, items GridItem): title, items, header, footer, layout (span = columns)",
     })
     host.collection("carousel", builder("CarouselView"), {
-      meta = META, item_view = "CarouselItem",
+      meta = META, layout = LAYOUT, item_view = "CarouselItem",
       description = "Spots carousel (CarouselView, items CarouselItem): title, items, header, footer, layout",
     })
   end,

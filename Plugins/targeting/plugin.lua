@@ -8,9 +8,9 @@
 --   rollout    {"percent", "group", "stickiness"?}   Unleash flexibleRollout
 --   between    {"from"?, "to"?}              from <= user.now < to
 --
--- A missing (nil) user attribute makes every comparison false, never an error. Arguments
--- of the wrong shape are reported by each rule's `check` at load time. See README.md for
--- the exact comparison semantics.
+-- A missing (nil) user attribute makes every comparison false, never an error. Each rule
+-- declares its arguments (`args`): the host checks them at load time and writes the
+-- messages; `between` adds a cross-field `check`. See README.md for the exact semantics.
 
 local semver = require "semver"
 local iso8601 = require "iso8601"
@@ -63,78 +63,9 @@ local function show(v)
   return s
 end
 
--- Tables arrive from JSON: arrays as 1-based sequences, objects with string keys. An
--- empty table may be either. Uses pairs (not next/rawlen) so read-only proxies work.
-local function is_list(t)
-  if type(t) ~= "table" then return false end
-  local n = 0
-  for k in pairs(t) do
-    if math.type(k) ~= "integer" or k < 1 then return false end
-    n = n + 1
-  end
-  for i = 1, n do if t[i] == nil then return false end end
-  return true
-end
-
-local function is_object(t)
-  if type(t) ~= "table" then return false end
-  for k in pairs(t) do if type(k) ~= "string" then return false end end
-  return true
-end
-
-local function sorted_keys(t)
-  local keys = {}
-  for k in pairs(t) do keys[#keys + 1] = k end
-  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-  return keys
-end
-
-local function is_scalar(v)
-  local t = type(v)
-  return t == "string" or t == "number" or t == "boolean"
-end
-
 -- Strict scalar equality: same Lua type and equal value ("174" ~= 174; 1 == 1.0).
 local function scalar_equal(a, b)
   return type(a) == type(b) and a == b
-end
-
--- Levenshtein distance for "did you mean" on unknown argument keys.
-local function distance(a, b)
-  local prev = {}
-  for j = 0, #b do prev[j] = j end
-  for i = 1, #a do
-    local cur = { [0] = i }
-    for j = 1, #b do
-      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
-      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-    end
-    prev = cur
-  end
-  return prev[#b]
-end
-
--- hints: optional { lower-case other name = allowed name } for well-known other spellings.
-local function unknown_key_message(rule, key, allowed, hints)
-  local best, best_d
-  if hints and hints[tostring(key):lower()] then best, best_d = hints[tostring(key):lower()], 0 end
-  for _, a in ipairs(allowed) do
-    local d = distance(tostring(key):lower(), a)
-    if not best_d or d < best_d then best, best_d = a, d end
-  end
-  local msg = string.format("%s: unknown argument %s; expected %s", rule, show(tostring(key)),
-    table.concat(allowed, ", "))
-  if best and best_d <= math.max(2, #best // 3) then
-    msg = msg .. string.format(" (did you mean '%s'?)", best)
-  end
-  return msg
-end
-
--- nil when there are no messages, the message when there is one, else the list.
-local function result(messages)
-  if #messages == 0 then return nil end
-  if #messages == 1 then return messages[1] end
-  return messages
 end
 
 -- A decimal number written as a string: "5", "-2.5", "1e3" (no hex, no spaces, no inf/nan).
@@ -145,36 +76,6 @@ local function numeric_string(s)
     return tonumber(s)
   end
   return nil
-end
-
----------------------------------------------------------------------------------------
--- Argument checks shared by the attribute rules
----------------------------------------------------------------------------------------
-
--- Checks that args is a non-empty object of attribute -> value, and runs value_check(k, v)
--- on every entry (returning a message or nil).
-local function check_attribute_object(rule, example, args, value_check)
-  if args == nil then
-    return string.format("%s: needs arguments, e.g. {\"%s\": %s}", rule, rule, example)
-  end
-  if type(args) ~= "table" or not is_object(args) or is_list(args) and #args > 0 then
-    return string.format("%s: arguments must be an object of attribute names to values, e.g. %s, found %s",
-      rule, example, show(args))
-  end
-  local keys = sorted_keys(args)
-  if #keys == 0 then
-    return string.format("%s: needs at least one attribute, e.g. %s", rule, example)
-  end
-  local messages = {}
-  for _, k in ipairs(keys) do
-    if k == "" then
-      messages[#messages + 1] = string.format("%s: attribute names must not be empty", rule)
-    else
-      local m = value_check(k, args[k])
-      if m then messages[#messages + 1] = m end
-    end
-  end
-  return result(messages)
 end
 
 ---------------------------------------------------------------------------------------
@@ -208,22 +109,6 @@ local function compare_values(u, v)
   return nil
 end
 
-local function check_comparable(rule)
-  return function(args)
-    return check_attribute_object(rule, '{"app_version": "5.2.0"}', args, function(k, v)
-      if type(v) == "number" then return nil end
-      if type(v) == "string" and (semver.is_version(v) or numeric_string(v)) then return nil end
-      local why = ""
-      if type(v) == "string" and v:match("^[vV]?%d") then   -- version-like: say what is wrong
-        local _, reason = semver.parse(v)
-        why = " (" .. reason .. ")"
-      end
-      return string.format("%s: '%s' must be a number or a version string like \"5.2.0\", found %s%s",
-        rule, k, show(v), why)
-    end)
-  end
-end
-
 local function comparison(wanted)
   return function(user, args)
     for k, v in pairs(args) do
@@ -237,10 +122,6 @@ end
 ---------------------------------------------------------------------------------------
 -- rollout (Unleash flexibleRollout)
 ---------------------------------------------------------------------------------------
-
-local ROLLOUT_KEYS = { "percent", "group", "stickiness" }
--- Unleash's own parameter names, so a copied strategy gets a helpful message.
-local ROLLOUT_HINTS = { percentage = "percent", rollout = "percent", groupid = "group", group_id = "group" }
 
 -- The stickiness value as Unleash would see it: strings as they are, integral numbers
 -- without ".0" (174.0 -> "174"), other numbers and booleans via tostring. nil for a
@@ -261,39 +142,6 @@ local function bucket(group, value)
   return murmur3.x86_32(group .. ":" .. value, 0) % 100 + 1
 end
 
-local function check_rollout(args)
-  local example = '{"percent": 20, "group": "new_home"}'
-  if args == nil then
-    return "rollout: needs arguments, e.g. {\"rollout\": " .. example .. "}"
-  end
-  if type(args) ~= "table" or not is_object(args) or is_list(args) and #args > 0 then
-    return "rollout: arguments must be an object like " .. example .. ", found " .. show(args)
-  end
-  local messages = {}
-  for _, k in ipairs(sorted_keys(args)) do
-    local known = false
-    for _, a in ipairs(ROLLOUT_KEYS) do if k == a then known = true end end
-    if not known then messages[#messages + 1] = unknown_key_message("rollout", k, ROLLOUT_KEYS, ROLLOUT_HINTS) end
-  end
-  local p = args.percent
-  if p == nil then
-    messages[#messages + 1] = "rollout: 'percent' is required (a number from 0 to 100)"
-  elseif type(p) ~= "number" or p ~= p or p < 0 or p > 100 then
-    messages[#messages + 1] = "rollout: 'percent' must be a number from 0 to 100, found " .. show(p)
-  end
-  local g = args.group
-  if g == nil then
-    messages[#messages + 1] = "rollout: 'group' is required (a name that keeps this rollout's buckets independent of others)"
-  elseif type(g) ~= "string" or g == "" then
-    messages[#messages + 1] = "rollout: 'group' must be a non-empty string, found " .. show(g)
-  end
-  local s = args.stickiness
-  if s ~= nil and (type(s) ~= "string" or s == "") then
-    messages[#messages + 1] = "rollout: 'stickiness' must be the name of a user attribute (a non-empty string), found " .. show(s)
-  end
-  return result(messages)
-end
-
 local function evaluate_rollout(user, args)
   local value = stickiness_value(user[args.stickiness or "id"])
   if value == nil then return false end                 -- no attribute: never in the rollout
@@ -304,45 +152,16 @@ end
 -- between
 ---------------------------------------------------------------------------------------
 
-local BETWEEN_KEYS = { "from", "to" }
-
+-- Cross-field conditions only: the host has checked the shape and each date (args).
 local function check_between(args)
-  local example = '{"from": "2024-12-01T00:00:00Z", "to": "2025-01-01"}'
-  if args == nil then
-    return "between: needs arguments, e.g. {\"between\": " .. example .. "}"
+  if args.from == nil and args.to == nil then
+    return "needs 'from', 'to' or both, e.g. {\"from\": \"2024-12-01T00:00:00Z\", \"to\": \"2025-01-01\"}"
   end
-  if type(args) ~= "table" or not is_object(args) or is_list(args) and #args > 0 then
-    return "between: arguments must be an object like " .. example .. ", found " .. show(args)
+  if args.from ~= nil and args.to ~= nil
+     and iso8601.compare(assert(iso8601.parse(args.from)), assert(iso8601.parse(args.to))) >= 0 then
+    return string.format("'from' %s must be before 'to' %s", show(args.from), show(args.to))
   end
-  local messages, parsed = {}, {}
-  for _, k in ipairs(sorted_keys(args)) do
-    if k ~= "from" and k ~= "to" then
-      messages[#messages + 1] = unknown_key_message("between", k, BETWEEN_KEYS)
-    end
-  end
-  for _, k in ipairs(BETWEEN_KEYS) do
-    local v = args[k]
-    if v ~= nil then
-      local instant, reason = iso8601.parse(v)
-      if instant then
-        parsed[k] = instant
-      elseif type(v) ~= "string" then
-        messages[#messages + 1] = string.format(
-          "between: '%s' must be an ISO-8601 date or date-time string, found %s", k, show(v))
-      else
-        messages[#messages + 1] = string.format(
-          "between: '%s' must be an ISO-8601 date or date-time, found %s (%s)", k, show(v), reason)
-      end
-    end
-  end
-  if args.from == nil and args.to == nil and #messages == 0 then
-    messages[#messages + 1] = "between: needs 'from', 'to' or both, e.g. " .. example
-  end
-  if parsed.from and parsed.to and iso8601.compare(parsed.from, parsed.to) >= 0 then
-    messages[#messages + 1] = string.format("between: 'from' %s must be before 'to' %s",
-      show(args.from), show(args.to))
-  end
-  return result(messages)
+  return nil
 end
 
 local function evaluate_between(user, args)
@@ -366,36 +185,12 @@ end
 -- equals / in / not_in
 ---------------------------------------------------------------------------------------
 
-local function check_equals(args)
-  return check_attribute_object("equals", '{"tier": "gold"}', args, function(k, v)
-    if is_scalar(v) then return nil end
-    return string.format("equals: '%s' must be a string, number or boolean, found %s%s", k, show(v),
-      is_list(v) and " (use \"in\" to match one of several values)" or "")
-  end)
-end
-
 local function evaluate_equals(user, args)
   for k, v in pairs(args) do
     local u = user[k]
     if u == nil or not scalar_equal(u, v) then return false end
   end
   return true
-end
-
-local function check_membership(rule)
-  return function(args)
-    return check_attribute_object(rule, '{"country": ["NO", "SE"]}', args, function(k, v)
-      if type(v) ~= "table" or not is_list(v) then
-        return string.format("%s: '%s' must be a list of values, e.g. [\"NO\", \"SE\"], found %s", rule, k, show(v))
-      end
-      for i = 1, #v do
-        if not is_scalar(v[i]) then
-          return string.format("%s: '%s'[%d] must be a string, number or boolean, found %s", rule, k, i - 1, show(v[i]))
-        end
-      end
-      return nil
-    end)
-  end
 end
 
 local function contains(list, u)
@@ -422,6 +217,18 @@ local function evaluate_not_in(user, args)
 end
 
 ---------------------------------------------------------------------------------------
+-- Argument schemas (the host checks arguments against them before any rule runs, and
+-- writes the messages) and examples (run by the host's rule-examples test)
+---------------------------------------------------------------------------------------
+
+local SCALAR = { "string", "number", "boolean" }
+
+-- {"attr": value, ...}: at least one attribute, each value of type `of`.
+local function attributes(of, example)
+  return { type = "map", of = of, min = 1, required = true, description = "e.g. " .. example }
+end
+
+local gold = { id = "174", tier = "gold", country = "NO", app_version = "5.3.0", age = 34, beta = true }
 
 return {
   name = "targeting",
@@ -429,32 +236,101 @@ return {
   api = 1,
   register = function(host)
     host.rule("equals", evaluate_equals, {
-      check = check_equals,
       description = "every named user attribute equals its value: {\"tier\": \"gold\"}",
+      args = attributes({ type = SCALAR, hint = "use \"in\" to match one of several values" }, '{"tier": "gold"}'),
+      examples = {
+        { user = gold, args = { tier = "gold" }, expect = true },
+        { user = gold, args = { tier = "gold", country = "SE" }, expect = false },
+        { user = gold, args = { age = "34" }, expect = false },
+        { user = {}, args = { tier = "gold" }, expect = false },
+        { user = gold, args = { tier = { "gold" } }, expect = "'tier' must be a string, a number or a boolean" },
+        { user = gold, expect = "needs arguments" },
+      },
     })
     host.rule("in", evaluate_in, {
-      check = check_membership("in"),
       description = "every named user attribute is one of its values: {\"country\": [\"NO\", \"SE\"]}",
+      args = attributes({ type = "list", of = { type = SCALAR } }, '{"country": ["NO", "SE"]}'),
+      examples = {
+        { user = gold, args = { country = { "NO", "SE" } }, expect = true },
+        { user = gold, args = { country = { "SE", "DK" } }, expect = false },
+        { user = gold, args = { region = { "EU" } }, expect = false },
+        { user = gold, args = { country = "NO" }, expect = "'country' must be a list of values" },
+      },
     })
     host.rule("not_in", evaluate_not_in, {
-      check = check_membership("not_in"),
       description = "every named user attribute is present and none of its values: {\"country\": [\"US\"]}",
+      args = attributes({ type = "list", of = { type = SCALAR } }, '{"country": ["US"]}'),
+      examples = {
+        { user = gold, args = { country = { "US", "CA" } }, expect = true },
+        { user = gold, args = { country = { "NO" } }, expect = false },
+        { user = gold, args = { region = { "EU" } }, expect = false },
+        { user = gold, args = { country = { { a = 1 } } }, expect = "'country'[0] must be a string, a number or a boolean" },
+      },
     })
+    local comparable = attributes({ type = { "number", "version", "decimal" } }, '{"app_version": "5.2.0"}')
     host.rule("at_least", comparison(function(c) return c >= 0 end), {
-      check = check_comparable("at_least"),
       description = "user attribute >= value, numeric or SemVer: {\"app_version\": \"5.2.0\"}",
+      args = comparable,
+      examples = {
+        { user = gold, args = { app_version = "5.2.0" }, expect = true },
+        { user = gold, args = { app_version = "5.3.0" }, expect = true },
+        { user = gold, args = { app_version = "6.0.0-beta.1" }, expect = false },
+        { user = gold, args = { age = "18.5" }, expect = true },
+        { user = gold, args = { age = 35 }, expect = false },
+        { user = gold, args = { app_version = "5.2.x" }, expect = "'x' is not a number" },
+      },
     })
     host.rule("below", comparison(function(c) return c < 0 end), {
-      check = check_comparable("below"),
       description = "user attribute < value, numeric or SemVer: {\"app_version\": \"6.0.0\"}",
+      args = comparable,
+      examples = {
+        { user = gold, args = { app_version = "6.0.0" }, expect = true },
+        { user = gold, args = { app_version = "5.3.0" }, expect = false },
+        { user = gold, args = { age = 35 }, expect = true },
+        { user = {}, args = { age = 35 }, expect = false },
+        { user = gold, args = { age = true }, expect = "'age' must be a number, a version string" },
+      },
     })
     host.rule("rollout", evaluate_rollout, {
-      check = check_rollout,
       description = "Unleash flexibleRollout: {\"percent\": 20, \"group\": \"new_home\", \"stickiness\": \"id\"}",
+      args = {
+        percent = { type = "number", min = 0, max = 100, required = true, suggest_for = { "percentage", "rollout" },
+                    description = "the share of users in the rollout" },
+        group = { type = "string", min = 1, required = true, suggest_for = { "groupId", "group_id" },
+                  description = "a name that keeps this rollout's buckets independent of others" },
+        stickiness = { type = "string", min = 1, default = "id",
+                       description = "the user attribute that places a user in a bucket" },
+      },
+      examples = {
+        { user = { id = "user-0001" }, args = { percent = 78, group = "checkout_v2" }, expect = true },
+        { user = { id = "user-0001" }, args = { percent = 77, group = "checkout_v2" }, expect = false },
+        { user = { id = "user-0001" }, args = { percent = 100, group = "g" }, expect = true },
+        { user = {}, args = { percent = 100, group = "g" }, expect = false },
+        { user = gold, args = { percent = 120, group = "g" }, expect = "'percent' must be a number from 0 to 100, found 120" },
+        { user = gold, args = { percentage = 20, group = "g" }, expect = "did you mean 'percent'?" },
+      },
     })
     host.rule("between", evaluate_between, {
-      check = check_between,
       description = "from <= user.now < to (ISO-8601): {\"from\": \"2024-12-01\", \"to\": \"2025-01-01\"}",
+      args = {
+        type = "object", required = true,
+        description = 'e.g. {"from": "2024-12-01T00:00:00Z", "to": "2025-01-01"}',
+        fields = {
+          from = { type = "datetime", description = "the first instant in the window" },
+          to = { type = "datetime", description = "the first instant after the window" },
+        },
+      },
+      check = check_between,
+      examples = {
+        { user = { now = "2024-12-24T18:00:00Z" }, args = { from = "2024-12-01", to = "2025-01-01" }, expect = true },
+        { user = { now = "2025-01-01T00:00:00Z" }, args = { from = "2024-12-01", to = "2025-01-01" }, expect = false },
+        { user = { now = "2025-01-01T00:00:00Z" }, args = { from = "2024-12-01" }, expect = true },
+        { user = {}, args = { to = "2025-01-01" }, expect = false },
+        { user = { now = "yesterday" }, args = { to = "2025-01-01" }, expect = "user.now must be an ISO-8601 date-time" },
+        { user = gold, args = { from = "2024-13-01" }, expect = "month must be 01-12" },
+        { user = gold, args = { from = "2025-01-01", to = "2024-12-01" }, expect = "must be before 'to'" },
+        { user = gold, args = {}, expect = "needs 'from', 'to' or both" },
+      },
     })
   end,
 }

@@ -70,7 +70,15 @@ public enum ArgumentValidator {
             problems.append(ArgumentProblem(m, at: v.position))
             return
         }
-        if !inBounds(v, s) { fail(); return }
+        if !inBounds(v, s) {
+            if isEmptyContainer(v) {
+                let who = path.isEmpty ? "" : "\(subject(path, noun: noun)) "
+                problems.append(ArgumentProblem("\(who)needs at least one entry\(example(s))", at: v.position))
+            } else {
+                fail()
+            }
+            return
+        }
         switch (s.kind, v.kind) {
         case (.list(let element), .array(let a)):
             for (i, e) in a.enumerated() { check(e, against: element, path: path + [.index(i)], noun: noun, into: &problems) }
@@ -174,6 +182,14 @@ public enum ArgumentValidator {
         return true
     }
 
+    static func isEmptyContainer(_ v: JSONNode) -> Bool {
+        switch v.kind {
+        case .array(let a): return a.isEmpty
+        case .object(let o): return o.members.isEmpty
+        default: return false
+        }
+    }
+
     static func sameValue(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
         case (.int(let x), .double(let y)), (.double(let y), .int(let x)): return Double(x) == y
@@ -205,7 +221,7 @@ public enum ArgumentValidator {
             default: unit = "entries"
             }
             switch (s.min, s.max) {
-            case (1?, nil): return s.kind == .string ? "a non-empty string" : "\(base) (at least one)"
+            case (1?, nil): return "a non-empty " + base.drop { $0 != " " }.dropFirst()
             case let (lo?, hi?): return "\(base) of \(num(lo)) to \(num(hi)) \(unit)"
             case let (lo?, nil): return "\(base) of at least \(num(lo)) \(unit)"
             case let (nil, hi?): return "\(base) of at most \(num(hi)) \(unit)"
