@@ -3,7 +3,7 @@ import Foundation
 
 /// The sandbox of a state: per-plugin global environments over a read-only standard library.
 /// Every read-only table a plugin sees (the libraries, and the node / user / argument views made
-/// by `freezeTop`) is an immutable userdata proxy (see loom_proxy.c), and each environment has
+/// by `freezeTop`) is an immutable userdata proxy (see loom_proxy.c and loom_sandbox_lib.c), and each environment has
 /// its own copy of every library behind its views: nothing a plugin can reach leads to a table
 /// another plugin uses.
 ///

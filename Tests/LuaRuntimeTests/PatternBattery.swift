@@ -1,5 +1,5 @@
 // The pattern-matching battery and the differential check of the budgeted string library,
-// ported from the standalone C test of Sources/CLua/loom_strlib.c. The battery is adapted from
+// ported from the standalone C test of Sources/CLua/loom_pattern.c. The battery is adapted from
 // Lua's own test suite (testes/pm.lua, MIT licence: Copyright (C) 1994-2022 Lua.org, PUC-Rio).
 enum PatternBattery {
     /// Asserts ordinary pattern results; returns "pm ok".

@@ -72,7 +72,7 @@ void loom_check_budget(lua_State *L);
 /// Returns a LUA_* status. On error the stack top holds the error message (a string) and
 /// *exceeded tells whether a limit ended the call (LOOM_EXCEEDED_*).
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded);
-/// evaluate(user, args, node) by registry references in one call (see loom_lua.c).
+/// evaluate(user, args, node) by registry references in one call (see loom_pcall.c).
 int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded);
 /// A protected call of the host's own trusted Lua: its allocations are the host's (not capped)
 /// and it has no time budget.

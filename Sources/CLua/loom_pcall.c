@@ -1,0 +1,156 @@
+// Protected calls from the host, the message handler, and the rule-call hot path. See include/loom_lua.h.
+#include "loom_internal.h"
+
+// ---------------------------------------------------------------------------------------------
+// Protected calls.
+
+// The error object as a message, without running any metamethod that could raise again.
+static const char *describe_error(lua_State *L, int idx) {
+    int t = lua_type(L, idx);
+    switch (t) {
+    case LUA_TSTRING:
+        return lua_tostring(L, idx);
+    case LUA_TNUMBER:
+        return lua_pushfstring(L, "%s", lua_tostring(L, idx));  // converts a copy in place
+    case LUA_TNIL:
+        return "error object is nil";
+    case LUA_TBOOLEAN:
+        return lua_toboolean(L, idx) ? "error object is a boolean value (true)"
+                                     : "error object is a boolean value (false)";
+    default:
+        if (luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) {
+            // Call __tostring protected: a raising __tostring must not turn into an error in
+            // the error handler.
+            lua_pushvalue(L, idx);
+            if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1);
+            return lua_pushfstring(L, "error object is a %s value (its __tostring failed)", luaL_typename(L, idx));
+        }
+        return lua_pushfstring(L, "error object is a %s value", luaL_typename(L, idx));
+    }
+}
+
+int loom_msgh(lua_State *L) {
+    loom_limits *lim = loom_limits_from(L);
+    const char *msg;
+    if (lim && lim->exceeded) {
+        msg = loom_exceeded_message(lim);
+    } else {
+        msg = describe_error(L, 1);
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+// The main thread keeps the message handler at stack index 1 (loom_newstate puts it there), so
+// the common case, a call from the host on the main thread, needs no insert / remove.
+static int has_resident_msgh(lua_State *L) {
+    return lua_gettop(L) >= 1 && lua_tocfunction(L, 1) == loom_msgh;
+}
+
+int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
+    loom_limits *lim = loom_limits_from(L);
+    int base = lua_gettop(L) - nargs;  // function index
+    if (lim->total_exhausted) {
+        // The state's total Lua time is spent: no Lua runs any more.
+        lua_settop(L, base - 1);
+        lua_pushliteral(L, "total Lua time limit exceeded");
+        if (exceeded) *exceeded = LOOM_EXCEEDED_TOTAL_TIME;
+        return LUA_ERRRUN;
+    }
+    int outer = lim->in_call;
+    // A call from inside a Swift host function (a nested call into a plugin) runs plugin code
+    // again: budgeted, and charged to the current owner, not to the host.
+    int saved_in_host = lim->in_host;
+    lim->in_host = 0;
+    lim->in_call++;
+    if (!outer) {
+        lim->call_seq++;
+        lim->exceeded = 0;
+    }
+    int resident = base > 1 && has_resident_msgh(L);
+    int status;
+    if (resident) {
+        status = lua_pcall(L, nargs, nresults, 1);
+    } else {
+        lua_pushcfunction(L, loom_msgh);
+        lua_insert(L, base);
+        status = lua_pcall(L, nargs, nresults, base);
+        lua_remove(L, base);
+    }
+    lim->in_call--;
+    lim->in_host = saved_in_host;
+    int ex = lim->exceeded;
+    if (!outer) {
+        if (ex) {
+            // Undo the per-instruction re-arming on this thread.
+            lua_sethook(L, loom_hook, LUA_MASKCOUNT, lim->hook_count);
+            if (status == LUA_OK) {
+                // The limit was met, but the script caught the error before the hook raised it
+                // again (a memory error caught by pcall, a coroutine's error returned by
+                // coroutine.resume) and returned: the call fails all the same.
+                lua_settop(L, base - 1);
+                lua_pushstring(L, loom_exceeded_message(lim));
+                status = LUA_ERRRUN;
+            }
+        }
+        lim->exceeded = 0;
+        lim->alloc_refused = 0;
+    }
+    if (status == LUA_ERRMEM && !ex) ex = LOOM_EXCEEDED_MEMORY;
+    if (!outer && ex == LOOM_EXCEEDED_MEMORY) {
+        // What the call allocated is garbage now: collect it, so that the next call does not
+        // start at the cap (in_call is 0 here, so nothing can fail; __gc is not available to
+        // scripts).
+        lua_gc(L, LUA_GCCOLLECT, 0);
+    }
+    if (exceeded) *exceeded = status == LUA_OK ? 0 : ex;
+    if (status == LUA_ERRMEM && lua_type(L, -1) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "memory limit exceeded");
+    }
+    return status;
+}
+
+int loom_loadtext(lua_State *L, const char *buf, size_t len, const char *chunkname) {
+    return luaL_loadbufferx(L, buf, len, chunkname, "t");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hot path of rule evaluation in one C call: evaluate(user, args, node) by registry
+// references (args_ref < 0: nil). On LUA_OK, *result is 0/1 for a boolean, or -1 with the
+// returned value left on the stack (the caller names its type and pops it).
+// The call runs as `owner` (its allocations are charged to it), restored afterwards: the owner
+// switch is done here, not in Swift, to keep the hot path to one C call.
+int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded) {
+    loom_limits *lim = loom_limits_from(L);
+    int32_t previous = lim->owner;
+    if (owner != previous && !loom_set_owner(lim, owner)) {
+        lua_pushliteral(L, "cannot grow the per-owner memory counters");
+        *exceeded = LOOM_EXCEEDED_MEMORY;
+        return LUA_ERRMEM;
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, user_ref);
+    if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
+    int status = loom_pcall(L, 3, 1, exceeded);
+    lim->owner = previous;
+    if (status != LUA_OK) return status;
+    if (lua_type(L, -1) == LUA_TBOOLEAN) {
+        *result = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    } else {
+        *result = -1;
+    }
+    return LUA_OK;
+}
+
+// A protected call of the host's own trusted Lua (the sandbox bootstrap's helpers, such as
+// freezing node tables): what it allocates is the host's, and it is not time-limited.
+int loom_pcall_host(lua_State *L, int nargs, int nresults) {
+    loom_limits *lim = loom_limits_from(L);
+    lim->in_host++;
+    int status = lua_pcall(L, nargs, nresults, 0);
+    lim->in_host--;
+    return status;
+}

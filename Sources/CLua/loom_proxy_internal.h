@@ -1,0 +1,21 @@
+#ifndef LOOM_PROXY_INTERNAL_H
+#define LOOM_PROXY_INTERNAL_H
+// The read-only proxies' internals (loom_proxy.c) used by the sandbox's C helpers
+// (loom_sandbox_lib.c). Private to CLua.
+#include "loom_lua.h"
+
+/// Pushes t[k] (raw) of the table at `idx` and returns its type.
+int loom_proxy_rawfield(lua_State *L, int idx, const char *k);
+/// Replaces the proxy at `idx` (if it is one) by its target, in place.
+void loom_proxy_unwrap(lua_State *L, int idx);
+/// The name a proxy was given (for messages).
+const char *loom_proxy_name(lua_State *L, int idx);
+/// Raises "attempt to modify read-only table 'NAME' (field 'K')".
+int loom_proxy_readonly_error(lua_State *L, int proxy, int key);
+/// Pushes a new proxy of the table at `idx`; `local_copy`: the table is the environment's own copy.
+void loom_proxy_make(lua_State *L, int idx, const char *name, int local_copy);
+
+/// next(t, k) that also walks a proxy's table (the sandbox's `next`, and proxies' __pairs).
+int loom_proxy_next(lua_State *L);
+
+#endif
