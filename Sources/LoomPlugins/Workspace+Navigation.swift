@@ -37,13 +37,13 @@ extension Workspace {
     public func visibleActions(screenID: String, user: UserProfile, extra: Screen? = nil) -> ScreenActions? {
         let screen: Screen
         let check: ScreenCheck
-        if let extra, extra.id == screenID, let c = self.screen(file: extra.file).2 {
+        if let extra, extra.id == screenID, let c = self.screen(file: extra.file).check {
             screen = extra
             check = c
         } else {
             guard let file = screenFiles()[screenID] else { return nil }
-            let (s, _, c) = self.screen(file: file)
-            guard let s, let c else { return ScreenActions(actions: [], file: file) }
+            let loaded = self.screen(file: file)
+            guard let s = loaded.screen, let c = loaded.check else { return ScreenActions(actions: [], file: file) }
             screen = s
             check = c
         }

@@ -3,6 +3,20 @@ import LoomCore
 import LoomNavigation
 import LuaRuntime
 
+/// A screen file parsed and checked: the screen (nil when it cannot be parsed), every problem
+/// found, and the static check the resolver needs (nil when there is no screen).
+public struct LoadedScreen {
+    public var screen: Screen?
+    public var diagnostics: Diagnostics
+    public var check: ScreenCheck?
+
+    public init(screen: Screen?, diagnostics: Diagnostics, check: ScreenCheck?) {
+        self.screen = screen
+        self.diagnostics = diagnostics
+        self.check = check
+    }
+}
+
 /// Everything one command works on: the project, its plugins loaded into one engine, its
 /// screens (parsed and checked once), its users. One workspace per thread.
 public final class Workspace {
@@ -22,14 +36,15 @@ public final class Workspace {
     /// Problems with the project itself (loom.json, users.json, plugin folders).
     public private(set) var diagnostics = Diagnostics()
     /// Parsed screens by file path.
-    private var screensByFile: [String: (Screen?, Diagnostics, ScreenCheck?)] = [:]
+    private var screensByFile: [String: LoadedScreen] = [:]
     private var screenIndex: [String: String]?
     var cachedFlows: (FlowSet, Diagnostics)?
     private var resolutionCaches: [String: ResolutionCache] = [:]
 
-    /// `anchor`: a screen file whose project is wanted (when `--project` is not given).
+    /// `anchor`: a screen argument (a file or an id) whose project is wanted when `--project`
+    /// is not given (see `projectRoot(explicit:screen:)`).
     public init(options: Options, anchor: String? = nil) throws(LuaError) {
-        let root = options.project ?? anchor.map(Project.forScreen) ?? "."
+        let root = Workspace.projectRoot(explicit: options.project, screen: anchor)
         var (project, d) = Project.load(root: root)
         if options.project != nil, !SafeFile.exists(root) {
             d.error("project folder '\(root)' does not exist")
@@ -64,6 +79,15 @@ public final class Workspace {
         diagnostics.append(contentsOf: ud)
     }
 
+    /// The project folder of a command: `explicit` (`--project`) when given; else, when `screen`
+    /// names an existing file, that screen's project (`loom.json` in its folder or above, see
+    /// `Project.forScreen`); else the working folder. A screen given by id locates nothing.
+    public static func projectRoot(explicit: String?, screen: String?) -> String {
+        if let explicit { return explicit }
+        if let screen, SafeFile.exists(screen) { return Project.forScreen(screen) }
+        return "."
+    }
+
     /// Load errors of plugins plus project problems.
     public var loadDiagnostics: Diagnostics {
         var d = diagnostics
@@ -74,10 +98,10 @@ public final class Workspace {
     // MARK: Screens
 
     /// Parses and checks a screen file (once).
-    public func screen(file: String) -> (Screen?, Diagnostics, ScreenCheck?) {
+    public func screen(file: String) -> LoadedScreen {
         if let s = screensByFile[file] { return s }
         var d = Diagnostics()
-        let result: (Screen?, Diagnostics, ScreenCheck?)
+        let result: LoadedScreen
         do {
             let doc = try SafeFile.parseJSON(atPath: file, displayPath: file)
             let defaultID = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -86,13 +110,13 @@ public final class Workspace {
             if let screen {
                 let check = ScreenChecker.check(screen, factory: factory)
                 d.append(contentsOf: check.diagnostics)
-                result = (screen, d, check)
+                result = LoadedScreen(screen: screen, diagnostics: d, check: check)
             } else {
-                result = (nil, d, nil)
+                result = LoadedScreen(screen: nil, diagnostics: d, check: nil)
             }
         } catch {
             d.append(error)
-            result = (nil, d, nil)
+            result = LoadedScreen(screen: nil, diagnostics: d, check: nil)
         }
         screensByFile[file] = result
         return result
@@ -103,8 +127,7 @@ public final class Workspace {
         if let i = screenIndex { return i }
         var index: [String: String] = [:]
         for f in project.screenFiles() {
-            let (s, _, _) = screen(file: f)
-            let id = s?.id ?? ((f as NSString).lastPathComponent as NSString).deletingPathExtension
+            let id = screen(file: f).screen?.id ?? ((f as NSString).lastPathComponent as NSString).deletingPathExtension
             if index[id] == nil { index[id] = f }
         }
         screenIndex = index

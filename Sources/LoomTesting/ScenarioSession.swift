@@ -38,15 +38,16 @@ final class ScenarioSession {
         if let c = cache[top.screen] { return c }
         let screen: Screen
         let check: ScreenCheck
-        if top.screen == opened.id, let c = ws.screen(file: opened.file).2 {
+        if top.screen == opened.id, let c = ws.screen(file: opened.file).check {
             screen = opened
             check = c
         } else {
             guard let file = ws.screenFiles()[top.screen] else {
                 throw ScenarioFailure("screen '\(top.screen)' is on the stack, but no screen file has that id in \(ws.project.screensDir)")
             }
-            let (s, d, c) = ws.screen(file: file)
-            guard let s, let c, !d.hasErrors else {
+            let loaded = ws.screen(file: file)
+            let d = loaded.diagnostics
+            guard let s = loaded.screen, let c = loaded.check, !d.hasErrors else {
                 throw ScenarioFailure("screen '\(top.screen)' has errors:\n" + d.errors.map { "  \($0)" }.joined(separator: "\n"))
             }
             screen = s

@@ -15,9 +15,11 @@ struct Host: ParsableCommand {
               host graph home --user gold --format mermaid
               host navigate home --user gold --steps "movie:42,back"
               host test
+              host init my-app
+              host schema screen --with-plugins
             """,
         version: LoomVersion.string,
-        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self]
+        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self]
     )
 
     /// The arguments with their exact bytes: a file name that is not UTF-8 is still found.

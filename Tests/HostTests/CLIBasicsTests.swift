@@ -22,7 +22,7 @@ final class CLIBasicsTests: XCTestCase {
         let r = try Host.run(["--help"])
         assertExit(r, 0)
         assertContains(r.stdout, "USAGE:", in: r, "stdout")
-        for sub in ["run", "check", "plugins", "graph", "navigate", "test"] {
+        for sub in ["run", "check", "plugins", "graph", "navigate", "test", "init", "schema"] {
             assertMatches(r.stdout, "^\\s+\(sub)\\s+\\S", in: r, "the SUBCOMMANDS list")
         }
         assertContains(r.stdout, "--version", in: r, "stdout")
@@ -38,6 +38,8 @@ final class CLIBasicsTests: XCTestCase {
             "graph": ["--user", "--context", "--format", "--output", "dot", "mermaid", "svg"],
             "navigate": ["--user", "--steps", "--link", "--format"],
             "test": ["--update", "--accept", "--prune", "--junit", "--json", "--filter", "--jobs"],
+            "init": ["<dir>", "--force"],
+            "schema": ["<kind>", "--with-plugins", "--project"],
         ]
         for (sub, options) in expected.sorted(by: { $0.key < $1.key }) {
             let r = try Host.run([sub, "--help"])

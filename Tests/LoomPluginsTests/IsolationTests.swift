@@ -34,7 +34,8 @@ final class IsolationTests: XCTestCase {
         o.limits = limits
         let ws = try Workspace(options: o)
         XCTAssertFalse(ws.loadDiagnostics.hasErrors, "\(ws.loadDiagnostics.items.map(\.description))")
-        let (screen, d, check) = ws.screen(file: projectDir + "/screens/s.json")
+        let loaded = ws.screen(file: projectDir + "/screens/s.json")
+        let (screen, d, check) = (loaded.screen, loaded.diagnostics, loaded.check)
         let s = try XCTUnwrap(screen, "\(d.items)")
         let profile = try ws.users.user(named: user, context: [], now: nil).get()
         let r = ws.resolve(s, check: try XCTUnwrap(check), user: profile)

@@ -42,7 +42,8 @@ final class MarshallingLimitsTests: XCTestCase {
     func resolve(_ dir: String, user: String? = "u", context: [String] = []) throws -> (Resolution?, String) {
         let ws = try workspace(dir)
         var all = ws.loadDiagnostics
-        let (screen, d, check) = ws.screen(file: dir + "/screens/s.json")
+        let loaded = ws.screen(file: dir + "/screens/s.json")
+        let (screen, d, check) = (loaded.screen, loaded.diagnostics, loaded.check)
         all.append(contentsOf: d)
         guard let screen, let check else { return (nil, all.items.map(\.description).joined(separator: "\n")) }
         switch ws.users.user(named: user, context: context, now: nil) {

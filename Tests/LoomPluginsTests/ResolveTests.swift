@@ -22,7 +22,8 @@ final class ResolveTests: XCTestCase {
     }
 
     func resolve(_ ws: Workspace, _ file: String, user: String?, explain: Bool = false, now: String? = nil) throws -> (Resolution, Diagnostics) {
-        let (screen, d, check) = ws.screen(file: file)
+        let loaded = ws.screen(file: file)
+        let (screen, d, check) = (loaded.screen, loaded.diagnostics, loaded.check)
         let s = try XCTUnwrap(screen, "\(d.items)")
         let profile = try ws.users.user(named: user, context: [], now: now).get()
         let r = ws.resolve(s, check: check!, user: profile, explain: explain)
@@ -275,7 +276,8 @@ final class ResolveTests: XCTestCase {
 
     func testMatrioskaInvalidIsASyntaxErrorAtLine3() throws {
         let ws = try compatWorkspace()
-        let (s, d, _) = ws.screen(file: compat + "/matrioska/invalid.json")
+        let loaded = ws.screen(file: compat + "/matrioska/invalid.json")
+        let (s, d) = (loaded.screen, loaded.diagnostics)
         XCTAssertNil(s)
         XCTAssertEqual(d.errors.first?.location?.line, 3)
     }
@@ -283,7 +285,7 @@ final class ResolveTests: XCTestCase {
     func testCustomTypesWithoutAPluginAreNamedWithLocation() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: compat), "../shared/compat is absent")
         let ws = try workspace(project: FileManager.default.temporaryDirectory.path)
-        let (_, d, _) = ws.screen(file: compat + "/matrioska/app_structure.json")
+        let d = ws.screen(file: compat + "/matrioska/app_structure.json").diagnostics
         XCTAssertTrue(d.errors.contains { $0.message.contains("unknown component type 'tile'") && $0.location?.line == 35 }, "\(d.items)")
     }
 

@@ -110,7 +110,7 @@ public struct Project: Sendable {
                 case "scenarios": p.scenariosDir = join(root, s)
                 default: p.entry = s
                 }
-            case "name", "description":
+            case "name", "description", "$schema":
                 break
             default:
                 d.warning("unknown key '\(m.key)' in loom.json\(DidYouMean.hint(m.key, among: known))", at: doc.location(m.keyPosition))
@@ -168,6 +168,13 @@ public struct UserProfiles: Sendable {
                 return (u, d)
             }
             for m in o.members {
+                // `"$schema"` names the file's JSON Schema for editors: not a profile.
+                if m.key == "$schema" {
+                    if m.value.string == nil {
+                        d.error("\"$schema\" names the file's JSON Schema (a string), found \(m.value.kindDescription)", at: doc.location(m.value.position))
+                    }
+                    continue
+                }
                 guard let object = m.value.object else {
                     d.error("profile '\(m.key)' must be an object of attributes, found \(m.value.kindDescription)", at: doc.location(m.value.position))
                     continue

@@ -1,0 +1,49 @@
+import LoomCore
+import LoomPlugins
+
+/// What `host check` finds: every static problem of the project's plugins, screens and flows.
+struct CheckReport {
+    var files: [String]
+    var plugins: Int
+    var diagnostics: Diagnostics
+
+    /// Checks `screens` (files or ids; every screen of the project when empty) and the flows.
+    static func check(_ screens: [String], in ws: Workspace) -> CheckReport {
+        var diagnostics = ws.loadDiagnostics
+        var files: [String] = []
+        if screens.isEmpty {
+            files = ws.project.screenFiles()
+        } else {
+            for s in screens {
+                switch ws.locateScreen(s) {
+                case .success(let f): files.append(f)
+                case .failure(let e): diagnostics.append(e)
+                }
+            }
+        }
+        for f in files {
+            diagnostics.append(contentsOf: ws.screen(file: f).diagnostics)
+        }
+        diagnostics.append(contentsOf: ws.checkNavigation())
+        return CheckReport(files: files, plugins: ws.engine.plugins.count, diagnostics: diagnostics)
+    }
+
+    /// Text: the diagnostics on stderr, then the summary; JSON: the report, then the diagnostics.
+    func print(_ format: OutputFormat) {
+        let errors = diagnostics.errors.count, warnings = diagnostics.warnings.count
+        switch format {
+        case .text:
+            Console.report(diagnostics)
+            let summary = "checked \(files.count) screen\(files.count == 1 ? "" : "s") and \(plugins) plugin\(plugins == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n"
+            Console.out(summary)
+        case .json:
+            let o: JSONValue = .object([
+                "screens": .array(files.map { .string($0) }),
+                "errors": .int(errors), "warnings": .int(warnings),
+                "diagnostics": TreeOutput.diagnosticsJSON(diagnostics.sorted),
+            ])
+            Console.out(o.serialized(pretty: true) + "\n")
+            Console.report(diagnostics)
+        }
+    }
+}

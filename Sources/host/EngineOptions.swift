@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import LoomCore
+import LoomPlugins
+import LuaRuntime
+
+/// Options every command that loads plugins shares.
+struct EngineOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The project folder (default: the folder holding loom.json above the screen, else the current folder).", valueName: "dir"))
+    var project: String?
+
+    @Option(name: .customLong("plugins"), help: ArgumentHelp("A plugin folder, or a folder of plugin folders, loaded after the project's (repeatable).", valueName: "dir"))
+    var plugins: [String] = []
+
+    @Option(name: .customLong("lua-time-limit"), help: ArgumentHelp("Time budget of every call into Lua, in milliseconds (\(NumericFlag.luaTimeLimit.text); default: 100).", valueName: "ms"), transform: NumericFlag.luaTimeLimit.parse)
+    var luaTimeLimit: Int = 100
+
+    @Option(name: .customLong("lua-memory-limit"), help: ArgumentHelp("Memory cap on what plugin code allocates in each Lua state, in MiB; the host's own tables are not counted (\(NumericFlag.luaMemoryLimit.text); default: 64).", valueName: "mb"), transform: NumericFlag.luaMemoryLimit.parse)
+    var luaMemoryLimit: Int = 64
+
+    @Option(name: .customLong("lua-total-time-limit"), help: ArgumentHelp("Time budget of all the Lua one command runs (every call together), in seconds (\(NumericFlag.luaTotalTimeLimit.text); default: 60).", valueName: "seconds"), transform: NumericFlag.luaTotalTimeLimit.parse)
+    var luaTotalTimeLimit: Int = 60
+
+    @Option(name: .customLong("max-file-size"), help: ArgumentHelp("Largest file the host reads (screens, loom.json, users.json, flows.json, plugin.lua, scenarios, snapshots), in MiB (\(NumericFlag.maxFileSize.text); default: \(SafeFile.defaultMaxMegabytes)).", valueName: "mb"), transform: NumericFlag.maxFileSize.parse)
+    var maxFileSize: Int = SafeFile.defaultMaxMegabytes
+
+    @Flag(name: .long, help: "Print what plugins log (print, host.log) to stderr.")
+    var verbose = false
+
+    func validate() throws {
+        // Also checked here for values that bypass parsing (the defaults).
+        try NumericFlag.luaTimeLimit.check(luaTimeLimit)
+        try NumericFlag.luaMemoryLimit.check(luaMemoryLimit)
+        try NumericFlag.luaTotalTimeLimit.check(luaTotalTimeLimit)
+        try NumericFlag.maxFileSize.check(maxFileSize)
+    }
+
+    /// The Lua limits these options set (every value range-checked: no overflow).
+    var limits: LuaLimits {
+        LuaLimits(timeBudgetMilliseconds: luaTimeLimit, memoryMegabytes: luaMemoryLimit,
+                  totalTimeBudgetMilliseconds: luaTotalTimeLimit * 1000)
+    }
+
+    /// Applies the process-wide settings (the file size cap); call before reading any file.
+    func apply() {
+        SafeFile.maxBytes = maxFileSize << 20
+    }
+
+    var workspaceOptions: Workspace.Options {
+        var o = Workspace.Options()
+        o.project = project
+        o.extraPluginDirs = plugins
+        o.limits = limits
+        o.verbose = verbose
+        return o
+    }
+
+    /// The workspace of a command; `screen` (a file or an id) locates the project when
+    /// `--project` is not given (`Workspace.projectRoot(explicit:screen:)`).
+    func workspace(screen: String?) throws -> Workspace {
+        apply()
+        do {
+            return try Workspace(options: workspaceOptions, anchor: screen)
+        } catch {
+            Console.error("cannot start the Lua runtime: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import LoomCore
+
+/// A numeric option's documented range, checked while parsing: a value out of range, not a
+/// whole number, or too large for any integer is a usage error (exit 64), never a trap.
+struct NumericFlag {
+    var flag: String
+    var unit: String
+    var range: ClosedRange<Int>
+
+    static let luaTimeLimit = NumericFlag(flag: "--lua-time-limit", unit: "milliseconds", range: 1...3_600_000)
+    static let luaMemoryLimit = NumericFlag(flag: "--lua-memory-limit", unit: "MiB", range: 1...65_536)
+    static let luaTotalTimeLimit = NumericFlag(flag: "--lua-total-time-limit", unit: "seconds", range: 1...86_400)
+    static let maxFileSize = NumericFlag(flag: "--max-file-size", unit: "MiB", range: SafeFile.maxMegabytesRange)
+    static let jobs = NumericFlag(flag: "--jobs", unit: "threads", range: 1...256)
+    static let scenarioTimeLimit = NumericFlag(flag: "--scenario-time-limit", unit: "milliseconds", range: 1...3_600_000)
+
+    /// `1–65536`, as --help shows it.
+    var text: String { "\(range.lowerBound)–\(range.upperBound)" }
+
+    var message: String { "\(flag) takes a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)" }
+
+    func parse(_ s: String) throws -> Int {
+        let t = s.trimmingCharacters(in: .whitespaces)
+        let digits = t.hasPrefix("+") || t.hasPrefix("-") ? t.dropFirst() : Substring(t)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw ValidationError("\(message), found '\(TextEscape.escaped(s))'")
+        }
+        guard let v = Int(t), range.contains(v) else {
+            throw ValidationError("\(message), found \(TextEscape.escaped(t))")
+        }
+        return v
+    }
+
+    func check(_ v: Int) throws {
+        guard range.contains(v) else { throw ValidationError("\(message), found \(v)") }
+    }
+}

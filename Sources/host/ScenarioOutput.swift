@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import LoomCore
+import LoomTesting
+
+/// What `host test` prints and writes: results as they come, the summary, the reports.
+enum ScenarioOutput {
+    /// `--accept`: moves the pending snapshots into place; exits 1 when one cannot be moved.
+    static func accept(_ options: ScenarioOptions) throws {
+        let r = ScenarioRunner.accept(options)
+        for (pending, golden) in r.accepted { Console.out("accepted \(TextEscape.escaped(golden))  (from \(TextEscape.escaped(pending)))\n") }
+        for e in r.errors { Console.error(e.description) }
+        Console.out("\(r.accepted.count) snapshot\(r.accepted.count == 1 ? "" : "s") accepted\n")
+        if !r.errors.isEmpty { throw ExitCode(1) }
+    }
+
+    /// Runs the scenarios, printing each file's results as it finishes; exits 1 on any failure.
+    static func run(_ options: ScenarioOptions, prune: Bool, junit: String?, json: String?) throws {
+        let style = Console.outStyle
+        let report = ScenarioRunner.run(options) { outcome in
+            Console.out(render(outcome.results, style: style))
+        }
+        var tail = ""
+        for e in report.errors { tail += style.error("✗") + " " + TextEscape.escaped(e.message) + "\n" }
+        if report.files.isEmpty && report.errors.isEmpty {
+            tail += style.dim("no scenario files found") + "\n"
+        }
+        if !report.unreferencedSnapshots.isEmpty {
+            let pruned = Set(report.prunedSnapshots)
+            tail += "\n" + (prune ? "pruned unreferenced snapshots:" : "unreferenced snapshots (delete them with --prune):") + "\n"
+            for s in report.unreferencedSnapshots { tail += "  \(TextEscape.escaped(s))\(prune && !pruned.contains(s) ? " (could not delete)" : "")\n" }
+        }
+        tail += "\n" + report.summary + "\n"
+        Console.out(tail)
+        if let junit { try write(report.junitXML, to: junit) }
+        if let json { try write(report.json.serialized(pretty: true) + "\n", to: json) }
+        if !report.succeeded { throw ExitCode(1) }
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            Console.error("cannot write \(path): \(error.localizedDescription)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// `✓ name (12 ms)` / `✗ name` with the failure indented below.
+    static func render(_ results: [ScenarioResult], style: Style) -> String {
+        var out = ""
+        let e = TextEscape.escaped
+        for r in results {
+            let ms = r.durationMilliseconds < 10 ? String(format: "%.1f", r.durationMilliseconds) : String(Int(r.durationMilliseconds.rounded()))
+            switch r.status {
+            case .passed:
+                out += style.ok("✓") + " \(e(r.name)) " + style.dim("(\(ms) ms)") + "\n"
+            case .skipped:
+                out += style.warning("-") + " \(e(r.name)) " + style.dim("(skipped\(r.message.map { ": " + e($0) } ?? ""))") + "\n"
+            case .failed:
+                out += style.error("✗") + " \(e(r.name)) " + style.dim("(\(ms) ms)") + "\n"
+                // A failure is several lines by design (diffs): each line escaped, and indented.
+                for line in (r.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false) {
+                    out += "    " + colored(e(String(line)), style) + "\n"
+                }
+                if !r.output.isEmpty {
+                    out += style.dim("    output:") + "\n"
+                    for l in r.output { out += style.dim("      " + e(l)) + "\n" }
+                }
+            }
+            for n in r.notes { out += style.dim("    " + e(n)) + "\n" }
+        }
+        return out
+    }
+
+    static func colored(_ line: String, _ style: Style) -> String {
+        let t = line.drop { $0 == " " }
+        if t.hasPrefix("+ ") { return style.ok(line) }
+        if t.hasPrefix("- ") { return style.hidden(line) }
+        if t.hasPrefix("~ ") { return style.warning(line) }
+        return line
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import LoomCore
+import LoomPlugins
+import OrderedCollections
+
+/// What `host run` prints: a screen resolved for a user, with the graph they can walk.
+struct ScreenReport {
+    var resolution: Resolution
+    var profile: UserProfile
+    var graph: NavigationOutput?
+    var explain: Bool
+    var diagnostics: Diagnostics
+
+    /// Loads, checks and resolves `screen` (a file or an id); reports and exits 1 when the
+    /// screen, the user or the project cannot be used.
+    static func resolve(_ screen: String, in ws: Workspace, user: UserOptions, explain: Bool, graph withGraph: Bool) throws -> ScreenReport {
+        var diagnostics = ws.loadDiagnostics
+        let file = try orExit(ws.locateScreen(screen), diagnostics)
+        let profile = try orExit(user.profile(in: ws), diagnostics)
+        let loaded = ws.screen(file: file)
+        diagnostics.append(contentsOf: loaded.diagnostics)
+        guard let parsed = loaded.screen, let check = loaded.check else {
+            Console.report(diagnostics)
+            throw ExitCode(1)
+        }
+        let resolution = ws.resolve(parsed, check: check, user: profile, explain: explain)
+        diagnostics.append(contentsOf: resolution.diagnostics)
+        var graph: NavigationOutput?
+        if withGraph {
+            graph = ws.navigationGraph(from: parsed, user: profile)
+            if let g = graph { diagnostics.append(contentsOf: g.diagnostics) }
+        }
+        return ScreenReport(resolution: resolution, profile: profile, graph: graph, explain: explain, diagnostics: diagnostics)
+    }
+
+    func rendered(_ format: OutputFormat) -> String {
+        switch format {
+        case .text:
+            var out = TreeOutput.text(resolution, style: Console.outStyle, explain: explain)
+            if let g = graph {
+                out += "\n" + g.text
+                if !out.hasSuffix("\n") { out += "\n" }
+            }
+            return out
+        case .json:
+            var o: OrderedDictionary<String, JSONValue> = [:]
+            o["screen"] = .string(resolution.screen)
+            o["user"] = .object(["name": profile.name.map { .string($0) } ?? .null, "attributes": .object(profile.attributes)])
+            o["tree"] = resolution.tree.map { TreeOutput.json($0, explain: explain) } ?? .null
+            o["graph"] = graph?.json ?? .null
+            o["diagnostics"] = TreeOutput.diagnosticsJSON(diagnostics.sorted)
+            return JSONValue.object(o).serialized(pretty: true) + "\n"
+        }
+    }
+}
