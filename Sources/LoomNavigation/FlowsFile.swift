@@ -150,7 +150,8 @@ public enum FlowsFile {
                 error("flows file must be an object with a \"flows\" key, found \(document.root.kindName)", document.root.position)
                 return []
             }
-            for m in root.members where !FlowsFile.topKeys.contains(m.key) {
+            // `"$schema"` names the file's JSON Schema for editors, and is otherwise ignored.
+            for m in root.members where !FlowsFile.topKeys.contains(m.key) && m.key != "$schema" {
                 unknownKey(m, in: "the flows file", allowed: FlowsFile.topKeys)
             }
             guard let flowsMember = root.member("flows") else {
