@@ -13,6 +13,12 @@
 --- The meta fields a component reads: `{ field = TYPE, ... }`.
 ---@alias loom.MetaSchema table<string, loom.MetaType>
 
+--- An argument type: `version` is a SemVer 2.0 string (`"5.2.0"`, a leading `v` and missing minor/patch allowed), `datetime` an ISO-8601 date or date-time string, `decimal` a decimal number written as a string (`"5.2"`), `list` a JSON array (`of` its elements), `map` an object of any names to values (`of` the values), `object` an object with the declared `fields`.
+---@alias loom.ArgType "string"|"number"|"integer"|"boolean"|"version"|"datetime"|"decimal"|"any"|"list"|"map"|"object"
+
+--- A rule's `args`: a table of field = spec (the arguments are an object with those fields; required when a field is), or one spec for the whole argument (a table whose `type` is a type name or a list of them, e.g. `{ type = "list", of = "string" }` or `{ type = "map", of = "string", min = 1 }`).
+---@alias loom.ArgSchema loom.ArgType|loom.ArgSpec|table<string, loom.ArgType|loom.ArgSpec>
+
 --- A step: `"name:param"` or a table `{ name = ..., param = ... }` (param a string or an integer).
 ---@alias loom.StepArg string|loom.Step
 
@@ -64,7 +70,7 @@ function loom_Host.item(kind, build) end
 --- Registers a targeting rule. `AND`, `OR`, `NOT` (upper or lower case) are operators, not rule names.
 ---@param name string The rule name, non-empty.
 ---@param evaluate fun(user: loom.User, args: any, node: loom.Node|loom.Item): boolean Returns a boolean; anything else (or an error) hides the component and is reported.
----@param options? loom.RuleOptions `check` (argument validation at load time) and `description`.
+---@param options? loom.RuleOptions `args` (the arguments' schema, checked by the host), `examples`, `check` (cross-field conditions) and `description`.
 function loom_Host.rule(name, evaluate, options) end
 
 --- Registers a navigation flow (see docs/navigation.md). A flow name registered twice is an error.
@@ -85,11 +91,34 @@ function loom_Host.log(...) end
 ---@field aliases? string[] Other type names for the same builder (`{ "tabbar" }`).
 ---@field item_view? string (collection) The view name of an item whose kind has no `host.item` (default `"ItemView"`); its props are the item's `title`, `subtitle`, `text`, `image` and `meta`.
 ---@field description? string One line for `host plugins`.
+---@field layout? loom.ArgSchema (collection) Schema of the `layout` keys (the spots plugin declares `span`, `item-spacing`, …). An unknown key is a warning with a did-you-mean, a number written as a string a warning, a wrong type an error that hides the collection. Without it `layout` is not checked.
 
 --- The `options` of `host.rule`.
 ---@class loom.RuleOptions
----@field check? fun(args: any): string|string[]|boolean|nil Validates a rule's arguments at load time (`host check`, and before any resolution): return nothing (or `true`) when they are fine, else a message or a list of messages; each becomes an error at the JSON location of the arguments.
+---@field args? loom.ArgSchema The arguments' schema, checked by the host at load time (`host check`, and before any resolution), which writes the messages: every problem at once, each at its JSON location and naming the rule (wrong types, values out of range or not in `values`, unknown keys with a did-you-mean, missing required keys). A malformed schema is a load error at the `host.rule` call. Without it the arguments are not checked by the host.
+---@field check? fun(args: any): string|string[]|boolean|nil Cross-field conditions, run at load time on arguments that fit `args`: return nothing (or `true`) when they are fine, else a message or a list of messages; each becomes an error at the JSON location of the arguments.
+---@field examples? loom.RuleExample[] Examples of the rule: each is run as a test by the host's test suite (the standard plugins: Tests/LoomPluginsTests/RuleExamplesTests.swift).
 ---@field description? string One line for `host plugins`.
+
+--- One argument's declaration in an argument schema. A bare type name (`"string"`) is `{ type = "string" }`.
+---@class loom.ArgSpec
+---@field type loom.ArgType|loom.ArgType[] The type, or a list of types any one of which fits (`{ "number", "version" }`).
+---@field of? loom.ArgType|loom.ArgSpec (list, map) The type of the elements / values.
+---@field fields? table<string, loom.ArgType|loom.ArgSpec> (object) The fields; any other key is an error with a did-you-mean.
+---@field values? any[] The value must be one of these.
+---@field min? number Lower bound: of a number, of a string's length, of a list's or map's entry count (`min = 1`: non-empty).
+---@field max? number Upper bound, as `min`.
+---@field required? boolean The key (or, on a whole-argument spec, the arguments) must be present.
+---@field default? any The value the rule uses when the key is absent (documentation: checked against the spec at registration, not inserted into `args`).
+---@field description? string Shown in the message for a missing value.
+---@field hint? string Appended to a wrong-type message, e.g. `use "in" to match one of several values`.
+---@field suggest_for? string[] Other spellings an unknown key is pointed here from (`{ "percentage" }` for `percent`).
+
+--- One example of a rule: these arguments, for this user, give this result.
+---@class loom.RuleExample
+---@field user? table<string, any> The user's attributes (default: none).
+---@field args? any The rule's arguments as written in a screen (absent: none).
+---@field expect boolean|string The result, or a substring of the message reported (the host's argument message or the evaluation's error).
 
 --- The `spec` of `host.flow`.
 ---@class loom.FlowSpec
