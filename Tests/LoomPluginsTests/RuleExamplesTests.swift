@@ -11,7 +11,7 @@ import XCTest
 final class RuleExamplesTests: XCTestCase {
     func makeEngine() throws -> PluginEngine {
         let engine = try PluginEngine()
-        let folders = try PluginFolder.folders(in: PluginTestKit.standardPluginsDir).get()
+        let folders = try PluginDiscovery.folders(in: PluginTestKit.standardPluginsDir).get()
         engine.load(folders: folders)
         XCTAssertFalse(engine.diagnostics.hasErrors, PluginTestKit.diagnosticsText(engine))
         return engine
@@ -23,7 +23,10 @@ final class RuleExamplesTests: XCTestCase {
         case messages([String])
     }
 
+    var serial = 0
+
     func run(_ engine: PluginEngine, rule name: String, _ example: RuleExample, subjectType: String) throws -> Outcome {
+        serial += 1
         let reg = try XCTUnwrap(engine.factory.rules[name])
         var args = example.args ?? .null
         // An empty Lua table is an empty object where the rule takes an object.
@@ -34,7 +37,8 @@ final class RuleExamplesTests: XCTestCase {
             }
         }
         let text = #"{"screen": "s", "root": {"type": "\#(subjectType)", "id": "subject", "rule": {"\#(name)": \#(args.serialized(pretty: false))}}}"#
-        let doc = try JSONReader.parse(Array(text.utf8), file: "example.json")
+        // One file name per example: rule arguments are cached by their location.
+        let doc = try JSONReader.parse(Array(text.utf8), file: "example-\(name)-\(serial).json")
         let (parsed, parseDiagnostics) = ScreenParser.parse(doc, defaultID: "s")
         let screen = try XCTUnwrap(parsed, "\(parseDiagnostics)")
         let check = ScreenChecker.check(screen, factory: engine.factory)
