@@ -33,6 +33,6 @@ final class SchemaKeyTests: XCTestCase {
         ], under: dir)
         let check = try Host.run(["check", "--project", dir.path])
         assertExit(check, 1)
-        assertContains(check.stderr, "users.json:2:15: error: \"$schema\" names the file's JSON Schema (a string), found an object", in: check, "stderr")
+        assertContains(check.stderr, "users.json:2:14: error: \"$schema\" names the file's JSON Schema (a string), found an object", in: check, "stderr")
     }
 }
