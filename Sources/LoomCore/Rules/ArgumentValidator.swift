@@ -141,7 +141,7 @@ public enum ArgumentValidator {
         case (.integer, .double(let d)) where d == d.rounded() && abs(d) < 9e15: return true
         case (.version, .string(let s)): return SemanticVersion.problem(s) == nil
         case (.datetime, .string(let s)): return ISODateTime.problem(s) == nil
-        case (.decimal, .string(let s)): return ISODateTime.isDecimal(s)
+        case (.decimal, .string(let s)): return DecimalString.isValid(s)
         case (.list, .array), (.map, .object), (.object, .object): return true
         case (.oneOf(let kinds), _): return kinds.contains { matches(v, $0) }
         default: return false

@@ -1,3 +1,5 @@
+/// The string formats argument types read: SemVer versions, ISO-8601 date-times, decimals.
+
 /// SemVer 2.0 versions as the targeting rules read them (a leading "v", MAJOR[.MINOR[.PATCH]],
 /// pre-release and build identifiers): why a string is not one.
 public enum SemanticVersion {
@@ -93,9 +95,12 @@ public enum ISODateTime {
         if om > 59 { return "offset minute must be 00-59" }
         return nil
     }
+}
 
+/// Decimal numbers written as strings, as the targeting rules compare them.
+public enum DecimalString {
     /// A decimal number written as a string: "5", "-2.5", "1e3" (no hex, no spaces, no inf/nan).
-    public static func isDecimal(_ s: String) -> Bool {
+    public static func isValid(_ s: String) -> Bool {
         var c = Substring(s)
         if c.first == "+" || c.first == "-" { c = c.dropFirst() }
         var mantissa = c
