@@ -93,4 +93,72 @@ final class RuleExamplesTests: XCTestCase {
         guard case .messages(let m) = try run(engine, rule: "rollout", bad, subjectType: subjectType) else { return XCTFail("accepted") }
         XCTAssertEqual(m, ["rule 'rollout': 'percent' must be a number from 0 to 100, found 120"])
     }
+
+    // MARK: Declaring arguments in a plugin
+
+    func loadPlugin(_ source: String) throws -> (PluginEngine, String) {
+        let dir = NSTemporaryDirectory() + "loom-args-" + String(UUID().uuidString.prefix(8))
+        try FileManager.default.createDirectory(atPath: dir + "/p", withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+        try source.write(toFile: dir + "/p/plugin.lua", atomically: true, encoding: .utf8)
+        let engine = try PluginEngine()
+        engine.load(folders: [PluginFolder(path: dir + "/p")])
+        return (engine, dir + "/p/plugin.lua")
+    }
+
+    /// A malformed schema is a load error at the plugin's host.rule call.
+    func testAMalformedSchemaIsALoadErrorAtTheHostRuleCall() throws {
+        let (engine, file) = try loadPlugin("""
+            return { name = "p", version = "1.0.0", api = 1, register = function(host)
+              host.rule("r", function() return true end, {
+                args = { percent = { type = "nubmer" } },
+              })
+            end }
+            """)
+        let errors = engine.diagnostics.errors
+        XCTAssertEqual(errors.count, 1, PluginTestKit.diagnosticsText(engine))
+        XCTAssertEqual(errors.first?.location?.file, file)
+        XCTAssertEqual(errors.first?.location?.line, 2)
+        XCTAssertTrue(errors.first?.message.contains("host.rule('r'): options.args.percent: unknown type 'nubmer'; did you mean 'number'?") == true, "\(errors)")
+        XCTAssertNil(engine.factory.rules["r"])
+    }
+
+    /// The host checks a screen's rule arguments against the declared schema: every problem,
+    /// each at its JSON position, naming the rule; the plugin's `check` runs only on arguments
+    /// that fit. A rule without `args` keeps its `check` alone.
+    func testTheScreenCheckWritesLocatedMessagesAndKeepsCheckForTheRest() throws {
+        let (engine, _) = try loadPlugin("""
+            return { name = "p", version = "1.0.0", api = 1, register = function(host)
+              host.single("box", function() return { view = "Box" } end)
+              host.cluster("stack", function() return { view = "Stack" } end)
+              host.rule("window", function() return true end, {
+                args = { lo = { type = "integer", required = true }, hi = "integer", mode = { type = "string", values = { "open", "closed" } } },
+                check = function(args) if args.hi and args.hi < args.lo then return "'hi' must not be below 'lo'" end end,
+              })
+              host.rule("legacy", function() return true end, {
+                check = function(args) if type(args) ~= "string" then return "needs a name" end end,
+              })
+            end }
+            """)
+        XCTAssertFalse(engine.diagnostics.hasErrors, PluginTestKit.diagnosticsText(engine))
+        let text = """
+            {"screen": "s", "root": {"type": "stack", "children": [
+              {"type": "box", "id": "a", "rule": {"window": {"hi": "9", "mod": "open"}}},
+              {"type": "box", "id": "b", "rule": {"window": {"lo": 5, "hi": 2}}},
+              {"type": "box", "id": "c", "rule": {"legacy": 3}},
+              {"type": "box", "id": "d", "rule": {"AND": [{"window": {"lo": 1, "mode": "closed"}}, {"legacy": "x"}]}}
+            ]}}
+            """
+        let doc = try JSONReader.parse(Array(text.utf8), file: "s.json")
+        let screen = try XCTUnwrap(ScreenParser.parse(doc, defaultID: "s").0)
+        let check = ScreenChecker.check(screen, factory: engine.factory)
+        XCTAssertEqual(check.diagnostics.items.map(\.description), [
+            "s.json:2:56: error: rule 'window': 'hi' must be an integer, found \"9\"",
+            "s.json:2:61: error: rule 'window': unknown argument 'mod'; expected hi, lo, mode; did you mean 'mode'?",
+            "s.json:2:49: error: rule 'window': 'lo' is required: an integer",
+            "s.json:3:49: error: rule 'window': 'hi' must not be below 'lo'",
+            "s.json:4:49: error: rule 'legacy': needs a name",
+        ])
+        XCTAssertEqual(check.invalid.count, 3, "a, b and c are hidden; d is fine")
+    }
 }
