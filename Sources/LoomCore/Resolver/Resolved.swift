@@ -162,8 +162,8 @@ public struct ResolvedItem: Sendable {
     }
 }
 
-/// The state of one resolution: the user, diagnostics, and a slot for the bridge's per-
-/// resolution data (the Lua user table, reused across every call of the resolution).
+/// The state of one resolution: the user, diagnostics, the plugin calls made. (An engine
+/// keeps its own per-resolution data, keyed by the context's identity.)
 public final class ResolutionContext {
     nonisolated(unsafe) private static var counter = 0
     public let user: UserProfile
@@ -174,15 +174,9 @@ public final class ResolutionContext {
     /// counted where they are evaluated, builders by the engine (answers it serves from its
     /// caches do not count).
     @exclusivity(unchecked) public var pluginCalls = 0
-    /// Owned by the engine that evaluates rules and builders.
-    public var engineData: AnyObject?
     /// Rule outcomes of the rule plan, replayed while building (no plugin call twice).
     var replayLeaves: [UInt8]?
     var replayIndex = 0
-    /// An opaque number the engine keeps beside `engineData` for its hot path (-1: unset).
-    @exclusivity(unchecked) public var engineSlot: Int32 = -1
-    /// Whose `engineSlot` it is (the engine keeps one value per plugin; -1: unset).
-    @exclusivity(unchecked) public var engineSlotOwner: Int32 = -1
     /// Plugin functions not called again in this resolution after exceeding a limit: what they
     /// would have decided, by the first failure's diagnostic text, with how many subjects were
     /// hidden without a call (reported once, at the end of the resolution).
