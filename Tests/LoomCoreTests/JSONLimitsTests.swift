@@ -43,11 +43,18 @@ final class JSONLimitsTests: XCTestCase {
         members.append("\"\u{E9}\": 1")
         members.append("\"e\u{301}\": 2")
         let d = failure("{" + members.joined(separator: ", ") + "}")
-        XCTAssertNotNil(d)
-        XCTAssertTrue(d?.message.hasPrefix("keys 'é' (U+00E9) and 'é' (U+0065 U+0301) are distinct JSON names") ?? false, d?.message ?? "")
+        // After "{" come ten 7-byte and ten 9-byte members, each followed by ", ": the first key at
+        // column 2 + 200, the second (a 7-byte member and ", " later) at 211.
+        XCTAssertEqual(d?.location, SourceLocation(file: "t.json", line: 1, column: 211))
+        XCTAssertEqual(
+            d?.message,
+            "keys 'é' (U+00E9) and 'é' (U+0065 U+0301) are distinct JSON names that Swift compares equal; Loom cannot keep both — rename one (first at 1:202)")
         // Hangul: a precomposed syllable against its jamo.
         let h = failure("{\"\u{AC00}\": 1, \"\u{1100}\u{1161}\": 2}")
-        XCTAssertTrue(h?.message.contains("U+1100 U+1161") ?? false, h?.message ?? "")
+        XCTAssertEqual(h?.location, SourceLocation(file: "t.json", line: 1, column: 12))
+        XCTAssertEqual(
+            h?.message,
+            "keys '\u{AC00}' (U+AC00) and '\u{1100}\u{1161}' (U+1100 U+1161) are distinct JSON names that Swift compares equal; Loom cannot keep both — rename one (first at 1:2)")
     }
 
     func testByteDuplicatesAreStillDuplicates() {
@@ -99,7 +106,9 @@ final class JSONLimitsTests: XCTestCase {
         XCTAssertEqual(e.location, SourceLocation(file: path, line: 4, column: 10 + 64))
         XCTAssertEqual(users.profiles["u"]?.keys.elementsEqual(["ok"]), true)
         // 64 levels exactly is fine.
-        XCTAssertNotNil(users.profiles["v"]?["y"])
+        var y = JSONValue.int(1)
+        for _ in 0..<64 { y = .object(["a": y]) }
+        XCTAssertEqual(users.profiles["v"]?["y"], y)
     }
 
     func testUsersFileWithEquivalentKeysIsALocatedError() throws {
@@ -125,7 +134,9 @@ final class JSONLimitsTests: XCTestCase {
         // Within the limit: read as JSON.
         guard case .success(let (k, v)) = UserProfiles.contextAttribute("ok=" + Self.nested(64)) else { return XCTFail("64 levels") }
         XCTAssertEqual(k, "ok")
-        XCTAssertNotNil(v.array)
+        var expected = JSONValue.int(1)
+        for _ in 0..<64 { expected = .array([expected]) }
+        XCTAssertEqual(v, expected)
         // Deeper than the reader takes at all: the text, as a string.
         guard case .success(let (_, s)) = UserProfiles.contextAttribute("s=" + Self.nested(600)) else { return XCTFail("600 levels") }
         XCTAssertEqual(s.string?.count, 1201)
