@@ -5,7 +5,7 @@ import OrderedCollections
 /// Conversions between JSON values and Lua values (raw table access only), bounded by
 /// `Limits`: at most `Limits.maxNesting` levels, `Limits.maxNodes` values and
 /// `Limits.maxStringBytes` bytes of strings per conversion; the Lua stack is grown
-/// (`lua_checkstack`) before every level. Past a bound: an error, never a trap.
+/// (`checkStack`) before every level. Past a bound: an error, never a trap.
 extension LuaState {
     /// Pushes a JSON value: objects and arrays become tables (arrays 1-based), null becomes nil.
     /// With `keepingOrder`, each object remembers its key order in a metatable (`__keys`), so
