@@ -2,10 +2,6 @@ import ArgumentParser
 import Foundation
 import LoomCore
 
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
-}
-
 /// Unwraps a result, or reports everything collected so far with its failure and exits 1.
 func orExit<T>(_ r: Result<T, Diagnostic>, _ diagnostics: Diagnostics) throws -> T {
     switch r {
