@@ -15,7 +15,12 @@ final class NavigationCommandTests: XCTestCase {
         for screen in ["home", "movie_detail", "premium_lounge", "settings"] { assertContains(r.stdout, screen, in: r, "the DOT graph") }
         let free = try graph("free", "dot")
         assertExit(free, 0)
-        XCTAssertNotEqual(r.stdout, free.stdout, "gold's and free's graphs are the same")
+        // docs/examples/movies/README.md: only gold sees the premium tab (its button steps `premium`);
+        // free sees the upsell banner instead (its action steps `upgrade`).
+        assertContains(r.stdout, #""home" -> "premium_lounge" [label="premium (flow)", style=dashed];"#, in: r, "gold's DOT graph")
+        assertLacks(r.stdout, #""home" -> "upgrade""#, in: r, "gold's DOT graph")
+        assertContains(free.stdout, #""home" -> "upgrade" [label="upgrade (flow)", style=dashed];"#, in: free, "free's DOT graph")
+        assertLacks(free.stdout, "premium_lounge", in: free, "free's DOT graph")
     }
 
     func testGraphMermaid() throws {

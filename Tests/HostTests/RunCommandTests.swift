@@ -36,7 +36,19 @@ final class RunCommandTests: XCTestCase {
         let gold = try runHome(["--user", "gold"]), free = try runHome(["--user", "free"])
         assertExit(gold, 0)
         assertExit(free, 0)
-        XCTAssertNotEqual(gold.stdoutData, free.stdoutData, "gold and free see the same thing")
+        // docs/examples/movies/README.md: gold sees the premium tab and no upsell; free (5.1.0, not
+        // gold) sees the upsell and neither the premium tab nor Arrival; both get the rollout
+        // (ids 174 and 499) and the Nordic offer (NO, SE).
+        let shared: Set<String> = ["tabs", "watched_tab", "watched_stack", "watched", "new_recommendations", "wishlist_tab", "wishlist",
+                                   "settings_tab", "settings_stack", "open_settings", "nordic_offer"]
+        let goldJSON = try runHome(["--user", "gold", "--format", "json"]), freeJSON = try runHome(["--user", "free", "--format", "json"])
+        XCTAssertEqual(TreeJSON.ids(try goldJSON.jsonObject()["tree"]), shared.union(["premium_tab", "premium_greeting", "premium_lounge"]), goldJSON.transcript)
+        XCTAssertEqual(TreeJSON.ids(try freeJSON.jsonObject()["tree"]), shared.union(["upsell_banner"]), freeJSON.transcript)
+        // The items' actions: Alien, Heat, (no Arrival), Aliens, Prometheus, Dune: Part Two, Blade Runner 2049.
+        XCTAssertEqual(TreeJSON.items(try freeJSON.jsonObject()["tree"]).compactMap { $0["action"] as? String },
+                       ["movie:42", "movie:949", "movie:679", "movie:70981", "movie:693134", "movie:335984"], freeJSON.transcript)
+        assertContains(gold.stdout, "premium_tab", in: gold, "stdout")
+        assertLacks(free.stdout, "premium_tab", in: free, "stdout")
     }
 
     func testOutputIsDeterministic() throws {
@@ -88,7 +100,8 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(attributes["id"] as? String, "174")
 
         let nodes = TreeJSON.components(o["tree"])
-        XCTAssertGreaterThan(nodes.count, 10, "the tree is suspiciously small\n\(r.transcript)")
+        // home.json's 15 components but the upsell banner (NOT(is_gold_member)).
+        XCTAssertEqual(nodes.count, 14, "gold's tree\n\(r.transcript)")
         for n in nodes {
             XCTAssertTrue(n["type"] is String, "a tree node without a type: \(n)")
             XCTAssertTrue(n["view"] is String, "a tree node without a view: \(n)")
@@ -96,7 +109,10 @@ final class RunCommandTests: XCTestCase {
             XCTAssertNil(n["hidden"], "a hidden node outside --explain: \(n)")
         }
         let items = TreeJSON.items(o["tree"])
-        XCTAssertFalse(items.isEmpty, "no items in the tree")
+        // Every item of home.json: gold runs 5.3.0, so Arrival (at_least 5.2.0) is shown.
+        // (Alien, Heat, Arrival, Aliens, Prometheus, Dune: Part Two, Blade Runner 2049 by their actions.)
+        XCTAssertEqual(items.compactMap { $0["action"] as? String },
+                       ["movie:42", "movie:949", "movie:329865", "movie:679", "movie:70981", "movie:693134", "movie:335984"], r.transcript)
         for i in items {
             XCTAssertTrue(i["view"] is String, "an item without a view: \(i)")
             XCTAssertTrue(i["props"] is [String: Any], "an item without props: \(i)")
@@ -192,7 +208,10 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(rule["value"] as? Bool, false, "\(rule)")
         XCTAssertEqual(rule["expression"] as? String, "NOT(is_gold_member)")
         let premium = try XCTUnwrap(nodes.first { $0["id"] as? String == "premium_tab" })
-        XCTAssertNotEqual(premium["hidden"] as? Bool, true, "\(premium)")
+        XCTAssertNil(premium["hidden"], "\(premium)")
+        let premiumRule = try XCTUnwrap(premium["rule"] as? [String: Any], "\(premium)")
+        XCTAssertEqual(premiumRule["expression"] as? String, "AND(is_gold_member, NOT(is_churn_risk))")
+        XCTAssertEqual(premiumRule["value"] as? Bool, true, "\(premiumRule)")
     }
 
     // MARK: users and context

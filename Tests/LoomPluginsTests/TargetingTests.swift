@@ -60,8 +60,8 @@ final class TargetingTests: XCTestCase {
             PluginTestKit.assertRule(engine, "rollout", args: argsText, user: PluginTestKit.user(attributes), is: expected, v["description"]?.string ?? "")
             if expected { enabled += 1 }
         }
-        XCTAssertGreaterThan(enabled, 10)
-        XCTAssertLessThan(enabled, 40)
+        // rollout_vectors.json: 22 of the 45 vectors are enabled.
+        XCTAssertEqual(enabled, 22)
     }
 
     /// murmur3 x86_32 (seed 0) of "group:value" and the resulting bucket `hash % 100 + 1`:
