@@ -18,6 +18,26 @@ final class LuaRule: RuleEvaluating {
 
     let owner: Int32
 
+    /// The declared argument schema (`options.args`): its defaults are filled into the
+    /// arguments the rule receives.
+    var arguments: ArgumentSchema?
+    /// The frozen defaults a reference without arguments receives (-2: not made yet; -1: none).
+    private var defaultsTable: Int32 = -2
+
+    /// The arguments of a reference that gives none: nil, or the declared defaults.
+    private func defaultsRef() throws(LuaError) -> Int32 {
+        if _fastPath(defaultsTable != -2) { return defaultsTable }
+        guard let d = arguments?.defaultsAlone else {
+            defaultsTable = -1
+            return -1
+        }
+        let state = engine.state
+        _ = state.push(json: d, keepingOrder: true)
+        try engine.sandbox.freezeTop()
+        defaultsTable = state.rawRef()
+        return defaultsTable
+    }
+
     init(engine: PluginEngine, function: LuaRef, check: LuaRef?, name: String, plugin: PluginInfo, owner: Int32) {
         self.engine = engine
         self.owner = owner
@@ -72,7 +92,11 @@ final class LuaRule: RuleEvaluating {
                 node = try engine.itemRef(i)
                 subjectKey = IdentityMap.key(i)
             }
-            argsRef = args == nil ? -1 : try engine.argsRef(args!, subject: subjectKey, location: location)
+            if let args {
+                argsRef = try engine.argsRef(args, subject: subjectKey, location: location, schema: arguments)
+            } else {
+                argsRef = try defaultsRef()
+            }
         } catch {
             return .failure(engine.failure(error))
         }

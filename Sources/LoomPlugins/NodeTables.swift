@@ -4,13 +4,18 @@ import OrderedCollections
 
 /// The frozen Lua tables of nodes, items and rule arguments, made once each and cached by the engine.
 extension PluginEngine {
-    /// A rule's arguments, frozen, made once per rule reference (keyed by its location).
-    func argsRef(_ args: JSONNode, key: SourceLocation) throws(LuaError) -> Int32 {
+    /// A rule's arguments, frozen, made once per rule reference (keyed by its location), with
+    /// the defaults its argument schema declares filled in.
+    func argsRef(_ args: JSONNode, key: SourceLocation, schema: ArgumentSchema? = nil) throws(LuaError) -> Int32 {
         if let r = argRefs[key] { return r }
         if let deep = args.firstTooDeep() {  // `check` reports it first; never pushed
             throw LuaError(kind: .host, message: "the arguments are \(Limits.nestingMessage) (at \(deep.position.line):\(deep.position.column))")
         }
-        state.push(json: args, keepingOrder: true)
+        if let schema, schema.hasDefaults {
+            state.push(json: schema.withDefaults(args.plain), keepingOrder: true)
+        } else {
+            state.push(json: args, keepingOrder: true)
+        }
         if state.type(-1) == .table { try sandbox.freezeTop() }
         let r = state.rawRef()
         argRefs[key] = r
@@ -20,12 +25,12 @@ extension PluginEngine {
     /// The same, found by the rule's subject (a component or item) and the reference's place:
     /// no string hashing on the hot path.
     @inline(__always)
-    func argsRef(_ args: JSONNode, subject: UInt, location: SourceLocation) throws(LuaError) -> Int32 {
+    func argsRef(_ args: JSONNode, subject: UInt, location: SourceLocation, schema: ArgumentSchema?) throws(LuaError) -> Int32 {
         let pos = SourcePosition(line: location.line, column: location.column)
         if let i = argsBySubject[key: subject] {
             for (p, r) in argLists[Int(i)] where p == pos { return r }
         }
-        let r = try argsRef(args, key: location)
+        let r = try argsRef(args, key: location, schema: schema)
         if let i = argsBySubject[key: subject] {
             argLists[Int(i)].append((pos, r))
         } else {
