@@ -67,12 +67,13 @@ struct PlanRuleWalk: RuleWalk {
             leaves.append(2)
             return nil
         }
-        switch RuleEvaluator.call(evaluator, name: node.name, plugin: node.plugin, args: node.args, at: node.location, subject: subject, context: ctx) {
+        switch RuleEvaluator.call(evaluator, args: node.args, at: node.location, subject: subject, context: ctx) {
         case .success(let v):
             leaves.append(v ? 1 : 0)
             return v
-        case .failure:
+        case .failure(let f):
             leaves.append(2)
+            RuleEvaluator.reportFailure(f, name: node.name, plugin: node.plugin, subject: subject, at: node.location, ctx: ctx)
             return nil
         }
     }

@@ -49,22 +49,18 @@ enum RuleEvaluator {
             : walk.finish(group, value: decided ?? isAnd, error: nil)
     }
 
-    /// Calls a registered rule (always a plugin call: rule results are never cached) and reports
-    /// its failure: a diagnostic, or, for a rule not called again after exceeding a limit, one
-    /// count reported once at the end of the resolution.
+    /// Calls a registered rule: always a plugin call (rule results are never cached). A failure
+    /// goes to `reportFailure`.
     @inline(__always)
     static func call(
-        _ evaluator: any RuleEvaluating, name: String, plugin: String, args: JSONNode?, at location: SourceLocation,
-        subject: RuleSubject, context ctx: ResolutionContext
+        _ evaluator: any RuleEvaluating, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context ctx: ResolutionContext
     ) -> Result<Bool, BuildFailure> {
         ctx.pluginCalls += 1
-        let result = evaluator.evaluate(args: args, at: location, subject: subject, context: ctx)
-        if case .failure(let f) = result {
-            reportFailure(f, name: name, plugin: plugin, subject: subject, at: location, ctx: ctx)
-        }
-        return result
+        return evaluator.evaluate(args: args, at: location, subject: subject, context: ctx)
     }
 
+    /// A failed rule's report: a diagnostic, or, for a rule not called again after exceeding a
+    /// limit, one count reported once at the end of the resolution.
     static func reportFailure(_ f: BuildFailure, name: String, plugin: String, subject: RuleSubject, at loc: SourceLocation, ctx: ResolutionContext) {
         if f.notCalledAgain {
             ctx.countNotCalledAgain("rule '\(name)' of plugin \(plugin)", at: loc)
@@ -171,9 +167,11 @@ struct LiveRuleWalk: RuleTraceWalk {
     func leaf(_ node: RuleExpression) -> RuleTrace {
         guard case .rule(let name, let args, let loc) = node else { return trace(node, value: nil, error: "not a rule") }
         guard let reg = factory.rules[name] else { return trace(node, value: nil, error: "rule '\(name)' is not registered") }
-        switch RuleEvaluator.call(reg.evaluator, name: name, plugin: reg.plugin.name, args: args, at: loc, subject: subject, context: ctx) {
+        switch RuleEvaluator.call(reg.evaluator, args: args, at: loc, subject: subject, context: ctx) {
         case .success(let v): return trace(node, value: v, error: nil)
-        case .failure(let f): return trace(node, value: nil, error: f.message)
+        case .failure(let f):
+            RuleEvaluator.reportFailure(f, name: name, plugin: reg.plugin.name, subject: subject, at: loc, ctx: ctx)
+            return trace(node, value: nil, error: f.message)
         }
     }
 }
