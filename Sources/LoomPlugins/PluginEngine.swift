@@ -71,6 +71,11 @@ public final class PluginEngine {
     var navRef: LuaRef?
     /// The Lua tables of the resolution running now (see `ResolutionTables`).
     @exclusivity(unchecked) var currentResolution: ResolutionTables?
+    /// The rule hot path's cache of the last user view handed out: plain values (no reference
+    /// counting), valid while `currentResolution` (which holds the context) is the same.
+    @exclusivity(unchecked) var hotContext: ObjectIdentifier?
+    @exclusivity(unchecked) var hotOwner: Int32 = -1
+    @exclusivity(unchecked) var hotView: Int32 = -1
 
     public init(limits: LuaLimits = .default) throws(LuaError) {
         sandbox = try Sandbox(limits: limits)

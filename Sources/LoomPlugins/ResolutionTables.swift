@@ -43,6 +43,7 @@ extension PluginEngine {
     @inline(never)
     func beginResolution(_ ctx: ResolutionContext) -> ResolutionTables {
         let t = ResolutionTables(state: state, context: ctx)
+        hotContext = nil
         currentResolution = t
         return t
     }
@@ -50,6 +51,16 @@ extension PluginEngine {
     /// The frozen view of the user for plugin `owner` in this resolution (made on first use).
     @inline(__always)
     func userRef(_ ctx: ResolutionContext, owner: Int32) throws(LuaError) -> Int32 {
+        if hotOwner == owner, hotContext == ObjectIdentifier(ctx) { return hotView }
+        let r = try userView(ctx, owner: owner)
+        hotContext = ObjectIdentifier(ctx)
+        hotOwner = owner
+        hotView = r
+        return r
+    }
+
+    @inline(never)
+    func userView(_ ctx: ResolutionContext, owner: Int32) throws(LuaError) -> Int32 {
         let data = resolutionTables(ctx)
         if data.lastViewOwner == owner { return data.lastView }
         if let r = data.views[owner] {
