@@ -15,10 +15,10 @@ struct EngineOptions: ParsableArguments {
     @Option(name: .customLong("lua-time-limit"), help: ArgumentHelp("Time budget of every call into Lua, in milliseconds (\(NumericFlag.luaTimeLimit.text); default: 100).", valueName: "ms"), transform: NumericFlag.luaTimeLimit.parse)
     var luaTimeLimit: Int = 100
 
-    @Option(name: .customLong("lua-memory-limit"), help: ArgumentHelp("Memory cap on what plugin code allocates in each Lua state, in MiB; the host's own tables are not counted (\(NumericFlag.luaMemoryLimit.text); default: 64).", valueName: "mb"), transform: NumericFlag.luaMemoryLimit.parse)
+    @Option(name: .customLong("lua-memory-limit"), help: ArgumentHelp("Memory cap on what each plugin's code holds, in MiB: every plugin (and every scenario file) is capped on its own, and the host's own tables are not counted (\(NumericFlag.luaMemoryLimit.text); default: 64).", valueName: "mb"), transform: NumericFlag.luaMemoryLimit.parse)
     var luaMemoryLimit: Int = 64
 
-    @Option(name: .customLong("lua-total-time-limit"), help: ArgumentHelp("Time budget of all the Lua one command runs (every call together), in seconds (\(NumericFlag.luaTotalTimeLimit.text); default: 60).", valueName: "seconds"), transform: NumericFlag.luaTotalTimeLimit.parse)
+    @Option(name: .customLong("lua-total-time-limit"), help: ArgumentHelp("Time budget of all the Lua one Lua state runs (every call together; one state per worker), in seconds (\(NumericFlag.luaTotalTimeLimit.text); default: 60).", valueName: "seconds"), transform: NumericFlag.luaTotalTimeLimit.parse)
     var luaTotalTimeLimit: Int = 60
 
     @Option(name: .customLong("max-file-size"), help: ArgumentHelp("Largest file the host reads (screens, loom.json, users.json, flows.json, plugin.lua, scenarios, snapshots), in MiB (\(NumericFlag.maxFileSize.text); default: \(SafeFile.defaultMaxMegabytes)).", valueName: "mb"), transform: NumericFlag.maxFileSize.parse)
