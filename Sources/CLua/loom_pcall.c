@@ -47,8 +47,14 @@ static int has_resident_msgh(lua_State *L) {
     return lua_gettop(L) >= 1 && lua_tocfunction(L, 1) == loom_msgh;
 }
 
+static int pcall_with(lua_State *L, loom_limits *lim, int nargs, int nresults, int *exceeded);
+
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
-    loom_limits *lim = loom_limits_from(L);
+    return pcall_with(L, loom_limits_from(L), nargs, nresults, exceeded);
+}
+
+// loom_pcall with the limits already at hand (the rule hot path looks them up once).
+static int pcall_with(lua_State *L, loom_limits *lim, int nargs, int nresults, int *exceeded) {
     int base = lua_gettop(L) - nargs;  // function index
     if (lim->total_exhausted) {
         // The state's total Lua time is spent: no Lua runs any more.
@@ -124,7 +130,9 @@ int loom_loadtext(lua_State *L, const char *buf, size_t len, const char *chunkna
 int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded) {
     loom_limits *lim = loom_limits_from(L);
     int32_t previous = lim->owner;
-    if (owner != previous && !loom_set_owner(lim, owner)) {
+    if (owner >= 0 && owner < lim->owner_count) {
+        lim->owner = owner;  // counters already sized: no call
+    } else if (!loom_set_owner(lim, owner)) {
         lua_pushliteral(L, "cannot grow the per-owner memory counters");
         *exceeded = LOOM_EXCEEDED_MEMORY;
         return LUA_ERRMEM;
@@ -133,7 +141,7 @@ int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int ar
     lua_rawgeti(L, LUA_REGISTRYINDEX, user_ref);
     if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
-    int status = loom_pcall(L, 3, 1, exceeded);
+    int status = pcall_with(L, lim, 3, 1, exceeded);
     lim->owner = previous;
     if (status != LUA_OK) return status;
     if (lua_type(L, -1) == LUA_TBOOLEAN) {

@@ -25,8 +25,14 @@ final class LuaRule: RuleEvaluating {
     private var defaultsTable: Int32 = -2
 
     /// The arguments of a reference that gives none: nil, or the declared defaults.
+    @inline(__always)
     private func defaultsRef() throws(LuaError) -> Int32 {
         if _fastPath(defaultsTable != -2) { return defaultsTable }
+        return try makeDefaults()
+    }
+
+    @inline(never)
+    private func makeDefaults() throws(LuaError) -> Int32 {
         guard let d = arguments?.defaultsAlone else {
             defaultsTable = -1
             return -1
