@@ -114,14 +114,16 @@ extension ScenarioFileRunner {
         }
         let h = nextHandle
         nextHandle += 1
-        sessions[h] = ScenarioSession(ws: ws, user: profile, opened: parsed, simulator: sim)
+        let session = ScenarioSession(ws: ws, user: profile, opened: parsed, simulator: sim)
+        sessions[h] = session
+        session.resolveCurrent()
         return .int(h)
     }
 
     func subBegin(_ args: [JSONValue]) throws(ScenarioFailure) -> JSONValue {
         if let s = sub { throw ScenarioFailure("t:each_user cannot be nested (inside '\(s.name)')") }
         let user = try string(args, 0, "t:each_user: a user")
-        sub = Running(name: "\(scenario?.name ?? "?") [\(user)]", line: scenario?.line ?? 0, start: Self.now(), logStart: ws.engine.log.count)
+        sub = Running(name: "\(scenario?.name ?? "?") [\(user)]", line: scenario?.line ?? 0, start: Self.now(), logStart: ws.engine.log.count, firstHandle: nextHandle)
         subsRan = true
         return .bool(true)
     }
@@ -131,16 +133,23 @@ extension ScenarioFileRunner {
         let kind = (try? string(args, 0, "kind")) ?? "failed"
         var message: String?
         var status = ScenarioStatus.passed
+        let mine: (Int) -> Bool = { $0 >= s.firstHandle }
         switch kind {
         case "skipped":
             status = .skipped
             message = args.count > 1 ? args[1].string : nil
+            skipStrictness(mine)
         case "failed":
             status = .failed
             complete = false
             let raw = args.count > 1 ? (args[1].string ?? "error") : "error"
-            message = located(raw, fallbackLine: 0).0
-        default: break
+            message = located(raw, fallbackLine: 0).0 + strictnessNote(mine)
+        default:
+            if let failure = strictnessFailure(mine, name: s.name, line: s.line) {
+                status = .failed
+                complete = false
+                message = failure
+            }
         }
         results.append(ScenarioResult(
             file: file.path, name: s.name, line: s.line, status: status, durationMilliseconds: Self.ms(since: s.start),

@@ -85,14 +85,19 @@ extension ScenarioFileRunner {
             }
             switch kind {
             case "done":
-                finish(.passed, message: nil, line: line)
+                if let failure = strictnessFailure({ _ in true }, name: name, line: line) {
+                    finish(.failed, message: failure, line: line)
+                } else {
+                    finish(.passed, message: nil, line: line)
+                }
                 return
             case "skip":
+                skipStrictness { _ in true }
                 finish(.skipped, message: op, line: line)
                 return
             case "error":
                 let (msg, _) = located(op, fallbackLine: line)
-                finish(.failed, message: msg, line: line)
+                finish(.failed, message: msg + strictnessNote { _ in true }, line: line)
                 return
             case "op":
                 if let argError {

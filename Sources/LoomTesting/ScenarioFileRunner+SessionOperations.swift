@@ -68,17 +68,25 @@ extension ScenarioFileRunner {
                 throw ScenarioFailure("expected props.\(key) of \(m.label) to be \(JSONNormal.text(want)), got \(JSONNormal.text(got))")
             }
             return .null
+        case "expect_diagnostic":
+            return try expectDiagnostic(s, args)
         case "tap":
-            return .string(try tap(s, try string(args, 0, "s:tap(action_or_id): action_or_id")))
+            let id = try tap(s, try string(args, 0, "s:tap(action_or_id): action_or_id"))
+            s.resolveCurrent()
+            return .string(id)
         case "back":
             switch s.simulator.perform(Step(Step.backName)) {
-            case .success: return .string(s.screenID)
+            case .success:
+                s.resolveCurrent()
+                return .string(s.screenID)
             case .failure(let d): throw ScenarioFailure("s:back(): \(d.message)")
             }
         case "link":
             let url = try string(args, 0, "s:link(url): url")
             switch s.simulator.openLink(url) {
-            case .success: return .string(s.screenID)
+            case .success:
+                s.resolveCurrent()
+                return .string(s.screenID)
             case .failure(let d): throw ScenarioFailure("s:link('\(url)'): \(d.message)")
             }
         case "expect_snapshot":

@@ -26,6 +26,8 @@ final class ScenarioFileRunner {
         var start: UInt64
         var notes: [String] = []
         var logStart: Int
+        /// The first session handle opened in this run (a `t:each_user` run checks its own).
+        var firstHandle = 0
     }
     var scenario: Running?
     var sub: Running?

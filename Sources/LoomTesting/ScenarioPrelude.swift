@@ -64,7 +64,7 @@ end
 local Session = {}
 Session.__index = Session
 local session_ops = {
-  "expect_visible", "expect_hidden", "expect_screen", "expect_stack", "expect_prop", "expect_snapshot",
+  "expect_visible", "expect_hidden", "expect_screen", "expect_stack", "expect_prop", "expect_snapshot", "expect_diagnostic",
   "tap", "back", "link", "screen", "stack", "actions", "props", "visible", "user",
 }
 for _, op in ipairs(session_ops) do
@@ -72,7 +72,10 @@ for _, op in ipairs(session_ops) do
     if getmetatable(self) ~= Session then
       error("s:" .. op .. "(...) is a method: call it with a colon (s:" .. op .. ")", 2)
     end
-    local ok, res = yield(op, self.handle, { ... }, select("#", ...))
+    local args, n = { ... }, select("#", ...)
+    -- expect_diagnostic(text) also hands the line it was declared at (for its failure).
+    if op == "expect_diagnostic" then args, n = { args[1], where() }, 2 end
+    local ok, res = yield(op, self.handle, args, n)
     if not ok then error(res, 2) end
     return res
   end

@@ -19,6 +19,13 @@ final class ScenarioSession {
     let opened: Screen
     let simulator: NavigationSimulator
     private var cache: [String: (Screen, ScreenCheck, Resolution)] = [:]
+    /// Error diagnostics of the resolutions so far (screen id, diagnostic), each once: a
+    /// scenario fails on any that no `s:expect_diagnostic` declared.
+    private(set) var resolutionErrors: [(screen: String, diagnostic: Diagnostic)] = []
+    /// `s:expect_diagnostic(text)` calls: the text and the scenario file's line.
+    var expectedDiagnostics: [(text: String, line: Int)] = []
+    /// Whether the strictness check has run (at the end of its scenario or `t:each_user` run).
+    var strictnessChecked = false
 
     init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
         self.ws = ws
@@ -55,7 +62,30 @@ final class ScenarioSession {
         }
         let r = ws.resolve(screen, check: check, user: user)
         cache[top.screen] = (screen, check, r)
+        for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
+            resolutionErrors.append((top.screen, d))
+        }
         return (screen, check, r)
+    }
+
+    /// Resolves the current screen (when there is one) so that its diagnostics are collected
+    /// even when the scenario asks nothing about it; problems surface when it does.
+    func resolveCurrent() {
+        if simulator.current != nil { _ = try? current() }
+    }
+
+    /// The error diagnostics no expectation covers, and the expectations nothing matched.
+    func strictness() -> (unexpected: [(screen: String, diagnostic: Diagnostic)], unmet: [(text: String, line: Int)]) {
+        var met = Set<Int>()
+        var unexpected: [(screen: String, diagnostic: Diagnostic)] = []
+        for e in resolutionErrors {
+            let text = e.diagnostic.description
+            let matching = expectedDiagnostics.indices.filter { text.contains(expectedDiagnostics[$0].text) }
+            if matching.isEmpty { unexpected.append(e) }
+            met.formUnion(matching)
+        }
+        let unmet = expectedDiagnostics.indices.filter { !met.contains($0) }.map { expectedDiagnostics[$0] }
+        return (unexpected, unmet)
     }
 
     func explained() throws(ScenarioFailure) -> (Screen, Resolution) {

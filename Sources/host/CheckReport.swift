@@ -25,6 +25,7 @@ struct CheckReport {
             diagnostics.append(contentsOf: ws.screen(file: f).diagnostics)
         }
         diagnostics.append(contentsOf: ws.checkNavigation())
+        diagnostics.append(contentsOf: RuntimeCheck.diagnostics(files, in: ws))
         return CheckReport(files: files, plugins: ws.engine.plugins.count, diagnostics: diagnostics)
     }
 

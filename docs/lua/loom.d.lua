@@ -305,6 +305,10 @@ function loom_Session:expect_prop(x, key, value) end
 ---@param name? string A suffix for a second snapshot in one scenario.
 function loom_Session:expect_snapshot(name) end
 
+--- Declares an error diagnostic this session's screens are expected to report (a builder or rule that fails, …): scenarios are strict, so an error reported while resolving a screen the session opens or navigates to fails the scenario unless some `expect_diagnostic` text is part of it (`file:line:column: error: message`); an expected diagnostic that never appears fails it too.
+---@param text string Text the diagnostic contains (plain text, not a pattern).
+function loom_Session:expect_diagnostic(text) end
+
 --- An id (or an item's title) taps that component's or item's action; otherwise `x` must be one of the current screen's visible actions, else the scenario fails listing them.
 ---@param x string An id, an item title, or an action.
 ---@return string # The current screen's id afterwards.
