@@ -25,6 +25,7 @@ final class StrictScenarioTests: XCTestCase {
         addTeardownBlock { try? FileManager.default.removeItem(at: root) }
         try Host.write([
             "loom.json": #"{"name": "strict"}"#,
+            "flows.json": #"{"flows": {"main": {"start": "home", "steps": {"read": {"push": "article"}}}}}"#,
             "users.json": #"{"gold": {"id": "1", "tier": "gold"}, "free": {"id": "2", "tier": "free"}}"#,
             "plugins/news/plugin.lua": Self.plugin,
             "screens/article.json": """
@@ -36,7 +37,8 @@ final class StrictScenarioTests: XCTestCase {
             "screens/home.json": """
                 {"screen": "home", "root": {"type": "stack", "id": "root", "children": [
                   {"type": "label", "id": "offer", "rule": "paying", "meta": {"text": "Offer"}},
-                  {"type": "label", "id": "hello", "meta": {"text": "Hello"}}
+                  {"type": "label", "id": "hello", "meta": {"text": "Hello"}},
+                  {"type": "label", "id": "read_more", "action": "read", "meta": {"text": "Read"}}
                 ]}}
                 """,
             "scenarios/strict.lua": scenarios,
@@ -91,16 +93,29 @@ final class StrictScenarioTests: XCTestCase {
               end)
             end)
 
+            scenario("tapping into the article", function(t)
+              local s = t:open("home", { user = "gold" })
+              s:tap("read_more")
+            end)
+
+            scenario("tapping into the article, expected", function(t)
+              local s = t:open("home", { user = "gold" })
+              s:expect_diagnostic("no headline")
+              s:tap("read_more")
+              s:expect_screen("article")
+            end)
+
             """)
         let r = try Host.run(["test", root.appendingPathComponent("scenarios").path], environment: ["CI": "true"])
         assertExit(r, 1)
         let out = r.stdout
         assertContains(out, "✓ the broken card is expected", in: r, "stdout")
         assertContains(out, "✓ home for each user [gold]", in: r, "stdout")
-        assertContains(out, "2 passed, 4 failed", in: r, "stdout")
+        assertContains(out, "✓ tapping into the article, expected", in: r, "stdout")
+        assertContains(out, "3 passed, 5 failed", in: r, "stdout")
         let file = root.appendingPathComponent("scenarios/strict.lua").path
         // Each failure: the scenario's file:line, the screen and user, the diagnostic's location.
-        for (name, line) in [("the article shows its title", 1), ("opening the article is enough", 6)] {
+        for (name, line) in [("the article shows its title", 1), ("opening the article is enough", 6), ("tapping into the article", 28)] {
             assertContains(out, "✗ \(name)", in: r, "stdout")
             assertContains(out, "\(file):\(line): scenario '\(name)': screen article for user gold reported an error", in: r, "stdout")
         }
