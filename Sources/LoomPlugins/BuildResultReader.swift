@@ -76,6 +76,9 @@ extension PluginEngine {
                 }
             }
             order = out
+        } else if state.type(-1) == .table {
+            state.pop(1)
+            return .failure(BuildFailure("\(what): 'children' is only for wrappers and clusters (it had no children to return); leave it out"))
         } else if state.type(-1) != .nil {
             let tn = state.typeName(-1)
             state.pop(1)

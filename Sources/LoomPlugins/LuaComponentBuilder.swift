@@ -63,9 +63,18 @@ final class LuaComponentBuilder: ComponentBuilding {
             }
             nargs = 2
         }
-        if kind == .cluster {
-            // Keep the list passed, to recognise the children the builder returns.
-            state.pushCopy(-1)
+        if kind == .cluster || kind == .wrapper {
+            // Keep the children passed (a wrapper's one child as a list of one), to recognise
+            // the children the builder returns.
+            if kind == .cluster {
+                state.pushCopy(-1)
+            } else {
+                state.newTable(narr: 1)
+                if request.children.first != nil {
+                    state.pushCopy(-2)
+                    state.setIndex(-2, 1)
+                }
+            }
             state.rotate(-(nargs + 2), 1)
             childrenIndex = state.absIndex(-(nargs + 2))
         }
@@ -79,7 +88,7 @@ final class LuaComponentBuilder: ComponentBuilding {
         }
         let result = engine.readBuildResult(
             what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,
-            childIDs: request.children.map(\.id))
+            childIDs: kind == .wrapper ? Array(request.children.prefix(1).map(\.id)) : request.children.map(\.id))
         if kind == .single, case .success(let out) = result {
             engine.singleCache[ObjectIdentifier(request.component)] = out
             engine.retained.append(request.component)

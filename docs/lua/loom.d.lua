@@ -240,7 +240,7 @@ function loom_Nav.none() end
 ---@class loom.BuildResult
 ---@field view string The view name, non-empty.
 ---@field props? table<string, any> A table of named fields (not a list): strings, numbers, booleans and nested tables; nil means `{}`. Tables the host handed in keep their JSON key order, tables the builder made are written with sorted keys.
----@field children? loom.ResolvedChild[]|string[] (cluster only) A subset or reordering of the children received: the child tables or their ids. Other kinds must not return `children`.
+---@field children? loom.ResolvedChild[]|string[] (wrapper, cluster) A subset or reordering of the children received (for a wrapper, `{ child }` or `{}`): the child tables or their ids. An empty list shows none of them; leaving `children` out keeps them all, in order. Other kinds must not return `children`.
 
 --- The read-only user a rule receives: the profile's attributes from users.json, with `--context` overrides. JSON numbers arrive as integers when integral in the file, floats otherwise; arrays as sequences; null as nil.
 ---@class loom.User
