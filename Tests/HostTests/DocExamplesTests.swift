@@ -1,0 +1,43 @@
+import Foundation
+import XCTest
+
+/// Examples in the docs, run as written.
+final class DocExamplesTests: XCTestCase {
+    /// The first ```lua block of docs/navigation.md (the premium flow with a deep link) replaces
+    /// the movies example's own premium flow; a scenario then opens the link the prose describes.
+    func testNavigationDocLuaFlowLinkWorksAsWritten() throws {
+        let doc = try String(contentsOf: Host.repoRoot.appendingPathComponent("docs/navigation.md"), encoding: .utf8)
+        let start = try XCTUnwrap(doc.range(of: "```lua\n"))
+        let end = try XCTUnwrap(doc.range(of: "\n```", range: start.upperBound..<doc.endIndex))
+        let snippet = String(doc[start.upperBound..<end.lowerBound])
+        XCTAssertTrue(snippet.contains("links = "), snippet)
+
+        let root = try Host.temporaryFolder("doc-links")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        let project = root.appendingPathComponent("movies")
+        try FileManager.default.copyItem(at: Host.repoRoot.appendingPathComponent(Host.moviesProject), to: project)
+        try? FileManager.default.removeItem(at: project.appendingPathComponent("scenarios"))
+        let pluginURL = project.appendingPathComponent("plugins/movies/plugin.lua")
+        var plugin = try String(contentsOf: pluginURL, encoding: .utf8)
+        let flowStart = try XCTUnwrap(plugin.range(of: "    host.flow(\"premium\", {"))
+        let flowEnd = try XCTUnwrap(plugin.range(of: "\n    })\n", range: flowStart.upperBound..<plugin.endIndex))
+        plugin.replaceSubrange(flowStart.lowerBound..<flowEnd.upperBound, with: snippet + "\n")
+        try Data(plugin.utf8).write(to: pluginURL)
+        try Host.write([
+            "scenarios/link.lua": """
+                scenario("the deep link of docs/navigation.md", function(t)
+                  local s = t:open("home", { user = "gold" })
+                  s:link("app://lounge/movie/42")
+                  s:expect_stack({ "home", "premium_lounge", "movie_detail" })
+                  s:back()
+                  s:back()
+                  s:link("app://lounge/movie/7")
+                  s:expect_screen("movie_detail")
+                end)
+                """,
+        ], under: project)
+        let r = try Host.run(["test", project.appendingPathComponent("scenarios").path], environment: ["CI": "true"])
+        XCTAssertEqual(r.status, 0, r.transcript)
+        XCTAssertTrue(r.stdout.contains("1 passed"), r.transcript)
+    }
+}
