@@ -22,14 +22,15 @@ extension NavigationGraph {
     /// Human readable: the entry, each node with its outgoing edges
     /// (`  ── movie (push) ──▶ movie_detail   e.g. movie:42`), gated edges marked `⚑`, then the
     /// findings as diagnostics.
-    public func text() -> String {
+    /// `onlyNodes`: list just these nodes (the others stay known for their flow labels).
+    public func text(onlyNodes: Set<String>? = nil) -> String {
         let x = TextEscape.escaped
         var out = "navigation from \(x(entry.description))"
         if let entryFlow { out += " (flow \(x(entryFlow)))" }
         out += "\n"
         let byFrom = Dictionary(grouping: edges, by: \.from)
         let flowOf = Dictionary(nodes.map { ($0.id, $0.flow) }, uniquingKeysWith: { a, _ in a })
-        for node in nodes {
+        for node in nodes where onlyNodes?.contains(node.id) ?? true {
             out += x(node.id)
             if let flow = node.flow { out += " [\(x(flow))]" }
             out += "\n"

@@ -90,15 +90,8 @@ extension ScenarioFileRunner {
             case .failure(let d): throw ScenarioFailure("s:link('\(url)'): \(d.message)")
             }
         case "expect_snapshot":
-            var name: String?
-            if let a = args.first {
-                switch a {
-                case .null: break
-                case .string(let n): name = n
-                default: throw ScenarioFailure("s:expect_snapshot(name): name must be a string, found \(a.kindName)")
-                }
-            }
-            try snapshot(s, name: name)
+            let (name, graph) = try SnapshotGraph.arguments(args)
+            try snapshot(s, name: name, graph: graph)
             return .null
         default:
             throw ScenarioFailure("unknown session operation '\(op)'")

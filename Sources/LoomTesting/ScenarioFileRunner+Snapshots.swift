@@ -29,12 +29,16 @@ extension ScenarioFileRunner {
 
     /// The snapshot text of the session's current screen: tree, stack and graph, with paths
     /// relative to the project so the file does not depend on the working directory.
-    func snapshotDocument(_ s: ScenarioSession) throws(ScenarioFailure) -> SnapshotDocument {
+    func snapshotDocument(_ s: ScenarioSession, graph mode: SnapshotGraph = .user) throws(ScenarioFailure) -> SnapshotDocument {
         let (screen, _, r) = try s.current()
-        let graph = ws.navigationGraph(from: screen, user: s.user)
         var diags = Diagnostics()
         diags.append(contentsOf: r.diagnostics)
-        diags.append(contentsOf: graph.diagnostics)
+        var graphText = SnapshotGraph.leftOut
+        if mode != .none {
+            let output = ws.navigationGraph(from: screen, user: s.user)
+            diags.append(contentsOf: output.diagnostics)
+            graphText = mode == .screen ? SnapshotGraph.screenText(output.graph, screen: screen) : output.text
+        }
         let root = ws.project.root
         func rel(_ text: String) -> String {
             var t = text
@@ -46,10 +50,10 @@ extension ScenarioFileRunner {
         let userText = (s.user.name ?? "(anonymous)") + " " + JSONNormal.text(.object(s.user.attributes))
         return SnapshotDocument(
             screen: screen.id, user: userText, stack: s.simulator.stack.description,
-            tree: r.tree.map(SnapNode.init), diagnostics: diags.sorted.map { rel($0.description) }, graph: rel(graph.text))
+            tree: r.tree.map(SnapNode.init), diagnostics: diags.sorted.map { rel($0.description) }, graph: rel(graphText))
     }
 
-    func snapshot(_ s: ScenarioSession, name: String?) throws(ScenarioFailure) {
+    func snapshot(_ s: ScenarioSession, name: String?, graph: SnapshotGraph = .user) throws(ScenarioFailure) {
         let owner = resultName
         var base = Self.sanitize(owner)
         if let name {
@@ -68,7 +72,7 @@ extension ScenarioFileRunner {
         }
         snapshotOwners[path] = owner
         referenced.insert(path)
-        let text = try snapshotDocument(s).text
+        let text = try snapshotDocument(s, graph: graph).text
         let fm = FileManager.default
         let pending = path + ".new"
         var existing: String?

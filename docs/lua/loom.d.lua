@@ -248,6 +248,11 @@ function loom_Nav.none() end
 ---@field now? string The evaluation time as an ISO-8601 string, when one was given (`--now`, `options.now` or a `now` attribute).
 ---@field [string] any Any other attribute.
 
+--- The options of `s:expect_snapshot`. Unknown keys are an error.
+---@class loom.SnapshotOptions
+---@field name? string A suffix for a second snapshot in one scenario (as `s:expect_snapshot(name)`).
+---@field graph? boolean|"screen" The navigation graph in the snapshot: `true` (default) the whole graph the user can walk from the entry, `"screen"` only the current screen (its node in each flow showing it, the edges leaving it and the findings located in its file), `false` none (the flows are not explored; the section reads `(left out: graph = false)`).
+
 --- The `options` of `t:open(screen, options)` (a string is a profile name). Unknown keys are an error.
 ---@class loom.OpenOptions
 ---@field user? string A profile of users.json (inside `t:each_user`, that profile by default).
@@ -301,9 +306,10 @@ function loom_Session:expect_stack(screens) end
 ---@param value any The expected value (nil: absent).
 function loom_Session:expect_prop(x, key, value) end
 
---- Compares the current screen, as this user sees it, with its golden snapshot (recorded when missing, except under `CI=true`).
----@param name? string A suffix for a second snapshot in one scenario.
-function loom_Session:expect_snapshot(name) end
+--- Compares the current screen, as this user sees it, with its golden snapshot (recorded when missing, except under `CI=true`). `s:expect_snapshot{ graph = "screen" }` keeps only this screen's edges in it, `{ graph = false }` no graph.
+---@param name? string|loom.SnapshotOptions A suffix for a second snapshot in one scenario, or the options.
+---@param options? loom.SnapshotOptions The options, after a name.
+function loom_Session:expect_snapshot(name, options) end
 
 --- Declares an error diagnostic this session's screens are expected to report (a builder or rule that fails, …): scenarios are strict, so an error reported while resolving a screen the session opens or navigates to fails the scenario unless some `expect_diagnostic` text is part of it (`file:line:column: error: message`); an expected diagnostic that never appears fails it too.
 ---@param text string Text the diagnostic contains (plain text, not a pattern).
