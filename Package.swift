@@ -78,18 +78,18 @@ let package = Package(
         ),
         // Fuzz targets (docs/fuzzing.md, scripts/fuzz): the targets' bodies, then one executable
         // each, which is libFuzzer's entry point under -sanitize=fuzzer -D LOOM_FUZZING and a
-        // replay driver otherwise. FuzzDriver declares libFuzzer's driver.
+        // replay driver otherwise (FuzzEntry). FuzzDriver declares libFuzzer's driver.
         .target(
             name: "FuzzTargets",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LuaRuntime", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LuaRuntime", "FuzzDriver", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/FuzzTargets"
         ),
         .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
-        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzTargets", "FuzzDriver"], path: "Sources/FuzzJSON"),
-        .executableTarget(name: "FuzzScreen", dependencies: ["FuzzTargets", "FuzzDriver"], path: "Sources/FuzzScreen"),
-        .executableTarget(name: "FuzzRules", dependencies: ["FuzzTargets", "FuzzDriver"], path: "Sources/FuzzRules"),
-        .executableTarget(name: "FuzzFlows", dependencies: ["FuzzTargets", "FuzzDriver"], path: "Sources/FuzzFlows"),
-        .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzTargets", "FuzzDriver"], path: "Sources/FuzzLuaBridge"),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzTargets"], path: "Sources/FuzzJSON"),
+        .executableTarget(name: "FuzzScreen", dependencies: ["FuzzTargets"], path: "Sources/FuzzScreen"),
+        .executableTarget(name: "FuzzRules", dependencies: ["FuzzTargets"], path: "Sources/FuzzRules"),
+        .executableTarget(name: "FuzzFlows", dependencies: ["FuzzTargets"], path: "Sources/FuzzFlows"),
+        .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzTargets"], path: "Sources/FuzzLuaBridge"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime"], path: "Tests/LuaRuntimeTests"),
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
         .testTarget(name: "LoomNavigationTests", dependencies: ["LoomNavigation", "LoomCore"], path: "Tests/LoomNavigationTests"),
