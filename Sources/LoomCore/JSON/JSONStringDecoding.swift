@@ -143,26 +143,8 @@ extension JSONParser {
         return n
     }
 
-    /// Length of the well-formed UTF-8 sequence starting with a non-ASCII byte at `j`, 0 if invalid
-    /// (bad lead byte, bad or missing continuation, overlong form, surrogate, beyond U+10FFFF).
-    func utf8SequenceLength(at j: Int) -> Int {
-        let c = p[j]
-        var n: Int
-        var low: UInt8 = 0x80, high: UInt8 = 0xBF  // allowed range of the second byte
-        switch c {
-        case 0xC2...0xDF: n = 2
-        case 0xE0: n = 3; low = 0xA0
-        case 0xED: n = 3; high = 0x9F
-        case 0xE1...0xEF: n = 3
-        case 0xF0: n = 4; low = 0x90
-        case 0xF1...0xF3: n = 4
-        case 0xF4: n = 4; high = 0x8F
-        default: return 0
-        }
-        guard end - j >= n, p[j + 1] >= low, p[j + 1] <= high else { return 0 }
-        for k in 2..<n where p[j + k] & 0xC0 != 0x80 { return 0 }
-        return n
-    }
+    /// Length of the well-formed UTF-8 sequence starting with a non-ASCII byte at `j`, 0 if invalid.
+    func utf8SequenceLength(at j: Int) -> Int { UTF8Sequence.check(p, at: j, end: end).length }
 
     func hex(_ c: UInt8) -> String {
         let digits = Array("0123456789ABCDEF")
