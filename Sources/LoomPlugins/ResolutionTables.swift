@@ -15,10 +15,6 @@ final class ResolutionTables {
     /// Registry references of the user views, by owner (plugin) id.
     @exclusivity(unchecked) var views: [Int32: Int32] = [:]
     @exclusivity(unchecked) var nodeTables: [Int: Int32] = [:]
-    /// The last user view handed out and its owner (-1: none): consecutive calls of one
-    /// plugin's rules skip the dictionary.
-    @exclusivity(unchecked) var lastView: Int32 = -1
-    @exclusivity(unchecked) var lastViewOwner: Int32 = -1
 
     init(state: LuaState, context: ResolutionContext) {
         self.state = state
@@ -62,20 +58,13 @@ extension PluginEngine {
     @inline(never)
     func userView(_ ctx: ResolutionContext, owner: Int32) throws(LuaError) -> Int32 {
         let data = resolutionTables(ctx)
-        if data.lastViewOwner == owner { return data.lastView }
-        if let r = data.views[owner] {
-            data.lastView = r
-            data.lastViewOwner = owner
-            return r
-        }
+        if let r = data.views[owner] { return r }
         var attrs = ctx.user.attributes
         if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
         state.push(json: .object(attrs), keepingOrder: true)
         try sandbox.freezeTop()
         let r = state.rawRef()
         data.views[owner] = r
-        data.lastView = r
-        data.lastViewOwner = owner
         return r
     }
 }
