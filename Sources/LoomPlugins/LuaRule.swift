@@ -118,3 +118,12 @@ final class LuaRule: RuleEvaluating {
         return .failure(BuildFailure("rule '\(name)' (plugin \(plugin.name)) returned \(state.type(-1) == .nil ? "nil" : "a " + state.typeName(-1)), expected a boolean"))
     }
 }
+
+extension PluginEngine {
+    /// The Lua functions behind a rule registered by a Lua plugin (nil for other evaluators),
+    /// e.g. for a plugin's unit checks run in the sandbox (`registered_rules`).
+    public func luaFunctions(of evaluator: RuleEvaluating) -> (evaluate: LuaRef, check: LuaRef?)? {
+        guard let r = evaluator as? LuaRule else { return nil }
+        return (r.function, r.checkFunction)
+    }
+}
