@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "LoomNavigation", targets: ["LoomNavigation"]),
         .library(name: "LoomPlugins", targets: ["LoomPlugins"]),
         .library(name: "LoomTesting", targets: ["LoomTesting"]),
+        .library(name: "LoomStyles", targets: ["LoomStyles"]),
+        .library(name: "LoomSolver", targets: ["LoomSolver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,18 +64,32 @@ let package = Package(
             dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomPlugins", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomTesting"
         ),
+        // Styles: MRGArchitect's property files (imports, device cascade, size-class traits,
+        // typed values) and the device catalog.
+        .target(
+            name: "LoomStyles",
+            dependencies: ["LoomCore", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomStyles"
+        ),
+        // A Cassowary constraint solver (incremental simplex with strengths, as kiwi) and the
+        // constraint language parser. No Swift package for it is available on these machines.
+        .target(
+            name: "LoomSolver",
+            dependencies: [],
+            path: "Sources/LoomSolver"
+        ),
         // The CLI: parses arguments, formats results. No logic of its own.
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting",
+                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomSolver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"
         ),
         .executableTarget(
             name: "loom-bench",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime"],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime", "LoomStyles", "LoomSolver"],
             path: "Sources/loom-bench"
         ),
         // Fuzz targets (docs/fuzzing.md, scripts/fuzz): the targets' bodies, then one executable
@@ -97,6 +113,8 @@ let package = Package(
             name: "LoomPluginsTests", dependencies: ["LoomPlugins", "LoomTesting", "LoomNavigation", "LoomCore", "LuaRuntime"],
             path: "Tests/LoomPluginsTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], path: "Tests/FuzzTests"),
+        .testTarget(name: "LoomStylesTests", dependencies: ["LoomStyles", "LoomCore"], path: "Tests/LoomStylesTests"),
+        .testTarget(name: "LoomSolverTests", dependencies: ["LoomSolver"], path: "Tests/LoomSolverTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
     ],
     swiftLanguageModes: [.v6]

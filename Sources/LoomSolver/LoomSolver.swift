@@ -1,0 +1,2 @@
+/// A Cassowary constraint solver (see docs/layout.md).
+public enum LoomSolver {}

@@ -1,0 +1,3 @@
+import XCTest
+@testable import LoomSolver
+final class LoomSolverPlaceholderTests: XCTestCase { func testModuleLinks() { _ = LoomSolver.self } }
