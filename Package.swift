@@ -78,11 +78,18 @@ let package = Package(
             dependencies: [],
             path: "Sources/LoomSolver"
         ),
+        // Changes between two resolutions of a screen, classified as Spots' differ does
+        // (inserted, deleted, moved, hard and soft updates), and graph edges gained or lost.
+        .target(
+            name: "LoomDiff",
+            dependencies: ["LoomCore", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomDiff"
+        ),
         // The CLI: parses arguments, formats results. No logic of its own.
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomSolver",
+                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomSolver", "LoomDiff",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"
@@ -114,6 +121,7 @@ let package = Package(
             path: "Tests/LoomPluginsTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoomStylesTests", dependencies: ["LoomStyles", "LoomCore"], path: "Tests/LoomStylesTests"),
+        .testTarget(name: "LoomDiffTests", dependencies: ["LoomDiff", "LoomCore"], path: "Tests/LoomDiffTests"),
         .testTarget(name: "LoomSolverTests", dependencies: ["LoomSolver"], path: "Tests/LoomSolverTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
     ],

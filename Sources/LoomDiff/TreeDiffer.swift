@@ -1,0 +1,106 @@
+import LoomCore
+
+/// Compares two resolved trees (the `tree` of `host run --format json`) from component level
+/// down to items, as Spots' differ does, and lists what changed.
+public struct TreeDiffer: Sendable {
+    /// Keys holding other nodes: compared node by node, never as a field of their parent.
+    static let structural: Set<String> = ["children", "items", "header", "footer"]
+    /// Keys whose change needs a reload (Spots' hard update): what the view is and how big.
+    static let hardKeys: Set<String> = ["type", "view", "kind", "size", "frame", "layout", "props.size"]
+    /// Objects whose members are compared one by one, so fields name the member (`props.title`).
+    static let expanded: Set<String> = ["props", "meta", "style"]
+
+    public private(set) var changes: [TreeChange] = []
+    /// Matched nodes with no change of their own.
+    public private(set) var unchanged = 0
+
+    public init(old: JSONValue?, new: JSONValue?, rootPath: String = "root") {
+        switch (old, new) {
+        case let (o?, n?): compare(o, n, path: rootPath, oldIndex: nil, newIndex: nil)
+        case let (nil, n?): insertedSubtree(n, path: rootPath, index: nil)
+        case let (o?, nil): deletedSubtree(o, path: rootPath, index: nil)
+        case (nil, nil): break
+        }
+    }
+
+    public var counts: ChangeCounts { ChangeCounts(changes, unchanged: unchanged) }
+
+    static func nodeName(_ v: JSONValue) -> String { v["type"] == nil && v["kind"] != nil ? "item" : "component" }
+    static func typeName(_ v: JSONValue) -> String? { v["type"]?.string ?? v["kind"]?.string }
+
+    private mutating func insertedSubtree(_ n: JSONValue, path: String, index: Int?) {
+        changes.append(TreeChange(node: Self.nodeName(n), id: n["id"]?.string, path: path, change: .inserted,
+                                  type: Self.typeName(n), newIndex: index))
+    }
+
+    private mutating func deletedSubtree(_ o: JSONValue, path: String, index: Int?) {
+        changes.append(TreeChange(node: Self.nodeName(o), id: o["id"]?.string, path: path, change: .deleted,
+                                  type: Self.typeName(o), oldIndex: index))
+    }
+
+    private mutating func compare(_ o: JSONValue, _ n: JSONValue, path: String, oldIndex: Int?, newIndex: Int?) {
+        let fields = Self.changedFields(o, n)
+        if !fields.isEmpty {
+            let hard = fields.contains { Self.hardKeys.contains($0) }
+            changes.append(TreeChange(node: Self.nodeName(n), id: n["id"]?.string ?? o["id"]?.string, path: path,
+                                      change: hard ? .hard : .soft, type: Self.typeName(n),
+                                      oldIndex: oldIndex, newIndex: newIndex, fields: fields))
+        } else {
+            unchanged += 1
+        }
+        for slot in ["header", "footer"] {
+            let a = o[slot].flatMap { $0.isNull ? nil : $0 }, b = n[slot].flatMap { $0.isNull ? nil : $0 }
+            switch (a, b) {
+            case let (a?, b?): compare(a, b, path: path + "/" + slot, oldIndex: nil, newIndex: nil)
+            case let (a?, nil): deletedSubtree(a, path: path + "/" + slot, index: nil)
+            case let (nil, b?): insertedSubtree(b, path: path + "/" + slot, index: nil)
+            case (nil, nil): break
+            }
+        }
+        for list in ["children", "items"] {
+            compareLists(o[list]?.array ?? [], n[list]?.array ?? [], path: path, key: list)
+        }
+    }
+
+    private mutating func compareLists(_ old: [JSONValue], _ new: [JSONValue], path: String, key: String) {
+        if old.isEmpty && new.isEmpty { return }
+        let m = SiblingMatch(old: old, new: new)
+        for i in m.deleted { deletedSubtree(old[i], path: "\(path)/\(key)[\(i)]", index: i) }
+        for (oi, ni) in m.pairs.sorted(by: { $0.new < $1.new }) {
+            let p = "\(path)/\(key)[\(ni)]"
+            if m.moved.contains(ni) {
+                changes.append(TreeChange(node: Self.nodeName(new[ni]), id: new[ni]["id"]?.string, path: p, change: .moved,
+                                          type: Self.typeName(new[ni]), oldIndex: oi, newIndex: ni))
+            }
+            compare(old[oi], new[ni], path: p, oldIndex: oi, newIndex: ni)
+        }
+        // Insertions after the updates of the same list, in new order.
+        for i in m.inserted { insertedSubtree(new[i], path: "\(path)/\(key)[\(i)]", index: i) }
+    }
+
+    /// The node's own keys whose values differ (members of props/meta/style one by one), sorted.
+    static func changedFields(_ o: JSONValue, _ n: JSONValue) -> [String] {
+        let oo = o.object ?? [:], no = n.object ?? [:]
+        var keys = Set(oo.keys).union(no.keys)
+        keys.subtract(structural)
+        keys.remove("id")
+        var out: [String] = []
+        for k in keys {
+            let a = oo[k], b = no[k]
+            if a == b { continue }
+            if expanded.contains(k), let ao = Self.members(a), let bo = Self.members(b) {
+                for mk in Set(ao.keys).union(bo.keys) where ao[mk] != bo[mk] { out.append(k + "." + mk) }
+            } else {
+                out.append(k)
+            }
+        }
+        return out.sorted()
+    }
+
+    /// An object's members, an absent value as no members, anything else nil (compared whole).
+    static func members(_ v: JSONValue?) -> [String: JSONValue]? {
+        guard let v else { return [:] }
+        guard let o = v.object else { return nil }
+        return Dictionary(uniqueKeysWithValues: o.map { ($0.key, $0.value) })
+    }
+}

@@ -1,0 +1,104 @@
+import XCTest
+import LoomCore
+@testable import LoomDiff
+
+final class TreeDifferTests: XCTestCase {
+    private func item(_ title: String, id: String? = nil, size: JSONValue? = nil, action: String? = nil) -> JSONValue {
+        var o: [(String, JSONValue)] = []
+        if let id { o.append(("id", .string(id))) }
+        o.append(("kind", "movie"))
+        o.append(("view", "MovieCell"))
+        o.append(("props", .object(["title": .string(title)])))
+        if let size { o.append(("size", size)) }
+        if let action { o.append(("action", .string(action))) }
+        return .object(.init(uniqueKeysWithValues: o))
+    }
+
+    private func list(_ items: [JSONValue], id: String = "watched", type: String = "list") -> JSONValue {
+        .object(["type": .string(type), "id": .string(id), "view": "ListView", "props": ["title": "Watched"], "items": .array(items)])
+    }
+
+    private func root(_ children: [JSONValue]) -> JSONValue {
+        .object(["type": "stack", "id": "root", "view": "StackView", "props": [:], "children": .array(children)])
+    }
+
+    private func kinds(_ d: TreeDiffer) -> [String] { d.changes.map { "\($0.change.rawValue) \($0.path)" } }
+
+    func testIdenticalTreesHaveNoChanges() {
+        let t = root([list([item("A"), item("B")])])
+        let d = TreeDiffer(old: t, new: t)
+        XCTAssertEqual(d.changes, [])
+        XCTAssertEqual(d.unchanged, 4)
+    }
+
+    func testAppendTwoAndUpdateOneIsTwoInsertedAndOneSoft() {
+        let old = root([list([item("A"), item("B"), item("C")])])
+        let new = root([list([item("A"), item("B2"), item("C"), item("D"), item("E")])])
+        let d = TreeDiffer(old: old, new: new)
+        XCTAssertEqual(kinds(d), [
+            "soft root/children[0]/items[1]",
+            "inserted root/children[0]/items[3]",
+            "inserted root/children[0]/items[4]",
+        ])
+        XCTAssertEqual(d.changes[0].fields, ["props.title"])
+        XCTAssertEqual(d.counts.inserted, 2)
+        XCTAssertEqual(d.counts.soft, 1)
+    }
+
+    func testPrependIsOneInsertNotAShiftOfUpdates() {
+        let old = root([list([item("A"), item("B")])])
+        let new = root([list([item("Z"), item("A"), item("B")])])
+        XCTAssertEqual(kinds(TreeDiffer(old: old, new: new)), ["inserted root/children[0]/items[0]"])
+    }
+
+    func testSizeOrKindChangeIsHard() {
+        let old = root([list([item("A", size: ["width": 100, "height": 50])])])
+        let new = root([list([item("A", size: ["width": 100, "height": 80])])])
+        let d = TreeDiffer(old: old, new: new)
+        XCTAssertEqual(kinds(d), ["hard root/children[0]/items[0]"])
+        XCTAssertEqual(d.changes[0].fields, ["size"])
+        let grid = root([list([item("A", size: ["width": 100, "height": 50])], type: "grid")])
+        XCTAssertEqual(TreeDiffer(old: old, new: grid).changes.map(\.change), [.hard])
+        XCTAssertEqual(TreeDiffer(old: old, new: grid).changes.first?.fields, ["type"])
+    }
+
+    func testKeyedMovesDeletesAndInserts() {
+        let a = list([], id: "a"), b = list([], id: "b"), c = list([], id: "c"), d = list([], id: "d")
+        let diff = TreeDiffer(old: root([a, b, c]), new: root([c, a, d]))
+        XCTAssertEqual(diff.changes.map { "\($0.change.rawValue) \($0.id ?? "-")" }, ["deleted b", "moved c", "inserted d"])
+        let moved = diff.changes[1]
+        XCTAssertEqual(moved.oldIndex, 2)
+        XCTAssertEqual(moved.newIndex, 0)
+        XCTAssertEqual(diff.changes[0].path, "root/children[1]")
+    }
+
+    func testActionChangeIsSoftAndJSONShape() {
+        let old = root([list([item("A", id: "m1", action: "movie:1")])])
+        let new = root([list([item("A", id: "m1", action: "movie:2")])])
+        let d = TreeDiffer(old: old, new: new)
+        XCTAssertEqual(d.changes.count, 1)
+        XCTAssertEqual(d.changes[0].json.serialized(pretty: false),
+                       #"{"id":"m1","path":"root/children[0]/items[0]","change":"soft","node":"item","type":"movie","old_index":0,"new_index":0,"fields":["action"]}"#)
+    }
+
+    func testHeaderAppearingIsAnInsert() {
+        var new = list([item("A")]).object!
+        new["header"] = .object(["type": "label", "id": "h", "view": "Label", "props": ["text": "Hi"]])
+        let d = TreeDiffer(old: root([list([item("A")])]), new: root([.object(new)]))
+        XCTAssertEqual(kinds(d), ["inserted root/children[0]/header"])
+    }
+
+    func testGraphDiff() {
+        let e1: JSONValue = ["from": "home", "to": "lounge", "step": "premium", "presentation": "flow"]
+        let e2: JSONValue = ["from": "home", "to": "upgrade", "step": "premium", "presentation": "flow"]
+        let g = GraphDiff(old: ["edges": [e1]], new: ["edges": [e2]])
+        XCTAssertEqual(g.gained, ["home --premium--> upgrade (flow)"])
+        XCTAssertEqual(g.lost, ["home --premium--> lounge (flow)"])
+        XCTAssertFalse(GraphDiff(old: ["edges": [e1]], new: ["edges": [e1]]).changed)
+    }
+
+    func testLongestIncreasingIsDeterministic() {
+        XCTAssertEqual(SiblingMatch.longestIncreasing([2, 0, 1]), [1, 2])
+        XCTAssertEqual(SiblingMatch.longestIncreasing([]), [])
+    }
+}
