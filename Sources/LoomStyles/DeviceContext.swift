@@ -1,0 +1,65 @@
+import LoomCore
+
+/// What a style (and, once integrated, a rule) is resolved for: a device of the catalog, an
+/// orientation and the size classes (the device's defaults unless overridden, `--traits`).
+public struct DeviceContext: Sendable, Hashable {
+    public var device: Device
+    public var orientation: Orientation
+    public var traits: Traits
+
+    public init(device: Device, orientation: Orientation = .portrait, traits: Traits? = nil) {
+        self.device = device
+        self.orientation = orientation
+        self.traits = traits ?? device.defaultTraits(orientation)
+    }
+
+    /// The default: `DeviceCatalog.defaultName`, portrait, its default size classes.
+    public static var standard: DeviceContext {
+        DeviceContext(device: DeviceCatalog.device(named: DeviceCatalog.defaultName)!)
+    }
+
+    /// From the command line's `--device`, `--orientation` and `--traits` (each optional).
+    public static func parse(device: String?, orientation: String?, traits: String?) -> Result<DeviceContext, Diagnostic> {
+        var d = DeviceCatalog.device(named: DeviceCatalog.defaultName)!
+        if let name = device {
+            switch DeviceCatalog.lookup(name) {
+            case .success(let x): d = x
+            case .failure(let e): return .failure(e)
+            }
+        }
+        var o = Orientation.portrait
+        if let text = orientation {
+            guard let x = Orientation(rawValue: text.lowercased()) else {
+                let hint = DidYouMean.hint(text, among: Orientation.allCases.map(\.rawValue))
+                return .failure(.error("--orientation is 'portrait' or 'landscape', found '\(TextEscape.escaped(text))'\(hint)"))
+            }
+            o = x
+        }
+        var t: Traits?
+        if let text = traits {
+            switch Traits.parse(text) {
+            case .success(let x): t = x
+            case .failure(let e): return .failure(e)
+            }
+        }
+        return .success(DeviceContext(device: d, orientation: o, traits: t))
+    }
+
+    /// The attributes rules may read: `device.name`, `device.idiom`, `device.width`,
+    /// `device.height` (points, in the current orientation), `device.scale`, `orientation`,
+    /// `traits.horizontal`, `traits.vertical`.
+    public var attributes: JSONValue {
+        let s = device.size(orientation)
+        return .object([
+            "device": .object([
+                "name": .string(device.name), "idiom": .string(device.idiom.rawValue),
+                "width": .double(s.width), "height": .double(s.height), "scale": .double(device.scale),
+            ]),
+            "orientation": .string(orientation.rawValue),
+            "traits": .object(["horizontal": .string(traits.horizontal.rawValue), "vertical": .string(traits.vertical.rawValue)]),
+        ])
+    }
+
+    /// `iphone-15 portrait, compact regular`.
+    public var summary: String { "\(device.name) \(orientation.rawValue), \(traits)" }
+}

@@ -1,0 +1,118 @@
+import LoomCore
+import OrderedCollections
+
+/// Key → type, declared per component type beside `meta` (`{ style = { title_color = "color" } }`).
+public struct StyleSchema: Sendable, Hashable {
+    public var types: OrderedDictionary<String, StyleType>
+    /// Named in warnings: "not declared in the style schema of 'card'".
+    public var owner: String
+
+    public init(_ types: OrderedDictionary<String, StyleType>, owner: String) {
+        self.types = types
+        self.owner = owner
+    }
+
+    /// From a JSON object of type names (`{"title_color": "color"}`), with located errors for
+    /// unknown type names.
+    public static func parse(_ node: JSONNode, file: String, owner: String) -> (StyleSchema, Diagnostics) {
+        var d = Diagnostics()
+        var types = OrderedDictionary<String, StyleType>()
+        guard let o = node.object else {
+            d.error("a style schema maps keys to type names, found \(node.kindName)", at: node.position.located(in: file))
+            return (StyleSchema(types, owner: owner), d)
+        }
+        for m in o.members {
+            guard let s = m.value.string, let t = StyleType(rawValue: s) else {
+                let found = m.value.string.map { "'\(TextEscape.escaped($0))'" } ?? m.value.kindName
+                let hint = m.value.string.map { DidYouMean.hint($0, among: StyleType.allCases.map(\.rawValue)) } ?? ""
+                d.error("style type of '\(TextEscape.escaped(m.key))' is one of \(StyleType.allCases.map(\.rawValue).joined(separator: ", ")), found \(found)\(hint)", at: m.value.position.located(in: file))
+                continue
+            }
+            types[m.key] = t
+        }
+        return (StyleSchema(types, owner: owner), d)
+    }
+}
+
+/// One key's typed value and where it came from.
+public struct ResolvedValue: Sendable, Hashable {
+    public var value: StyleValue
+    /// `file:line:column` of the key that won.
+    public var from: SourceLocation
+    /// The values it overrode, in the order they were applied.
+    public var overrode: [SourceLocation]
+
+    /// `{"from": "path:line", "overrode": ["path:line", …]}`.
+    public var provenanceJSON: JSONValue {
+        func line(_ l: SourceLocation) -> JSONValue { .string(SourceLocation(file: l.file, line: l.line, column: 0).description) }
+        return .object(["from": line(from), "overrode": .array(overrode.map(line))])
+    }
+}
+
+/// A style resolved for a device context: typed values in key order, with provenance.
+public struct ResolvedStyle: Sendable, Hashable {
+    public var names: [String]
+    public var context: DeviceContext
+    public var values: OrderedDictionary<String, ResolvedValue>
+    /// Errors (keys not applied, cycles, missing imports) and warnings (undeclared keys, ignored
+    /// device files).
+    public var diagnostics: Diagnostics
+
+    public init(names: [String], context: DeviceContext, values: OrderedDictionary<String, ResolvedValue> = [:], diagnostics: Diagnostics = Diagnostics()) {
+        self.names = names
+        self.context = context
+        self.values = values
+        self.diagnostics = diagnostics
+    }
+
+    public subscript(key: String) -> StyleValue? { values[key]?.value }
+
+    /// `{key: value}` in the output shapes (a node's `"style"`).
+    public var json: JSONValue {
+        var o = OrderedDictionary<String, JSONValue>(minimumCapacity: values.count)
+        for (k, v) in values { o[k] = v.value.json }
+        return .object(o)
+    }
+
+    /// `{key: {"from", "overrode"}}`.
+    public var provenanceJSON: JSONValue {
+        var o = OrderedDictionary<String, JSONValue>(minimumCapacity: values.count)
+        for (k, v) in values { o[k] = v.provenanceJSON }
+        return .object(o)
+    }
+
+    /// `key=value key=value`: the compact line `host run` can show under a node.
+    public var compactLine: String {
+        values.map { "\($0.key)=\($0.value.value.text)" }.joined(separator: " ")
+    }
+}
+
+extension StyleLibrary {
+    /// `names` (applied in order, later winning) cascaded for `context`, each key typed by
+    /// `schema` (undeclared keys: a warning, passed through as JSON) or, without one, by its form.
+    /// A value that does not parse is an error and its key is left out.
+    public func resolve(names: [String], context: DeviceContext, schema: StyleSchema? = nil) -> ResolvedStyle {
+        var cascade = StyleCascade(library: self, context: context)
+        let layer = cascade.resolve(names)
+        var out = ResolvedStyle(names: names, context: context, diagnostics: cascade.diagnostics)
+        for (key, e) in layer {
+            let outcome: StyleValueParser.Outcome
+            if let schema {
+                if let t = schema.types[key] {
+                    outcome = StyleValueParser.parse(e.value, as: t, key: key, file: e.valueLocation.file)
+                } else {
+                    let hint = DidYouMean.hint(key, among: schema.types.keys)
+                    out.diagnostics.warning("'\(TextEscape.escaped(key))' is not declared in the style schema of '\(schema.owner)'\(hint); passed through as JSON", at: e.location)
+                    outcome = .success(.json(e.value.plain))
+                }
+            } else {
+                outcome = StyleValueParser.infer(e.value, key: key, file: e.valueLocation.file)
+            }
+            switch outcome {
+            case .success(let v): out.values[key] = ResolvedValue(value: v, from: e.location, overrode: e.overridden)
+            case .failure(let d): out.diagnostics.append(d)
+            }
+        }
+        return out
+    }
+}

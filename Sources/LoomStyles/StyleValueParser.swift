@@ -1,0 +1,144 @@
+import LoomCore
+
+/// Reads a property value as a declared type, in exactly the forms MRGArchitect accepts; a
+/// value that does not parse is an error (never MRGArchitect's silent zero).
+public enum StyleValueParser {
+    public typealias Outcome = Result<StyleValue, Diagnostic>
+
+    /// `node` (from `file`) as `type`; errors name `key`.
+    public static func parse(_ node: JSONNode, as type: StyleType, key: String, file: String) -> Outcome {
+        var p = Parser(key: key, file: file)
+        return p.value(node, type)
+    }
+
+    /// Without a schema: the type the form shows (objects and arrays by their keys), strings
+    /// left as strings, anything else plain JSON.
+    public static func infer(_ node: JSONNode, key: String, file: String) -> Outcome {
+        switch node.kind {
+        case .bool(let b): return .success(.boolean(b))
+        case .int(let i): return .success(.integer(i))
+        case .double(let d): return .success(.float(d))
+        case .string(let s): return .success(.string(s))
+        case .null: return .success(.json(.null))
+        case .object(let o):
+            let keys = Set(o.keys)
+            let shapes: [(Set<String>, StyleType)] = [
+                (["top", "left", "bottom", "right"], .insets), (["x", "y"], .point), (["width", "height"], .size),
+                (["origin", "size"], .rect), (["name", "size"], .font),
+            ]
+            for (k, t) in shapes where k == keys { return parse(node, as: t, key: key, file: file) }
+            return .success(.json(node.plain))
+        case .array(let items):
+            let stop: Set<String> = ["location", "color"]
+            if !items.isEmpty, items.allSatisfy({ $0.object.map { Set($0.keys) == stop } ?? false }) {
+                return parse(node, as: .gradient, key: key, file: file)
+            }
+            return .success(.json(node.plain))
+        }
+    }
+
+    struct Parser {
+        let key: String
+        let file: String
+
+        func fail(_ message: String, _ node: JSONNode) -> Outcome {
+            .failure(.error("'\(TextEscape.escaped(key))': \(message)", at: node.position.located(in: file)))
+        }
+
+        func expected(_ type: StyleType, _ node: JSONNode) -> Outcome {
+            fail("\(type.rawValue) is \(type.forms), found \(node.kindName)", node)
+        }
+
+        mutating func value(_ node: JSONNode, _ type: StyleType) -> Outcome {
+            switch type {
+            case .boolean:
+                guard let b = node.bool else { return expected(type, node) }
+                return .success(.boolean(b))
+            case .integer, .unsigned:
+                guard let d = node.double else { return expected(type, node) }
+                guard let i = node.int else { return fail("\(type.rawValue) is \(type.forms), found \(JSONValue.numberText(d))", node) }
+                if type == .unsigned {
+                    guard i >= 0 else { return fail("unsigned is \(type.forms), found the negative \(i)", node) }
+                    return .success(.unsigned(i))
+                }
+                return .success(.integer(i))
+            case .float:
+                guard let d = node.double else { return expected(type, node) }
+                return .success(.float(d))
+            case .string:
+                guard let s = node.string else { return expected(type, node) }
+                return .success(.string(s))
+            case .color:
+                return color(node).map { .color($0) }
+            case .insets, .point, .size, .rect:
+                return geometry(node, type)
+            case .font:
+                guard let o = node.object else { return expected(type, node) }
+                if let bad = unknownKey(o, ["name", "size"]) { return fail("a font has only \"name\" and \"size\", found '\(TextEscape.escaped(bad.key))'", bad.value) }
+                guard let name = o["name"] else { return fail("a font needs \"name\"", node) }
+                guard let n = name.string, !n.isEmpty else { return fail("a font's \"name\" is a non-empty string, found \(name.kindName)", name) }
+                guard let size = o["size"] else { return fail("a font needs \"size\"", node) }
+                guard let s = size.double, s > 0, s.isFinite else { return fail("a font's \"size\" is a number above 0, found \(size.kindName == "a number" ? JSONValue.numberText(size.double ?? 0) : size.kindName)", size) }
+                return .success(.font(name: n, size: s))
+            case .gradient:
+                return gradient(node)
+            }
+        }
+
+        func unknownKey(_ o: JSONObject, _ allowed: Set<String>) -> JSONObject.Member? {
+            o.members.first { !allowed.contains($0.key) }
+        }
+
+        func color(_ node: JSONNode) -> Result<StyleColor, Diagnostic> {
+            let forms = StyleType.color.forms
+            guard let s = node.string else { return .failure(expected(.color, node).failure!) }
+            let digits = Array(s.utf8.dropFirst())
+            guard s.hasPrefix("#"), digits.allSatisfy({ hex($0) != nil }) else {
+                return .failure(fail("color is \(forms), found \"\(TextEscape.escaped(s))\"", node).failure!)
+            }
+            guard digits.count == 6 || digits.count == 8 else {
+                return .failure(fail("color is \(forms), found \"\(TextEscape.escaped(s))\" (\(digits.count) hex digits)", node).failure!)
+            }
+            var bytes: [UInt8] = []
+            for i in stride(from: 0, to: digits.count, by: 2) { bytes.append(hex(digits[i])! << 4 | hex(digits[i + 1])!) }
+            if bytes.count == 3 { return .success(StyleColor(r: bytes[0], g: bytes[1], b: bytes[2])) }
+            return .success(StyleColor(r: bytes[1], g: bytes[2], b: bytes[3], a: bytes[0]))
+        }
+
+        func hex(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 48...57: return c - 48
+            case 65...70: return c - 55
+            case 97...102: return c - 87
+            default: return nil
+            }
+        }
+
+        func gradient(_ node: JSONNode) -> Outcome {
+            guard let items = node.array, !items.isEmpty else {
+                return node.array == nil ? expected(.gradient, node) : fail("a gradient has at least one stop", node)
+            }
+            var stops: [GradientStop] = []
+            for item in items {
+                guard let o = item.object else { return fail("a gradient stop is {\"location\", \"color\"}, found \(item.kindName)", item) }
+                if let bad = unknownKey(o, ["location", "color"]) { return fail("a gradient stop has only \"location\" and \"color\", found '\(TextEscape.escaped(bad.key))'", bad.value) }
+                guard let locNode = o["location"], let colorNode = o["color"] else { return fail("a gradient stop needs \"location\" and \"color\"", item) }
+                guard let loc = locNode.double, (0...1).contains(loc) else {
+                    return fail("a gradient location is a number from 0 to 1, found \(locNode.double.map { JSONValue.numberText($0) } ?? locNode.kindName)", locNode)
+                }
+                if let prev = stops.last, loc < prev.location {
+                    return fail("gradient locations are in ascending order: \(JSONValue.numberText(loc)) after \(JSONValue.numberText(prev.location))", locNode)
+                }
+                switch color(colorNode) {
+                case .success(let c): stops.append(GradientStop(location: loc, color: c))
+                case .failure(let e): return .failure(e)
+                }
+            }
+            return .success(.gradient(stops))
+        }
+    }
+}
+
+extension Result {
+    var failure: Failure? { if case .failure(let e) = self { return e } else { return nil } }
+}
