@@ -1,2 +1,0 @@
-/// A Cassowary constraint solver (see docs/layout.md).
-public enum LoomSolver {}

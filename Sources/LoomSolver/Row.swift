@@ -1,0 +1,131 @@
+// A tableau row: `constant + Σ coefficient·symbol`, cells sorted by symbol id (kiwi's
+// AssocVector<Symbol, double> in row.h, as two parallel contiguous arrays). The arithmetic is
+// kiwi's, operation for operation, so both solvers compute the same floating-point values.
+
+/// kiwi's `nearZero`: |value| < 1e-8.
+@inline(__always) func nearZero(_ value: Double) -> Bool { value < 0 ? -value < 1.0e-8 : value < 1.0e-8 }
+
+struct Row {
+    var ids: [Int] = []
+    var coeffs: [Double] = []
+    var constant: Double
+
+    init(constant: Double = 0) { self.constant = constant }
+
+    var isEmpty: Bool { ids.isEmpty }
+
+    /// The position of `symbol`, or where it would be inserted (negated minus one) when absent.
+    @inline(__always) func find(_ symbol: Int) -> Int {
+        var lo = 0, hi = ids.count - 1
+        while lo <= hi {
+            let mid = (lo &+ hi) >> 1
+            let v = ids[mid]
+            if v == symbol { return mid }
+            if v < symbol { lo = mid + 1 } else { hi = mid - 1 }
+        }
+        return -(lo + 1)
+    }
+
+    func coefficient(for symbol: Int) -> Double {
+        let i = find(symbol)
+        return i >= 0 ? coeffs[i] : 0
+    }
+
+    /// Adds `coefficient` to the symbol's cell, dropping it when the sum is near zero. Returns
+    /// +1 when a cell was created, -1 when one was removed, 0 otherwise.
+    @discardableResult
+    mutating func insert(_ symbol: Int, _ coefficient: Double = 1) -> Int {
+        let i = find(symbol)
+        if i >= 0 {
+            let v = coeffs[i] + coefficient
+            if nearZero(v) {
+                ids.remove(at: i)
+                coeffs.remove(at: i)
+                return -1
+            }
+            coeffs[i] = v
+            return 0
+        }
+        if nearZero(coefficient) { return 0 }
+        let at = -(i + 1)
+        ids.insert(symbol, at: at)
+        coeffs.insert(coefficient, at: at)
+        return 1
+    }
+
+    /// Adds `other × coefficient` (constant and cells). Symbols that appeared or vanished are
+    /// passed to the callbacks (the tableau keeps its column index with them).
+    mutating func insert(_ other: Row, _ coefficient: Double, added: (Int) -> Void = { _ in }, removed: (Int) -> Void = { _ in }) {
+        constant += other.constant * coefficient
+        let n = ids.count, m = other.ids.count
+        if m == 0 { return }
+        if m == 1 {
+            let s = other.ids[0]
+            switch insert(s, other.coeffs[0] * coefficient) {
+            case 1: added(s)
+            case -1: removed(s)
+            default: break
+            }
+            return
+        }
+        var newIds: [Int] = []
+        var newCoeffs: [Double] = []
+        newIds.reserveCapacity(n + m)
+        newCoeffs.reserveCapacity(n + m)
+        var i = 0, j = 0
+        ids.withUnsafeBufferPointer { a in
+            coeffs.withUnsafeBufferPointer { ac in
+                other.ids.withUnsafeBufferPointer { b in
+                    other.coeffs.withUnsafeBufferPointer { bc in
+                        while i < n || j < m {
+                            if j == m || (i < n && a[i] < b[j]) {
+                                newIds.append(a[i]); newCoeffs.append(ac[i]); i += 1
+                            } else if i == n || b[j] < a[i] {
+                                let v = bc[j] * coefficient
+                                if !nearZero(v) { newIds.append(b[j]); newCoeffs.append(v); added(b[j]) }
+                                j += 1
+                            } else {
+                                let v = ac[i] + bc[j] * coefficient
+                                if !nearZero(v) { newIds.append(a[i]); newCoeffs.append(v) } else { removed(a[i]) }
+                                i += 1; j += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ids = newIds
+        coeffs = newCoeffs
+    }
+
+    /// Removes the symbol's cell; true when there was one.
+    @discardableResult
+    mutating func remove(_ symbol: Int) -> Bool {
+        let i = find(symbol)
+        guard i >= 0 else { return false }
+        ids.remove(at: i)
+        coeffs.remove(at: i)
+        return true
+    }
+
+    mutating func reverseSign() {
+        constant = -constant
+        for k in coeffs.indices { coeffs[k] = -coeffs[k] }
+    }
+
+    /// Solves `0 = row` for `symbol` (which must be present): the row becomes its right-hand side.
+    mutating func solve(for symbol: Int) {
+        let i = find(symbol)
+        let coeff = -1.0 / coeffs[i]
+        ids.remove(at: i)
+        coeffs.remove(at: i)
+        constant *= coeff
+        for k in coeffs.indices { coeffs[k] *= coeff }
+    }
+
+    /// Given `lhs = row`, solves for `rhs` (present in the row; `lhs` absent).
+    mutating func solve(_ lhs: Int, for rhs: Int) {
+        insert(lhs, -1.0)
+        solve(for: rhs)
+    }
+}

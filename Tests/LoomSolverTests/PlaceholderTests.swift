@@ -1,3 +1,0 @@
-import XCTest
-@testable import LoomSolver
-final class LoomSolverPlaceholderTests: XCTestCase { func testModuleLinks() { _ = LoomSolver.self } }
