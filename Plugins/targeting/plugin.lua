@@ -10,7 +10,8 @@
 --
 -- A missing (nil) user attribute makes every comparison false, never an error. Each rule
 -- declares its arguments (`args`): the host checks them at load time and writes the
--- messages; `between` adds a cross-field `check`. See README.md for the exact semantics.
+-- messages; `between` adds a cross-field `check`. Each also declares the attributes it reads
+-- (`reads`), so a trace can say which were missing and `host run` can warn about them. See README.md for the exact semantics.
 
 local semver = require "semver"
 local iso8601 = require "iso8601"
@@ -236,6 +237,7 @@ return {
   api = 1,
   register = function(host)
     host.rule("equals", evaluate_equals, {
+      reads = "args",
       description = "every named user attribute equals its value: {\"tier\": \"gold\"}",
       args = attributes({ type = SCALAR, hint = "use \"in\" to match one of several values" }, '{"tier": "gold"}'),
       examples = {
@@ -248,6 +250,7 @@ return {
       },
     })
     host.rule("in", evaluate_in, {
+      reads = "args",
       description = "every named user attribute is one of its values: {\"country\": [\"NO\", \"SE\"]}",
       args = attributes({ type = "list", of = { type = SCALAR } }, '{"country": ["NO", "SE"]}'),
       examples = {
@@ -258,6 +261,7 @@ return {
       },
     })
     host.rule("not_in", evaluate_not_in, {
+      reads = "args",
       description = "every named user attribute is present and none of its values: {\"country\": [\"US\"]}",
       args = attributes({ type = "list", of = { type = SCALAR } }, '{"country": ["US"]}'),
       examples = {
@@ -269,6 +273,7 @@ return {
     })
     local comparable = attributes({ type = { "number", "version", "decimal" } }, '{"app_version": "5.2.0"}')
     host.rule("at_least", comparison(function(c) return c >= 0 end), {
+      reads = "args",
       description = "user attribute >= value, numeric or SemVer: {\"app_version\": \"5.2.0\"}",
       args = comparable,
       examples = {
@@ -281,6 +286,7 @@ return {
       },
     })
     host.rule("below", comparison(function(c) return c < 0 end), {
+      reads = "args",
       description = "user attribute < value, numeric or SemVer: {\"app_version\": \"6.0.0\"}",
       args = comparable,
       examples = {
@@ -292,6 +298,7 @@ return {
       },
     })
     host.rule("rollout", evaluate_rollout, {
+      reads = { { arg = "stickiness", default = "id" } },
       description = "Unleash flexibleRollout: {\"percent\": 20, \"group\": \"new_home\", \"stickiness\": \"id\"}",
       args = {
         percent = { type = "number", min = 0, max = 100, required = true, suggest_for = { "percentage", "rollout" },
@@ -311,6 +318,7 @@ return {
       },
     })
     host.rule("between", evaluate_between, {
+      reads = { "now" },
       description = "from <= user.now < to (ISO-8601): {\"from\": \"2024-12-01\", \"to\": \"2025-01-01\"}",
       args = {
         type = "object", required = true,

@@ -15,11 +15,7 @@ public enum FlowValidation {
 
         func screenHint(_ s: String) -> String { DidYouMean.hint(s, among: screenIds) }
 
-        if let entry = flows.configuredEntry, flows[entry] == nil, screens[entry] == nil {
-            out.append(.error(
-                "entry '\(entry)' is neither a flow nor a screen" + DidYouMean.hint(entry, among: flowNames + screenIds),
-                at: entryLocation))
-        }
+        if let e = entry(flows, screens: screens, at: entryLocation) { out.append(e) }
 
         for name in flowNames {
             let flow = flows[name]!
@@ -67,6 +63,15 @@ public enum FlowValidation {
             }
         }
         return out
+    }
+
+    /// loom.json's `entry` when it names neither a flow nor a screen (at `location`, where it
+    /// is written).
+    public static func entry(_ flows: FlowSet, screens: [String: SourceLocation], at location: SourceLocation?) -> Diagnostic? {
+        guard let entry = flows.configuredEntry, flows[entry] == nil, screens[entry] == nil else { return nil }
+        return .error(
+            "entry '\(entry)' is neither a flow nor a screen" + DidYouMean.hint(entry, among: flows.names + screens.keys.sorted()),
+            at: location)
     }
 
     static func verb(_ kind: ContributionKind) -> String {

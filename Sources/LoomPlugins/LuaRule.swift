@@ -2,7 +2,7 @@ import LoomCore
 import LuaRuntime
 
 /// A rule registered by a Lua plugin (`host.rule`): its argument check and its evaluation.
-final class LuaRule: RuleEvaluating {
+final class LuaRule: RuleEvaluating, AttributeReading {
     unowned(unsafe) let engine: PluginEngine
     let function: LuaRef
     let checkFunction: LuaRef?
@@ -21,6 +21,8 @@ final class LuaRule: RuleEvaluating {
     /// The declared argument schema (`options.args`): its defaults are filled into the
     /// arguments the rule receives.
     var arguments: ArgumentSchema?
+    /// The attributes it reads (`options.reads`), when declared.
+    var reads: AttributeReads?
     /// The frozen defaults a reference without arguments receives (-2: not made yet; -1: none).
     private var defaultsTable: Int32 = -2
 

@@ -38,6 +38,7 @@ extension PluginEngine {
         defer { state.top = top }
         guard let source = read(file) else {
             fail(name, file, nil, "cannot read plugin.lua")
+            diagnostics.markLastErrorAsRootCause(RootCause(plugin: name, names: []))
             plugins.append(LoadedPlugin(info: PluginInfo(name: name, version: "?", folder: folder.path), file: file, loaded: false))
             return
         }
@@ -51,6 +52,8 @@ extension PluginEngine {
             factory.removeRegistrations(of: info.name)
             luaFlows.removeAll { $0.plugin.name == info.name }
             plugins.append(LoadedPlugin(info: info, file: file, loaded: false))
+            // Printed first, with the errors about what it would have registered under it.
+            diagnostics.markLastErrorAsRootCause(RootCause(plugin: info.name, names: LuaStringLiterals.of(source)))
         }
         do {
             try sandbox.pushEnvironment(label: name, folder: folder.path)

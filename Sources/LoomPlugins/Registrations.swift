@@ -103,6 +103,7 @@ extension PluginEngine {
         state.pushCopy(2)
         let r = LuaRule(engine: self, function: state.ref(), check: opts.1["check"], name: name, plugin: info, owner: owner)
         r.arguments = declared.arguments
+        r.reads = declared.reads
         do {
             try factory.register(RuleRegistration(
                 name: name, plugin: info, location: loc, description: description, arguments: declared.arguments,

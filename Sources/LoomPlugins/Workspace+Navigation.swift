@@ -77,7 +77,7 @@ extension Workspace {
     public func checkNavigation() -> Diagnostics {
         let (flows, d) = self.flows()
         var out = d
-        out.append(contentsOf: FlowValidation.validate(flows, screens: screenLocations()))
+        out.append(contentsOf: FlowValidation.validate(flows, screens: screenLocations(), entryLocation: project.valueLocations["entry"]))
         return out
     }
 }

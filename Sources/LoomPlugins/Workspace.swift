@@ -26,6 +26,8 @@ public final class Workspace {
         public var limits: LuaLimits = .default
         public var standardPlugins: String? = nil
         public var verbose = false
+        /// Plugin folders loaded instead of the project's (`host diff --plugins-old`).
+        public var replacesProjectPlugins: [String]? = nil
         public init() {}
     }
 
@@ -39,6 +41,7 @@ public final class Workspace {
     private var screensByFile: [String: LoadedScreen] = [:]
     private var screenIndex: [String: String]?
     var cachedFlows: (FlowSet, Diagnostics)?
+    var cachedConfiguration: Diagnostics?
     private var resolutionCaches: [String: ResolutionCache] = [:]
 
     /// `anchor`: a screen argument (a file or an id) whose project is wanted when `--project`
@@ -59,12 +62,13 @@ public final class Workspace {
         case .success(let f): folders += f
         case .failure(let e): diagnostics.append(e)
         }
-        for dir in project.pluginDirs {
-            // The default `plugins` folder is optional; a folder named in loom.json is not.
-            if !SafeFile.exists(dir) && !project.pluginDirsDeclared { continue }
+        for dir in options.replacesProjectPlugins ?? project.pluginDirs {
+            // The default `plugins` folder is optional; a folder named in loom.json (or given
+            // instead of the project's) is not.
+            if !SafeFile.exists(dir) && !project.pluginDirsDeclared && options.replacesProjectPlugins == nil { continue }
             switch PluginDiscovery.folders(in: dir) {
             case .success(let f): folders += f
-            case .failure(let e): diagnostics.append(e)
+            case .failure(let e): diagnostics.append(project.locatedAtName(e, key: "plugins:" + dir))
             }
         }
         for dir in options.extraPluginDirs {
@@ -74,6 +78,7 @@ public final class Workspace {
             }
         }
         engine.load(folders: folders)
+        diagnostics.append(contentsOf: registerNamedRules())
         let (u, ud) = UserProfiles.load(project.usersFile)
         users = u
         diagnostics.append(contentsOf: ud)
@@ -88,10 +93,12 @@ public final class Workspace {
         return "."
     }
 
-    /// Load errors of plugins plus project problems.
+    /// Load errors of plugins plus project problems (loom.json, users.json, rules, flows and
+    /// the entry: see `configurationDiagnostics`).
     public var loadDiagnostics: Diagnostics {
         var d = diagnostics
         d.append(contentsOf: engine.diagnostics)
+        d.append(contentsOf: configurationDiagnostics())
         return d
     }
 

@@ -31,7 +31,9 @@ struct CheckReport {
 
     /// Text: the diagnostics on stderr, then the summary; JSON: the report, then the diagnostics.
     func print(_ format: OutputFormat) {
-        let errors = diagnostics.errors.count, warnings = diagnostics.warnings.count
+        // Counted as printed (a problem found by two checks is one).
+        let printed = diagnostics.sorted
+        let errors = printed.filter { $0.severity == .error }.count, warnings = printed.filter { $0.severity == .warning }.count
         switch format {
         case .text:
             Console.report(diagnostics)
@@ -41,7 +43,7 @@ struct CheckReport {
             let o: JSONValue = .object([
                 "screens": .array(files.map { .string($0) }),
                 "errors": .int(errors), "warnings": .int(warnings),
-                "diagnostics": TreeOutput.diagnosticsJSON(diagnostics.sorted),
+                "diagnostics": TreeOutput.diagnosticsJSON(printed),
             ])
             Console.out(o.serialized(pretty: true) + "\n")
             Console.report(diagnostics)

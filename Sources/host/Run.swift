@@ -28,7 +28,8 @@ struct Run: ParsableCommand {
 
     func run() throws {
         let ws = try engine.workspace(screen: screen)
-        let report = try ScreenReport.resolve(screen, in: ws, user: user, explain: explain, graph: !noGraph)
+        var report = try ScreenReport.resolve(screen, in: ws, user: user, explain: explain, graph: !noGraph)
+        report.diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: report.profile))
         Console.out(report.rendered(format))
         if Console.report(report.diagnostics) { throw ExitCode(1) }
     }

@@ -98,7 +98,13 @@ function loom_Host.log(...) end
 ---@field args? loom.ArgSchema The arguments' schema, checked by the host at load time (`host check`, and before any resolution), which writes the messages: every problem at once, each at its JSON location and naming the rule (wrong types, values out of range or not in `values`, unknown keys with a did-you-mean, missing required keys). A malformed schema is a load error at the `host.rule` call. Without it the arguments are not checked by the host.
 ---@field check? fun(args: any): string|string[]|boolean|nil Cross-field conditions, run at load time on arguments that fit `args`: return nothing (or `true`) when they are fine, else a message or a list of messages; each becomes an error at the JSON location of the arguments.
 ---@field examples? loom.RuleExample[] Examples of the rule: each is run as a test by the host's test suite (the standard plugins: Tests/LoomPluginsTests/RuleExamplesTests.swift).
+---@field reads? "args"|(string|loom.ReadsArgument)[] The user attributes the rule reads: `"args"` (the keys of its arguments object: `equals {role = "staff"}` reads `role`), or a list of attribute names (`{ "now" }`) and `{ arg = "stickiness", default = "id" }` entries (the attribute an argument names). With it, `--explain` says which attributes were absent (`between{…} (now is missing) = false`) and `host run --user NAME` warns once per attribute the user lacks. A malformed value is a load error at the `host.rule` call. Without it the host cannot tell.
 ---@field description? string One line for `host plugins`.
+
+--- An entry of a rule's `reads`: the user attribute named by one of the rule's arguments.
+---@class loom.ReadsArgument
+---@field arg string The argument whose value is an attribute name (`rollout`'s `stickiness`).
+---@field default? string The attribute read when a reference does not give the argument (`"id"`).
 
 --- One argument's declaration in an argument schema. A bare type name (`"string"`) is `{ type = "string" }`.
 ---@class loom.ArgSpec

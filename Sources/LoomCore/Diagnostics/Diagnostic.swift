@@ -57,11 +57,18 @@ public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
     public var severity: Severity
     public var location: SourceLocation?
     public var message: String
+    /// Set on a plugin's load failure: the root cause other diagnostics may follow from
+    /// (printed first, with those grouped under it; see `Diagnostics.sorted`).
+    public var rootCause: RootCause?
 
     public init(_ severity: Severity, _ message: String, at location: SourceLocation? = nil) {
         self.severity = severity
         self.message = message
         self.location = location
+    }
+
+    public static func note(_ message: String, at location: SourceLocation? = nil) -> Diagnostic {
+        Diagnostic(.note, message, at: location)
     }
 
     public static func error(_ message: String, at location: SourceLocation? = nil) -> Diagnostic {
@@ -95,17 +102,34 @@ public struct Diagnostics: Sendable, Hashable {
         items.append(.warning(message, at: location))
     }
 
+    public mutating func note(_ message: String, at location: SourceLocation? = nil) {
+        items.append(.note(message, at: location))
+    }
+
+    /// Marks the last error as a plugin's load failure (see `RootCause`).
+    public mutating func markLastErrorAsRootCause(_ cause: RootCause) {
+        guard let i = items.lastIndex(where: { $0.severity == .error }) else { return }
+        items[i].rootCause = cause
+    }
+
     public var hasErrors: Bool { items.contains { $0.severity == .error } }
     public var errors: [Diagnostic] { items.filter { $0.severity == .error } }
     public var warnings: [Diagnostic] { items.filter { $0.severity == .warning } }
     public var isEmpty: Bool { items.isEmpty }
     public var count: Int { items.count }
 
-    /// Sorted by location (file, line, column), then as reported; duplicates removed.
+    /// Duplicates removed; root causes first (see `RootCause.ordered`), each followed by a note
+    /// counting the errors that follow from it and those errors; then the rest sorted by
+    /// location (file, line, column), then as reported.
     public var sorted: [Diagnostic] {
         var seen = Set<Diagnostic>()
         let unique = items.filter { seen.insert($0).inserted }
-        return unique.enumerated().sorted { a, b in
+        return RootCause.ordered(Diagnostics.byLocation(unique))
+    }
+
+    /// Sorted by location (file, line, column), then as given.
+    static func byLocation(_ unique: [Diagnostic]) -> [Diagnostic] {
+        unique.enumerated().sorted { a, b in
             let la = a.element.location, lb = b.element.location
             switch (la, lb) {
             case let (x?, y?) where x != y: return x < y

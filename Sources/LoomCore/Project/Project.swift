@@ -14,6 +14,13 @@ public struct Project: Sendable {
     public var entry: String?
     /// Whether loom.json names its plugin folders (then each must exist).
     public var pluginDirsDeclared = false
+    /// Where loom.json writes each key's value (`entry`, `users`, …; `plugins:FOLDER` for each
+    /// plugin folder), for errors about what the value names.
+    public var valueLocations: [String: SourceLocation] = [:]
+    /// The named rules of loom.json's `rules` or of `rules.json`, in the order written.
+    public var namedRules: [NamedRuleSource] = []
+    /// Where loom.json's `rules` key is written, when it is.
+    public var namedRulesKey: SourceLocation?
 
     public static let manifestName = "loom.json"
 
@@ -61,8 +68,23 @@ public struct Project: Sendable {
         return d
     }
 
-    /// Loads `root/loom.json` when present.
+    /// Loads `root/loom.json` when present, and `root/rules.json`. A file or folder loom.json
+    /// names that does not exist is an error at the name.
     public static func load(root: String) -> (Project, Diagnostics) {
+        var (p, d) = loadManifest(root: root)
+        p.loadNamedRules(diagnostics: &d)
+        for key in ["users", "flows", "screens", "scenarios"] {
+            guard let at = p.valueLocations[key] else { continue }
+            let path = key == "users" ? p.usersFile : key == "flows" ? p.flowsFile : key == "screens" ? p.screensDir : p.scenariosDir
+            if !SafeFile.exists(path) {
+                let what = key == "users" || key == "flows" ? "file" : "folder"
+                d.error("\"\(key)\" names the \(what) '\(path)', which does not exist", at: at)
+            }
+        }
+        return (p, d)
+    }
+
+    static func loadManifest(root: String) -> (Project, Diagnostics) {
         var p = Project(root: root)
         var d = Diagnostics()
         let path = join(root, manifestName)
@@ -79,18 +101,26 @@ public struct Project: Sendable {
             d.error("loom.json holds an object, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
             return (p, d)
         }
-        let known = ["plugins", "screens", "users", "flows", "scenarios", "entry", "name", "description"]
+        let known = ["plugins", "screens", "users", "flows", "scenarios", "entry", "rules", "name", "description"]
         for m in o.members {
             let loc = doc.location(m.value.position)
+            p.valueLocations[m.key] = loc
             switch m.key {
+            case "rules":
+                p.namedRules = NamedRuleSource.parse(m.value, in: doc, place: "\"rules\"", diagnostics: &d)
+                p.namedRulesKey = doc.location(m.keyPosition)
             case "plugins":
                 p.pluginDirsDeclared = true
                 if let s = m.value.string {
                     p.pluginDirs = [join(root, s)]
+                    p.valueLocations["plugins:" + join(root, s)] = loc
                 } else if let a = m.value.array {
                     var dirs: [String] = []
                     for x in a {
-                        if let s = x.string { dirs.append(join(root, s)) } else {
+                        if let s = x.string {
+                            dirs.append(join(root, s))
+                            p.valueLocations["plugins:" + join(root, s)] = doc.location(x.position)
+                        } else {
                             d.error("\"plugins\" lists folders (strings), found \(x.kindDescription)", at: doc.location(x.position))
                         }
                     }
@@ -100,6 +130,7 @@ public struct Project: Sendable {
                 }
             case "screens", "users", "flows", "scenarios", "entry":
                 guard let s = m.value.string else {
+                    p.valueLocations[m.key] = nil
                     d.error("\"\(m.key)\" is a string, found \(m.value.kindDescription)", at: loc)
                     continue
                 }

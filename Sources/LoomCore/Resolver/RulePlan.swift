@@ -35,6 +35,7 @@ extension Resolver {
             if isSpotsRoot || reg != nil {
                 for child in c.children { component(child) }
                 if reg?.kind == .collection {
+                    if let h = c.header { component(h) }
                     for item in c.items where !isInvalid(item.serial) {
                         var itemAt: Int?
                         if let rule = item.rule {
@@ -44,6 +45,7 @@ extension Resolver {
                         for child in item.children { component(child) }
                         if let itemAt { plan[itemAt].skip = plan.count }
                     }
+                    if let f = c.footer { component(f) }
                 }
             }
             if let at { plan[at].skip = plan.count }
@@ -73,7 +75,10 @@ struct PlanRuleWalk: RuleWalk {
             return v
         case .failure(let f):
             leaves.append(2)
-            RuleEvaluator.reportFailure(f, name: node.name, plugin: node.plugin, subject: subject, at: node.location, ctx: ctx)
+            // A named rule's failing rule was reported where it is written.
+            if !node.isNamed {
+                RuleEvaluator.reportFailure(f, name: node.name, plugin: node.plugin, subject: subject, at: node.location, ctx: ctx)
+            }
             return nil
         }
     }
@@ -110,6 +115,8 @@ final class CompiledRule: RuleNode {
     let plugin: String
     let args: JSONNode?
     let location: SourceLocation
+    /// A project's named rule (evaluated as its expression; failures reported inside).
+    let isNamed: Bool
 
     init(_ rule: RuleExpression, factory: Factory) {
         location = rule.location
@@ -121,6 +128,7 @@ final class CompiledRule: RuleNode {
             evaluator = reg?.evaluator
             plugin = reg?.plugin.name ?? ""
             self.args = args
+            isNamed = reg?.evaluator is NamedRule
             return
         case .and(let rs, _):
             ruleShape = .and(rs.map { CompiledRule($0, factory: factory) })
@@ -133,5 +141,6 @@ final class CompiledRule: RuleNode {
         evaluator = nil
         plugin = ""
         args = nil
+        isNamed = false
     }
 }

@@ -1,12 +1,15 @@
 /// What a plugin declares beside a rule in `host.rule(name, evaluate, options)`: the argument
-/// schema (`options.args`) and the examples (`options.examples`).
+/// schema (`options.args`), the examples (`options.examples`) and the attributes it reads
+/// (`options.reads`).
 public struct RuleDeclaration: Sendable {
     public var arguments: ArgumentSchema?
     public var examples: [RuleExample]
+    public var reads: AttributeReads?
 
-    public init(arguments: ArgumentSchema? = nil, examples: [RuleExample] = []) {
+    public init(arguments: ArgumentSchema? = nil, examples: [RuleExample] = [], reads: AttributeReads? = nil) {
         self.arguments = arguments
         self.examples = examples
+        self.reads = reads
     }
 
     /// Reads `args` and `examples` from a rule's options (JSON): a malformed one is an error.
@@ -16,6 +19,12 @@ public struct RuleDeclaration: Sendable {
         if let a = o["args"] {
             switch ArgumentSchema.parseArguments(a) {
             case .success(let s): d.arguments = s
+            case .failure(let e): return .failure(e)
+            }
+        }
+        if let r = o["reads"] {
+            switch AttributeReads.parse(r) {
+            case .success(let x): d.reads = x
             case .failure(let e): return .failure(e)
             }
         }

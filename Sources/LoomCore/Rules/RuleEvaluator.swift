@@ -167,12 +167,32 @@ struct LiveRuleWalk: RuleTraceWalk {
     func leaf(_ node: RuleExpression) -> RuleTrace {
         guard case .rule(let name, let args, let loc) = node else { return trace(node, value: nil, error: "not a rule") }
         guard let reg = factory.rules[name] else { return trace(node, value: nil, error: "rule '\(name)' is not registered") }
+        if let named = reg.evaluator as? NamedRule, named.problem == nil {
+            // The name, then its expression's trace.
+            var inner = self
+            let sub = RuleEvaluator.run(named.expression, &inner)
+            return trace(node, value: sub.value, error: sub.value == nil ? "a rule of named rule '\(name)' failed" : nil, children: [sub])
+        }
         switch RuleEvaluator.call(reg.evaluator, args: args, at: loc, subject: subject, context: ctx) {
-        case .success(let v): return trace(node, value: v, error: nil)
+        case .success(let v): return leafTrace(node, reg, args, value: v, error: nil)
         case .failure(let f):
             RuleEvaluator.reportFailure(f, name: name, plugin: reg.plugin.name, subject: subject, at: loc, ctx: ctx)
-            return trace(node, value: nil, error: f.message)
+            return leafTrace(node, reg, args, value: nil, error: f.message)
         }
+    }
+
+    /// A leaf's trace; when explaining, its expression names the attributes the rule reads
+    /// that the user lacks: `between{"to":"2025-01-01"} (now is missing)`.
+    func leafTrace(_ node: RuleExpression, _ reg: RuleRegistration, _ args: JSONNode?, value: Bool?, error: String?) -> RuleTrace {
+        var t = trace(node, value: value, error: error)
+        if ctx.explain, let read = reg.attributesRead(args: args) {
+            var seen = Set<String>()
+            let missing = read.filter { ctx.user.attributes[$0] == nil && seen.insert($0).inserted }
+            if !missing.isEmpty {
+                t.expression += " (" + missing.joined(separator: ", ") + (missing.count == 1 ? " is" : " are") + " missing)"
+            }
+        }
+        return t
     }
 }
 
