@@ -56,12 +56,16 @@ int loom_budget_exhausted(loom_limits *lim) {
 // instruction: a coroutine that meets a limit is dead, and the thread that resumed it must not
 // go on after `coroutine.resume` returned false.
 static void arm_every_instruction(lua_State *L, loom_limits *lim) {
-    lua_sethook(L, loom_hook, LUA_MASKCOUNT, 1);
-    if (lim->main_thread && lim->main_thread != L) lua_sethook(lim->main_thread, loom_hook, LUA_MASKCOUNT, 1);
+    lua_sethook(L, loom_hook, loom_hook_mask(lim), 1);
+    if (lim->main_thread && lim->main_thread != L) lua_sethook(lim->main_thread, loom_hook, loom_hook_mask(lim), 1);
 }
 
 void loom_hook(lua_State *L, lua_Debug *ar) {
-    (void)ar;
+    // Line events come only when line coverage is recorded; the budget sees count events.
+    if (ar->event == LUA_HOOKLINE) {
+        loom_linecov_line(L, ar);
+        return;
+    }
     loom_limits *lim = loom_limits_from(L);
     if (lim == NULL || lim->in_host) return;
     if (loom_budget_exhausted(lim)) {

@@ -26,8 +26,19 @@ void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /// Whether the running call's time budget (or the state's total) is spent; records it
 /// (loom_budget.c).
 int loom_budget_exhausted(loom_limits *lim);
-/// The count hook enforcing the time budget (loom_budget.c).
+/// The hook: the count hook enforcing the time budget, and line events for line coverage
+/// (loom_budget.c).
 void loom_hook(lua_State *L, lua_Debug *ar);
+/// The hook events a state's threads are armed with: the budget's count, and lines when line
+/// coverage is recorded.
+static inline int loom_hook_mask(loom_limits *lim) {
+    return LUA_MASKCOUNT | (lim->linecov ? LUA_MASKLINE : 0);
+}
+/// Line coverage (loom_linecov.c): attaches a recorder to a new state when the creating thread
+/// asked for it; counts a line event; frees the recorder.
+void loom_linecov_attach_pending(loom_limits *lim);
+void loom_linecov_line(lua_State *L, lua_Debug *ar);
+void loom_linecov_free(loom_limits *lim);
 /// The message of the limit a call exceeded (loom_budget.c).
 const char *loom_exceeded_message(loom_limits *lim);
 /// The message handler: message and traceback (loom_pcall.c).

@@ -54,6 +54,7 @@ size_t loom_owner_used(loom_limits *lim, int32_t owner) {
 }
 
 void loom_limits_release(loom_limits *lim) {
+    loom_linecov_free(lim);
     free(lim->owner_used);
     lim->owner_used = NULL;
     lim->owner_count = 0;
@@ -102,7 +103,7 @@ void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             if (lim->alloc_since_check >= LOOM_ALLOC_CHECK_BYTES) {
                 lim->alloc_since_check = 0;
                 if (!lim->exceeded && loom_budget_exhausted(lim) && lim->main_thread)
-                    lua_sethook(lim->main_thread, loom_hook, LUA_MASKCOUNT, 1);
+                    lua_sethook(lim->main_thread, loom_hook, loom_hook_mask(lim), 1);
             }
         }
     }

@@ -89,7 +89,7 @@ static int pcall_with(lua_State *L, loom_limits *lim, int nargs, int nresults, i
     if (!outer) {
         if (ex) {
             // Undo the per-instruction re-arming on this thread.
-            lua_sethook(L, loom_hook, LUA_MASKCOUNT, lim->hook_count);
+            lua_sethook(L, loom_hook, loom_hook_mask(lim), lim->hook_count);
             if (status == LUA_OK) {
                 // The limit was met, but the script caught the error before the hook raised it
                 // again (a memory error caught by pcall, a coroutine's error returned by

@@ -33,7 +33,8 @@ lua_State *loom_newstate(loom_limits *limits) {
     limits->main_thread = L;
     limits->alloc_refused = 0;
     if (limits->hook_count <= 0) limits->hook_count = 1000;
-    lua_sethook(L, loom_hook, LUA_MASKCOUNT, limits->hook_count);
+    loom_linecov_attach_pending(limits);
+    lua_sethook(L, loom_hook, loom_hook_mask(limits), limits->hook_count);
     lua_setwarnf(L, NULL, NULL);
     // Incremental collection (Lua's default), deliberately: in generational mode every minor
     // collection re-traverses old tables that were touched, and the registry (one entry per

@@ -116,6 +116,8 @@ extension ScenarioFileRunner {
         nextHandle += 1
         let session = ScenarioSession(ws: ws, user: profile, opened: parsed, simulator: sim)
         sessions[h] = session
+        session.coverage = coverage
+        coverage?.opened(user: profile)
         session.resolveCurrent()
         return .int(h)
     }

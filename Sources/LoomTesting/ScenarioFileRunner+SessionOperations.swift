@@ -75,8 +75,10 @@ extension ScenarioFileRunner {
             s.resolveCurrent()
             return .string(id)
         case "back":
+            let from = s.coverageOrigin
             switch s.simulator.perform(Step(Step.backName)) {
             case .success:
+                s.took(Step.backName, from: from)
                 s.resolveCurrent()
                 return .string(s.screenID)
             case .failure(let d): throw ScenarioFailure("s:back(): \(d.message)")
@@ -140,8 +142,11 @@ extension ScenarioFileRunner {
         guard let step = Step(action: action) else {
             throw ScenarioFailure("cannot tap '\(x)': its action '\(action)' is not a navigation step")
         }
+        let from = s.coverageOrigin
         switch s.simulator.perform(step) {
-        case .success: return s.screenID
+        case .success:
+            s.took(step.description, from: from)
+            return s.screenID
         case .failure(let d): throw ScenarioFailure("tap '\(x)'\(x == action ? "" : " (action \(action))") \(where_(s)): \(d.message)")
         }
     }

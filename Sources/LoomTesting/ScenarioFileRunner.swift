@@ -38,6 +38,8 @@ final class ScenarioFileRunner {
     var snapshotOwners: [String: String] = [:]
     var unnamedCount: [String: Int] = [:]
     var complete = true
+    /// With `options.coverage` / `lineCoverage`: what the file's sessions cover.
+    var coverage: CoverageCollector?
 
     private init(file: ScenarioFile, options: ScenarioOptions, ws: Workspace) {
         self.file = file
@@ -60,7 +62,9 @@ final class ScenarioFileRunner {
         }
         let ws: Workspace
         do {
-            ws = try Workspace(options: workspaceOptions(file, options), anchor: nil)
+            ws = try CoverageCollector.workspace(options) { () throws(LuaError) in
+                try Workspace(options: workspaceOptions(file, options), anchor: nil)
+            }
         } catch {
             return fileFailure("cannot start the Lua runtime: \(error)")
         }
@@ -69,7 +73,10 @@ final class ScenarioFileRunner {
             return fileFailure("the project \(file.projectRoot) does not load:\n" + load.sorted.filter { $0.severity == .error }.map { "  \($0)" }.joined(separator: "\n"))
         }
         let runner = ScenarioFileRunner(file: file, options: options, ws: ws)
-        return runner.runFile(start: start)
+        if options.coverage { runner.coverage = CoverageCollector(ws: ws) }
+        var outcome = runner.runFile(start: start)
+        outcome.coverage = CoverageCollector.finish(runner.coverage, file: file, options: options, ws: ws)
+        return outcome
     }
 
     /// The workspace of a scenario file: its project, and for a plugin's own scenarios the

@@ -32,6 +32,10 @@ public struct ScenarioOptions: Sendable {
     public var prune = false
     /// Print plugins' and scenarios' `print` output to stderr as it happens.
     public var verbose = false
+    /// Gather rule, component, screen, edge and profile coverage (`ScenarioReport.coverage`).
+    public var coverage = false
+    /// Record Lua line coverage of plugin files (a line hook: only when asked for).
+    public var lineCoverage = false
 
     public init() {}
 
@@ -106,6 +110,8 @@ public struct ScenarioFileOutcome: Sendable {
     /// True when every scenario of the file ran to its end (no filter, no failure): only then
     /// can a snapshot that nothing referenced be called unreferenced.
     public var complete: Bool
+    /// What the file's scenarios covered (with `coverage` or `lineCoverage`).
+    public var coverage: ScenarioCoverage? = nil
 }
 
 /// Everything a run produced, in a deterministic order (by file, then declaration order).
@@ -117,6 +123,8 @@ public struct ScenarioReport: Sendable {
     /// `.snap` files no scenario referenced (deleted with `prune`).
     public var unreferencedSnapshots: [String]
     public var prunedSnapshots: [String]
+    /// What the whole run covered, merged over the files (with `coverage` or `lineCoverage`).
+    public var coverage: ScenarioCoverage? = nil
 
     public var passed: Int { results.filter { $0.status == .passed }.count }
     public var failed: Int { results.filter { $0.status == .failed }.count }

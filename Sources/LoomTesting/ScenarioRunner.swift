@@ -12,6 +12,7 @@ public enum ScenarioRunner {
         let outcomes = run(files: files, options: options, progress: progress)
         var report = ScenarioReport(
             files: files, results: outcomes.flatMap(\.results), errors: errors, unreferencedSnapshots: [], prunedSnapshots: [])
+        if options.coverage || options.lineCoverage { report.coverage = ScenarioCoverage.merged(outcomes) }
         if options.filter?.isEmpty ?? true {
             report.unreferencedSnapshots = unreferenced(outcomes)
             if options.prune {

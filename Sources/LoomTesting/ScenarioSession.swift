@@ -26,6 +26,8 @@ final class ScenarioSession {
     var expectedDiagnostics: [(text: String, line: Int)] = []
     /// Whether the strictness check has run (at the end of its scenario or `t:each_user` run).
     var strictnessChecked = false
+    /// Counts what this session resolves and takes (`host test --coverage`).
+    var coverage: CoverageCollector?
 
     init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
         self.ws = ws
@@ -62,6 +64,7 @@ final class ScenarioSession {
         }
         let r = ws.resolve(screen, check: check, user: user)
         cache[top.screen] = (screen, check, r)
+        coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true))
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((top.screen, d))
         }

@@ -15,7 +15,7 @@ enum ScenarioOutput {
     }
 
     /// Runs the scenarios, printing each file's results as it finishes; exits 1 on any failure.
-    static func run(_ options: ScenarioOptions, prune: Bool, junit: String?, json: String?) throws {
+    static func run(_ options: ScenarioOptions, prune: Bool, junit: String?, json: String?, coverage: CoverageReport = CoverageReport()) throws {
         let style = Console.outStyle
         let report = ScenarioRunner.run(options) { outcome in
             Console.out(render(outcome.results, style: style))
@@ -30,11 +30,15 @@ enum ScenarioOutput {
             tail += "\n" + (prune ? "pruned unreferenced snapshots:" : "unreferenced snapshots (delete them with --prune):") + "\n"
             for s in report.unreferencedSnapshots { tail += "  \(TextEscape.escaped(s))\(prune && !pruned.contains(s) ? " (could not delete)" : "")\n" }
         }
+        if let c = report.coverage { tail += coverage.text(c, style: style) }
         tail += "\n" + report.summary + "\n"
+        let shortfall = report.coverage.flatMap(coverage.shortfall)
+        if let shortfall { tail += style.error("✗") + " " + shortfall + "\n" }
         Console.out(tail)
         if let junit { try write(report.junitXML, to: junit) }
         if let json { try write(report.json.serialized(pretty: true) + "\n", to: json) }
-        if !report.succeeded { throw ExitCode(1) }
+        if let c = report.coverage { try coverage.write(c) }
+        if !report.succeeded || shortfall != nil { throw ExitCode(1) }
     }
 
     static func write(_ text: String, to path: String) throws {

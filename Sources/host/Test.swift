@@ -18,7 +18,14 @@ struct Test: ParsableCommand {
             Snapshots live in __snapshots__/ beside each scenario file. A missing one is recorded, except under \
             CI=true where it fails; a mismatch fails and writes NAME.snap.new beside it (accept with --accept).
 
-            Exit status: 0 when every scenario passed, 1 on any failure.
+            --coverage prints, after the results, which rule expressions were true / false / errored, which \
+            components and items were shown and hidden, which screens were opened, which navigation steps were \
+            offered and taken and which profiles were used; --coverage-json writes the same as JSON; \
+            --min-coverage fails the run below a percentage of rule outcomes seen (each rule expression has two, \
+            true and false). --lcov writes Lua line coverage of plugin files (LCOV, for genhtml), counted by a line \
+            hook only when asked for. See docs/scenarios.md.
+
+            Exit status: 0 when every scenario passed (and coverage is at least --min-coverage), 1 on any failure.
             """)
 
     @Argument(help: "Scenario files or folders (default: the project's scenarios and its plugins' scenarios).")
@@ -50,9 +57,26 @@ struct Test: ParsableCommand {
     @Option(name: .customLong("scenario-time-limit"), help: ArgumentHelp("Time budget of scenario code between two host operations, in milliseconds (\(NumericFlag.scenarioTimeLimit.text); default: 10000).", valueName: "ms"), transform: NumericFlag.scenarioTimeLimit.parse)
     var scenarioTimeLimit: Int = 10_000
 
+    @Flag(name: .long, help: "Print coverage after the results: rules true / false / errored, components and items shown / hidden, screens opened, steps taken, profiles used.")
+    var coverage = false
+
+    @Option(name: .customLong("coverage-json"), help: ArgumentHelp("Write the coverage as JSON to FILE (shape: docs/schema/coverage.schema.json).", valueName: "file"))
+    var coverageJSON: String?
+
+    @Option(name: .customLong("min-coverage"), help: ArgumentHelp("Fail (exit 1) when fewer than N percent (0–100) of rule outcomes were seen; each rule expression has two, true and false.", valueName: "n"), transform: CoverageReport.parseMinimum)
+    var minCoverage: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Write Lua line coverage of plugin files to FILE (LCOV tracefile, for genhtml); the line hook runs only with this flag.", valueName: "file"))
+    var lcov: String?
+
     func validate() throws {
         try NumericFlag.jobs.check(jobs)
         try NumericFlag.scenarioTimeLimit.check(scenarioTimeLimit)
+        if !accept { try coverageReport.validate() }
+    }
+
+    var coverageReport: CoverageReport {
+        CoverageReport(table: coverage, jsonFile: coverageJSON, lcovFile: lcov, minimum: minCoverage)
     }
 
     var options: ScenarioOptions {
@@ -68,12 +92,14 @@ struct Test: ParsableCommand {
         o.ci = ScenarioOptions.ciFromEnvironment
         o.prune = prune
         o.verbose = engine.verbose
+        o.coverage = coverageReport.wanted
+        o.lineCoverage = lcov != nil
         return o
     }
 
     func run() throws {
         engine.apply()
         if accept { return try ScenarioOutput.accept(options) }
-        try ScenarioOutput.run(options, prune: prune, junit: junit, json: json)
+        try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport)
     }
 }

@@ -22,6 +22,9 @@ extern "C" {
 /// Memory is accounted per OWNER: 0 is the host, k > 0 is plugin k. Every block records the
 /// owner it is charged to; `owner` is what Lua code running inside a call (not inside a Swift
 /// host function) is charged to, and the cap `mem_limit` applies to each owner k > 0 alone.
+/// Line coverage of a state (loom_linecov.c).
+typedef struct loom_linecov loom_linecov;
+
 typedef struct loom_limits {
     size_t mem_limit;        // bytes per owner k > 0; 0 = unlimited
     size_t mem_used;         // bytes currently allocated by this state (all owners)
@@ -44,6 +47,7 @@ typedef struct loom_limits {
     int alloc_refused;       // an allocation crossed the cap; Lua collects garbage and retries it once
     size_t alloc_since_check; // bytes Lua code allocated since the allocator last checked the budget
     lua_State *main_thread;  // set by loom_newstate: re-armed too when a coroutine meets a limit
+    loom_linecov *linecov;    // line coverage (loom_linecov.c); NULL: not recording
 } loom_limits;
 
 enum { LOOM_OK = 0, LOOM_EXCEEDED_TIME = 1, LOOM_EXCEEDED_MEMORY = 2, LOOM_EXCEEDED_TOTAL_TIME = 3 };
@@ -67,6 +71,19 @@ int64_t loom_now_ns(void);
 /// (pattern matching). Raises a Lua error when the budget is exhausted. May only be called
 /// from C functions running inside loom_pcall.
 void loom_check_budget(lua_State *L);
+
+/// Line coverage (loom_linecov.c), off unless asked for. While `on` is 1, every state the
+/// calling thread creates records the lines its Lua code runs (a line hook beside the budget's
+/// count hook) and the executable lines of every chunk that ran (nested functions included).
+void loom_linecov_record_new_states(int on);
+/// Starts recording on an existing state (coroutines it made earlier are not hooked). 0 on failure.
+int loom_linecov_start(lua_State *L);
+/// Recorded chunks: how many, the source name of chunk i ("@path", ...), one past its last line.
+int loom_linecov_file_count(loom_limits *limits);
+const char *loom_linecov_file_source(loom_limits *limits, int i);
+int loom_linecov_file_lines(loom_limits *limits, int i);
+/// Hits of a line of chunk i; -1 when the line has no code.
+int64_t loom_linecov_hits(loom_limits *limits, int i, int line);
 
 /// Protected call with Loom's message handler (message + traceback) and budget accounting.
 /// Returns a LUA_* status. On error the stack top holds the error message (a string) and

@@ -1,0 +1,256 @@
+// Lua line coverage: a line hook counting the lines each chunk runs, and the executable lines
+// of every chunk that ran (from its bytecode's line information). See include/loom_lua.h.
+//
+// Off unless asked for: only a state created while loom_linecov_record_new_states(1) is in
+// force on the creating thread records (its hook mask then includes LUA_MASKLINE besides the
+// budget's count hook; loom_hook dispatches on the event).
+#include "loom_internal.h"
+
+typedef struct linecov_file {
+    char *source;         // the chunk's source name ("@path", "=name", ...)
+    int64_t *counts;      // hits by line
+    uint8_t *executable;  // 1 for a line with code (from the line information)
+    uint8_t *registered;  // 1 for a linedefined whose function's lines are known
+    int cap;              // capacity of counts / executable / registered (lines)
+} linecov_file;
+
+struct loom_linecov {
+    linecov_file *files;
+    int count, cap;
+    const char *last_source;  // the source pointer of the last line event (a cache)
+    int last_file;
+};
+
+static _Thread_local int record_new_states = 0;
+
+void loom_linecov_record_new_states(int on) { record_new_states = on ? 1 : 0; }
+
+void loom_linecov_attach_pending(loom_limits *lim) {
+    if (!record_new_states || lim->linecov != NULL) return;
+    lim->linecov = calloc(1, sizeof(loom_linecov));
+}
+
+void loom_linecov_free(loom_limits *lim) {
+    loom_linecov *c = lim->linecov;
+    if (c == NULL) return;
+    for (int i = 0; i < c->count; i++) {
+        free(c->files[i].source);
+        free(c->files[i].counts);
+        free(c->files[i].executable);
+        free(c->files[i].registered);
+    }
+    free(c->files);
+    free(c);
+    lim->linecov = NULL;
+}
+
+int loom_linecov_start(lua_State *L) {
+    loom_limits *lim = loom_limits_from(L);
+    if (lim->linecov == NULL) lim->linecov = calloc(1, sizeof(loom_linecov));
+    if (lim->linecov == NULL) return 0;
+    lua_sethook(lim->main_thread ? lim->main_thread : L, loom_hook, loom_hook_mask(lim), lim->hook_count);
+    return 1;
+}
+
+static int grow(linecov_file *f, int line) {
+    if (line < f->cap) return 1;
+    int cap = f->cap ? f->cap : 64;
+    while (cap <= line) cap *= 2;
+    int64_t *counts = realloc(f->counts, sizeof(int64_t) * (size_t)cap);
+    if (counts == NULL) return 0;
+    f->counts = counts;
+    uint8_t *ex = realloc(f->executable, (size_t)cap);
+    if (ex == NULL) return 0;
+    f->executable = ex;
+    uint8_t *reg = realloc(f->registered, (size_t)cap);
+    if (reg == NULL) return 0;
+    f->registered = reg;
+    memset(f->counts + f->cap, 0, sizeof(int64_t) * (size_t)(cap - f->cap));
+    memset(f->executable + f->cap, 0, (size_t)(cap - f->cap));
+    memset(f->registered + f->cap, 0, (size_t)(cap - f->cap));
+    f->cap = cap;
+    return 1;
+}
+
+static int file_index(loom_linecov *c, const char *source) {
+    if (c->last_source == source && c->last_file >= 0 && strcmp(c->files[c->last_file].source, source) == 0)
+        return c->last_file;
+    int found = -1;
+    for (int i = 0; i < c->count; i++) {
+        if (strcmp(c->files[i].source, source) == 0) { found = i; break; }
+    }
+    if (found < 0) {
+        if (c->count == c->cap) {
+            int cap = c->cap ? c->cap * 2 : 8;
+            linecov_file *files = realloc(c->files, sizeof(linecov_file) * (size_t)cap);
+            if (files == NULL) return -1;
+            c->files = files;
+            c->cap = cap;
+        }
+        char *copy = strdup(source);
+        if (copy == NULL) return -1;
+        memset(&c->files[c->count], 0, sizeof(linecov_file));
+        c->files[c->count].source = copy;
+        found = c->count++;
+    }
+    c->last_source = source;
+    c->last_file = found;
+    return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Executable lines: the running function is dumped (lua_dump, with debug information) and the
+// line information of it and of every function nested in it is read back, as lua_getinfo's 'L'
+// computes active lines (ldebug.c collectvalidlines), nested functions included.
+
+typedef struct { unsigned char *data; size_t size, cap; } dump_buffer;
+
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
+    (void)L;
+    dump_buffer *b = ud;
+    if (b->size + sz > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->size + sz) cap *= 2;
+        unsigned char *d = realloc(b->data, cap);
+        if (d == NULL) return 1;
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->size, p, sz);
+    b->size += sz;
+    return 0;
+}
+
+typedef struct { const unsigned char *p, *end; int ok; } reader;
+
+static size_t read_size(reader *r) {
+    size_t x = 0;
+    for (;;) {
+        if (r->p >= r->end) { r->ok = 0; return 0; }
+        unsigned char b = *r->p++;
+        x = (x << 7) | (b & 0x7f);
+        if (b & 0x80) return x;
+    }
+}
+
+static void skip(reader *r, size_t n) {
+    if ((size_t)(r->end - r->p) < n) { r->ok = 0; r->p = r->end; return; }
+    r->p += n;
+}
+
+static void skip_string(reader *r) {
+    size_t n = read_size(r);
+    if (n > 0) skip(r, n - 1);
+}
+
+static void mark(linecov_file *f, int line) {
+    if (line >= 0 && grow(f, line)) f->executable[line] = 1;
+}
+
+// One function (and, recursively, its nested functions) of a dump.
+static void read_function(reader *r, linecov_file *f, int isize, int nsize) {
+    if (!r->ok) return;
+    skip_string(r);  // source
+    int linedefined = (int)read_size(r);
+    (void)read_size(r);  // lastlinedefined
+    skip(r, 1);          // numparams
+    int is_vararg = r->ok && r->p < r->end ? *r->p : 0;
+    skip(r, 2);          // is_vararg, maxstacksize
+    size_t ncode = read_size(r);
+    skip(r, ncode * 4);  // instructions
+    size_t nk = read_size(r);
+    for (size_t i = 0; i < nk && r->ok; i++) {
+        if (r->p >= r->end) { r->ok = 0; return; }
+        int tag = *r->p++;
+        if (tag == 0x13) skip(r, (size_t)nsize);        // float
+        else if (tag == 0x03) skip(r, (size_t)isize);   // integer
+        else if (tag == 0x04 || tag == 0x14) skip_string(r);  // strings
+    }
+    size_t nup = read_size(r);
+    skip(r, nup * 3);
+    size_t np = read_size(r);
+    for (size_t i = 0; i < np && r->ok; i++) read_function(r, f, isize, nsize);
+    if (!r->ok) return;
+    size_t nline = read_size(r);
+    const signed char *lineinfo = (const signed char *)r->p;
+    skip(r, nline);
+    size_t nabs = read_size(r);
+    const unsigned char *abs = r->p;
+    for (size_t i = 0; i < nabs && r->ok; i++) { (void)read_size(r); (void)read_size(r); }
+    size_t nloc = read_size(r);
+    for (size_t i = 0; i < nloc && r->ok; i++) { skip_string(r); (void)read_size(r); (void)read_size(r); }
+    size_t nupn = read_size(r);
+    for (size_t i = 0; i < nupn && r->ok; i++) skip_string(r);
+    if (!r->ok) return;
+    if (grow(f, linedefined)) f->registered[linedefined] = 1;
+    // The lines, as collectvalidlines: a vararg function's first instruction (VARARGPREP) is
+    // not a line of its own.
+    int line = linedefined;
+    reader ar = { abs, r->end, 1 };
+    size_t next_abs = 0;
+    int abs_pc = -1, abs_line = 0;
+    for (size_t pc = 0; pc < nline; pc++) {
+        if (lineinfo[pc] != -0x80) {
+            line += lineinfo[pc];
+        } else {
+            while (next_abs < nabs && abs_pc < (int)pc) {
+                abs_pc = (int)read_size(&ar);
+                abs_line = (int)read_size(&ar);
+                next_abs++;
+            }
+            if (abs_pc == (int)pc) line = abs_line;
+        }
+        if (pc == 0 && is_vararg) continue;
+        mark(f, line);
+    }
+}
+
+static void register_function(lua_State *L, lua_Debug *ar, linecov_file *f) {
+    if (!lua_getinfo(L, "f", ar)) return;
+    dump_buffer b = { NULL, 0, 0 };
+    int status = lua_isfunction(L, -1) && !lua_iscfunction(L, -1) ? lua_dump(L, dump_writer, &b, 0) : 1;
+    lua_pop(L, 1);
+    // Header: signature (4), version, format, LUAC_DATA (6), sizes of Instruction, lua_Integer
+    // and lua_Number, LUAC_INT, LUAC_NUM; then the number of upvalues of the main function.
+    if (status == 0 && b.size > 15 && b.data[4] == 0x54 && b.data[12] == 4) {
+        int isize = b.data[13], nsize = b.data[14];
+        reader r = { b.data, b.data + b.size, 1 };
+        skip(&r, 15 + (size_t)isize + (size_t)nsize + 1);
+        read_function(&r, f, isize, nsize);
+    }
+    free(b.data);
+    if (ar->linedefined >= 0 && grow(f, ar->linedefined)) f->registered[ar->linedefined] = 1;
+}
+
+void loom_linecov_line(lua_State *L, lua_Debug *ar) {
+    loom_linecov *c = loom_limits_from(L)->linecov;
+    if (c == NULL || !lua_getinfo(L, "S", ar) || ar->source == NULL) return;
+    int i = file_index(c, ar->source);
+    if (i < 0) return;
+    linecov_file *f = &c->files[i];
+    int line = ar->currentline;
+    if (line < 0 || !grow(f, line > ar->linedefined ? line : ar->linedefined)) return;
+    if (ar->linedefined >= 0 && !f->registered[ar->linedefined]) register_function(L, ar, f);
+    f->counts[line]++;
+    f->executable[line] = 1;
+}
+
+int loom_linecov_file_count(loom_limits *lim) { return lim->linecov ? lim->linecov->count : 0; }
+
+const char *loom_linecov_file_source(loom_limits *lim, int i) {
+    loom_linecov *c = lim->linecov;
+    return c && i >= 0 && i < c->count ? c->files[i].source : NULL;
+}
+
+int loom_linecov_file_lines(loom_limits *lim, int i) {
+    loom_linecov *c = lim->linecov;
+    return c && i >= 0 && i < c->count ? c->files[i].cap : 0;
+}
+
+int64_t loom_linecov_hits(loom_limits *lim, int i, int line) {
+    loom_linecov *c = lim->linecov;
+    if (c == NULL || i < 0 || i >= c->count) return -1;
+    linecov_file *f = &c->files[i];
+    if (line < 0 || line >= f->cap || !f->executable[line]) return -1;
+    return f->counts[line];
+}
