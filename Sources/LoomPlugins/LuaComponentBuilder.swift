@@ -33,7 +33,7 @@ final class LuaComponentBuilder: ComponentBuilding {
         state.push(function)
         let data = engine.resolutionTables(request.context)
         do {
-            try engine.pushNode(request.component)
+            try engine.pushNode(request, data)
         } catch {
             return .failure(engine.failure(error))
         }

@@ -44,22 +44,46 @@ extension PluginEngine {
     @inline(__always)
     func nodeRef(_ c: Component) throws(LuaError) -> Int32 {
         if let r = nodeRefs[key: IdentityMap.key(c)] { return r }
-        var o: OrderedDictionary<String, JSONValue> = ["type": .string(c.type)]
-        if let id = c.id { o["id"] = .string(id) }
-        o["meta"] = c.metaValue ?? .object([:])
-        if let l = c.layout { o["layout"] = PluginEngine.normalizedLayout(l.plain) }
-        if let h = c.header { o["header"] = h.plain }
-        if let f = c.footer { o["footer"] = f.plain }
-        if let a = c.action { o["action"] = .string(a) }
-        if let t = c.title { o["title"] = .string(t) }
-        o["path"] = .string(c.path)
-        if c.hasItems { o["items"] = .array(c.items.map { PluginEngine.itemJSON($0) }) }
-        state.push(json: .object(o), keepingOrder: true)
+        state.push(json: PluginEngine.nodeJSON(c), keepingOrder: true)
         try sandbox.freezeTop()
         let r = state.rawRef()
         nodeRefs[key: IdentityMap.key(c)] = r
         retained.append(c)
         return r
+    }
+
+    /// A node's static fields (what every resolution shares).
+    static func nodeJSON(_ c: Component, header: Bool = false, footer: Bool = false) -> JSONValue {
+        var o: OrderedDictionary<String, JSONValue> = ["type": .string(c.type)]
+        if let id = c.id { o["id"] = .string(id) }
+        o["meta"] = c.metaValue ?? .object([:])
+        if let l = c.layout { o["layout"] = PluginEngine.normalizedLayout(l.plain) }
+        if header { o["header"] = .bool(false) }  // replaced by the resolved header
+        if footer { o["footer"] = .bool(false) }
+        if let a = c.action { o["action"] = .string(a) }
+        if let t = c.title { o["title"] = .string(t) }
+        if let st = c.style { o["style"] = st.plain }
+        o["path"] = .string(c.path)
+        if c.hasItems { o["items"] = .array(c.items.map { PluginEngine.itemJSON($0) }) }
+        return .object(o)
+    }
+
+    /// Pushes the node table a builder receives: the component's, with a collection's header
+    /// and footer resolved for this resolution (the resolved node tables its parent would see;
+    /// absent when hidden). Those depend on the user, so such a table is made per build.
+    func pushNode(_ request: BuildRequest, _ data: ResolutionTables) throws(LuaError) {
+        let c = request.component
+        guard c.header != nil || c.footer != nil else { return try pushNode(c) }
+        state.push(json: PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil), keepingOrder: true)
+        if let h = request.header {
+            pushResolved(h, data)
+            state.setField(-2, "header")
+        }
+        if let f = request.footer {
+            pushResolved(f, data)
+            state.setField(-2, "footer")
+        }
+        try sandbox.freezeTop()
     }
 
     func itemRef(_ item: Item) throws(LuaError) -> Int32 {
@@ -95,6 +119,7 @@ extension PluginEngine {
         if let v = item.image { o["image"] = .string(v) }
         if let v = item.action { o["action"] = .string(v) }
         o["meta"] = item.meta?.plain ?? .object([:])
+        if let v = item.size { o["size"] = v.plain }
         o["path"] = .string(item.path)
         return .object(o)
     }

@@ -15,8 +15,16 @@ struct SnapNode: Sendable, Equatable {
     var props: JSONValue
     var action: String?
     var children: [SnapNode]
+    /// `header` or `footer` for a collection's header and footer (shown first and last).
+    var role: String?
+    /// Kept as written (sorted keys): a component's `style` and undeclared meta, an item's `size`.
+    var extras: [(key: String, value: JSONValue)] = []
 
-    init(isItem: Bool, type: String, id: String?, view: String, props: JSONValue, action: String?, children: [SnapNode] = []) {
+    /// The extras' keys, in the order a snapshot line shows them.
+    static let extraKeys = ["style", "extra_meta", "size"]
+
+    init(isItem: Bool, type: String, id: String?, view: String, props: JSONValue, action: String?, children: [SnapNode] = [],
+         role: String? = nil, extras: [(key: String, value: JSONValue)] = []) {
         self.isItem = isItem
         self.type = type
         self.id = id
@@ -24,19 +32,36 @@ struct SnapNode: Sendable, Equatable {
         self.props = props
         self.action = action
         self.children = children
+        self.role = role
+        self.extras = extras
     }
 
     /// A visible resolved tree (hidden nodes, present only with explain, are left out).
-    init(_ n: ResolvedNode) {
+    init(_ n: ResolvedNode) { self.init(n, role: nil) }
+
+    init(_ n: ResolvedNode, role: String?) {
         var kids: [SnapNode] = []
+        if let h = n.header, !h.hidden { kids.append(SnapNode(h, role: "header")) }
         for c in n.children where !c.hidden { kids.append(SnapNode(c)) }
         for i in n.items ?? [] where !i.hidden {
             var item = SnapNode(
                 isItem: true, type: i.kind ?? "item", id: i.id, view: i.view, props: JSONNormal.sorted(i.props), action: i.action)
-            item.children = i.children.filter { !$0.hidden }.map(SnapNode.init)
+            if let sz = i.size { item.extras = [("size", JSONNormal.sorted(sz))] }
+            item.children = i.children.filter { !$0.hidden }.map { SnapNode($0) }
             kids.append(item)
         }
-        self.init(isItem: false, type: n.type, id: n.id, view: n.view, props: JSONNormal.sorted(n.props), action: n.action, children: kids)
+        if let f = n.footer, !f.hidden { kids.append(SnapNode(f, role: "footer")) }
+        var extras: [(key: String, value: JSONValue)] = []
+        if let st = n.style { extras.append(("style", JSONNormal.sorted(st))) }
+        if let m = n.extraMeta { extras.append(("extra_meta", JSONNormal.sorted(m))) }
+        self.init(isItem: false, type: n.type, id: n.id, view: n.view, props: JSONNormal.sorted(n.props), action: n.action,
+                  children: kids, role: role, extras: extras)
+    }
+
+    static func == (a: SnapNode, b: SnapNode) -> Bool {
+        a.isItem == b.isItem && a.type == b.type && a.id == b.id && a.view == b.view && a.props == b.props
+            && a.action == b.action && a.children == b.children && a.role == b.role
+            && a.extras.map(\.key) == b.extras.map(\.key) && a.extras.map(\.value) == b.extras.map(\.value)
     }
 
     /// `title` prop of an item, for messages.

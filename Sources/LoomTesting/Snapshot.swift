@@ -39,9 +39,10 @@ struct SnapshotDocument: Sendable, Equatable {
     }
 
     static func line(_ n: SnapNode) -> String {
-        var s = (n.isItem ? "• " : "") + n.type
+        var s = (n.role.map { $0 + ": " } ?? "") + (n.isItem ? "• " : "") + n.type
         if let id = n.id { s += " " + idToken(id) }
         s += " " + (n.view.isEmpty ? "-" : n.view) + " " + JSONNormal.text(n.props)
+        for e in n.extras { s += " " + e.key + " " + JSONNormal.text(e.value) }
         if let a = n.action { s += " → " + a }
         return s
     }
@@ -109,6 +110,11 @@ struct SnapshotDocument: Sendable, Equatable {
 
     static func parseLine(_ line: String) -> SnapNode? {
         var s = Substring(line)
+        var role: String?
+        for r in ["header", "footer"] where s.hasPrefix(r + ": ") {
+            role = r
+            s = s.dropFirst(r.count + 2)
+        }
         var isItem = false
         if s.hasPrefix("• ") { isItem = true; s = s.dropFirst(2) }
         func token() -> String? {
@@ -136,9 +142,16 @@ struct SnapshotDocument: Sendable, Equatable {
         if view == "-" { view = "" }
         guard let end = scanJSON(s), let props = JSONReader.parseValue(String(s[..<end])) else { return nil }
         s = s[end...]
+        var extras: [(key: String, value: JSONValue)] = []
+        for key in SnapNode.extraKeys where s.hasPrefix(" \(key) ") {
+            s = s.dropFirst(key.count + 2)
+            guard let e = scanJSON(s), let v = JSONReader.parseValue(String(s[..<e])) else { return nil }
+            extras.append((key, v))
+            s = s[e...]
+        }
         var action: String?
         if s.hasPrefix(" → ") { action = String(s.dropFirst(3)) } else if !s.isEmpty { return nil }
-        return SnapNode(isItem: isItem, type: type, id: id, view: view, props: props, action: action)
+        return SnapNode(isItem: isItem, type: type, id: id, view: view, props: props, action: action, role: role, extras: extras)
     }
 
     /// The end of the JSON value (object, array or string) starting at `s.startIndex`.

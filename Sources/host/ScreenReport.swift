@@ -11,6 +11,8 @@ struct ScreenReport {
     var graph: NavigationOutput?
     var explain: Bool
     var diagnostics: Diagnostics
+    /// A native screen's `title` and `description`, shown as written.
+    var screenInfo: [(key: String, value: JSONValue)] = []
 
     /// Loads, checks and resolves `screen` (a file or an id); reports and exits 1 when the
     /// screen, the user or the project cannot be used.
@@ -31,13 +33,20 @@ struct ScreenReport {
             graph = ws.navigationGraph(from: parsed, user: profile)
             if let g = graph { diagnostics.append(contentsOf: g.diagnostics) }
         }
-        return ScreenReport(resolution: resolution, profile: profile, graph: graph, explain: explain, diagnostics: diagnostics)
+        var report = ScreenReport(resolution: resolution, profile: profile, graph: graph, explain: explain, diagnostics: diagnostics)
+        if let t = parsed.title { report.screenInfo.append(("title", t)) }
+        if let d = parsed.description { report.screenInfo.append(("description", d)) }
+        return report
     }
 
     func rendered(_ format: OutputFormat) -> String {
         switch format {
         case .text:
             var out = TreeOutput.text(resolution, style: Console.outStyle, explain: explain)
+            if !screenInfo.isEmpty, let firstLine = out.firstIndex(of: "\n") {
+                let lines = screenInfo.map { "\($0.key): " + TreeOutput.compact($0.value) + "\n" }.joined()
+                out.insert(contentsOf: lines, at: out.index(after: firstLine))
+            }
             if let g = graph {
                 out += "\n" + g.text
                 if !out.hasSuffix("\n") { out += "\n" }
@@ -46,6 +55,7 @@ struct ScreenReport {
         case .json:
             var o: OrderedDictionary<String, JSONValue> = [:]
             o["screen"] = .string(resolution.screen)
+            for (k, v) in screenInfo { o[k] = v }
             o["user"] = .object(["name": profile.name.map { .string($0) } ?? .null, "attributes": .object(profile.attributes)])
             o["tree"] = resolution.tree.map { TreeOutput.json($0, explain: explain) } ?? .null
             o["graph"] = graph?.json ?? .null

@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// Static checks of a screen against the registered plugins: unknown types and rules (with
 /// did-you-mean), meta schemas, child counts, duplicate ids, rule arguments, layouts, item
 /// kinds. Components with an error are marked invalid: the resolver never shows them.
@@ -5,6 +7,9 @@ public struct ScreenCheck: Sendable {
     public var diagnostics = Diagnostics()
     /// Serials of components and items that must not be shown, with why.
     public var invalid: [Int: String] = [:]
+    /// By component serial: the meta keys its type (and its parent's child meta) do not
+    /// declare, as written. Each is a warning; output keeps them (`extra_meta`).
+    public var undeclaredMeta: [Int: JSONValue] = [:]
 }
 
 public enum ScreenChecker {
@@ -58,7 +63,7 @@ public enum ScreenChecker {
                 }
             }
             checkRule(c.rule, hasRule: c.hasRule, serial: c.serial, owner: owner)
-            checkNesting([("meta", c.meta), ("layout", c.layout), ("header", c.header), ("footer", c.footer)], serial: c.serial, owner: owner)
+            checkNesting([("meta", c.meta), ("layout", c.layout), ("style", c.style)], serial: c.serial, owner: owner)
 
             let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
             let reg = isSpotsRoot ? nil : factory.componentRegistration(c.type)
@@ -74,6 +79,13 @@ public enum ScreenChecker {
                         meta, file: screen.file, open: reg.openMeta, renamed: reg.renamed, owner: ownerLabel,
                         also: parent?.childMeta, diagnostics: &result.diagnostics)
                     if !ok { result.invalid[c.serial] = "its meta is invalid" }
+                    if !reg.openMeta {
+                        var extra = OrderedDictionary<String, JSONValue>()
+                        for m in meta.members where schema.fields[m.key] == nil && parent?.childMeta?.fields[m.key] == nil {
+                            extra[m.key] = m.value.plain
+                        }
+                        if !extra.isEmpty { result.undeclaredMeta[c.serial] = .object(extra) }
+                    }
                 }
                 switch reg.kind {
                 case .single:
@@ -103,7 +115,13 @@ public enum ScreenChecker {
                 if reg.kind != .collection && c.hasItems {
                     result.diagnostics.warning("'\(c.type)' is not a collection; its \"items\" are ignored", at: c.location)
                 }
+                for (key, part) in [("header", c.header), ("footer", c.footer)] where reg.kind != .collection {
+                    if let part {
+                        result.diagnostics.warning("'\(c.type)' is not a collection; its \"\(key)\" is ignored (not used by the host)", at: part.location)
+                    }
+                }
             }
+            if let h = c.header { visit(h, parent: nil) }
             for child in c.children { visit(child, parent: reg) }
             for item in c.items {
                 if let id = item.id {
@@ -118,6 +136,7 @@ public enum ScreenChecker {
                 checkNesting([("meta", item.meta)], serial: item.serial, owner: "item at \(item.path)")
                 for child in item.children { visit(child, parent: nil) }
             }
+            if let f = c.footer { visit(f, parent: nil) }
         }
 
         /// Values handed to Lua stay within `Limits.maxNesting` levels: a deeper one is reported

@@ -51,6 +51,9 @@ public struct BuildRequest {
     public var children: [ResolvedNode]
     public var items: [ResolvedItem]
     public var context: ResolutionContext
+    /// A collection's resolved header and footer (nil when absent or hidden).
+    public var header: ResolvedNode? = nil
+    public var footer: ResolvedNode? = nil
 }
 
 public struct BuildOutput: Sendable {

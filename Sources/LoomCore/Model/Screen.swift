@@ -22,11 +22,15 @@ public final class Component: Sendable {
     public let items: [Item]
     public let hasItems: Bool
     public let layout: JSONNode?
-    public let header: JSONNode?
-    public let footer: JSONNode?
+    /// A collection's header and footer: components of their own (rule, type, meta), resolved
+    /// with the collection and handed to its builder resolved.
+    public let header: Component?
+    public let footer: Component?
     public let title: String?
     public let action: String?
     public let actionLocation: SourceLocation?
+    /// The `style` key as written (a name, a list of names or an inline object), kept and shown
+    /// until styles are resolved.
     public let style: JSONNode?
     /// Where the component's object starts.
     public let location: SourceLocation
@@ -38,7 +42,7 @@ public final class Component: Sendable {
     public init(
         type: String, typeLocation: SourceLocation, id: String?, idLocation: SourceLocation?, meta: JSONNode?,
         children: [Component], rule: RuleExpression?, hasRule: Bool, items: [Item], hasItems: Bool,
-        layout: JSONNode?, header: JSONNode?, footer: JSONNode?, title: String?, action: String?,
+        layout: JSONNode?, header: Component?, footer: Component?, title: String?, action: String?,
         actionLocation: SourceLocation?, style: JSONNode?, location: SourceLocation, path: String, serial: Int
     ) {
         self.type = type
@@ -64,11 +68,14 @@ public final class Component: Sendable {
         self.serial = serial
     }
 
-    /// This component and all below it, depth first (items' nested components included).
+    /// This component and all below it, depth first (header, children, items' nested
+    /// components, footer).
     public func walk(_ body: (Component) -> Void) {
         body(self)
+        header?.walk(body)
         for c in children { c.walk(body) }
         for i in items { for c in i.children { c.walk(body) } }
+        footer?.walk(body)
     }
 }
 
@@ -84,6 +91,8 @@ public final class Item: Sendable {
     public let action: String?
     public let actionLocation: SourceLocation?
     public let meta: JSONNode?
+    /// Spots' item `size` (`{"width", "height"}`) as written: handed to item views and kept in output.
+    public let size: JSONNode?
     public let rule: RuleExpression?
     public let hasRule: Bool
     public let children: [Component]
@@ -96,7 +105,8 @@ public final class Item: Sendable {
     public init(
         id: String?, title: String?, subtitle: String?, text: String?, image: String?, kind: String?,
         kindLocation: SourceLocation?, action: String?, actionLocation: SourceLocation?, meta: JSONNode?,
-        rule: RuleExpression?, hasRule: Bool, children: [Component], location: SourceLocation, path: String, serial: Int
+        size: JSONNode? = nil, rule: RuleExpression?, hasRule: Bool, children: [Component], location: SourceLocation,
+        path: String, serial: Int
     ) {
         self.id = id
         self.title = title
@@ -108,6 +118,7 @@ public final class Item: Sendable {
         self.action = action
         self.actionLocation = actionLocation
         self.meta = meta
+        self.size = size
         self.rule = rule
         self.hasRule = hasRule
         self.children = children
@@ -133,13 +144,19 @@ public struct Screen: Sendable {
     public var root: Component
     /// Number of components and items (for caches sized per screen).
     public var serialCount: Int
+    /// A native screen's `title` and `description` (shown by `host run`).
+    public var title: JSONValue?
+    public var description: JSONValue?
 
-    public init(id: String, file: String, format: ScreenFormat, root: Component, serialCount: Int) {
+    public init(id: String, file: String, format: ScreenFormat, root: Component, serialCount: Int,
+                title: JSONValue? = nil, description: JSONValue? = nil) {
         self.id = id
         self.file = file
         self.format = format
         self.root = root
         self.serialCount = serialCount
+        self.title = title
+        self.description = description
     }
 
     /// The component with this id, if any.

@@ -5,13 +5,16 @@ public struct ScreenParser {
     public static let componentKeys: Set<String> = [
         "type", "id", "meta", "children", "rule", "items", "layout", "header", "footer", "action", "style", "title",
     ]
-    /// Spots' ComponentModel keys, accepted in Spots files.
-    public static let spotsComponentKeys: Set<String> = ["kind", "span", "identifier", "model"]
+    /// Spots' ComponentModel keys, accepted in Spots files (`kind` is the type, `span` goes to the layout).
+    public static let spotsComponentKeys: Set<String> = ["kind", "span"]
     public static let itemKeys: Set<String> = [
-        "id", "title", "subtitle", "text", "image", "kind", "action", "meta", "rule", "children",
+        "id", "title", "subtitle", "text", "image", "kind", "action", "meta", "rule", "children", "size",
     ]
-    /// Spots' older item keys.
-    public static let spotsItemKeys: Set<String> = ["type", "target", "identifier", "size", "relations"]
+    /// Spots' older item keys (`type` is the kind, `target.uri` the action).
+    public static let spotsItemKeys: Set<String> = ["type", "target"]
+    /// The keys of a native screen file's top level.
+    public static let screenKeys: Set<String> = ["screen", "root", "title", "description", "$schema"]
+
     /// The built-in root of a Spots file, whose top level is a list of components.
     public static let spotsRootType = "screen"
 
@@ -42,20 +45,21 @@ public struct ScreenParser {
         var id = defaultID
         switch format {
         case .native:
-            for m in top.members where !["screen", "root", "title", "description", "$schema"].contains(m.key) {
-                p.diagnostics.warning("unknown key '\(m.key)' in a screen file\(DidYouMean.hint(m.key, among: ["screen", "root", "title", "description"]))", at: p.loc(m.keyPosition))
-            }
+            p.warnUnknown(top, known: screenKeys, in: "screen")
             if let s = top["screen"] {
                 if let str = s.string, !str.isEmpty { id = str } else {
                     p.diagnostics.error("\"screen\" is the screen's id, a non-empty string; found \(s.kindDescription)", at: p.loc(s.position))
                 }
             }
             guard let root = p.component(top["root"]!, path: "root") else { return (nil, p.diagnostics) }
-            return (Screen(id: id, file: file, format: format, root: root, serialCount: p.serial), p.diagnostics)
+            return (Screen(id: id, file: file, format: format, root: root, serialCount: p.serial,
+                           title: top["title"]?.plain, description: top["description"]?.plain), p.diagnostics)
         case .matrioska:
+            p.warnUnknown(top, known: ["structure"], in: "screen")
             guard let root = p.component(top["structure"]!, path: "structure") else { return (nil, p.diagnostics) }
             return (Screen(id: id, file: file, format: format, root: root, serialCount: p.serial), p.diagnostics)
         case .spots:
+            p.warnUnknown(top, known: ["components"], in: "screen")
             let compsNode = top["components"]!
             guard case .array(let list) = compsNode.kind else {
                 p.diagnostics.error("\"components\" is a list of components, found \(compsNode.kindDescription)", at: p.loc(compsNode.position))
@@ -76,6 +80,21 @@ public struct ScreenParser {
     }
 
     func loc(_ p: SourcePosition) -> SourceLocation { p.located(in: file) }
+
+    /// One warning per key of `obj` the host does not read, at the key, with a did-you-mean.
+    mutating func warnUnknown(_ obj: JSONObject, known: Set<String>, in place: String) {
+        for m in obj.members where !known.contains(m.key) {
+            diagnostics.warning(
+                "unknown key '\(m.key)' in \(place) (not used by the host)\(DidYouMean.hint(m.key, among: known.filter { !$0.hasPrefix("$") }))",
+                at: loc(m.keyPosition))
+        }
+    }
+
+    /// A key the host does not read because another key says the same (`kind` and `type`).
+    mutating func warnShadowed(_ obj: JSONObject, _ key: String, by winner: String, in place: String) {
+        guard obj[winner] != nil, let m = obj.members.first(where: { $0.key == key }) else { return }
+        diagnostics.warning("key '\(key)' in \(place) is not used by the host: '\(winner)' is used instead", at: loc(m.keyPosition))
+    }
 
     mutating func next() -> Int {
         defer { serial += 1 }
@@ -113,12 +132,13 @@ public struct ScreenParser {
         let spots = format == .spots
         var known = ScreenParser.componentKeys
         if spots { known.formUnion(ScreenParser.spotsComponentKeys) }
-        for m in obj.members where !known.contains(m.key) {
-            diagnostics.warning("unknown component key '\(m.key)'\(DidYouMean.hint(m.key, among: known))", at: loc(m.keyPosition))
-        }
+        warnUnknown(obj, known: known, in: "component")
         // Type: `type`, or Spots' `kind`.
         var typeNode = obj["type"]
-        if spots, let k = obj["kind"] { typeNode = k }
+        if spots, let k = obj["kind"] {
+            typeNode = k
+            warnShadowed(obj, "type", by: "kind", in: "component")
+        }
         guard let tn = typeNode else {
             diagnostics.error("component at \(path) has no \"type\"", at: loc(node.position))
             return nil
@@ -129,6 +149,7 @@ public struct ScreenParser {
         }
         let id = string(obj, "id", what: "component")
         let meta = metaObject(obj)
+        let header = obj["header"].flatMap { component($0, path: "\(path)/header") }
         let (rule, ruleFailed) = ruleExpression(obj)
         var children: [Component] = []
         var childrenOK = true
@@ -165,6 +186,7 @@ public struct ScreenParser {
             }
             layout = JSONNode(.object(JSONObject(members)), at: layout?.position ?? span.position)
         }
+        let footer = obj["footer"].flatMap { component($0, path: "\(path)/footer") }
         let title = string(obj, "title", what: "component")
         let action = string(obj, "action", what: "component")
         // A malformed rule or child list hides the component: fail closed.
@@ -172,7 +194,7 @@ public struct ScreenParser {
         return Component(
             type: type, typeLocation: loc(tn.position), id: id?.0, idLocation: id?.1, meta: meta,
             children: children, rule: failClosed ? nil : rule, hasRule: obj["rule"] != nil || failClosed,
-            items: items, hasItems: obj["items"] != nil, layout: layout, header: obj["header"], footer: obj["footer"],
+            items: items, hasItems: obj["items"] != nil, layout: layout, header: header, footer: footer,
             title: title?.0, action: action?.0, actionLocation: action?.1, style: obj["style"],
             location: loc(node.position), path: path, serial: serial)
     }
@@ -183,14 +205,13 @@ public struct ScreenParser {
             return nil
         }
         let serial = next()
-        var known = ScreenParser.itemKeys
-        known.formUnion(ScreenParser.spotsItemKeys)
-        for m in obj.members where !known.contains(m.key) {
-            diagnostics.warning("unknown item key '\(m.key)'\(DidYouMean.hint(m.key, among: ScreenParser.itemKeys))", at: loc(m.keyPosition))
-        }
+        warnUnknown(obj, known: ScreenParser.itemKeys.union(ScreenParser.spotsItemKeys), in: "item")
+        warnShadowed(obj, "type", by: "kind", in: "item")
+        warnShadowed(obj, "target", by: "action", in: "item")
         let kind = string(obj, "kind", what: "item") ?? string(obj, "type", what: "item")
         var action = string(obj, "action", what: "item")
         if action == nil, let target = obj["target"] {
+            if let t = target.object { warnUnknown(t, known: ["uri"], in: "item target") }
             if let t = target.object, let uri = t["uri"] {
                 if let s = uri.string { action = (s, loc(uri.position)) } else {
                     diagnostics.error("\"target.uri\" must be a string, found \(uri.kindDescription)", at: loc(uri.position))
@@ -215,7 +236,7 @@ public struct ScreenParser {
         return Item(
             id: id?.0, title: string(obj, "title", what: "item")?.0, subtitle: string(obj, "subtitle", what: "item")?.0,
             text: string(obj, "text", what: "item")?.0, image: string(obj, "image", what: "item")?.0, kind: kind?.0,
-            kindLocation: kind?.1, action: action?.0, actionLocation: action?.1, meta: meta,
+            kindLocation: kind?.1, action: action?.0, actionLocation: action?.1, meta: meta, size: obj["size"],
             rule: ruleFailed ? nil : rule, hasRule: obj["rule"] != nil, children: children,
             location: loc(node.position), path: path, serial: serial)
     }

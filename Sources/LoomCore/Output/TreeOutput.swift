@@ -29,10 +29,14 @@ public enum TreeOutput {
         } else {
             o["view"] = .string(n.view)
             o["props"] = n.props
+            if let m = n.extraMeta { o["extra_meta"] = m }
+            if let st = n.style { o["style"] = st }
         }
         if explain, let r = n.rule { o["rule"] = r.json }
+        if let h = n.header { o["header"] = json(h, explain: explain) }
         if !n.children.isEmpty { o["children"] = .array(n.children.map { json($0, explain: explain) }) }
         if let items = n.items, !n.hidden { o["items"] = .array(items.map { json($0, explain: explain) }) }
+        if let f = n.footer { o["footer"] = json(f, explain: explain) }
         if let a = n.action { o["action"] = .string(a) }
         return .object(o)
     }
@@ -48,6 +52,7 @@ public enum TreeOutput {
         } else {
             o["view"] = .string(i.view)
             o["props"] = i.props
+            if let sz = i.size { o["size"] = sz }
         }
         if explain, let r = i.rule { o["rule"] = r.json }
         if !i.children.isEmpty { o["children"] = .array(i.children.map { json($0, explain: explain) }) }
@@ -99,10 +104,18 @@ public enum TreeOutput {
         return out
     }
 
-    static func line(_ n: ResolvedNode, prefix: String, isLast: Bool, isRoot: Bool, style: Style, explain: Bool, out: inout String) {
+    /// Compact one-line JSON of a value kept as written (`style`, `size`, `extra_meta`).
+    public static func compact(_ v: JSONValue) -> String {
+        var s = TextEscape.escaped(v.serialized(pretty: false))
+        if s.count > 60 { s = String(s.prefix(57)) + "…" }
+        return s
+    }
+
+    static func line(_ n: ResolvedNode, prefix: String, isLast: Bool, isRoot: Bool, style: Style, explain: Bool, out: inout String,
+                     role: String? = nil) {
         let branch = isRoot ? "" : (isLast ? "└─ " : "├─ ")
         let e = TextEscape.escaped
-        var s = prefix + branch + style.type(e(n.type))
+        var s = prefix + branch + (role.map { style.dim($0 + ": ") } ?? "") + style.type(e(n.type))
         if let id = n.id { s += " " + style.id("#" + e(id)) }
         if n.hidden {
             s += "  " + style.hidden("hidden: " + e(n.hiddenReason ?? ""))
@@ -115,12 +128,18 @@ public enum TreeOutput {
         if explain, let r = n.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
         out += s + "\n"
         let childPrefix = prefix + (isRoot ? "" : (isLast ? "   " : "│  "))
+        if !n.hidden, let st = n.style { out += childPrefix + "    " + style.dim("style: " + compact(st)) + "\n" }
+        if !n.hidden, let m = n.extraMeta { out += childPrefix + "    " + style.dim("extra meta: " + compact(m)) + "\n" }
         if explain, let t = n.rule, !t.children.isEmpty {
             explainLines(t, prefix: childPrefix + "    ", style: style, out: &out)
         }
         let items = n.hidden ? [] : (n.items ?? [])
-        let total = n.children.count + items.count
+        let total = n.children.count + items.count + (n.header == nil ? 0 : 1) + (n.footer == nil ? 0 : 1)
         var k = 0
+        if let h = n.header {
+            k += 1
+            line(h, prefix: childPrefix, isLast: k == total, isRoot: false, style: style, explain: explain, out: &out, role: "header")
+        }
         for c in n.children {
             k += 1
             line(c, prefix: childPrefix, isLast: k == total, isRoot: false, style: style, explain: explain, out: &out)
@@ -137,6 +156,7 @@ public enum TreeOutput {
                 s += "  " + style.view(e(i.view))
                 let p = propsSummary(i.props, limit: 4)
                 if !p.isEmpty { s += "  " + p }
+                if let sz = i.size { s += "  " + style.dim("size " + compact(sz)) }
             }
             if let a = i.action { s += style.dim("  → " + e(a)) }
             if explain, let r = i.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
@@ -148,6 +168,9 @@ public enum TreeOutput {
             for (j, c) in i.children.enumerated() {
                 line(c, prefix: ip, isLast: j == i.children.count - 1, isRoot: false, style: style, explain: explain, out: &out)
             }
+        }
+        if let f = n.footer {
+            line(f, prefix: childPrefix, isLast: true, isRoot: false, style: style, explain: explain, out: &out, role: "footer")
         }
     }
 

@@ -45,17 +45,22 @@ public struct ResolvedNode: Sendable {
         let children: [ResolvedNode], items: [ResolvedItem]?
         let action: String?, actionLocation: SourceLocation?, meta: JSONValue?
         let path: String, location: SourceLocation, serial: Int, origin: Component?
+        let header: ResolvedNode?, footer: ResolvedNode?, style: JSONValue?, extraMeta: JSONValue?
         init(type: String, id: String?, view: String, props: JSONValue, children: [ResolvedNode], items: [ResolvedItem]?,
              action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation,
-             serial: Int, origin: Component?) {
+             serial: Int, origin: Component?, header: ResolvedNode?, footer: ResolvedNode?, style: JSONValue?,
+             extraMeta: JSONValue?) {
             self.type = type; self.id = id; self.view = view; self.props = props; self.children = children
             self.items = items; self.action = action; self.actionLocation = actionLocation; self.meta = meta
             self.path = path; self.location = location; self.serial = serial; self.origin = origin
+            self.header = header; self.footer = footer; self.style = style; self.extraMeta = extraMeta
         }
-        func with(children: [ResolvedNode]? = nil, props: JSONValue? = nil, view: String? = nil, items: [ResolvedItem]?? = nil, origin: Component?? = nil) -> Storage {
+        func with(children: [ResolvedNode]? = nil, props: JSONValue? = nil, view: String? = nil, items: [ResolvedItem]?? = nil,
+                  origin: Component?? = nil, header: ResolvedNode?? = nil, footer: ResolvedNode?? = nil) -> Storage {
             Storage(type: type, id: id, view: view ?? self.view, props: props ?? self.props, children: children ?? self.children,
                     items: items ?? self.items, action: action, actionLocation: actionLocation, meta: meta, path: path,
-                    location: location, serial: serial, origin: origin ?? self.origin)
+                    location: location, serial: serial, origin: origin ?? self.origin, header: header ?? self.header,
+                    footer: footer ?? self.footer, style: style, extraMeta: extraMeta)
         }
     }
 
@@ -94,20 +99,37 @@ public struct ResolvedNode: Sendable {
         get { storage.origin }
         set { storage = storage.with(origin: .some(newValue)) }
     }
+    /// A collection's resolved header and footer (nil when absent, or hidden and not explained).
+    public var header: ResolvedNode? {
+        get { storage.header }
+        set { storage = storage.with(header: .some(newValue)) }
+    }
+    public var footer: ResolvedNode? {
+        get { storage.footer }
+        set { storage = storage.with(footer: .some(newValue)) }
+    }
+    /// The component's `style` as written (kept and shown until styles are resolved).
+    public var style: JSONValue? { storage.style }
+    /// The meta keys the component's type does not declare, as written (each also a warning).
+    public var extraMeta: JSONValue? { storage.extraMeta }
 
     public init(type: String, id: String?, view: String, props: JSONValue, children: [ResolvedNode], items: [ResolvedItem]?,
                 action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation,
-                serial: Int, origin: Component? = nil) {
+                serial: Int, origin: Component? = nil, header: ResolvedNode? = nil, footer: ResolvedNode? = nil,
+                style: JSONValue? = nil, extraMeta: JSONValue? = nil) {
         storage = Storage(
             type: type, id: id, view: view, props: props, children: children, items: items, action: action,
-            actionLocation: actionLocation, meta: meta, path: path, location: location, serial: serial, origin: origin)
+            actionLocation: actionLocation, meta: meta, path: path, location: location, serial: serial, origin: origin,
+            header: header, footer: footer, style: style, extraMeta: extraMeta)
     }
 
-    /// Visits this node and every node below (items' nested components included).
+    /// Visits this node and every node below (header, children, items' nested components, footer).
     public func walk(_ body: (ResolvedNode) -> Void) {
         body(self)
+        header?.walk(body)
         for c in children { c.walk(body) }
         for i in items ?? [] { for c in i.children { c.walk(body) } }
+        footer?.walk(body)
     }
 }
 
@@ -116,16 +138,18 @@ public struct ResolvedItem: Sendable {
     final class Storage: Sendable {
         let kind: String?, id: String?, title: String?, view: String, props: JSONValue, action: String?
         let actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation
-        let origin: Item?
+        let origin: Item?, size: JSONValue?
         init(kind: String?, id: String?, title: String?, view: String, props: JSONValue, action: String?,
-             actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation, origin: Item?) {
+             actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation, origin: Item?,
+             size: JSONValue?) {
             self.kind = kind; self.id = id; self.title = title; self.view = view; self.props = props; self.action = action
             self.actionLocation = actionLocation; self.children = children; self.path = path; self.location = location
-            self.origin = origin
+            self.origin = origin; self.size = size
         }
         func with(children: [ResolvedNode]? = nil, origin: Item?? = nil) -> Storage {
             Storage(kind: kind, id: id, title: title, view: view, props: props, action: action, actionLocation: actionLocation,
-                    children: children ?? self.children, path: path, location: location, origin: origin ?? self.origin)
+                    children: children ?? self.children, path: path, location: location, origin: origin ?? self.origin,
+                    size: size)
         }
     }
 
@@ -152,13 +176,15 @@ public struct ResolvedItem: Sendable {
         get { storage.origin }
         set { storage = storage.with(origin: .some(newValue)) }
     }
+    /// Spots' item `size` as written.
+    public var size: JSONValue? { storage.size }
 
     public init(kind: String?, id: String?, title: String?, view: String, props: JSONValue, action: String?,
                 actionLocation: SourceLocation?, children: [ResolvedNode], path: String, location: SourceLocation,
-                origin: Item? = nil) {
+                origin: Item? = nil, size: JSONValue? = nil) {
         storage = Storage(
             kind: kind, id: id, title: title, view: view, props: props, action: action, actionLocation: actionLocation,
-            children: children, path: path, location: location, origin: origin)
+            children: children, path: path, location: location, origin: origin, size: size)
     }
 }
 
@@ -222,12 +248,14 @@ public struct Resolution: Sendable {
             if n.hidden { return }
             let g = gated || n.rule != nil
             if let a = n.action { out.append((a, n.actionLocation, n.path, g)) }
+            if let h = n.header { visit(h, gated: g) }
             for c in n.children { visit(c, gated: g) }
             for i in n.items ?? [] where !i.hidden {
                 let ig = g || i.rule != nil
                 if let a = i.action { out.append((a, i.actionLocation, i.path, ig)) }
                 for c in i.children { visit(c, gated: ig) }
             }
+            if let f = n.footer { visit(f, gated: g) }
         }
         if let tree { visit(tree, gated: false) }
         return out

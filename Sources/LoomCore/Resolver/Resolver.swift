@@ -121,7 +121,10 @@ public struct Resolver {
         }
         var items: [ResolvedItem] = []
         var shownItems: [ResolvedItem] = []
+        var header: ResolvedNode?
+        var footer: ResolvedNode?
         if reg?.kind == .collection {
+            header = c.header.flatMap { resolve($0, parentMeta: nil, ctx: ctx) }
             shownItems.reserveCapacity(c.items.count)
             for item in c.items {
                 if let ri = resolveItem(item, collection: reg!, ctx: ctx) {
@@ -133,6 +136,7 @@ public struct Resolver {
                     }
                 }
             }
+            footer = c.footer.flatMap { resolve($0, parentMeta: nil, ctx: ctx) }
         }
         if reg?.kind == .wrapper && shown.count != 1 {
             var n = hiddenNode(c, reason: "its only child is hidden", rule: trace, ctx: ctx)
@@ -141,7 +145,10 @@ public struct Resolver {
         }
         let output: BuildOutput
         if let reg {
-            switch reg.builder.build(BuildRequest(component: c, children: shown, items: shownItems, context: ctx)) {
+            let request = BuildRequest(
+                component: c, children: shown, items: shownItems, context: ctx,
+                header: header?.hidden == true ? nil : header, footer: footer?.hidden == true ? nil : footer)
+            switch reg.builder.build(request) {
             case .success(let o): output = o
             case .failure(let f):
                 if f.notCalledAgain {
@@ -174,7 +181,8 @@ public struct Resolver {
             type: c.type, id: c.id, view: output.view, props: output.props, children: finalChildren,
             items: reg?.kind == .collection ? (ctx.explain ? items : shownItems) : nil, action: c.action,
             actionLocation: c.actionLocation, meta: c.metaValue, path: c.path, location: c.location, serial: c.serial,
-            origin: c)
+            origin: c, header: header, footer: footer, style: c.style?.plain,
+            extraMeta: check.undeclaredMeta.isEmpty ? nil : check.undeclaredMeta[c.serial])
         if reg?.kind == .single, let cache { cache.singles[c.serial] = node }
         node.rule = trace
         return node
@@ -232,7 +240,7 @@ public struct Resolver {
         var r = ResolvedItem(
             kind: item.kind, id: item.id, title: item.title, view: view, props: props, action: item.action,
             actionLocation: item.actionLocation, children: children, path: item.path, location: item.location,
-            origin: item)
+            origin: item, size: item.size?.plain)
         if item.children.isEmpty, let cache { cache.items[item.serial] = r }
         r.rule = trace
         return r
