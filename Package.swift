@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomSolver", "LoomDiff",
+                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"

@@ -1,0 +1,185 @@
+import ArgumentParser
+import Foundation
+import LoomCore
+import LoomDiff
+import LoomPlugins
+import OrderedCollections
+
+/// One side of `host diff`: a workspace and the screen file in it.
+struct DiffSide {
+    let label: String
+    let ws: Workspace
+    let file: String
+
+    init(label: String, options: Workspace.Options, screen: String) throws {
+        self.label = label
+        var o = options
+        if o.project == nil { o.project = Workspace.projectRoot(explicit: nil, screen: screen) }
+        ws = try Workspace(options: o, anchor: screen)
+        switch ws.locateScreen(screen) {
+        case .success(let f): file = f
+        case .failure(let d): throw DiffInputError(diagnostics: Diagnostics([d]))
+        }
+    }
+}
+
+/// Inputs `host diff` cannot compare (exit 2).
+struct DiffInputError: Error {
+    var diagnostics: Diagnostics
+}
+
+/// What `host diff` prints: per profile, the changes and the graph edges gained and lost.
+struct DiffReport {
+    struct ProfileResult {
+        var name: String
+        var changes: [TreeChange]
+        var unchanged: Int
+        var graph: GraphDiff
+        var counts: ChangeCounts { ChangeCounts(changes, unchanged: unchanged) }
+        var changed: Bool { !changes.isEmpty || graph.changed }
+    }
+
+    var screen: String
+    var oldLabel: String
+    var newLabel: String
+    var impactTable: Bool
+    var results: [ProfileResult] = []
+    var diagnostics = Diagnostics()
+
+    var changed: Bool { results.contains { $0.changed } }
+
+    /// Resolves both sides for each selected profile and compares them.
+    static func compare(old: DiffSide, new: DiffSide, users: String?, user: UserOptions) throws(DiffInputError) -> DiffReport {
+        var load = old.ws.loadDiagnostics
+        load.append(contentsOf: new.ws.loadDiagnostics)
+        let oldScreen = old.ws.screen(file: old.file), newScreen = new.ws.screen(file: new.file)
+        load.append(contentsOf: oldScreen.diagnostics)
+        load.append(contentsOf: newScreen.diagnostics)
+        guard !load.hasErrors, let os = oldScreen.screen, let oc = oldScreen.check, let ns = newScreen.screen, let nc = newScreen.check else {
+            throw DiffInputError(diagnostics: load)
+        }
+        var names: [String?]
+        switch users {
+        case "all"?:
+            names = new.ws.users.profiles.keys.map { Optional($0) }
+            if names.isEmpty {
+                throw DiffInputError(diagnostics: Diagnostics([.error("--users all: \(new.ws.project.usersFile) defines no profiles")]))
+            }
+        case let list?:
+            names = list.split(separator: ",").map { Optional($0.trimmingCharacters(in: .whitespaces)) }
+        case nil:
+            names = [user.user]
+        }
+        var report = DiffReport(screen: ns.id, oldLabel: old.label, newLabel: new.label, impactTable: users != nil)
+        report.diagnostics = load
+        var errors = Diagnostics()
+        for name in names {
+            let profiles = (old.ws.users.user(named: name, context: user.context, now: user.now),
+                            new.ws.users.user(named: name, context: user.context, now: user.now))
+            guard case .success(let op) = profiles.0, case .success(let np) = profiles.1 else {
+                if case .failure(let d) = profiles.1 { errors.append(d) } else if case .failure(let d) = profiles.0 { errors.append(d) }
+                continue
+            }
+            let a = old.ws.resolve(os, check: oc, user: op, explain: true)
+            let b = new.ws.resolve(ns, check: nc, user: np, explain: true)
+            report.diagnostics.append(contentsOf: a.diagnostics)
+            report.diagnostics.append(contentsOf: b.diagnostics)
+            let ga = old.ws.navigationGraph(from: os, user: op), gb = new.ws.navigationGraph(from: ns, user: np)
+            let (oldTree, oldHidden) = VisibleTree.split(a.tree.map { TreeOutput.json($0, explain: true) })
+            let (newTree, newHidden) = VisibleTree.split(b.tree.map { TreeOutput.json($0, explain: true) })
+            let differ = TreeDiffer(old: oldTree, new: newTree)
+            var d = differ.changes
+            for i in d.indices {
+                guard let id = d[i].id else { continue }
+                if d[i].change == .deleted, let why = newHidden[id] { d[i].reason = "now hidden: \(why)" }
+                if d[i].change == .inserted, let why = oldHidden[id] { d[i].reason = "was hidden: \(why)" }
+            }
+            report.results.append(ProfileResult(name: name ?? "(anonymous)", changes: d,
+                                                unchanged: differ.unchanged,
+                                                graph: GraphDiff(old: ga.json, new: gb.json)))
+        }
+        if errors.hasErrors { throw DiffInputError(diagnostics: errors) }
+        return report
+    }
+
+    func rendered(_ format: OutputFormat) -> String {
+        switch format {
+        case .json: return json.serialized(pretty: true) + "\n"
+        case .text: return text
+        }
+    }
+
+    var json: JSONValue {
+        var us: OrderedDictionary<String, JSONValue> = [:]
+        for r in results {
+            let c = r.counts
+            us[r.name] = .object([
+                "changes": .array(r.changes.map(\.json)),
+                "graph": r.graph.json,
+                "counts": .object(["inserted": .int(c.inserted), "deleted": .int(c.deleted), "moved": .int(c.moved),
+                                   "hard": .int(c.hard), "soft": .int(c.soft), "unchanged": .int(c.unchanged)]),
+            ])
+        }
+        return .object(["screen": .string(screen), "old": .string(oldLabel), "new": .string(newLabel), "users": .object(us)])
+    }
+
+    var text: String {
+        var out = "\(screen): \(oldLabel) → \(newLabel)\n"
+        for r in results {
+            let c = r.counts
+            if !r.changed {
+                out += "\(r.name): no changes\n"
+                continue
+            }
+            out += "\(r.name): \(c.total) change\(c.total == 1 ? "" : "s") (\(c.hard) hard, \(c.soft) soft, \(c.inserted) inserted, \(c.deleted) deleted, \(c.moved) moved), \(c.unchanged) unchanged\n"
+            for ch in r.changes { out += "  " + ch.line + "\n" }
+            for e in r.graph.gained { out += "  graph + \(e)\n" }
+            for e in r.graph.lost { out += "  graph - \(e)\n" }
+        }
+        if impactTable { out += "\n" + impact }
+        return out
+    }
+
+    /// Per profile: hard and soft counts and whether the graph changed.
+    var impact: String {
+        let header = ["profile", "hard", "soft", "inserted", "deleted", "moved", "graph"]
+        var rows = [header]
+        for r in results {
+            let c = r.counts
+            rows.append([r.name, "\(c.hard)", "\(c.soft)", "\(c.inserted)", "\(c.deleted)", "\(c.moved)",
+                         r.graph.changed ? "+\(r.graph.gained.count) -\(r.graph.lost.count)" : "same"])
+        }
+        var widths = [Int](repeating: 0, count: header.count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        return rows.map { row in
+            row.enumerated().map { i, cell in
+                i == 0 ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                       : String(repeating: " ", count: widths[i] - cell.count) + cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+}
+
+/// An `--explain` tree split into what the user sees and why each hidden node (by id) is hidden.
+enum VisibleTree {
+    static func split(_ tree: JSONValue?) -> (JSONValue?, [String: String]) {
+        var hidden: [String: String] = [:]
+        func visit(_ v: JSONValue) -> JSONValue? {
+            guard var o = v.object else { return v }
+            if o["hidden"]?.bool == true {
+                if let id = o["id"]?.string { hidden[id] = o["reason"]?.string ?? "hidden by a rule" }
+                return nil
+            }
+            o.removeValue(forKey: "rule")
+            o.removeValue(forKey: "reason")
+            for k in ["children", "items"] {
+                if let a = o[k]?.array { o[k] = .array(a.compactMap(visit)) }
+            }
+            for k in ["header", "footer"] {
+                if let h = o[k], !h.isNull { o[k] = visit(h) ?? .null }
+            }
+            return .object(o)
+        }
+        return (tree.flatMap(visit), hidden)
+    }
+}
