@@ -37,6 +37,8 @@ public struct ScenarioCoverage: Sendable, Hashable {
         /// A component's type; an item's kind (or `item`).
         public var type: String
         public var id: String?
+        /// An item's title.
+        public var title: String?
         public var location: SourceLocation
         public var shown = 0
         public var hidden = 0
@@ -56,6 +58,9 @@ public struct ScenarioCoverage: Sendable, Hashable {
         public var file: String
         /// The step as written (`name` or `name:param`).
         public var step: String
+        /// Written as an action in the screen (false for `back`, and for a step taken that
+        /// the screen does not spell out): only declared edges count in the percentage.
+        public var declared = false
         /// Resolutions in which the step was a visible action.
         public var offered = 0
         /// Times a scenario took it (`s:tap`, `s:back`).
@@ -116,6 +121,7 @@ public struct ScenarioCoverage: Sendable, Hashable {
         }
         for (k, s) in other.edges {
             guard var e = edges[k] else { edges[k] = s; continue }
+            e.declared = e.declared || s.declared
             e.offered += s.offered
             e.taken += s.taken
             e.targets.merge(s.targets, uniquingKeysWith: +)
@@ -176,7 +182,10 @@ public struct ScenarioCoverage: Sendable, Hashable {
 
     public var nodesShown: (shown: Int, total: Int) { (nodes.values.filter { $0.shown > 0 }.count, nodes.count) }
     public var screensOpened: (opened: Int, total: Int) { (screens.values.filter { $0.opened > 0 }.count, screens.count) }
-    public var edgesTaken: (taken: Int, total: Int) { (edges.values.filter { $0.taken > 0 }.count, edges.count) }
+    public var edgesTaken: (taken: Int, total: Int) {
+        let declared = edges.values.filter(\.declared)
+        return (declared.filter { $0.taken > 0 }.count, declared.count)
+    }
     public var profilesUsed: (used: Int, total: Int) { (profiles.values.filter { $0.sessions > 0 }.count, profiles.count) }
 
     /// A percentage with one decimal, rounded down (so 99.96 is not shown as 100).

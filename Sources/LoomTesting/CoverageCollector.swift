@@ -40,17 +40,15 @@ final class CoverageCollector {
         func action(_ a: String?) {
             guard let a, let step = Step(action: a) else { return }
             let key = ScenarioCoverage.edgeKey(screen.file, step.description)
-            if data.edges[key] == nil {
-                data.edges[key] = .init(screen: screen.id, file: screen.file, step: step.description)
-            }
+            data.edges[key, default: .init(screen: screen.id, file: screen.file, step: step.description)].declared = true
         }
         screen.root.walk { c in
             rules(c.rule)
-            node(screen, path: c.path, isItem: false, type: c.type, id: c.id, location: c.location)
+            node(screen, path: c.path, isItem: false, type: c.type, id: c.id, title: nil, location: c.location)
             action(c.action)
             for i in c.items {
                 rules(i.rule)
-                node(screen, path: i.path, isItem: true, type: i.kind ?? "item", id: i.id ?? i.title, location: i.location)
+                node(screen, path: i.path, isItem: true, type: i.kind ?? "item", id: i.id, title: i.title, location: i.location)
                 action(i.action)
             }
         }
@@ -70,10 +68,10 @@ final class CoverageCollector {
     }
 
     @discardableResult
-    private func node(_ screen: Screen, path: String, isItem: Bool, type: String, id: String?, location: SourceLocation) -> String {
+    private func node(_ screen: Screen, path: String, isItem: Bool, type: String, id: String?, title: String?, location: SourceLocation) -> String {
         let key = ScenarioCoverage.nodeKey(screen.file, path)
         if data.nodes[key] == nil {
-            data.nodes[key] = .init(screen: screen.id, file: screen.file, path: path, isItem: isItem, type: type, id: id, location: location)
+            data.nodes[key] = .init(screen: screen.id, file: screen.file, path: path, isItem: isItem, type: type, id: id, title: title, location: location)
         }
         return key
     }
@@ -107,17 +105,17 @@ final class CoverageCollector {
     }
 
     private func visit(_ n: ResolvedNode, _ screen: Screen) {
-        count(n.path, isItem: false, type: n.type, id: n.id, location: n.location, hidden: n.hidden, rule: n.rule, screen)
+        count(n.path, isItem: false, type: n.type, id: n.id, title: nil, location: n.location, hidden: n.hidden, rule: n.rule, screen)
         for c in n.children { visit(c, screen) }
         for i in n.items ?? [] {
-            count(i.path, isItem: true, type: i.kind ?? "item", id: i.id ?? i.title, location: i.location, hidden: i.hidden, rule: i.rule, screen)
+            count(i.path, isItem: true, type: i.kind ?? "item", id: i.id, title: i.title, location: i.location, hidden: i.hidden, rule: i.rule, screen)
             for c in i.children { visit(c, screen) }
         }
     }
 
-    private func count(_ path: String, isItem: Bool, type: String, id: String?, location: SourceLocation, hidden: Bool,
+    private func count(_ path: String, isItem: Bool, type: String, id: String?, title: String?, location: SourceLocation, hidden: Bool,
                        rule: RuleTrace?, _ screen: Screen) {
-        let key = node(screen, path: path, isItem: isItem, type: type, id: id, location: location)
+        let key = node(screen, path: path, isItem: isItem, type: type, id: id, title: title, location: location)
         if hidden { data.nodes[key]!.hidden += 1 } else { data.nodes[key]!.shown += 1 }
         if let rule { trace(rule, screen) }
     }

@@ -48,6 +48,7 @@ extension ScenarioCoverage {
                 ("kind", .string(n.isItem ? "item" : "component")), ("type", .string(n.type)),
             ]
             if let id = n.id { pairs.append(("id", .string(id))) }
+            if let title = n.title { pairs.append(("title", .string(title))) }
             pairs += [("line", .int(n.location.line)), ("column", .int(n.location.column)),
                       ("shown", .int(n.shown)), ("hidden", .int(n.hidden))]
             return Self.object(pairs)
@@ -60,7 +61,7 @@ extension ScenarioCoverage {
             for k in e.targets.keys.sorted() { targets[k] = .int(e.targets[k]!) }
             return Self.object([
                 ("screen", .string(e.screen)), ("file", .string(e.file)), ("step", .string(e.step)),
-                ("offered", .int(e.offered)), ("taken", .int(e.taken)), ("targets", .object(targets)),
+                ("declared", .bool(e.declared)), ("offered", .int(e.offered)), ("taken", .int(e.taken)), ("targets", .object(targets)),
             ])
         }
         let profileList: [JSONValue] = sortedProfiles.map { p in

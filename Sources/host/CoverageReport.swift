@@ -85,7 +85,7 @@ struct CoverageReport {
         let nodes = c.sortedNodes
         section("components and items (shown / hidden per resolution)", ["screen", "shown", "hidden", "path"],
                 nodes.map { n in
-                    let label = (n.isItem ? "item " : "") + n.type + (n.id.map { " #" + $0 } ?? "")
+                    let label = (n.isItem && n.type != "item" ? "item " : "") + n.type + (n.id.map { " #" + $0 } ?? "") + (n.title.map { " \"\($0)\"" } ?? "")
                     return [e(n.screen), "\(n.shown)", "\(n.hidden)", e(n.path) + "  " + e(label)]
                 },
                 mark: nodes.map { $0.shown == 0 })
