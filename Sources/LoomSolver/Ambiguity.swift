@@ -1,0 +1,43 @@
+// Ambiguity: which variables the solver's constraints do not determine uniquely.
+
+extension Solver {
+    /// The variables (of `candidates`) whose value is not unique: another assignment satisfies
+    /// the constraints equally well (same error at every strength).
+    ///
+    /// Method (perturbation, on one copy of the solver, so this solver is untouched): for each
+    /// variable in turn, an edit variable of strength `probe` (1e-5, far below `weak` = 1) is added and
+    /// the value suggested 1,000 above and then 1,000 below the solved one. So tiny a strength
+    /// cannot trade against any real constraint's error, so the variable moves only along the
+    /// set of optimal solutions; if it moves (by more than `tolerance`) in either direction it
+    /// is ambiguous; the edit is removed before the next variable (a determined variable keeps its
+    /// value whatever optimal basis the copy ends in). A variable that only appears in constraints rejected as unsatisfiable, or
+    /// in none, is ambiguous too (nothing pins it).
+    public func ambiguousVariables(_ candidates: [Variable], tolerance: Double = 1e-6, probe: Double = 1e-5) -> [Variable] {
+        var work = self
+        work.updateVariables()
+        var out: [Variable] = []
+        for v in candidates {
+            if work.symbolOf[v.index] == 0 {
+                out.append(v)
+                continue
+            }
+            if work.hasEditVariable(v) { continue }  // an edit variable is pinned by its suggestion
+            let value = work[v]
+            do {
+                try work.addEditVariable(v, strength: probe)
+                var moved = false
+                for target in [value + 1000, value - 1000] {
+                    try work.suggestValue(v, target)
+                    work.updateVariables()
+                    if abs(work[v] - value) > tolerance { moved = true; break }
+                }
+                if moved { out.append(v) }
+                try work.removeEditVariable(v)
+                work.updateVariables()
+            } catch {
+                out.append(v)
+            }
+        }
+        return out
+    }
+}
