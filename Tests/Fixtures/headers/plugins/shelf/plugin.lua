@@ -4,7 +4,7 @@ return {
   name = "shelf", version = "1.0.0", api = 1,
   register = function(host)
     host.collection("shelf", function(node, items)
-      local props = { item_count = #items }
+      local props = { item_count = #items, title = node.meta.title }
       if node.header then props.header_view = node.header.view; props.header_text = node.header.props.text end
       if node.footer then props.footer_view = node.footer.view; props.footer_action = node.footer.action end
       if type(node.style) == "string" then props.style_name = node.style end
