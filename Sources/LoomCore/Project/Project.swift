@@ -19,6 +19,8 @@ public struct Project: Sendable {
     public var valueLocations: [String: SourceLocation] = [:]
     /// The named rules of loom.json's `rules` or of `rules.json`, in the order written.
     public var namedRules: [NamedRuleSource] = []
+    /// The paths as loom.json writes them (`users`, `flows`, `screens`, `scenarios`), for messages.
+    public var writtenPaths: [String: String] = [:]
     /// Where loom.json's `rules` key is written, when it is.
     public var namedRulesKey: SourceLocation?
 
@@ -78,7 +80,7 @@ public struct Project: Sendable {
             let path = key == "users" ? p.usersFile : key == "flows" ? p.flowsFile : key == "screens" ? p.screensDir : p.scenariosDir
             if !SafeFile.exists(path) {
                 let what = key == "users" || key == "flows" ? "file" : "folder"
-                d.error("\"\(key)\" names the \(what) '\(path)', which does not exist", at: at)
+                d.error("\"\(key)\" names the \(what) '\(p.writtenPaths[key] ?? path)', which does not exist", at: at)
             }
         }
         return (p, d)
@@ -134,6 +136,7 @@ public struct Project: Sendable {
                     d.error("\"\(m.key)\" is a string, found \(m.value.kindDescription)", at: loc)
                     continue
                 }
+                p.writtenPaths[m.key] = s
                 switch m.key {
                 case "screens": p.screensDir = join(root, s)
                 case "users": p.usersFile = join(root, s)

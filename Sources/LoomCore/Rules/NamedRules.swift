@@ -31,8 +31,8 @@ public final class NamedRule: RuleEvaluating {
 
     public func check(args: JSONNode?, file: String) -> [String] {
         var out: [String] = []
-        if args != nil { out.append("named rule '\(name)' (\(location)) takes no arguments; write it as \"\(name)\"") }
-        if let problem { out.append("named rule '\(name)' cannot be used: \(problem)") }
+        if args != nil { out.append("a named rule takes no arguments (defined at \(location)); write it as \"\(name)\"") }
+        if let problem { out.append("this named rule cannot be used: \(problem) (defined at \(location))") }
         return out
     }
 

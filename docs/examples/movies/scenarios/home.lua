@@ -45,3 +45,18 @@ scenario("home for every segment", function(t)
     s:expect_snapshot()
   end)
 end)
+
+-- `plays_4k` is a named rule (loom.json "rules"): the 4K button and its upgrade offer use the
+-- same rule, once negated, so they can never disagree.
+scenario("the 4K button and its upgrade offer share one named rule", function(t)
+  local gold = t:open("movie_detail", { user = "gold" })
+  gold:expect_visible("play_4k")
+  gold:expect_hidden("upgrade_4k")
+  local free = t:open("movie_detail", { user = "free" })
+  free:expect_hidden("play_4k")
+  free:expect_visible("upgrade_4k")
+  -- An old app version cannot play 4K, even for a gold member.
+  local old = t:open("movie_detail", { user = "gold", context = { app_version = "5.1.0" } })
+  old:expect_hidden("play_4k")
+  old:expect_visible("upgrade_4k")
+end)
