@@ -39,7 +39,17 @@ public struct TreeDiffer: Sendable {
     }
 
     private mutating func compare(_ o: JSONValue, _ n: JSONValue, path: String, oldIndex: Int?, newIndex: Int?) {
-        let fields = Self.changedFields(o, n)
+        var fields = Self.changedFields(o, n)
+        // A prop that is the number of items before and after (a list's `item_count`) changed
+        // because items were inserted or deleted: that is the items' change, reported per item,
+        // not an update of the component (Spots updates the items, not the component).
+        let oldCount = o["items"]?.array?.count, newCount = n["items"]?.array?.count
+        if let oc = oldCount, let nc = newCount, oc != nc {
+            fields.removeAll { f in
+                guard f.hasPrefix("props."), let k = f.split(separator: ".", maxSplits: 1).last.map(String.init) else { return false }
+                return o["props"]?[k]?.int == oc && n["props"]?[k]?.int == nc
+            }
+        }
         if !fields.isEmpty {
             let hard = fields.contains { Self.hardKeys.contains($0) }
             changes.append(TreeChange(node: Self.nodeName(n), id: n["id"]?.string ?? o["id"]?.string, path: path,

@@ -26,9 +26,12 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("no-graph"), help: "Do not explore the navigation graph.")
     var noGraph = false
 
+    @Option(name: .long, help: ArgumentHelp("Apply a patch file (Spots' append, prepend, insert, update, delete, reload; see docs/changes.md) before resolving, and report what changed (repeatable, applied in order).", valueName: "file"))
+    var patch: [String] = []
+
     func run() throws {
         let ws = try engine.workspace(screen: screen)
-        var report = try ScreenReport.resolve(screen, in: ws, user: user, explain: explain, graph: !noGraph)
+        var report = try ScreenReport.resolve(screen, in: ws, user: user, explain: explain, graph: !noGraph, patches: patch)
         report.diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: report.profile))
         Console.out(report.rendered(format))
         if Console.report(report.diagnostics) { throw ExitCode(1) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCore
+import LoomDiff
 import LoomPlugins
 import OrderedCollections
 
@@ -13,20 +14,40 @@ struct ScreenReport {
     var diagnostics: Diagnostics
     /// A native screen's `title` and `description`, shown as written.
     var screenInfo: [(key: String, value: JSONValue)] = []
+    /// With `--patch`: what the patches changed for this user (Spots' classes).
+    var changes: [TreeChange]?
 
     /// Loads, checks and resolves `screen` (a file or an id); reports and exits 1 when the
     /// screen, the user or the project cannot be used.
-    static func resolve(_ screen: String, in ws: Workspace, user: UserOptions, explain: Bool, graph withGraph: Bool) throws -> ScreenReport {
+    static func resolve(_ screen: String, in ws: Workspace, user: UserOptions, explain: Bool, graph withGraph: Bool,
+                        patches: [String] = []) throws -> ScreenReport {
         var diagnostics = ws.loadDiagnostics
         let file = try orExit(ws.locateScreen(screen), diagnostics)
         let profile = try orExit(user.profile(in: ws), diagnostics)
         let loaded = ws.screen(file: file)
         diagnostics.append(contentsOf: loaded.diagnostics)
-        guard let parsed = loaded.screen, let check = loaded.check else {
+        guard var parsed = loaded.screen, var check = loaded.check else {
             Console.report(diagnostics)
             throw ExitCode(1)
         }
-        let resolution = ws.resolve(parsed, check: check, user: profile, explain: explain)
+        // Patches apply in order, each all or nothing; any error stops before resolving.
+        var before: JSONValue?
+        if !patches.isEmpty {
+            before = ws.resolve(parsed, check: check, user: profile).tree.map { TreeOutput.json($0, explain: false) }
+            for path in patches {
+                let (patch, pd) = ScreenPatch.load(path)
+                diagnostics.append(contentsOf: pd)
+                guard let patch else { Console.report(diagnostics); throw ExitCode(1) }
+                let (patched, ad) = patch.apply(to: parsed, check: check, factory: ws.factory)
+                diagnostics.append(contentsOf: ad)
+                guard let patched else { Console.report(diagnostics); throw ExitCode(1) }
+                parsed = patched.screen
+                check = patched.check
+            }
+        }
+        // A patched screen has the file's name but other nodes: it must not share the file's cache.
+        let resolution = patches.isEmpty ? ws.resolve(parsed, check: check, user: profile, explain: explain)
+            : Resolver(factory: ws.factory, screen: parsed, check: check).resolve(for: profile, explain: explain)
         diagnostics.append(contentsOf: resolution.diagnostics)
         var graph: NavigationOutput?
         if withGraph {
@@ -36,6 +57,12 @@ struct ScreenReport {
         var report = ScreenReport(resolution: resolution, profile: profile, graph: graph, explain: explain, diagnostics: diagnostics)
         if let t = parsed.title { report.screenInfo.append(("title", t)) }
         if let d = parsed.description { report.screenInfo.append(("description", d)) }
+        if !patches.isEmpty {
+            // Compared without --explain's hidden nodes: what the user saw, then sees.
+            let after = explain ? Resolver(factory: ws.factory, screen: parsed, check: check).resolve(for: profile).tree.map { TreeOutput.json($0, explain: false) }
+                                : resolution.tree.map { TreeOutput.json($0, explain: false) }
+            report.changes = TreeDiffer(old: before, new: after).changes
+        }
         return report
     }
 
@@ -46,6 +73,10 @@ struct ScreenReport {
             if !screenInfo.isEmpty, let firstLine = out.firstIndex(of: "\n") {
                 let lines = screenInfo.map { "\($0.key): " + TreeOutput.compact($0.value) + "\n" }.joined()
                 out.insert(contentsOf: lines, at: out.index(after: firstLine))
+            }
+            if let changes {
+                out += "\nchanges: " + (changes.isEmpty ? "none" : "\(changes.count)") + "\n"
+                for c in changes { out += "  " + c.line + "\n" }
             }
             if let g = graph {
                 out += "\n" + g.text
@@ -58,6 +89,7 @@ struct ScreenReport {
             for (k, v) in screenInfo { o[k] = v }
             o["user"] = .object(["name": profile.name.map { .string($0) } ?? .null, "attributes": .object(profile.attributes)])
             o["tree"] = resolution.tree.map { TreeOutput.json($0, explain: explain) } ?? .null
+            if let changes { o["changes"] = .array(changes.map(\.json)) }
             o["graph"] = graph?.json ?? .null
             o["diagnostics"] = TreeOutput.diagnosticsJSON(diagnostics.sorted)
             return JSONValue.object(o).serialized(pretty: true) + "\n"

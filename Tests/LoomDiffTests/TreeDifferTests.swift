@@ -102,3 +102,14 @@ final class TreeDifferTests: XCTestCase {
         XCTAssertEqual(SiblingMatch.longestIncreasing([]), [])
     }
 }
+
+extension TreeDifferTests {
+    func testItemCountPropFollowsItemsNotAComponentUpdate() {
+        let a: JSONValue = ["type": "list", "id": "l", "props": ["item_count": 1, "title": "T"], "items": [["kind": "m", "props": ["title": "A"]]]]
+        let b: JSONValue = ["type": "list", "id": "l", "props": ["item_count": 2, "title": "T"], "items": [["kind": "m", "props": ["title": "A"]], ["kind": "m", "props": ["title": "B"]]]]
+        XCTAssertEqual(TreeDiffer(old: a, new: b).changes.map(\.change), [.inserted])
+        // A count that does not match the items is a prop like any other.
+        let c: JSONValue = ["type": "list", "id": "l", "props": ["item_count": 7, "title": "T"], "items": [["kind": "m", "props": ["title": "A"]], ["kind": "m", "props": ["title": "B"]]]]
+        XCTAssertEqual(TreeDiffer(old: a, new: c).changes.map(\.change), [.soft, .inserted])
+    }
+}
