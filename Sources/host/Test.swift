@@ -101,5 +101,7 @@ struct Test: ParsableCommand {
         engine.apply()
         if accept { return try ScenarioOutput.accept(options) }
         try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport)
+        // Every scenario passed (or there is none): the project's configuration errors still fail the run.
+        if paths.isEmpty { try ConfigurationCheck.exitOnErrors(engine) }
     }
 }
