@@ -85,11 +85,17 @@ let package = Package(
             dependencies: ["LoomCore", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomDiff"
         ),
+        // Spots' view-state cache: resolved screens saved as JSON under a key and an input hash.
+        .target(
+            name: "LoomCache",
+            dependencies: ["LoomCore", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomCache"
+        ),
         // The CLI: parses arguments, formats results. No logic of its own.
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff",
+                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"
@@ -121,6 +127,7 @@ let package = Package(
             path: "Tests/LoomPluginsTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoomStylesTests", dependencies: ["LoomStyles", "LoomCore"], path: "Tests/LoomStylesTests"),
+        .testTarget(name: "LoomCacheTests", dependencies: ["LoomCache", "LoomCore"], path: "Tests/LoomCacheTests"),
         .testTarget(name: "LoomDiffTests", dependencies: ["LoomDiff", "LoomCore"], path: "Tests/LoomDiffTests"),
         .testTarget(name: "LoomSolverTests", dependencies: ["LoomSolver"], path: "Tests/LoomSolverTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),

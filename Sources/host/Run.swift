@@ -29,11 +29,22 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Apply a patch file (Spots' append, prepend, insert, update, delete, reload; see docs/changes.md) before resolving, and report what changed (repeatable, applied in order).", valueName: "file"))
     var patch: [String] = []
 
+    @OptionGroup var cacheOptions: CacheOptions
+
     func run() throws {
+        var cache: RunCacheEntry?
+        if let key = cacheOptions.cacheKey {
+            engine.apply()
+            let c = RunCacheEntry(options: cacheOptions, key: key, screen: screen, engine: engine, user: user, patches: patch,
+                                  flags: ["explain=\(explain)", "graph=\(!noGraph)"])
+            if c.serve(format: format, explain: explain) { return }
+            cache = c
+        }
         let ws = try engine.workspace(screen: screen)
         var report = try ScreenReport.resolve(screen, in: ws, user: user, explain: explain, graph: !noGraph, patches: patch)
         report.diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: report.profile))
         Console.out(report.rendered(format))
+        cache?.save(report)
         if Console.report(report.diagnostics) { throw ExitCode(1) }
     }
 }

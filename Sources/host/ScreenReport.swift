@@ -66,10 +66,10 @@ struct ScreenReport {
         return report
     }
 
-    func rendered(_ format: OutputFormat) -> String {
+    func rendered(_ format: OutputFormat, style: Style = Console.outStyle) -> String {
         switch format {
         case .text:
-            var out = TreeOutput.text(resolution, style: Console.outStyle, explain: explain)
+            var out = TreeOutput.text(resolution, style: style, explain: explain)
             if !screenInfo.isEmpty, let firstLine = out.firstIndex(of: "\n") {
                 let lines = screenInfo.map { "\($0.key): " + TreeOutput.compact($0.value) + "\n" }.joined()
                 out.insert(contentsOf: lines, at: out.index(after: firstLine))

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import LoomCache
+import LoomCore
+import LoomPlugins
+
+/// `host run --cache-key KEY [--cache-dir DIR]`: Spots' view-state cache (docs/changes.md).
+struct CacheOptions: ParsableArguments {
+    @Option(name: .customLong("cache-key"), help: ArgumentHelp("Save the resolved screen under this key and, while no input changed, print the saved result instead of resolving.", valueName: "key"))
+    var cacheKey: String?
+
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp("The cache folder (default: .loom/cache in the project).", valueName: "dir"))
+    var cacheDir: String?
+
+    func validate() throws {
+        if let k = cacheKey, let problem = ViewStateCache.validate(key: k) { throw ValidationError(problem) }
+        if cacheDir != nil && cacheKey == nil { throw ValidationError("--cache-dir needs --cache-key") }
+    }
+
+    func cache(project: String) -> ViewStateCache {
+        ViewStateCache(directory: cacheDir ?? Project.join(project, ".loom/cache"))
+    }
+}
+
+/// The inputs of one `host run` and what it printed, for the view-state cache.
+struct RunCacheEntry {
+    let cache: ViewStateCache
+    let key: String
+    let inputs: String
+
+    /// Hashes every input that can change what `host run` prints: the host's version, the
+    /// project's loom.json, rules.json, users.json, flows.json, screens and styles folders, every
+    /// plugin folder (the project's, `--plugins`, the standard ones), the patches, and the
+    /// arguments (screen, user, context, now, flags, limits).
+    init(options: CacheOptions, key: String, screen: String, engine: EngineOptions, user: UserOptions,
+         patches: [String], flags: [String]) {
+        let root = Workspace.projectRoot(explicit: engine.project, screen: screen)
+        let (project, _) = Project.load(root: root)
+        var h = ContentHash()
+        h.add("loom " + LoomVersion.string)
+        h.add("screen " + screen)
+        if SafeFile.exists(screen) { h.add(file: screen) }
+        for f in [Project.join(root, Project.manifestName), Project.join(root, "rules.json"), project.usersFile, project.flowsFile] {
+            h.add(file: f)
+        }
+        h.add(folder: project.screensDir)
+        h.add(folder: Project.join(root, "styles"))
+        for d in project.pluginDirs + engine.plugins { h.add(folder: d) }
+        h.add(folder: PluginDiscovery.standardPluginsDirectory())
+        for p in patches { h.add(file: p) }
+        h.add("user " + (user.user ?? "<anonymous>"))
+        for c in user.context { h.add("context " + c) }
+        h.add("now " + (user.now ?? "<none>"))
+        for f in flags { h.add("flag " + f) }
+        h.add("limits \(engine.luaTimeLimit) \(engine.luaMemoryLimit) \(engine.luaTotalTimeLimit) \(engine.maxFileSize)")
+        self.cache = options.cache(project: root)
+        self.key = key
+        self.inputs = h.hex
+    }
+
+    /// Prints a saved result when there is one for these inputs; reports an unusable file.
+    func serve(format: OutputFormat, explain: Bool) -> Bool {
+        switch cache.lookup(key: key, inputs: inputs) {
+        case .hit(let entry):
+            guard let out = entry[format.rawValue]?.string else { return false }
+            Console.out(out)
+            let stderr = entry["stderr"]?.string ?? ""
+            if !stderr.isEmpty { FileHandle.standardError.write(Data(stderr.utf8)) }
+            if explain {
+                Console.report(Diagnostics([.note("served from the view-state cache: key '\(key)', \(cache.path(key: key)) (every input unchanged)")]))
+            }
+            return true
+        case .miss:
+            if explain { Console.report(Diagnostics([.note("view-state cache miss for key '\(key)': resolving, then saving to \(cache.path(key: key))")])) }
+            return false
+        case .unusable(let d):
+            Console.report(Diagnostics([d]))
+            return false
+        }
+    }
+
+    /// Saves a result that resolved without errors (a failed resolution is never served again).
+    func save(_ report: ScreenReport) {
+        guard !report.diagnostics.hasErrors else { return }
+        let plain = Style(color: false)
+        var stderr = ""
+        for d in report.diagnostics.sorted { stderr += TreeOutput.diagnosticLine(d, style: plain) + "\n" }
+        let entry: JSONValue = .object([
+            "screen": .string(report.resolution.screen),
+            "text": .string(report.rendered(.text, style: plain)),
+            "json": .string(report.rendered(.json)),
+            "stderr": .string(stderr),
+        ])
+        do { try cache.save(key: key, inputs: inputs, entry: entry) } catch {
+            Console.report(Diagnostics([.warning("the view-state cache was not saved: \(error.message)")]))
+        }
+    }
+}
