@@ -294,6 +294,27 @@ if wanted("scenarios") {
                         s.scenarios, s.files, s.jobs1Ms, s.perScenarioUsJobs1, s.jobs2Ms, s.perScenarioUsJobs2, s.scaling))
 }
 
+// MARK: solver — a 1,000-view layout (~4,000 constraints): LoomSolver against kiwisolver (SolverBench.swift).
+
+if wanted("solver") {
+    let s = solverBench(views: 1000, repetitions: quick ? 1 : 3, tmp: tmp)
+    var fig: OrderedDictionary<String, JSONValue> = [
+        "views": .int(s.views), "variables": .int(s.variables), "constraints": .int(s.constraints), "swift_ms": r(s.swiftMs),
+    ]
+    if let k = s.kiwiMs {
+        fig["kiwisolver_ms"] = r(k)
+        fig["kiwisolver"] = .string(s.kiwiVersion ?? "?")
+        fig["ratio"] = r(s.swiftMs / k, 3)
+        fig["max_difference"] = .double(s.maxDifference ?? 0)
+        lines.append(String(format: "solver        %d views, %d constraints: LoomSolver %.1f ms  kiwisolver %@ %.1f ms  ratio %.2f (target ≤ 1.0), values within %.1e",
+                            s.views, s.constraints, s.swiftMs, s.kiwiVersion ?? "?", k, s.swiftMs / k, s.maxDifference ?? 0))
+    } else {
+        fig["skipped"] = .string(s.skipped ?? "")
+        lines.append(String(format: "solver        %d views, %d constraints: LoomSolver %.1f ms; %@", s.views, s.constraints, s.swiftMs, s.skipped ?? ""))
+    }
+    results["solver"] = .object(fig)
+}
+
 if jsonOutput {
     print(JSONValue.object(results).serialized(pretty: true))
 } else {

@@ -156,3 +156,18 @@ final class SolverBasicsTests: XCTestCase {
         XCTAssertEqual(s.ambiguousVariables([never]), [never])
     }
 }
+
+final class LayoutDocExampleTests: XCTestCase {
+    /// docs/layout.md's solver example gives the values the page says.
+    func testDocExample() throws {
+        var s = Solver()
+        let x = s.makeVariable(named: "x"), w = s.makeVariable(named: "w")
+        try s.add(Constraint(LinearExpression(x) + LinearExpression(w), .lessOrEqual, LinearExpression(constant: 375)))
+        try s.add(Constraint(LinearExpression(w), .equal, LinearExpression(constant: 100), strength: Strength.strong))
+        try s.addEditVariable(x, strength: Strength.medium)
+        try s.suggestValue(x, 300)
+        s.updateVariables()
+        XCTAssertEqual(s[x], 275, accuracy: 1e-9)
+        XCTAssertEqual(s[w], 100, accuracy: 1e-9)
+    }
+}
