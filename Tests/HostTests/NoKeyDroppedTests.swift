@@ -164,7 +164,7 @@ struct KeyWalker {
             case "screen" where native, "title" where native, "description" where native:
                 let want = m.value.plain
                 add(m, "screen field") { run in run.top[m.key].map { Self.equivalent($0, want) } ?? false }
-            case "$schema" where native:
+            case "$schema":
                 continue  // for editors; documented as not checked
             default:
                 add(m, "screen key") { _ in false }

@@ -55,11 +55,11 @@ public struct ScreenParser {
             return (Screen(id: id, file: file, format: format, root: root, serialCount: p.serial,
                            title: top["title"]?.plain, description: top["description"]?.plain), p.diagnostics)
         case .matrioska:
-            p.warnUnknown(top, known: ["structure"], in: "screen")
+            p.warnUnknown(top, known: ["structure", "$schema"], in: "screen")
             guard let root = p.component(top["structure"]!, path: "structure") else { return (nil, p.diagnostics) }
             return (Screen(id: id, file: file, format: format, root: root, serialCount: p.serial), p.diagnostics)
         case .spots:
-            p.warnUnknown(top, known: ["components"], in: "screen")
+            p.warnUnknown(top, known: ["components", "$schema"], in: "screen")
             let compsNode = top["components"]!
             guard case .array(let list) = compsNode.kind else {
                 p.diagnostics.error("\"components\" is a list of components, found \(compsNode.kindDescription)", at: p.loc(compsNode.position))
