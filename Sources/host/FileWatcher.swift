@@ -1,0 +1,166 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Waits for a change below a set of folders and files: inotify on Linux, polling (sizes and
+/// modification times, every `pollInterval`) elsewhere or when inotify is unavailable. Each wait
+/// returns once the changes have been quiet for `debounce`, with the changed paths.
+final class FileWatcher {
+    let roots: [String]
+    let debounce: TimeInterval
+    let pollInterval: TimeInterval
+    private var inotifyFD: Int32 = -1
+    private var watched: [Int32: String] = [:]
+    private var snapshot: [String: String] = [:]
+
+    init(roots: [String], debounce: TimeInterval = 0.1, pollInterval: TimeInterval = 0.25, forcePolling: Bool = false) {
+        self.roots = roots
+        self.debounce = debounce
+        self.pollInterval = pollInterval
+        #if os(Linux)
+        if !forcePolling { inotifyFD = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        #endif
+        rescan()
+    }
+
+    deinit { if inotifyFD >= 0 { close(inotifyFD) } }
+
+    var mechanism: String { inotifyFD >= 0 ? "inotify" : "polling" }
+
+    /// Every folder below the roots (and the roots' own folders when a root is a file).
+    private func folders() -> [String] {
+        var out: Set<String> = []
+        let fm = FileManager.default
+        for r in roots {
+            var isDir: ObjCBool = false
+            guard fm.fileExists(atPath: r, isDirectory: &isDir) else {
+                // Not there yet: watch where it would appear.
+                out.insert((r as NSString).deletingLastPathComponent.isEmpty ? "." : (r as NSString).deletingLastPathComponent)
+                continue
+            }
+            if !isDir.boolValue {
+                let d = (r as NSString).deletingLastPathComponent
+                out.insert(d.isEmpty ? "." : d)
+                continue
+            }
+            out.insert(r)
+            if let e = fm.enumerator(atPath: r) {
+                while let rel = e.nextObject() as? String {
+                    let p = r + "/" + rel
+                    if (rel as NSString).lastPathComponent.hasPrefix(".") { e.skipDescendants(); continue }
+                    var d: ObjCBool = false
+                    if fm.fileExists(atPath: p, isDirectory: &d), d.boolValue { out.insert(p) }
+                }
+            }
+        }
+        return out.sorted()
+    }
+
+    /// Adds watches for folders created since (inotify), or takes a new snapshot (polling).
+    func rescan() {
+        #if os(Linux)
+        if inotifyFD >= 0 {
+            let mask = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB)
+            for d in folders() {
+                let wd = inotify_add_watch(inotifyFD, d, mask)
+                if wd >= 0 { watched[wd] = d }
+            }
+            return
+        }
+        #endif
+        snapshot = takeSnapshot()
+    }
+
+    private func takeSnapshot() -> [String: String] {
+        var s: [String: String] = [:]
+        let fm = FileManager.default
+        for d in folders() {
+            for name in (try? fm.contentsOfDirectory(atPath: d)) ?? [] where !name.hasPrefix(".") {
+                let p = d + "/" + name
+                if let a = try? fm.attributesOfItem(atPath: p) {
+                    s[p] = "\(a[.size] ?? 0) \((a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+                }
+            }
+        }
+        return s
+    }
+
+    /// Blocks until something changed and stayed quiet for `debounce`; the changed paths, sorted.
+    func waitForChange() -> [String] {
+        #if os(Linux)
+        if inotifyFD >= 0 {
+            var changed: Set<String> = []
+            var created: Set<String> = []
+            var timeout: Int32 = -1
+            while true {
+                var pfd = pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0)
+                let r = poll(&pfd, 1, timeout)
+                if r < 0 { if errno == EINTR { continue }; break }
+                if r == 0 { break }   // quiet for the debounce: done
+                let (c, made) = readEvents()
+                changed.formUnion(c)
+                created.formUnion(made)
+                timeout = changed.isEmpty ? -1 : Int32(debounce * 1000)
+            }
+            rescan()
+            // A file made and removed within one batch (an editor's or sed's temporary) is no change.
+            let fm = FileManager.default
+            return changed.filter { !(created.contains($0) && !fm.fileExists(atPath: $0)) }.map(Self.display).sorted()
+        }
+        #endif
+        while true {
+            Thread.sleep(forTimeInterval: pollInterval)
+            let now = takeSnapshot()
+            if now != snapshot {
+                // Debounce: wait until two snapshots agree.
+                var last = now
+                while true {
+                    Thread.sleep(forTimeInterval: debounce)
+                    let again = takeSnapshot()
+                    if again == last { break }
+                    last = again
+                }
+                let keys = Set(last.keys).union(snapshot.keys).filter { last[$0] != snapshot[$0] }
+                snapshot = last
+                return keys.map(Self.display).sorted()
+            }
+        }
+    }
+
+    static func display(_ p: String) -> String { p.hasPrefix("./") ? String(p.dropFirst(2)) : p }
+
+    #if os(Linux)
+    /// The paths of the pending events, and those among them that were created.
+    private func readEvents() -> (Set<String>, Set<String>) {
+        var out: Set<String> = []
+        var created: Set<String> = []
+        let size = 64 * 1024
+        var buf = [UInt8](repeating: 0, count: size)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, size) }
+            if n <= 0 { break }
+            var off = 0
+            while off + MemoryLayout<inotify_event>.size <= n {
+                let (wd, len, mask) = buf.withUnsafeBytes { raw -> (Int32, Int, UInt32) in
+                    let e = raw.loadUnaligned(fromByteOffset: off, as: inotify_event.self)
+                    return (e.wd, Int(e.len), e.mask)
+                }
+                let nameStart = off + MemoryLayout<inotify_event>.size
+                var name = ""
+                if len > 0 {
+                    let bytes = buf[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }
+                    name = String(decoding: bytes, as: UTF8.self)
+                }
+                if !name.hasPrefix("."), let dir = watched[wd] {
+                    let path = name.isEmpty ? dir : dir + "/" + name
+                    out.insert(path)
+                    if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { created.insert(path) }
+                }
+                off = nameStart + len
+            }
+        }
+        return (out, created)
+    }
+    #endif
+}

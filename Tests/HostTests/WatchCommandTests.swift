@@ -1,0 +1,102 @@
+import Foundation
+import XCTest
+
+/// `host watch`: driven by file edits, read line by line; ends cleanly on Ctrl-C (SIGINT).
+final class WatchCommandTests: XCTestCase {
+    /// A running `host watch` whose stdout and stderr are collected as they come.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        private let lock = NSLock()
+        private var out = Data(), err = Data()
+
+        init(_ args: [String]) throws {
+            process.executableURL = try Host.requireBinary()
+            process.arguments = args
+            let o = Pipe(), e = Pipe()
+            process.standardOutput = o
+            process.standardError = e
+            o.fileHandleForReading.readabilityHandler = { [weak self] h in
+                let d = h.availableData
+                self?.lock.withLock { self?.out.append(d) }
+            }
+            e.fileHandleForReading.readabilityHandler = { [weak self] h in
+                let d = h.availableData
+                self?.lock.withLock { self?.err.append(d) }
+            }
+            try process.run()
+        }
+
+        var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+        var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+
+        /// Waits until `text` occurs `count` times in the stream; returns the seconds waited, or nil.
+        func wait(for text: String, count: Int = 1, inStderr: Bool = false, timeout: TimeInterval = 20) -> TimeInterval? {
+            let start = Date()
+            while Date().timeIntervalSince(start) < timeout {
+                let s = inStderr ? stderr : stdout
+                if s.components(separatedBy: text).count - 1 >= count { return Date().timeIntervalSince(start) }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            return nil
+        }
+
+        func stop() -> Int32 {
+            if process.isRunning { process.interrupt() }
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning { process.terminate(); return -1 }
+            return process.terminationStatus
+        }
+
+        var transcript: String { "--- stdout ---\n\(stdout.suffix(3000))\n--- stderr ---\n\(stderr.suffix(3000))" }
+    }
+
+    private func sampleCopy() throws -> URL {
+        let dest = try Host.temporaryFolder("watch").appendingPathComponent("movies")
+        try FileManager.default.copyItem(at: Host.repoRoot.appendingPathComponent(Host.moviesProject), to: dest)
+        return dest
+    }
+
+    private func edit(_ url: URL, _ from: String, _ to: String) throws {
+        let text = try String(contentsOf: url, encoding: .utf8)
+        XCTAssertTrue(text.contains(from), "\(url.lastPathComponent) lacks \(from)")
+        try Data(text.replacingOccurrences(of: from, with: to).utf8).write(to: url)
+    }
+
+    private func drive(extra: [String]) throws {
+        let p = try sampleCopy()
+        let home = p.appendingPathComponent("screens/home.json")
+        let w = try Running(["watch", home.path, "--user", "gold"] + extra)
+        defer { _ = w.stop() }
+        XCTAssertNotNil(w.wait(for: "Ctrl-C stops", inStderr: true), w.transcript)
+        XCTAssertTrue(w.stdout.contains("tab_bar #tabs"), "the first result is printed whole\n\(w.transcript)")
+        // A prop edit: one soft change, printed within a second of the save (plus the debounce).
+        let started = Date()
+        try edit(home, "\"title\": \"Heat\"", "\"title\": \"Heat (1995)\"")
+        XCTAssertNotNil(w.wait(for: "soft     item movie"), w.transcript)
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertLessThan(seconds, 5, "generous bound on a shared machine; the benchmark-free expectation is < 1 s")
+        XCTAssertTrue(w.stdout.contains("--- changed: "), w.transcript)
+        // A broken save: a located error, the last good result kept.
+        try edit(home, "\"title\": \"Heat (1995)\"", "\"title\": ")
+        XCTAssertNotNil(w.wait(for: "home.json:", inStderr: true), w.transcript)
+        XCTAssertNotNil(w.wait(for: "errors: keeping the last good result"), w.transcript)
+        // The next good save recovers, compared with the last good result.
+        try edit(home, "\"title\": ,", "\"title\": \"Heat (1995)\",")
+        XCTAssertNotNil(w.wait(for: "no changes"), w.transcript)
+        // A plugin edit is picked up too (gold is no longer a member: the premium tab goes).
+        try edit(p.appendingPathComponent("plugins/movies/plugin.lua"), "user.tier == \"gold\"", "user.tier == \"platinum\"")
+        XCTAssertNotNil(w.wait(for: "deleted  component 'premium_tab'"), w.transcript)
+        XCTAssertEqual(w.stop(), 0, w.transcript)
+        XCTAssertTrue(w.stdout.hasSuffix("stopped\n"), w.transcript)
+    }
+
+    func testInotify() throws { try drive(extra: []) }
+
+    func testPolling() throws { try drive(extra: ["--poll", "--debounce", "50"]) }
+
+    func testBadDebounceIsAUsageError() throws {
+        let r = try Host.run(["watch", Host.homeScreen, "--debounce", "0"])
+        assertExit(r, 64)
+    }
+}
