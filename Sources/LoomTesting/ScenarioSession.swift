@@ -134,6 +134,7 @@ enum TreeSearch {
             out.append(TreeMatch(
                 path: path, isItem: false, type: n.type, id: n.id, title: nil, action: n.action, props: n.props,
                 hidden: n.hidden, hiddenReason: n.hiddenReason, rule: n.rule, serial: n.serial, itemPath: nil))
+            if let h = n.header { visit(h, path: path + "/" + (h.id ?? "header")) }
             var perType: [String: Int] = [:]
             for c in n.children {
                 let k = perType[c.type, default: 0]
@@ -152,6 +153,7 @@ enum TreeSearch {
                     visit(c, path: ip + "/" + (c.id ?? "\(c.type)[\(t)]"))
                 }
             }
+            if let f = n.footer { visit(f, path: path + "/" + (f.id ?? "footer")) }
         }
         if let root { visit(root, path: root.id ?? root.type) }
         return out
@@ -202,8 +204,10 @@ enum TreeSearch {
                 result = here
                 return
             }
+            if let h = c.header { visit(h, here) }
             for ch in c.children { visit(ch, here) }
             for i in c.items { for ch in i.children { visit(ch, here) } }
+            if let f = c.footer { visit(f, here) }
         }
         visit(screen.root, [])
         return result

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomTesting
 import XCTest
 
 /// A collection's header and footer: resolved as components (with their rules), handed to the
@@ -142,5 +143,36 @@ final class HeaderFooterTests: XCTestCase {
         XCTAssertTrue(messages.contains { $0.hasPrefix("2:54: 'label' is not a collection; its \"header\" is ignored") }, "\(messages)")
         XCTAssertTrue(messages.contains { $0.hasPrefix("3:39: unknown component type 'lable'") && $0.contains("did you mean 'label'") }, "\(messages)")
         XCTAssertTrue(messages.contains { $0.hasPrefix("3:85: unknown rule 'no_such_rule'") }, "\(messages)")
+    }
+
+    func testSnapshotsHoldHeaderFooterStyleAndSizeAndDiffThem() throws {
+        let temp = NSTemporaryDirectory() + "loom-headers-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: temp) }
+        try FileManager.default.copyItem(atPath: Self.project, toPath: temp)
+        var o = ScenarioOptions()
+        o.project = temp
+        o.jobs = 1
+        o.standardPlugins = Self.repo + "/Plugins"
+        let first = ScenarioRunner.run(o)
+        XCTAssertEqual(first.failed, 0, first.results.compactMap(\.message).joined(separator: "\n"))
+        let gold = try String(contentsOfFile: temp + "/scenarios/__snapshots__/shop/shop_per_segment_gold.snap", encoding: .utf8)
+        XCTAssertTrue(gold.contains("\n    header: label #gold_banner Label {\"text\":\"Gold deals\"}\n"), gold)
+        XCTAssertTrue(gold.contains("\n    footer: button #see_all Button {\"title\":\"See all\"} → offers\n"), gold)
+        XCTAssertTrue(gold.contains(" style \"card\"\n"), gold)
+        XCTAssertTrue(gold.contains(#"ListView {"#) && gold.contains(#"} style {"corner_radius":8} extra_meta {"badge":"3"}"#), gold)
+        XCTAssertTrue(gold.contains(#"• item - "#) == false && gold.contains(#" size {"height":80,"width":120} → product:1"#), gold)
+        let free = try String(contentsOfFile: temp + "/scenarios/__snapshots__/shop/shop_per_segment_free.snap", encoding: .utf8)
+        XCTAssertFalse(free.contains("gold_banner"), free)
+        // Recorded snapshots read back equal (the lines parse), and a changed header is a node diff.
+        XCTAssertEqual(ScenarioRunner.run(o).failed, 0)
+        let screen = temp + "/screens/shop.json"
+        try String(contentsOfFile: screen, encoding: .utf8).replacingOccurrences(of: "Gold deals", with: "Gold offers")
+            .write(toFile: screen, atomically: true, encoding: .utf8)
+        let changed = ScenarioRunner.run(o)
+        let failed = try XCTUnwrap(changed.results.first { $0.name == "shop per segment [gold]" })
+        XCTAssertEqual(failed.status, .failed)
+        let message = failed.message ?? ""
+        XCTAssertTrue(message.contains("~ changed page/deals/gold_banner: props.text \"Gold deals\" → \"Gold offers\""), message)
+        XCTAssertEqual(changed.results.first { $0.name == "shop per segment [free]" }?.status, .passed)
     }
 }

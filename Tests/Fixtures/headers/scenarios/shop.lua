@@ -1,0 +1,7 @@
+scenario("shop per segment", function(t)
+  t:each_user({ "gold", "free" }, function(t, user)
+    local s = t:open("shop")
+    s:expect_snapshot()
+    expect_eq(s:visible("gold_banner"), user == "gold")
+  end)
+end)
