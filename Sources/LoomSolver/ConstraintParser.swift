@@ -20,18 +20,20 @@ public enum ConstraintParser {
         return best?.0
     }
 
+    /// Edit distance counting an adjacent transposition as one edit ("widht" is 1 from "width").
     static func distance(_ a: String, _ b: String) -> Int {
         let x = Array(a), y = Array(b)
         if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
-        var prev = Array(0...y.count)
+        var d = Array(repeating: Array(repeating: 0, count: y.count + 1), count: x.count + 1)
+        for i in 0...x.count { d[i][0] = i }
+        for j in 0...y.count { d[0][j] = j }
         for i in 1...x.count {
-            var cur = [i] + Array(repeating: 0, count: y.count)
             for j in 1...y.count {
-                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+                if i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
             }
-            prev = cur
         }
-        return prev[y.count]
+        return d[x.count][y.count]
     }
 }
 

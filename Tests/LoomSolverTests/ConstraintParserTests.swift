@@ -28,7 +28,7 @@ final class ConstraintParserTests: XCTestCase {
         XCTAssertEqual(c.multiplier, 0.5)
         XCTAssertEqual(c.constant, 10)
         XCTAssertEqual(c.priority, 750)
-        XCTAssertEqual(c.priorityColumn, 48)
+        XCTAssertEqual(c.priorityColumn, 47)
     }
 
     func testForms() throws {
@@ -96,7 +96,7 @@ final class ConstraintParserTests: XCTestCase {
             ("width_margin == 4", 1, "'width' has no _margin form"),
             ("top == bottom", 8, "'bottom' is an attribute: name its view first"),
             ("top == parent.top $", 19, "unexpected character '$'"),
-            ("width == 12px", 11, "unexpected 'p' after the number 12"),
+            ("width == 12px", 12, "unexpected 'p' after the number 12"),
             ("center == {1, 2}", 11, "a size {w, h} constrains 'size', not 'center'"),
             ("top == parent.top * 2 * 3", 23, "unexpected '*'"),
         ]
