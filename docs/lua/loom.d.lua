@@ -199,16 +199,17 @@ function loom_Nav.none() end
 ---@field finish? true|loom.StepArg End the flow (`true`), or end it and navigate this step in the parent.
 ---@field none? true Nothing happens.
 
---- The read-only component a builder or rule receives (made once per component).
+--- The read-only component a builder or rule receives (made once per component; for a collection with a header or footer, once per build).
 ---@class loom.Node
 ---@field type string The component type as written in the screen (an alias stays an alias).
 ---@field id? string The component's id.
 ---@field meta table<string, any> The component's meta, in JSON key order; never nil.
 ---@field layout? table<string, any> (collections) The layout; numbers written as strings (`"span": "1"`) arrive as numbers; a Spots top-level `span` is folded in.
----@field header? any (collections) The header, as written.
----@field footer? any (collections) The footer, as written.
+---@field header? loom.ResolvedChild (collection builders) The header, a component resolved with the collection (its rule, type and meta checked); nil when absent or hidden by its rule. Rules do not see it.
+---@field footer? loom.ResolvedChild (collection builders) The footer, resolved like the header; nil when absent or hidden.
 ---@field action? string The step a tap emits, e.g. `"movie:42"`.
 ---@field title? string The component's title.
+---@field style? any The component's `style` as written (a name, a list of names or an inline object); not interpreted yet, shown in output.
 ---@field path string Where the component is in its screen, e.g. `root/children[1]/children[0]`.
 ---@field items? loom.Item[] (collections) The items as written (every item, before rules); present when the component has `items`.
 
@@ -222,6 +223,7 @@ function loom_Nav.none() end
 ---@field image? string Image URL or name.
 ---@field action? string The step a tap emits (`action`, or Spots' `target.uri`).
 ---@field meta table<string, any> The item's meta; never nil.
+---@field size? table<string, any> Spots' item size as written (`{ width, height }`); also kept in output.
 ---@field path string Where the item is in its screen, e.g. `root/children[0]/items[2]`.
 
 --- A child as wrapper and cluster builders receive it: already resolved (hidden ones removed). Compare children by identity or by `id`.

@@ -133,7 +133,7 @@ public enum ScreenChecker {
                     }
                 }
                 checkRule(item.rule, hasRule: item.hasRule, serial: item.serial, owner: "item at \(item.path)")
-                checkNesting([("meta", item.meta)], serial: item.serial, owner: "item at \(item.path)")
+                checkNesting([("meta", item.meta), ("size", item.size)], serial: item.serial, owner: "item at \(item.path)")
                 for child in item.children { visit(child, parent: nil) }
             }
             if let f = c.footer { visit(f, parent: nil) }
