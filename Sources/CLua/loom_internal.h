@@ -36,7 +36,7 @@ static inline int loom_hook_mask(loom_limits *lim) {
 }
 /// Line coverage (loom_linecov.c): attaches a recorder to a new state when the creating thread
 /// asked for it; counts a line event; frees the recorder.
-void loom_linecov_attach_pending(loom_limits *lim);
+void loom_linecov_attach_pending(lua_State *L, loom_limits *lim);
 void loom_linecov_line(lua_State *L, lua_Debug *ar);
 void loom_linecov_free(loom_limits *lim);
 /// The message of the limit a call exceeded (loom_budget.c).

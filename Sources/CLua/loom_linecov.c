@@ -17,17 +17,33 @@ typedef struct linecov_file {
 struct loom_linecov {
     linecov_file *files;
     int count, cap;
-    const char *last_source;  // the source pointer of the last line event (a cache)
+    const char *last_source;  // the source pointer of the last lookup (a cache)
     int last_file;
+    // The function of the last line event and its file: most line events follow one in the
+    // same function, and then cost no lua_getinfo("S") at all. The function is kept alive in
+    // the registry (at &pin_key, made when recording starts, so updating it never allocates),
+    // so its address cannot be reused by another function meanwhile.
+    const void *last_fn;
+    int last_fn_file;
 };
+
+static char pin_key;
+
+// Makes the registry slot that keeps the last function alive (an allocation, done once, when
+// recording starts, never inside the hook).
+static void make_pin(lua_State *L) {
+    lua_pushboolean(L, 0);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &pin_key);
+}
 
 static _Thread_local int record_new_states = 0;
 
 void loom_linecov_record_new_states(int on) { record_new_states = on ? 1 : 0; }
 
-void loom_linecov_attach_pending(loom_limits *lim) {
+void loom_linecov_attach_pending(lua_State *L, loom_limits *lim) {
     if (!record_new_states || lim->linecov != NULL) return;
     lim->linecov = calloc(1, sizeof(loom_linecov));
+    if (lim->linecov != NULL) make_pin(L);
 }
 
 void loom_linecov_free(loom_limits *lim) {
@@ -46,8 +62,11 @@ void loom_linecov_free(loom_limits *lim) {
 
 int loom_linecov_start(lua_State *L) {
     loom_limits *lim = loom_limits_from(L);
-    if (lim->linecov == NULL) lim->linecov = calloc(1, sizeof(loom_linecov));
-    if (lim->linecov == NULL) return 0;
+    if (lim->linecov == NULL) {
+        lim->linecov = calloc(1, sizeof(loom_linecov));
+        if (lim->linecov == NULL) return 0;
+        make_pin(L);
+    }
     lua_sethook(lim->main_thread ? lim->main_thread : L, loom_hook, loom_hook_mask(lim), lim->hook_count);
     return 1;
 }
@@ -224,13 +243,28 @@ static void register_function(lua_State *L, lua_Debug *ar, linecov_file *f) {
 
 void loom_linecov_line(lua_State *L, lua_Debug *ar) {
     loom_linecov *c = loom_limits_from(L)->linecov;
-    if (c == NULL || !lua_getinfo(L, "S", ar) || ar->source == NULL) return;
-    int i = file_index(c, ar->source);
-    if (i < 0) return;
+    if (c == NULL || !lua_getinfo(L, "f", ar)) return;
+    const void *fn = lua_topointer(L, -1);
+    int i = c->last_fn_file;
+    if (fn != c->last_fn) {
+        // Another function: find its chunk, learn its lines once, and pin it (replacing the
+        // previous one in the existing registry slot: no allocation).
+        if (!lua_getinfo(L, "S", ar) || ar->source == NULL || (i = file_index(c, ar->source)) < 0) {
+            lua_pop(L, 1);
+            return;
+        }
+        linecov_file *f = &c->files[i];
+        if (ar->linedefined >= 0 && grow(f, ar->linedefined) && !f->registered[ar->linedefined])
+            register_function(L, ar, f);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &pin_key);  // pops the function
+        c->last_fn = fn;
+        c->last_fn_file = i;
+    } else {
+        lua_pop(L, 1);
+    }
     linecov_file *f = &c->files[i];
     int line = ar->currentline;
-    if (line < 0 || !grow(f, line > ar->linedefined ? line : ar->linedefined)) return;
-    if (ar->linedefined >= 0 && !f->registered[ar->linedefined]) register_function(L, ar, f);
+    if (line < 0 || !grow(f, line)) return;
     f->counts[line]++;
     f->executable[line] = 1;
 }

@@ -33,7 +33,7 @@ lua_State *loom_newstate(loom_limits *limits) {
     limits->main_thread = L;
     limits->alloc_refused = 0;
     if (limits->hook_count <= 0) limits->hook_count = 1000;
-    loom_linecov_attach_pending(limits);
+    loom_linecov_attach_pending(L, limits);
     lua_sethook(L, loom_hook, loom_hook_mask(limits), limits->hook_count);
     lua_setwarnf(L, NULL, NULL);
     // Incremental collection (Lua's default), deliberately: in generational mode every minor
