@@ -22,7 +22,7 @@ extension OrderedDictionary where Key == String, Value == StyleEntry {
         for (k, v) in top {
             if let old = self[k] {
                 var w = v
-                w.overridden = old.overridden + [old.location] + v.overridden
+                w.overridden = chain(old.overridden + [old.location] + v.overridden, winner: v.location)
                 self[k] = w
             } else {
                 self[k] = v
@@ -30,11 +30,18 @@ extension OrderedDictionary where Key == String, Value == StyleEntry {
         }
     }
 
+    /// Each place once (a style reached through two imports is the same value), never the
+    /// winner's own: chains stay as long as the distinct definitions, however the imports branch.
+    private func chain(_ all: [SourceLocation], winner: SourceLocation) -> [SourceLocation] {
+        var seen: Set<SourceLocation> = [winner]
+        return all.filter { seen.insert($0).inserted }
+    }
+
     /// `under` applied beneath `self`: existing keys keep winning (MRGArchitect's imports).
     mutating func applyUnder(_ under: StyleLayer) {
         for (k, v) in under {
             if let cur = self[k] {
-                self[k]!.overridden = v.overridden + [v.location] + cur.overridden
+                self[k]!.overridden = chain(v.overridden + [v.location] + cur.overridden, winner: cur.location)
             } else {
                 self[k] = v
             }

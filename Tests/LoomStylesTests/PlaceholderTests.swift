@@ -1,3 +1,0 @@
-import XCTest
-@testable import LoomStyles
-final class LoomStylesPlaceholderTests: XCTestCase { func testModuleLinks() { _ = LoomStyles.self } }
