@@ -60,18 +60,18 @@ final class SolverComparisonTests: XCTestCase {
         return (doc["header"] as! [String: Any], doc["systems"] as! [[String: Any]])
     }
 
-    func check(_ url: URL) throws {
+    func check(_ url: URL, atLeast minimum: Int = 1) throws {
         let (header, systems) = try Self.load(url)
         var out = Outcome()
         for sys in systems { Self.replay(sys, into: &out) }
         print("solver comparison \(url.lastPathComponent): \(systems.count) systems (kiwisolver \(header["kiwisolver"] ?? "?"), seed \(header["seed"] ?? "?")), \(out.checks) checks, \(out.values) values, \(out.unsatisfiable) unsatisfiable, \(out.mismatches.count) mismatches")
-        XCTAssertGreaterThanOrEqual(systems.count, 300)
-        XCTAssertGreaterThan(out.unsatisfiable, 0)
+        XCTAssertGreaterThanOrEqual(systems.count, minimum)
+        if systems.count >= 100 { XCTAssertGreaterThan(out.unsatisfiable, 0) }
         XCTAssert(out.mismatches.isEmpty, out.mismatches.prefix(20).joined(separator: "\n"))
     }
 
     func testCommittedFixtureMatchesKiwisolver() throws {
-        try check(Self.fixture)
+        try check(Self.fixture, atLeast: 300)
     }
 
     func testFreshSystemsWhenGenerated() throws {
