@@ -61,7 +61,7 @@ let package = Package(
         // Scenarios, snapshots, structural diffs and reports (`host test`).
         .target(
             name: "LoomTesting",
-            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomPlugins", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomPlugins", "LoomDiff", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomTesting"
         ),
         // Styles: MRGArchitect's property files (imports, device cascade, size-class traits,

@@ -68,6 +68,10 @@ extension ScenarioFileRunner {
                 throw ScenarioFailure("expected props.\(key) of \(m.label) to be \(JSONNormal.text(want)), got \(JSONNormal.text(got))")
             }
             return .null
+        case "mutate":
+            return try mutate(s, args)
+        case "expect_change":
+            return try expectChange(s, args)
         case "expect_diagnostic":
             return try expectDiagnostic(s, args)
         case "tap":

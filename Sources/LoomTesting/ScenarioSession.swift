@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomDiff
 import LoomPlugins
 import LoomNavigation
 import OrderedCollections
@@ -28,6 +29,8 @@ final class ScenarioSession {
     var strictnessChecked = false
     /// Counts what this session resolves and takes (`host test --coverage`).
     var coverage: CoverageCollector?
+    /// What the last `s:mutate` changed (nil before the first).
+    var lastChanges: [TreeChange]?
 
     init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
         self.ws = ws
@@ -69,6 +72,17 @@ final class ScenarioSession {
             resolutionErrors.append((top.screen, d))
         }
         return (screen, check, r)
+    }
+
+    /// Replaces the current screen by a mutated version of it (`s:mutate`), resolved with a cache
+    /// of its own (its nodes are not the file's).
+    func replaceCurrent(_ screen: Screen, check: ScreenCheck) -> Resolution {
+        let r = Resolver(factory: ws.factory, screen: screen, check: check).resolve(for: user)
+        if let top = simulator.current { cache[top.screen] = (screen, check, r) }
+        for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
+            resolutionErrors.append((screenID, d))
+        }
+        return r
     }
 
     /// Resolves the current screen (when there is one) so that its diagnostics are collected

@@ -323,6 +323,18 @@ function loom_Session:expect_snapshot(name, options) end
 ---@param text string Text the diagnostic contains (plain text, not a pattern).
 function loom_Session:expect_diagnostic(text) end
 
+--- Applies one of Spots' mutations to the current screen (as a `host run --patch` operation, docs/changes.md), resolves it again for this user and returns what changed. An unknown component, an index out of range or an item that fails its schema fails the scenario and changes nothing.
+---@param id string|nil The component whose items change (nil with `reload`: the screen's top-level components).
+---@param op string `append`, `prepend`, `insert`, `update`, `delete` or `reload`.
+---@param payload table The operation's value: a list of items (`append`, `prepend`), `{index=, items=}` (`insert`), `{index=, item=}` (`update`), `{index=}` or `{id=}` (`delete`), a list of component models (`reload`). Indices count the items as written, from 0.
+---@return table[] # The changes, each `{id, path, change, node, type, old_index, new_index, fields}` as in `host diff --format json`.
+function loom_Session:mutate(id, op, payload) end
+
+--- The last `s:mutate` made a change of this kind to the component or item `id`, or to anything inside that component.
+---@param id string A component's or item's id.
+---@param kind string `inserted`, `deleted`, `moved`, `hard` or `soft`.
+function loom_Session:expect_change(id, kind) end
+
 --- An id (or an item's title) taps that component's or item's action; otherwise `x` must be one of the current screen's visible actions, else the scenario fails listing them.
 ---@param x string An id, an item title, or an action.
 ---@return string # The current screen's id afterwards.
