@@ -6,10 +6,14 @@ public struct StyleSchema: Sendable, Hashable {
     public var types: OrderedDictionary<String, StyleType>
     /// Named in warnings: "not declared in the style schema of 'card'".
     public var owner: String
+    /// Whether undeclared keys are warnings passed through as JSON (a component's schema), or
+    /// typed by their form without a warning (`host style --type`).
+    public var strict: Bool
 
-    public init(_ types: OrderedDictionary<String, StyleType>, owner: String) {
+    public init(_ types: OrderedDictionary<String, StyleType>, owner: String, strict: Bool = true) {
         self.types = types
         self.owner = owner
+        self.strict = strict
     }
 
     /// From a JSON object of type names (`{"title_color": "color"}`), with located errors for
@@ -97,7 +101,7 @@ extension StyleLibrary {
         var out = ResolvedStyle(names: names, context: context, diagnostics: cascade.diagnostics)
         for (key, e) in layer {
             let outcome: StyleValueParser.Outcome
-            if let schema {
+            if let schema, schema.strict || schema.types[key] != nil {
                 if let t = schema.types[key] {
                     outcome = StyleValueParser.parse(e.value, as: t, key: key, file: e.valueLocation.file)
                 } else {
