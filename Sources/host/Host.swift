@@ -19,7 +19,7 @@ struct Host: ParsableCommand {
               host schema screen --with-plugins
             """,
         version: LoomVersion.string,
-        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self]
+        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self, StyleCommand.self, DevicesCommand.self]
     )
 
     /// The arguments with their exact bytes: a file name that is not UTF-8 is still found.
