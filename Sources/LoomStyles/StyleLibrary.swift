@@ -115,7 +115,7 @@ public struct StyleLibrary: Sendable {
         }
         var f = StyleFile(name: name, variant: variant, path: doc.file)
         if variant == .traits {
-            for m in root.members {
+            for m in root.members where m.key != "$schema" {
                 guard let pattern = parsePattern(m.key) else {
                     d.error("a traits file maps size-class patterns \"[H V]\" (each '*' any, '+' regular, '-' compact, e.g. \"[- +]\") to property objects, found key '\(TextEscape.escaped(m.key))'", at: doc.location(m.keyPosition))
                     continue
@@ -150,7 +150,7 @@ public struct StyleLibrary: Sendable {
 
     static func body(_ o: JSONObject, _ doc: JSONDocument, _ d: inout Diagnostics) -> StyleBody {
         var b = StyleBody(members: [], imports: [], file: doc.file)
-        for m in o.members {
+        for m in o.members where m.key != "$schema" {
             if m.key == "@imports" {
                 guard let list = m.value.array else {
                     d.error("\"@imports\" is a list of style names, found \(m.value.kindName)", at: doc.location(m.value.position))
