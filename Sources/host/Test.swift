@@ -69,7 +69,11 @@ struct Test: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write Lua line coverage of plugin files to FILE (LCOV tracefile, for genhtml); the line hook runs only with this flag.", valueName: "file"))
     var lcov: String?
 
+    @Flag(name: .long, help: "After the run, watch the project and rerun the scenarios a save can affect (a scenario file, the scenarios that opened a changed screen, or all after a plugin, users, flows or loom.json change); Ctrl-C stops.")
+    var watch = false
+
     func validate() throws {
+        if watch && (accept || update) { throw ValidationError("--watch cannot be combined with --accept or --update") }
         try NumericFlag.jobs.check(jobs)
         try NumericFlag.scenarioTimeLimit.check(scenarioTimeLimit)
         if !accept { try coverageReport.validate() }
@@ -100,6 +104,7 @@ struct Test: ParsableCommand {
     func run() throws {
         engine.apply()
         if accept { return try ScenarioOutput.accept(options) }
+        if watch { return try watchLoop() }
         try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport)
         // Every scenario passed (or there is none): the project's configuration errors still fail the run.
         if paths.isEmpty { try ConfigurationCheck.exitOnErrors(engine) }

@@ -34,17 +34,7 @@ struct Watch: ParsableCommand {
 
     func run() throws {
         engine.apply()
-        let stop = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let term = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        for s in [stop, term] {
-            s.setEventHandler {
-                Console.out("stopped\n")
-                Foundation.exit(0)
-            }
-            s.resume()
-        }
+        StopOnInterrupt.install()
         let root = Workspace.projectRoot(explicit: engine.project, screen: screen)
         var roots = [root] + engine.plugins
         if SafeFile.exists(screen), !SafeFile.isInside(screen, root: root) { roots.append(screen) }
