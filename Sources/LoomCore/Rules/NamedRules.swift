@@ -55,7 +55,7 @@ public enum NamedRules {
         var d = Diagnostics()
         var rules: [String: NamedRule] = [:]
         var order: [NamedRule] = []
-        let info = PluginInfo(name: NamedRule.owner, version: "", folder: file)
+        let info = PluginInfo(name: NamedRule.owner, version: LoomVersion.string, folder: file)
         for s in sources {
             if let existing = factory.rules[s.name] {
                 d.error("named rule '\(s.name)' shadows rule '\(s.name)' of plugin \(existing.plugin.name) (\(existing.location)); choose another name", at: s.location)
