@@ -88,21 +88,28 @@ let package = Package(
         // Spots' view-state cache: resolved screens saved as JSON under a key and an input hash.
         .target(
             name: "LoomCache",
-            dependencies: ["LoomCore", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomPlugins", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomCache"
+        ),
+        // Whole populations (`host eval`, `host matrix`): users streamed from JSON Lines, CSV or
+        // users.json through screens on worker threads (one workspace each), in input order.
+        .target(
+            name: "LoomPopulation",
+            dependencies: ["LoomCore", "LoomPlugins", "LoomNavigation", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomPopulation"
         ),
         // The CLI: parses arguments, formats results. No logic of its own.
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache",
+                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"
         ),
         .executableTarget(
             name: "loom-bench",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime", "LoomStyles", "LoomSolver"],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime", "LoomStyles", "LoomSolver", "LoomPopulation", "LoomCache"],
             path: "Sources/loom-bench"
         ),
         // Fuzz targets (docs/fuzzing.md, scripts/fuzz): the targets' bodies, then one executable

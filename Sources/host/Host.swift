@@ -17,9 +17,10 @@ struct Host: ParsableCommand {
               host test
               host init my-app
               host schema screen --with-plugins
+              host diff screens/home.json --rev HEAD~1 --users all
             """,
         version: LoomVersion.string,
-        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self, StyleCommand.self, DevicesCommand.self]
+        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self, Diff.self, Watch.self, CacheCommand.self, StyleCommand.self, DevicesCommand.self, Eval.self, Matrix.self]
     )
 
     /// The arguments with their exact bytes: a file name that is not UTF-8 is still found.

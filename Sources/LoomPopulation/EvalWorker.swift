@@ -1,0 +1,50 @@
+import LoomCore
+import LoomPlugins
+
+/// A batch of users, in input order.
+public struct UserBatch: Sendable {
+    public var users: [PendingUser]
+    public init(users: [PendingUser]) { self.users = users }
+}
+
+/// What a worker made of a batch: the output text, the users whose record could not be read
+/// (with where their output would have gone, for `--fail-fast`) and resolution problems.
+public struct EvalChunk: Sendable {
+    public var text = ""
+    public var users = 0
+    public var failures: [(textBytes: Int, diagnostic: Diagnostic)] = []
+    public var notes = ResolutionNotes()
+    public init() {}
+}
+
+/// Evaluates batches of users against a population's screens (one per worker thread).
+public final class EvalWorker {
+    public let screens: PopulationScreens
+    public let parser: UserParser
+    public let writer: EvalLineWriter
+
+    public init(screens: PopulationScreens, parser: UserParser, writer: EvalLineWriter) {
+        self.screens = screens
+        self.parser = parser
+        self.writer = writer
+    }
+
+    public func process(_ batch: UserBatch) -> EvalChunk {
+        var chunk = EvalChunk()
+        chunk.text.reserveCapacity(batch.users.count * 96)
+        for p in batch.users {
+            chunk.users += 1
+            switch parser.parse(p) {
+            case .failure(let d):
+                chunk.failures.append((chunk.text.utf8.count, d))
+            case .success(let user):
+                for s in screens.screens {
+                    let r = s.resolver.resolve(for: user.profile)
+                    for d in r.diagnostics.items { chunk.notes.add(d, line: user.line) }
+                    writer.line(user: user.label, screen: s.id, r, into: &chunk.text)
+                }
+            }
+        }
+        return chunk
+    }
+}

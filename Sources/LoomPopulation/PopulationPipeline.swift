@@ -1,0 +1,93 @@
+import Foundation
+
+/// Runs batches of users through workers on threads of their own and hands the results back in
+/// input order: the caller's thread reads input and consumes output, at most `2 × jobs` batches
+/// are in flight (memory does not grow with the input), each worker owns what it makes (one
+/// Lua state per worker). With one job everything runs on the caller's thread.
+public enum PopulationPipeline {
+    /// `next` yields the next batch (nil at the end); `makeWorker` is called once on each worker
+    /// thread, and its worker processes batches there; `consume` gets every result in input
+    /// order and returns false to stop early (no later result is consumed).
+    public static func run<Batch: Sendable, Output: Sendable>(
+        jobs: Int,
+        next: () -> Batch?,
+        makeWorker: @escaping @Sendable () -> (Batch) -> Output,
+        consume: (Output) -> Bool
+    ) {
+        if jobs <= 1 {
+            let work = makeWorker()
+            while let b = next() {
+                if !consume(work(b)) { return }
+            }
+            return
+        }
+        let q = BatchQueue<Batch, Output>()
+        for _ in 0..<jobs {
+            let t = Thread {
+                let work = makeWorker()
+                while let (seq, batch) = q.take() { q.put(seq, work(batch)) }
+                q.exited()
+            }
+            t.stackSize = 8 << 20
+            t.start()
+        }
+        let capacity = 2 * jobs
+        var nextIn = 0, nextOut = 0, inputDone = false, stopped = false
+        while !stopped {
+            while !inputDone, nextIn - nextOut < capacity {
+                if let b = next() { q.add(nextIn, b); nextIn += 1 } else { inputDone = true }
+            }
+            if inputDone, nextOut == nextIn { break }
+            let out = q.result(nextOut)
+            nextOut += 1
+            if !consume(out) { stopped = true }
+        }
+        q.finish(workers: jobs)
+    }
+}
+
+/// The queue between the reading thread and the workers, and the results coming back.
+final class BatchQueue<Batch: Sendable, Output: Sendable>: @unchecked Sendable {
+    private let cond = NSCondition()
+    private var pending: [(Int, Batch)] = []
+    private var results: [Int: Output] = [:]
+    private var done = false
+    private var exitedCount = 0
+
+    func add(_ seq: Int, _ b: Batch) {
+        cond.lock(); pending.append((seq, b)); cond.broadcast(); cond.unlock()
+    }
+
+    /// The next batch to process; nil once finished.
+    func take() -> (Int, Batch)? {
+        cond.lock(); defer { cond.unlock() }
+        while pending.isEmpty && !done { cond.wait() }
+        if pending.isEmpty { return nil }
+        return pending.removeFirst()
+    }
+
+    func put(_ seq: Int, _ out: Output) {
+        cond.lock(); results[seq] = out; cond.broadcast(); cond.unlock()
+    }
+
+    /// Waits for the result of batch `seq`.
+    func result(_ seq: Int) -> Output {
+        cond.lock(); defer { cond.unlock() }
+        while results[seq] == nil { cond.wait() }
+        return results.removeValue(forKey: seq)!
+    }
+
+    func exited() {
+        cond.lock(); exitedCount += 1; cond.broadcast(); cond.unlock()
+    }
+
+    /// Stops the workers (pending batches are dropped) and waits until every one has exited.
+    func finish(workers: Int) {
+        cond.lock()
+        done = true
+        pending.removeAll()
+        cond.broadcast()
+        while exitedCount < workers { cond.wait() }
+        cond.unlock()
+    }
+}

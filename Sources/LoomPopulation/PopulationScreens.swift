@@ -1,0 +1,71 @@
+import LoomCore
+import LoomPlugins
+
+/// The screens of a population run in one workspace: each parsed and checked once, with one
+/// resolver (and its cache of trees by rule outcomes) per screen. One per worker thread.
+public final class PopulationScreens {
+    public let workspace: Workspace
+    public let screens: [(id: String, file: String, screen: Screen, resolver: Resolver)]
+
+    /// Opens a workspace and its screens; nil with every problem when a screen cannot be used
+    /// or the project has errors (what `host run` would refuse).
+    public static func open(options: Workspace.Options, screens args: [String]) -> (PopulationScreens?, Diagnostics) {
+        let ws: Workspace
+        do {
+            ws = try Workspace(options: options, anchor: args.first)
+        } catch {
+            return (nil, Diagnostics([.error("cannot start the Lua runtime: \(error)")]))
+        }
+        var d = ws.loadDiagnostics
+        var out: [(String, String, Screen, Resolver)] = []
+        for arg in args {
+            switch ws.locateScreen(arg) {
+            case .failure(let e): d.append(e)
+            case .success(let file):
+                let loaded = ws.screen(file: file)
+                d.append(contentsOf: loaded.diagnostics)
+                if let s = loaded.screen, let c = loaded.check {
+                    out.append((s.id, file, s, ws.resolver(s, check: c)))
+                }
+            }
+        }
+        if d.hasErrors || out.count != args.count { return (nil, d) }
+        return (PopulationScreens(workspace: ws, screens: out), d)
+    }
+
+    init(workspace: Workspace, screens: [(id: String, file: String, screen: Screen, resolver: Resolver)]) {
+        self.workspace = workspace
+        self.screens = screens
+    }
+}
+
+/// Problems seen while resolving users, each reported once with how many users it concerned and
+/// the first of them (a rule failing for 10,000 users is one line, not 10,000).
+public struct ResolutionNotes: Sendable {
+    public var counts: [Diagnostic: (users: Int, firstLine: Int)] = [:]
+    public var order: [Diagnostic] = []
+    public init() {}
+
+    public mutating func add(_ d: Diagnostic, line: Int) {
+        if let c = counts[d] {
+            counts[d] = (c.users + 1, min(c.firstLine, line))
+        } else {
+            counts[d] = (1, line)
+            order.append(d)
+        }
+    }
+
+    public mutating func merge(_ other: ResolutionNotes) {
+        for d in other.order {
+            let o = other.counts[d]!
+            if let c = counts[d] {
+                counts[d] = (c.users + o.users, min(c.firstLine, o.firstLine))
+            } else {
+                counts[d] = o
+                order.append(d)
+            }
+        }
+    }
+
+    public var hasErrors: Bool { order.contains { $0.severity == .error } }
+}

@@ -1,0 +1,145 @@
+import LoomCore
+import LoomNavigation
+import LoomPlugins
+import OrderedCollections
+
+/// What a matrix row counts: a visible component or item of the screen, or an edge of the
+/// navigation graph the user can walk from it.
+public struct MatrixKey: Hashable, Sendable {
+    public enum Kind: String, Sendable { case component, item, edge }
+    public var kind: Kind
+    public var name: String
+    public init(kind: Kind, name: String) { self.kind = kind; self.name = name }
+}
+
+/// One segment's counts: its users and, per key, how many of them see it.
+public struct SegmentCounts: Sendable {
+    public var users = 0
+    public var seen: [MatrixKey: Int] = [:]
+    public init() {}
+}
+
+/// Per segment (the distinct values of the `--by` attributes, or each user by name when there
+/// is no `--by`), how many users see each component, item and graph edge. Keys and segments
+/// keep the order they are first met in the input, so the matrix is the same at any `--jobs`.
+public struct SegmentMatrix: Sendable {
+    public var by: [String]
+    public var segments: OrderedDictionary<[JSONValue], SegmentCounts> = [:]
+    public var keys: OrderedSet<MatrixKey> = []
+    public var population = 0
+
+    public init(by: [String]) { self.by = by }
+
+    /// The segment of a user: its `--by` attribute values (`null` when absent), else its label.
+    public func segment(of user: UserRecord) -> [JSONValue] {
+        if by.isEmpty { return [user.label] }
+        return by.map { user.profile.attributes[$0] ?? .null }
+    }
+
+    public mutating func add(_ user: UserRecord, sees: [MatrixKey]) {
+        let seg = segment(of: user)
+        population += 1
+        var counts = segments[seg] ?? SegmentCounts()
+        counts.users += 1
+        for k in sees {
+            keys.append(k)
+            counts.seen[k, default: 0] += 1
+        }
+        segments[seg] = counts
+    }
+
+    /// Adds a later part of the input (a worker's batch) after this one.
+    public mutating func merge(_ other: SegmentMatrix) {
+        population += other.population
+        keys.append(contentsOf: other.keys)
+        for (seg, c) in other.segments {
+            var mine = segments[seg] ?? SegmentCounts()
+            mine.users += c.users
+            for (k, n) in c.seen { mine.seen[k, default: 0] += n }
+            segments[seg] = mine
+        }
+    }
+
+    /// A segment's name for text: `tier=gold country=NO`, or the user's label.
+    public func segmentName(_ seg: [JSONValue]) -> String {
+        func text(_ v: JSONValue) -> String { if case .string(let s) = v { return s } else { return v.serialized(pretty: false) } }
+        if by.isEmpty { return seg.first.map(text) ?? "" }
+        return zip(by, seg).map { "\($0)=\(text($1))" }.joined(separator: " ")
+    }
+}
+
+/// What one user sees of a screen, as matrix keys: visible components and items (named as in
+/// `VisibleSet`), then, with `graph`, the edges of the navigation graph they can walk from it.
+public enum MatrixSight {
+    public static func keys(_ r: Resolution, graph: NavigationGraph?) -> [MatrixKey] {
+        var out: [MatrixKey] = []
+        func visit(_ n: ResolvedNode) {
+            if n.hidden { return }
+            out.append(MatrixKey(kind: .component, name: n.id ?? n.path))
+            if let h = n.header { visit(h) }
+            for c in n.children { visit(c) }
+            for i in n.items ?? [] where !i.hidden {
+                out.append(MatrixKey(kind: .item, name: i.id ?? i.action ?? i.path))
+                for c in i.children { visit(c) }
+            }
+            if let f = n.footer { visit(f) }
+        }
+        if let t = r.tree { visit(t) }
+        var seen = Set(out)
+        for e in graph?.edges ?? [] {
+            let k = MatrixKey(kind: .edge, name: "\(e.from) -\(e.step)-> \(e.to)")
+            if seen.insert(k).inserted { out.append(k) }
+        }
+        return out
+    }
+}
+
+/// Counts a batch of users into a matrix (one per worker thread).
+public final class MatrixWorker {
+    public let screens: PopulationScreens
+    public let parser: UserParser
+    public let by: [String]
+    public let graph: Bool
+
+    public init(screens: PopulationScreens, parser: UserParser, by: [String], graph: Bool) {
+        self.screens = screens
+        self.parser = parser
+        self.by = by
+        self.graph = graph
+    }
+
+    public func process(_ batch: UserBatch) -> MatrixPart {
+        var m = SegmentMatrix(by: by)
+        var failures: [Diagnostic] = []
+        var notes = ResolutionNotes()
+        guard let s = screens.screens.first else { return MatrixPart(matrix: m, failures: failures, notes: notes) }
+        for p in batch.users {
+            switch parser.parse(p) {
+            case .failure(let d): failures.append(d)
+            case .success(let user):
+                let r = s.resolver.resolve(for: user.profile)
+                for d in r.diagnostics.items { notes.add(d, line: user.line) }
+                var g: NavigationGraph?
+                if graph {
+                    let out = screens.workspace.navigationGraph(from: s.screen, user: user.profile)
+                    for d in out.diagnostics.items { notes.add(d, line: user.line) }
+                    g = out.graph
+                }
+                m.add(user, sees: MatrixSight.keys(r, graph: g))
+            }
+        }
+        return MatrixPart(matrix: m, failures: failures, notes: notes)
+    }
+}
+
+/// A worker's counts for one batch, with the users it could not read and resolution problems.
+public struct MatrixPart: Sendable {
+    public var matrix: SegmentMatrix
+    public var failures: [Diagnostic]
+    public var notes: ResolutionNotes
+    public init(matrix: SegmentMatrix, failures: [Diagnostic], notes: ResolutionNotes) {
+        self.matrix = matrix
+        self.failures = failures
+        self.notes = notes
+    }
+}

@@ -1,0 +1,79 @@
+import LoomCore
+import OrderedCollections
+
+/// A population's users, read in batches: `users.json` profiles (read whole: such files are
+/// small), or JSON Lines / CSV streamed record by record from a file or standard input (`-`).
+public final class UserInput {
+    public let parser: UserParser
+    private let reader: RecordReader?
+    private var profiles: [PendingUser]
+    private var profileIndex = 0
+    public let batchSize: Int
+
+    /// Opens `path` (`-`: standard input) in `format` (nil: implied by the name; standard input
+    /// is JSON Lines unless told). A CSV source's header is read here.
+    public static func open(_ path: String, format: UserFileFormat?, schema: [String: CSVType] = [:], now: String? = nil,
+                            batchSize: Int = 256) -> Result<UserInput, Diagnostic> {
+        let f = format ?? (path == "-" ? .jsonl : UserFileFormat.implied(by: path))
+        let display = path == "-" ? "<stdin>" : path
+        var parser = UserParser(format: f, displayPath: display, now: now)
+        if f == .profiles {
+            guard path != "-" else { return .failure(.error("--users -: standard input holds JSON Lines or CSV, not users.json profiles")) }
+            guard SafeFile.exists(path) else { return .failure(.error("no users file '\(path)'")) }
+            let (u, d) = UserProfiles.load(path)
+            if let e = d.errors.first { return .failure(e) }
+            let pending = u.profiles.map { PendingUser(line: 0, profile: UserProfile(name: $0.key, attributes: $0.value)) }
+            return .success(UserInput(parser: parser, reader: nil, profiles: pending, batchSize: batchSize))
+        }
+        let reader: RecordReader
+        switch RecordReader.open(path, csvQuotes: f == .csv) {
+        case .failure(let e): return .failure(e)
+        case .success(let r): reader = r
+        }
+        if f == .csv {
+            guard let (line, bytes, _) = reader.next() else {
+                return .failure(.error("a CSV file of users starts with a header row; this one is empty", at: SourceLocation(file: display)))
+            }
+            switch CSVColumn.header(bytes, line: line, file: display, schema: schema) {
+            case .failure(let e): return .failure(e)
+            case .success(let cols): parser.columns = cols
+            }
+            for name in schema.keys.sorted() where !parser.columns.contains(where: { $0.name == name }) {
+                return .failure(.error("--schema types column '\(name)', which the header does not have", at: SourceLocation(file: display, line: line, column: 0)))
+            }
+        }
+        return .success(UserInput(parser: parser, reader: reader, profiles: [], batchSize: batchSize))
+    }
+
+    init(parser: UserParser, reader: RecordReader?, profiles: [PendingUser], batchSize: Int) {
+        self.parser = parser
+        self.reader = reader
+        self.profiles = profiles
+        self.batchSize = batchSize
+    }
+
+    /// How much of a file has been read (nil for standard input and pipes).
+    public var fractionRead: Double? {
+        if let reader { return reader.size.map { $0 > 0 ? Double(reader.bytesRead) / Double($0) : 1 } }
+        return profiles.isEmpty ? 1 : Double(profileIndex) / Double(profiles.count)
+    }
+
+    /// The next batch of users; nil at the end. A record too long to read becomes a user whose
+    /// bytes cannot parse (reported at its line).
+    public func nextBatch() -> UserBatch? {
+        var users: [PendingUser] = []
+        users.reserveCapacity(batchSize)
+        if let reader {
+            while users.count < batchSize, let (line, bytes, tooLong) = reader.next() {
+                users.append(tooLong ? PendingUser(line: line, readError: "this record is longer than \(RecordReader.maxRecordBytes >> 20) MiB")
+                                     : PendingUser(line: line, bytes: bytes))
+            }
+        } else {
+            while users.count < batchSize, profileIndex < profiles.count {
+                users.append(profiles[profileIndex])
+                profileIndex += 1
+            }
+        }
+        return users.isEmpty ? nil : UserBatch(users: users)
+    }
+}

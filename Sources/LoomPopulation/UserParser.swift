@@ -1,0 +1,101 @@
+import LoomCore
+import OrderedCollections
+
+/// Turns a population's records into users: a JSON line into its attributes (an optional string
+/// `name` becomes the user's name, not an attribute), a CSV row into typed attributes (see
+/// `CSVTyping`). Errors are located at the record's line in `displayPath`.
+public struct UserParser: Sendable {
+    public let format: UserFileFormat
+    public let displayPath: String
+    /// CSV only: the header's columns and their types.
+    public var columns: [CSVColumn] = []
+    /// `--now`: added to every user as the attribute `now`.
+    public var now: String?
+
+    public init(format: UserFileFormat, displayPath: String, now: String? = nil) {
+        self.format = format
+        self.displayPath = displayPath
+        self.now = now
+    }
+
+    public func parse(_ pending: PendingUser) -> Result<UserRecord, Diagnostic> {
+        if let e = pending.readError { return .failure(.error(e, at: at(pending.line))) }
+        let result: Result<UserRecord, Diagnostic>
+        if var profile = pending.profile {
+            if let now { profile.attributes["now"] = .string(now) }
+            return .success(UserRecord(line: pending.line, label: profile.name.map { .string($0) } ?? .int(pending.line), profile: profile))
+        }
+        switch format {
+        case .csv: result = parseCSV(pending)
+        case .jsonl, .profiles: result = parseJSON(pending)
+        }
+        guard case .success(var record) = result, let now else { return result }
+        record.profile.attributes["now"] = .string(now)
+        return .success(record)
+    }
+
+    private func at(_ line: Int, _ column: Int = 0) -> SourceLocation {
+        SourceLocation(file: displayPath, line: line, column: column)
+    }
+
+    func parseJSON(_ p: PendingUser) -> Result<UserRecord, Diagnostic> {
+        let doc: JSONDocument
+        do {
+            doc = try JSONReader.parse(p.bytes, file: displayPath)
+        } catch {
+            var e = error
+            if let l = e.location { e.location = at(p.line + l.line - 1, l.column) } else { e.location = at(p.line) }
+            return .failure(e)
+        }
+        func loc(_ pos: SourcePosition) -> SourceLocation { at(p.line + Int(pos.line) - 1, Int(pos.column)) }
+        guard let object = doc.root.object else {
+            return .failure(.error("a user is a JSON object of attributes, found \(doc.root.kindName)", at: loc(doc.root.position)))
+        }
+        var name: String?
+        var attrs: OrderedDictionary<String, JSONValue> = [:]
+        attrs.reserveCapacity(object.members.count)
+        for m in object.members {
+            if m.key == "name" {
+                guard let s = m.value.string else {
+                    return .failure(.error("\"name\" names the user (a string), found \(m.value.kindName)", at: loc(m.value.position)))
+                }
+                name = s
+                continue
+            }
+            if let deep = m.value.firstTooDeep() {
+                return .failure(.error("attribute \(JSONKeyText.quoted(m.key)) is \(Limits.nestingMessage)", at: loc(deep.position)))
+            }
+            attrs[m.key] = m.value.plain
+        }
+        return .success(UserRecord(line: p.line, label: name.map { .string($0) } ?? .int(p.line),
+                                   profile: UserProfile(name: name, attributes: attrs)))
+    }
+
+    func parseCSV(_ p: PendingUser) -> Result<UserRecord, Diagnostic> {
+        let fields: [String]
+        switch CSVRow.split(p.bytes) {
+        case .success(let f): fields = f
+        case .failure(let m): return .failure(.error(m.message, at: at(p.line, m.column)))
+        }
+        guard fields.count == columns.count else {
+            return .failure(.error("this row has \(fields.count) field\(fields.count == 1 ? "" : "s"), the header \(columns.count)", at: at(p.line)))
+        }
+        var name: String?
+        var attrs: OrderedDictionary<String, JSONValue> = [:]
+        attrs.reserveCapacity(fields.count)
+        for (column, field) in zip(columns, fields) {
+            if column.name == "name" {
+                if !field.isEmpty { name = field }
+                continue
+            }
+            switch column.type.value(field) {
+            case .success(let v?): attrs[column.name] = v
+            case .success(nil): continue
+            case .failure(let m):
+                return .failure(.error("column \(JSONKeyText.quoted(column.name)): \(m.message)", at: at(p.line)))
+            }
+        }
+        return .success(UserRecord(line: p.line, label: name.map { .string($0) } ?? .int(p.line),
+                                   profile: UserProfile(name: name, attributes: attrs)))
+    }
+}

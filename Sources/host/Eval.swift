@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import LoomCore
+import LoomPlugins
+import LoomPopulation
+
+extension EvalSelect: ExpressibleByArgument {}
+extension EvalOutputFormat: ExpressibleByArgument {}
+extension UserFileFormat: ExpressibleByArgument {}
+
+/// Options `host eval` and `host matrix` share: where the users come from.
+struct PopulationOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The users: users.json profiles (.json), JSON Lines (one attribute object per line, optional \"name\"), or CSV with a header (.csv); - reads standard input.", valueName: "file"))
+    var users: String
+
+    @Option(name: .customLong("users-format"), help: ArgumentHelp("How --users is written: jsonl, csv or profiles (default: by the file's extension; standard input: jsonl).", valueName: "format"))
+    var usersFormat: UserFileFormat?
+
+    @Option(name: .long, help: ArgumentHelp("CSV only: a JSON object typing columns (string, integer, number, boolean, json) instead of the default rule.", valueName: "file"))
+    var schema: String?
+
+    @Option(name: .long, help: ArgumentHelp("The evaluation time, ISO-8601, given to every user as the attribute `now`.", valueName: "time"))
+    var now: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
+    var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
+
+    @Flag(name: .customLong("fail-fast"), help: "Stop at the first user that cannot be read (default: report it and go on).")
+    var failFast = false
+
+    func validate() throws {
+        try NumericFlag.jobs.check(jobs)
+        if let now, !ISODate.isValid(now) {
+            throw ValidationError("--now takes an ISO-8601 date or date-time (e.g. 2026-11-21T12:00:00Z), found '\(now)'")
+        }
+    }
+
+    /// The users' source (its CSV header read), or exit 1 with the reason.
+    func input() throws -> UserInput {
+        var types: [String: CSVType] = [:]
+        if let schema {
+            switch CSVColumn.loadSchema(schema) {
+            case .success(let t): types = t
+            case .failure(let e): Console.report(Diagnostics([e])); throw ExitCode(1)
+            }
+        }
+        switch UserInput.open(users, format: usersFormat, schema: types, now: now) {
+        case .success(let i): return i
+        case .failure(let e): Console.report(Diagnostics([e])); throw ExitCode(1)
+        }
+    }
+
+    /// The screens in the caller's workspace (load problems reported; exit 1 on errors).
+    func screens(_ args: [String], engine: EngineOptions) throws -> PopulationScreens {
+        engine.apply()
+        let (screens, d) = PopulationScreens.open(options: engine.workspaceOptions, screens: args)
+        Console.report(d)
+        guard let screens else { throw ExitCode(1) }
+        return screens
+    }
+}
+
+struct Eval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Resolve screens for a whole population of users: one output line per user and screen, streamed, in input order.",
+        discussion: """
+            Users are read from --users (users.json, JSON Lines or CSV; - for standard input) and resolved on --jobs \
+            worker threads, each with its own Lua state; output is the same byte for byte at any --jobs. A user whose \
+            record cannot be read is reported at its line (file:line:column: error: …) and the others go on \
+            (--fail-fast stops); a summary goes to stderr. Exit status: 0 success, 1 when any user failed or a rule \
+            failed. See docs/populations.md.
+            """)
+
+    @Argument(help: "The screen files or screen ids.")
+    var screens: [String]
+
+    @OptionGroup var population: PopulationOptions
+    @OptionGroup var engine: EngineOptions
+
+    @Option(name: .long, help: "Output format: jsonl, csv or json.")
+    var format: EvalOutputFormat = .jsonl
+
+    @Option(name: .long, help: "What each line holds: visible (component and item ids), tree, actions or hash.")
+    var select: EvalSelect = .visible
+
+    func validate() throws {
+        if screens.isEmpty { throw ValidationError("host eval needs at least one screen") }
+    }
+
+    func run() throws {
+        let main = try population.screens(screens, engine: engine)
+        let input = try population.input()
+        let writer = EvalLineWriter(format: format, select: select)
+        var report = EvalReport(jobs: population.jobs, failFast: population.failFast)
+        report.run(screens: screens, first: main, input: input, writer: writer, engine: engine)
+        if report.failed { throw ExitCode(1) }
+    }
+}

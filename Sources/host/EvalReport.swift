@@ -1,0 +1,130 @@
+import Foundation
+import LoomCore
+import LoomPopulation
+
+/// Runs `host eval` and reports on it: the output streamed to stdout in input order, users that
+/// could not be read reported at their line as they come, resolution problems once each with
+/// how many users they concerned, a summary and (on a terminal) progress on stderr.
+struct EvalReport {
+    let jobs: Int
+    let failFast: Bool
+    private(set) var users = 0
+    private(set) var failures = 0
+    private(set) var notes = ResolutionNotes()
+    private(set) var stopped = false
+
+    init(jobs: Int, failFast: Bool) {
+        self.jobs = jobs
+        self.failFast = failFast
+    }
+
+    var failed: Bool { failures > 0 || notes.hasErrors }
+
+    mutating func run(screens args: [String], first: PopulationScreens, input: UserInput, writer: EvalLineWriter, engine: EngineOptions) {
+        let sink = OutputSink()
+        var output = EvalOutput(writer: writer)
+        let progress = Progress()
+        sink.write(writer.header)
+        let handoff = WorkspaceHandoff(first)
+        let options = engine.workspaceOptions, parser = input.parser
+        PopulationPipeline.run(
+            jobs: jobs,
+            next: { input.nextBatch() },
+            makeWorker: {
+                // The caller's workspace serves the first worker; the others open their own.
+                let screens = handoff.take() ?? PopulationScreens.open(options: options, screens: args).0
+                guard let screens else { return { b in EvalChunk.unreadable(b) } }
+                let worker = EvalWorker(screens: screens, parser: parser, writer: writer)
+                return { worker.process($0) }
+            },
+            consume: { chunk in
+                var text = chunk.text
+                if failFast, let f = chunk.failures.first {
+                    text = String(decoding: chunk.text.utf8.prefix(f.textBytes), as: UTF8.self)
+                }
+                sink.write(output.text(text))
+                for f in chunk.failures {
+                    report(f.diagnostic)
+                    failures += 1
+                    if failFast { stopped = true; break }
+                }
+                users += chunk.users
+                notes.merge(chunk.notes)
+                progress.tick(users, fraction: input.fractionRead)
+                return !stopped
+            })
+        sink.write(writer.footer(any: output.wroteAny))
+        sink.flush()
+        progress.clear()
+        summarize()
+    }
+
+    private func report(_ d: Diagnostic) {
+        sinkError(TreeOutput.diagnosticLine(d, style: Console.errStyle) + "\n")
+    }
+
+    private func summarize() {
+        for d in notes.order {
+            let c = notes.counts[d]!
+            var x = d
+            x.message += " (\(c.users) user\(c.users == 1 ? "" : "s")" + (c.firstLine > 0 ? ", first at line \(c.firstLine))" : ")")
+            report(x)
+        }
+        var s = "eval: \(users) user\(users == 1 ? "" : "s")"
+        s += failures == 0 ? ", none failed" : ", \(failures) failed"
+        if stopped { s += " (stopped at the first failure: --fail-fast)" }
+        sinkError(s + "\n")
+    }
+}
+
+func sinkError(_ s: String) {
+    FileHandle.standardError.write(Data(s.utf8))
+}
+
+extension EvalChunk {
+    /// A batch no worker could take (its workspace did not open; reported by the first one).
+    static func unreadable(_ b: UserBatch) -> EvalChunk {
+        var c = EvalChunk()
+        c.users = b.users.count
+        for _ in b.users { c.failures.append((0, .error("this worker's workspace did not open"))) }
+        return c
+    }
+}
+
+/// Hands the caller's workspace to exactly one worker thread (workspaces are used from one
+/// thread at a time; the caller does not touch it while workers run).
+final class WorkspaceHandoff: @unchecked Sendable {
+    private let lock = NSLock()
+    private var screens: PopulationScreens?
+    init(_ s: PopulationScreens) { screens = s }
+    func take() -> PopulationScreens? {
+        lock.lock(); defer { lock.unlock() }
+        let s = screens
+        screens = nil
+        return s
+    }
+}
+
+/// Users per second and the time left, on stderr when it is a terminal (never otherwise): one
+/// line redrawn at most every 200 ms.
+final class Progress {
+    private let enabled = Console.stderrIsTerminal
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var last: UInt64 = 0
+    private var drawn = false
+    /// `fraction`: how much of the input is read, when known (a file), for the time left.
+    func tick(_ users: Int, fraction: Double?) {
+        guard enabled else { return }
+        let t = DispatchTime.now().uptimeNanoseconds
+        guard t - last > 200_000_000 else { return }
+        last = t
+        let secs = Double(t - start) / 1e9
+        let rate = secs > 0 ? Double(users) / secs : 0
+        var s = "\r\u{1B}[K\(users) users, \(Int(rate)) users/s"
+        if let f = fraction, f > 0, f < 1 { s += String(format: ", ETA %.0f s", secs / f - secs) }
+        sinkError(s)
+        drawn = true
+    }
+
+    func clear() { if drawn { sinkError("\r\u{1B}[K") } }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import LoomCore
+import LoomPopulation
+
+/// `host matrix`'s output formats.
+enum MatrixFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, csv, json, html
+}
+
+struct Matrix: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Per segment of a population, how many users see each component, item and navigation graph edge of a screen.",
+        discussion: """
+            Segments are the distinct values of the --by attributes (e.g. --by tier,country), or each user by name \
+            without --by. Counts come from the real rules, resolved as host eval does (--jobs workers, the same result \
+            at any --jobs). HTML is one self-contained page with a sortable table. See docs/populations.md.
+            """)
+
+    @Argument(help: "The screen file or screen id.")
+    var screen: String
+
+    @OptionGroup var population: PopulationOptions
+    @OptionGroup var engine: EngineOptions
+
+    @Option(name: .long, help: ArgumentHelp("Comma-separated attributes whose values make the segments (default: each user).", valueName: "attrs"))
+    var by: String?
+
+    @Option(name: .long, help: "Output format: text, csv, json or html.")
+    var format: MatrixFormat = .text
+
+    @Flag(name: .customLong("no-graph"), help: "Count components and items only, not the navigation graph's edges.")
+    var noGraph = false
+
+    var byAttributes: [String] {
+        (by ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    func run() throws {
+        let main = try population.screens([screen], engine: engine)
+        let input = try population.input()
+        let screenID = main.screens[0].id
+        var matrix = SegmentMatrix(by: byAttributes)
+        var failures = 0
+        var notes = ResolutionNotes()
+        var stopped = false
+        let handoff = WorkspaceHandoff(main)
+        let options = engine.workspaceOptions, parser = input.parser, by = byAttributes, graph = !noGraph
+        let args = [screen]
+        let progress = Progress()
+        PopulationPipeline.run(
+            jobs: population.jobs,
+            next: { input.nextBatch() },
+            makeWorker: {
+                let screens = handoff.take() ?? PopulationScreens.open(options: options, screens: args).0
+                guard let screens else {
+                    return { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: b.users.map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) }
+                }
+                let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
+                return { worker.process($0) }
+            },
+            consume: { (part: MatrixPart) -> Bool in
+                matrix.merge(part.matrix)
+                notes.merge(part.notes)
+                for f in part.failures {
+                    sinkError(TreeOutput.diagnosticLine(f, style: Console.errStyle) + "\n")
+                    failures += 1
+                    if population.failFast { stopped = true; break }
+                }
+                progress.tick(matrix.population + failures, fraction: input.fractionRead)
+                return !stopped
+            })
+        progress.clear()
+        Console.out(MatrixReport(matrix: matrix, screen: screenID).rendered(format))
+        for d in notes.order {
+            let c = notes.counts[d]!
+            var x = d
+            x.message += " (\(c.users) user\(c.users == 1 ? "" : "s")" + (c.firstLine > 0 ? ", first at line \(c.firstLine))" : ")")
+            sinkError(TreeOutput.diagnosticLine(x, style: Console.errStyle) + "\n")
+        }
+        sinkError("matrix: \(matrix.population) user\(matrix.population == 1 ? "" : "s") in \(matrix.segments.count) segment\(matrix.segments.count == 1 ? "" : "s")"
+                  + (failures == 0 ? ", none failed" : ", \(failures) failed") + (stopped ? " (stopped at the first failure: --fail-fast)" : "") + "\n")
+        if failures > 0 || notes.hasErrors { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import LoomCore
+
+/// `host matrix --format html`: one self-contained page (no network, no CDN): the table, its
+/// style and a small script that sorts by any column when its header is clicked.
+extension MatrixReport {
+    static func escaped(_ s: String) -> String {
+        var out = ""
+        for ch in s {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+
+    var html: String {
+        let h = MatrixReport.escaped
+        let columns = segmentColumns + ["segment users", "kind", "id", "users", "percent"]
+        let numeric = Set([segmentColumns.count, segmentColumns.count + 3, segmentColumns.count + 4])
+        var out = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <title>Loom matrix: \(h(screen))</title>
+            <style>
+            body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+            table{border-collapse:collapse}th,td{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:left}
+            th{cursor:pointer;background:#f4f4f4;user-select:none}th:after{content:" \\2195";color:#aaa}
+            td.n{text-align:right;font-variant-numeric:tabular-nums}
+            </style></head><body>
+            <h1>Screen \(h(screen))</h1>
+            <p>\(matrix.population) users, \(matrix.segments.count) segments\(matrix.by.isEmpty ? " (one per user)" : " by " + h(matrix.by.joined(separator: ", "))). Click a column to sort.</p>
+            <table id="matrix"><thead><tr>
+            """
+        for (i, c) in columns.enumerated() {
+            out += "<th data-col=\"\(i)\"\(numeric.contains(i) ? " data-num=\"1\"" : "")>\(h(c))</th>"
+        }
+        out += "</tr></thead><tbody>\n"
+        for r in rows {
+            out += "<tr>"
+            for v in r.segment { out += "<td>\(h(MatrixReport.cell(v)))</td>" }
+            out += "<td class=\"n\">\(r.segmentUsers)</td><td>\(r.key.kind.rawValue)</td><td>\(h(r.key.name))</td>"
+            out += "<td class=\"n\">\(r.users)</td><td class=\"n\">\(String(format: "%.1f", r.percent))</td></tr>\n"
+        }
+        out += """
+            </tbody></table>
+            <script>
+            (function(){var t=document.getElementById("matrix"),dir={};
+            t.tHead.addEventListener("click",function(e){var th=e.target.closest("th");if(!th)return;
+            var c=+th.dataset.col,num=th.dataset.num==="1",b=t.tBodies[0],rs=Array.prototype.slice.call(b.rows);
+            dir[c]=-(dir[c]||-1);var d=dir[c];
+            rs.sort(function(x,y){var a=x.cells[c].textContent,z=y.cells[c].textContent;
+            return d*(num?(parseFloat(a)-parseFloat(z)):a.localeCompare(z));});
+            rs.forEach(function(r){b.appendChild(r);});});})();
+            </script>
+            </body></html>
+
+            """
+        return out
+    }
+}

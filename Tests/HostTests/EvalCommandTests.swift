@@ -1,0 +1,221 @@
+import Foundation
+import XCTest
+
+/// `host eval`: a population of users through screens (docs/populations.md).
+final class EvalCommandTests: XCTestCase {
+    /// Users of the sample app: every tier, country, version and churn score, seeded.
+    static func generatedUsers(_ n: Int, seed: UInt64 = 20261122) -> [[String: Any]] {
+        var rng = seed
+        func next(_ m: Int) -> Int {
+            rng = rng &* 6364136223846793005 &+ 1442695040888963407
+            return Int((rng >> 33) % UInt64(m))
+        }
+        let tiers = ["gold", "free", "guest"], countries = ["NO", "SE", "DK", "FI"], versions = ["5.1.0", "5.2.0", "5.3.0"]
+        return (0..<n).map { i in
+            var u: [String: Any] = ["tier": tiers[next(3)], "country": countries[next(4)], "app_version": versions[next(3)]]
+            if next(4) > 0 { u["id"] = String(100 + next(900)) }
+            if next(3) > 0 { u["churn_score"] = Double(next(100)) / 100 }
+            if i % 3 == 0 { u["name"] = "user\(i)" }
+            return u
+        }
+    }
+
+    static func jsonl(_ users: [[String: Any]]) throws -> String {
+        try users.map { String(decoding: try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]), as: UTF8.self) }
+            .joined(separator: "\n") + "\n"
+    }
+
+    /// The ids `host eval --select visible` lists, from `host run --format json`'s tree.
+    static func visibleIDs(_ tree: Any?) -> [String] {
+        var out: [String] = []
+        func node(_ n: [String: Any]) {
+            if n["hidden"] as? Bool == true { return }
+            out.append((n["id"] as? String) ?? "?")
+            if let h = n["header"] as? [String: Any] { node(h) }
+            for c in n["children"] as? [[String: Any]] ?? [] { node(c) }
+            for i in n["items"] as? [[String: Any]] ?? [] where i["hidden"] as? Bool != true {
+                out.append((i["id"] as? String) ?? (i["action"] as? String) ?? "?")
+                for c in i["children"] as? [[String: Any]] ?? [] { node(c) }
+            }
+            if let f = n["footer"] as? [String: Any] { node(f) }
+        }
+        if let t = tree as? [String: Any] { node(t) }
+        return out
+    }
+
+    func lines(_ r: HostResult) -> [[String: Any]] {
+        r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    func testVisibleSetMatchesHostRunForSampledUsers() throws {
+        let dir = try Host.temporaryFolder("eval-sample")
+        let users = Self.generatedUsers(120)
+        let file = dir.appendingPathComponent("users.jsonl")
+        try Data(try Self.jsonl(users).utf8).write(to: file)
+        let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", file.path, "--jobs", "1"])
+        assertExit(r, 0)
+        let out = lines(r)
+        XCTAssertEqual(out.count, 120, r.transcript)
+        // Every line is the user's name or line number, the screen, and what is visible.
+        for (i, line) in out.enumerated() {
+            if let name = users[i]["name"] as? String { XCTAssertEqual(line["user"] as? String, name) } else { XCTAssertEqual(line["user"] as? Int, i + 1) }
+            XCTAssertEqual(line["screen"] as? String, "home")
+        }
+        let distinct = Set(out.map { ($0["visible"] as? [String] ?? []).joined(separator: " ") })
+        XCTAssertGreaterThan(distinct.count, 2, "the sample should reach several segments")
+        for i in stride(from: 0, to: 120, by: 17) {
+            var args = ["run", "home", "--project", Host.moviesProject, "--format", "json", "--no-graph"]
+            for (k, v) in users[i] where k != "name" {
+                let json = String(decoding: try JSONSerialization.data(withJSONObject: [v], options: [.fragmentsAllowed]), as: UTF8.self)
+                args += ["--context", "\(k)=\(json.dropFirst().dropLast())"]
+            }
+            let run = try Host.run(args)
+            assertExit(run, 0)
+            let tree = try run.jsonObject()["tree"]
+            XCTAssertEqual(out[i]["visible"] as? [String], Self.visibleIDs(tree), "user at line \(i + 1)\n\(run.transcript)")
+        }
+    }
+
+    func testJobsTwoIsByteForByteJobsOne() throws {
+        let dir = try Host.temporaryFolder("eval-jobs")
+        let file = dir.appendingPathComponent("users.jsonl")
+        try Data(try Self.jsonl(Self.generatedUsers(3000)).utf8).write(to: file)
+        for select in ["visible", "hash", "actions"] {
+            let one = try Host.run(["eval", "home", "movie_detail", "--project", Host.moviesProject, "--users", file.path, "--jobs", "1", "--select", select])
+            let two = try Host.run(["eval", "home", "movie_detail", "--project", Host.moviesProject, "--users", file.path, "--jobs", "2", "--select", select])
+            assertExit(one, 0)
+            assertExit(two, 0)
+            XCTAssertEqual(one.stdoutData.count, two.stdoutData.count)
+            XCTAssertTrue(one.stdoutData == two.stdoutData, "--jobs 2 differs from --jobs 1 (--select \(select))")
+            XCTAssertEqual(one.stdoutLines.count, 6001, "two screens per user and a final newline")
+        }
+        let csv1 = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", file.path, "--jobs", "1", "--format", "json"])
+        let csv2 = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", file.path, "--jobs", "2", "--format", "json"])
+        XCTAssertTrue(csv1.stdoutData == csv2.stdoutData)
+        let array = try JSONSerialization.jsonObject(with: csv1.stdoutData) as? [Any]
+        XCTAssertEqual(array?.count, 3000, "--format json is one array")
+    }
+
+    func testHashIsStableAndDistinguishesTrees() throws {
+        let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json", "--select", "hash"])
+        assertExit(r, 0)
+        let out = lines(r)
+        XCTAssertEqual(out.map { $0["user"] as? String }, ["gold", "free", "guest", "gold_at_risk"])
+        let hashes = out.compactMap { $0["hash"] as? String }
+        XCTAssertEqual(hashes.count, 4)
+        XCTAssertTrue(hashes.allSatisfy { $0.count == 16 && $0.allSatisfy(\.isHexDigit) })
+        XCTAssertNotEqual(hashes[0], hashes[1], "gold and free see different trees")
+        let again = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json", "--select", "hash", "--jobs", "2"])
+        XCTAssertEqual(r.stdout, again.stdout)
+    }
+
+    /// A project whose rules reveal the attributes' Lua types.
+    func typingProject() throws -> URL {
+        let dir = try Host.temporaryFolder("eval-csv")
+        try Host.write([
+            "loom.json": "{}",
+            "plugins/types/plugin.lua": """
+            return { name = "types", version = "1.0.0", api = 1, register = function(host)
+              host.rule("id_is_string", function(user) return type(user.id) == "string" end)
+              host.rule("id_is_integer", function(user) return math.type(user.id) == "integer" end)
+              host.rule("churn_is_float", function(user) return math.type(user.churn_score) == "float" end)
+              host.rule("churn_is_integer", function(user) return math.type(user.churn_score) == "integer" end)
+              host.rule("no_churn", function(user) return user.churn_score == nil end)
+              host.rule("beta_is_bool", function(user) return type(user.beta) == "boolean" end)
+              host.rule("quoted_country", function(user) return user.country == 'S"E' end)
+            end }
+            """,
+            "screens/types.json": """
+            {"screen": "types", "root": {"type": "stack", "id": "root", "children": [
+              {"type": "label", "id": "id_string", "rule": "id_is_string"},
+              {"type": "label", "id": "id_integer", "rule": "id_is_integer"},
+              {"type": "label", "id": "churn_float", "rule": "churn_is_float"},
+              {"type": "label", "id": "churn_integer", "rule": "churn_is_integer"},
+              {"type": "label", "id": "no_churn", "rule": "no_churn"},
+              {"type": "label", "id": "beta_bool", "rule": "beta_is_bool"},
+              {"type": "label", "id": "quoted", "rule": "quoted_country"}
+            ]}}
+            """,
+        ], under: dir)
+        return dir
+    }
+
+    func testCSVTypingByTheDefaultRuleAndBySchema() throws {
+        let dir = try typingProject()
+        let csv = Host.repoRoot.appendingPathComponent("Tests/Fixtures/population/users.csv").path
+        let r = try Host.run(["eval", "types", "--project", dir.path, "--users", csv, "--jobs", "1"])
+        assertExit(r, 0)
+        let vis = lines(r).map { ($0["user"] as? String ?? "#\($0["user"] ?? "")", $0["visible"] as? [String] ?? []) }
+        XCTAssertEqual(vis.map(\.0), ["ana", "ben", "cy", "#5", "dee, jr"])
+        XCTAssertEqual(vis[0].1, ["root", "id_integer", "churn_float", "beta_bool"], "174 is an integer, 0.1 a float, true a boolean")
+        XCTAssertEqual(vis[2].1, ["root", "id_integer", "churn_float"], "an empty cell is absent")
+        XCTAssertEqual(vis[3].1, ["root", "no_churn"])
+        XCTAssertEqual(vis[4].1, ["root", "id_string", "churn_integer", "quoted"], "0123 keeps its zero as a string; quotes are unescaped")
+        let schema = Host.repoRoot.appendingPathComponent("Tests/Fixtures/population/users.schema.json").path
+        let s = try Host.run(["eval", "types", "--project", dir.path, "--users", csv, "--schema", schema])
+        assertExit(s, 0)
+        let typed = lines(s).map { $0["visible"] as? [String] ?? [] }
+        XCTAssertEqual(typed[0], ["root", "id_string", "churn_float", "beta_bool"], "--schema makes id a string")
+        XCTAssertEqual(typed[4], ["root", "id_string", "churn_integer", "quoted"], "a number column keeps 1 an integer")
+    }
+
+    func testBadLinesAreLocatedAndNotFatal() throws {
+        let bad = "Tests/Fixtures/population/bad.jsonl"
+        let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", bad, "--jobs", "2"])
+        assertExit(r, 1)
+        let out = lines(r)
+        XCTAssertEqual(out.map { "\($0["user"]!)" }, ["ok1", "ok2", "7"], "the good lines all come out, in order")
+        assertContains(r.stderr, "\(bad):2:", in: r, "stderr")
+        assertContains(r.stderr, "\(bad):4:1: error: a user is a JSON object of attributes, found an array", in: r, "stderr")
+        assertContains(r.stderr, "\(bad):6:10: error: \"name\" names the user (a string)", in: r, "stderr")
+        assertContains(r.stderr, "eval: 6 users, 3 failed", in: r, "stderr")
+        XCTAssertFalse(r.stdout.contains("broken"))
+    }
+
+    func testFailFastStopsAtTheFirstBadLine() throws {
+        let bad = "Tests/Fixtures/population/bad.jsonl"
+        for jobs in ["1", "2"] {
+            let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", bad, "--fail-fast", "--jobs", jobs])
+            assertExit(r, 1)
+            XCTAssertEqual(lines(r).map { "\($0["user"]!)" }, ["ok1"])
+            assertContains(r.stderr, "\(bad):2:", in: r, "stderr")
+            XCTAssertFalse(r.stderr.contains("\(bad):4:"), r.transcript)
+            assertContains(r.stderr, "--fail-fast", in: r, "stderr")
+        }
+    }
+
+    func testStandardInput() throws {
+        let dir = try Host.temporaryFolder("eval-stdin")
+        let file = dir.appendingPathComponent("users.jsonl")
+        try Data(try Self.jsonl(Self.generatedUsers(50)).utf8).write(to: file)
+        let fromFile = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", file.path])
+        let binary = try Host.requireBinary()
+        let piped = try Host.runExecutable(URL(fileURLWithPath: "/bin/sh"), [
+            "-c", "cat \"$1\" | \"$2\" eval home --project \(Host.moviesProject) --users -", "sh", file.path, binary.path,
+        ])
+        assertExit(piped, 0)
+        XCTAssertEqual(piped.stdout, fromFile.stdout)
+        XCTAssertEqual(piped.stdoutLines.count, 51)
+        // CSV on standard input says so.
+        let csv = Host.repoRoot.appendingPathComponent("Tests/Fixtures/population/users.csv").path
+        let c = try Host.runExecutable(URL(fileURLWithPath: "/bin/sh"), [
+            "-c", "\"$2\" eval home --project \(Host.moviesProject) --users - --users-format csv < \"$1\"", "sh", csv, binary.path,
+        ])
+        assertExit(c, 0)
+        XCTAssertEqual(c.stdoutLines.count, 6)
+    }
+
+    func testCSVOutputAndErrors() throws {
+        let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json", "--format", "csv"])
+        assertExit(r, 0)
+        XCTAssertEqual(r.stdoutLines.first, "user,screen,visible")
+        XCTAssertTrue(r.stdoutLines[1].hasPrefix("gold,home,\"[\"\"tabs\"\""), r.transcript)
+        let missing = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", "no/such.jsonl"])
+        assertExit(missing, 1)
+        assertContains(missing.stderr, "cannot read users from 'no/such.jsonl'", in: missing, "stderr")
+        let screen = try Host.run(["eval", "nope", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json"])
+        assertExit(screen, 1)
+        assertContains(screen.stderr, "no screen 'nope'", in: screen, "stderr")
+        XCTAssertEqual(screen.stdout, "")
+    }
+}
