@@ -62,6 +62,14 @@ final class ConfigErrorTests: XCTestCase {
         assertContains(check.stderr, #"error: "users" names the file 'people.json', which does not exist"#, in: check)
     }
 
+    func testTestFailsOnAConfigurationErrorEvenWithoutScenarios() throws {
+        let dir = try project("no-scenarios", loom: "{\"name\": \"news\",\n \"entry\": \"mian\"}")
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("scenarios"))
+        let r = try Host.run(["test", "--project", dir.path], directory: dir)
+        assertExit(r, 1)
+        assertMatches(r.stderr, #"loom\.json:2:11: error: entry 'mian' is neither a flow nor a screen"#, in: r)
+    }
+
     func testAMissingPluginFolderIsLocatedAtItsName() throws {
         let dir = try project("plugins", loom: "{\"name\": \"news\",\n \"plugins\": [\"plugins\", \"extra\"]}")
         let r = try Host.run(["check", "--project", dir.path])
