@@ -21,16 +21,21 @@ public struct DeclaredContribution: Sendable, Hashable {
     public var location: SourceLocation
     /// The screen or flow name's value.
     public var targetLocation: SourceLocation
+    /// `"when"`: the rule that must hold for this alternative to be chosen (nil: always).
+    public var when: RuleExpression?
 
-    public init(action: Action, location: SourceLocation, targetLocation: SourceLocation) {
+    public init(action: Action, location: SourceLocation, targetLocation: SourceLocation, when: RuleExpression? = nil) {
         self.action = action
         self.location = location
         self.targetLocation = targetLocation
+        self.when = when
     }
 
     /// The contribution for a concrete step. A step template without a parameter inherits the
     /// incoming step's parameter; `{param}` is replaced by it.
-    public func instantiate(for step: Step) -> Contribution {
+    /// Without `params`, the step's parameter is passed under `paramName` (from the deep link
+    /// that names it, e.g. `id` for `app://movie/{id}` → `movie:{id}`; else `value`).
+    public func instantiate(for step: Step, paramName: String = "value") -> Contribution {
         switch action {
         case .show(let kind, let screen, let params):
             var values: [String: String] = [:]
@@ -40,7 +45,7 @@ public struct DeclaredContribution: Sendable, Hashable {
                     if !s.isEmpty { values[k] = s }
                 }
             } else if let p = step.param {
-                values["id"] = p
+                values[paramName] = p
             }
             switch kind {
             case .present: return .present(screen, params: values)
@@ -78,8 +83,9 @@ public struct DeclaredStep: Sendable, Hashable {
 
 /// A flow from flows.json: a table from step names to contributions, with `"*"` as the
 /// fallback for any other step.
-public final class DeclarativeFlow: FlowNavigating {
+public final class DeclarativeFlow: FlowNavigating, ParamNaming {
     public let name: String
+    public var paramNames: [String: String] = [:]
     public let steps: [DeclaredStep]
     private let byName: [String: Int]
 
@@ -92,7 +98,30 @@ public final class DeclarativeFlow: FlowNavigating {
     }
 
     public func navigate(_ step: Step) -> Result<[Contribution], Diagnostic> {
+        navigate(step, context: .empty)
+    }
+
+    /// A step's contributions: all of them, or, when any has a `when` rule, the first
+    /// alternative whose rule holds for the context's user (one without `when` always does).
+    public func navigate(_ step: Step, context: NavigationContext) -> Result<[Contribution], Diagnostic> {
         guard let i = byName[step.name] ?? byName["*"] else { return .success([]) }
-        return .success(steps[i].contributions.map { $0.instantiate(for: step) })
+        let declared = steps[i].contributions
+        guard declared.contains(where: { $0.when != nil }) else {
+            return .success(declared.map { $0.instantiate(for: step, paramName: paramName(step)) })
+        }
+        for alternative in declared {
+            guard let rule = alternative.when else { return .success([alternative.instantiate(for: step, paramName: paramName(step))]) }
+            guard let decide = context.decide else {
+                return .failure(.error(
+                    "step '\(step.name)' of flow '\(name)' chooses by rule \(rule.text), which needs a user", at: alternative.location))
+            }
+            switch decide(rule) {
+            case .success(true): return .success([alternative.instantiate(for: step, paramName: paramName(step))])
+            case .success(false): continue
+            case .failure(let d):
+                return .failure(.error("step '\(step.name)' of flow '\(name)': rule \(rule.text) failed: \(d.message)", at: alternative.location))
+            }
+        }
+        return .success([])
     }
 }

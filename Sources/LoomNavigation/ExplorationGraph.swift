@@ -15,7 +15,7 @@ extension Exploration {
         let graphEdges = edges.map { e in
             NavigationGraph.Edge(
                 from: ids[e.from], to: ids[e.to], step: e.step, presentation: e.kind, exampleParam: e.example,
-                gated: e.gated, flow: e.flow, location: e.location)
+                gated: e.gated, flow: e.flow, location: e.location, exampleParams: e.params)
         }.sorted { a, b in
             (a.from, a.step, a.to) < (b.from, b.step, b.to)
         }
@@ -63,9 +63,11 @@ extension Exploration {
             return a.offset < b.offset
         }.map(\.element)
 
-        return NavigationGraph(
+        var graph = NavigationGraph(
             entry: nodes.first?.id ?? entry.screen, entryFlow: entryFlow, nodes: nodes, edges: graphEdges,
             findings: sortedFindings, flowPresentations: presentations)
+        graph.links = linkEntries(ids: ids)
+        return graph
     }
 
     /// Strongly connected components with a cycle (several nodes, or one with a self-loop),

@@ -5,6 +5,45 @@ public protocol FlowNavigating: AnyObject {
     /// The contributions for a step: an empty list or `[.none]` when the flow does not handle
     /// it, a failure (located where possible) when the flow's code fails.
     func navigate(_ step: Step) -> Result<[Contribution], Diagnostic>
+    /// The same for a user on a screen opened with parameters: flows whose navigation depends
+    /// on state (a Lua flow's `ctx`, flows.json `when` alternatives) read `context`. By default
+    /// the context is ignored.
+    func navigate(_ step: Step, context: NavigationContext) -> Result<[Contribution], Diagnostic>
+}
+
+extension FlowNavigating {
+    public func navigate(_ step: Step, context: NavigationContext) -> Result<[Contribution], Diagnostic> {
+        navigate(step)
+    }
+}
+
+/// What a flow may read when it navigates: the user (read-only attributes), the parameters of
+/// the screen the step comes from, and how to decide a rule (`when` alternatives).
+public struct NavigationContext {
+    public var user: UserProfile?
+    public var params: [String: String]
+    /// Decides a rule expression for this user (nil: no rules can be decided, e.g. no user).
+    public var decide: ((RuleExpression) -> Result<Bool, Diagnostic>)?
+
+    public init(user: UserProfile? = nil, params: [String: String] = [:], decide: ((RuleExpression) -> Result<Bool, Diagnostic>)? = nil) {
+        self.user = user
+        self.params = params
+        self.decide = decide
+    }
+
+    /// No user, no parameters.
+    public static var empty: NavigationContext { NavigationContext() }
+}
+
+/// A flow that passes a step's parameter to the screen it shows, under a name learnt from the
+/// deep links (`id` for `app://movie/{id}` → `movie:{id}`; `value` when no link names it).
+public protocol ParamNaming: AnyObject {
+    var paramNames: [String: String] { get set }
+}
+
+extension ParamNaming {
+    /// The name of this step's parameter.
+    public func paramName(_ step: Step) -> String { paramNames[step.name] ?? "value" }
 }
 
 /// Where a flow was defined.
@@ -33,6 +72,9 @@ public struct FlowDefinition {
     public var links: [LinkPattern]
     public var navigator: any FlowNavigating
     public var source: FlowSource
+    /// Steps the flow accepts while its screen is not on top (RxFlow's
+    /// `allowStepWhenNotPresented`; `accepts_when_hidden`): none by default.
+    public var acceptsWhenHidden: Set<String> = []
 
     public init(
         name: String, presentation: Presentation, start: String, location: SourceLocation,
@@ -76,12 +118,35 @@ public struct FlowSet {
         self.configuredEntry = entry
     }
 
-    /// Builds a set, reporting every duplicate (the first definition wins).
+    /// Builds a set, reporting every duplicate (the first definition wins). Flows that pass a
+    /// step's parameter on learn its name from the deep links (see `ParamNaming`).
     public init(_ definitions: [FlowDefinition], entry: String? = nil, diagnostics: inout Diagnostics) {
         self.init(entry: entry)
         for d in definitions {
             if let error = add(d) { diagnostics.append(error) }
         }
+        let names = linkParamNames()
+        for d in definitions { (d.navigator as? ParamNaming)?.paramNames = names }
+    }
+
+    /// The name of each step's parameter, from the deep links: `app://movie/{id}` → `movie:{id}`
+    /// names `movie`'s parameter `id` (flows by name, links in order; the first wins).
+    public func linkParamNames() -> [String: String] {
+        var out: [String: String] = [:]
+        for name in names {
+            for link in definitions[name]!.links {
+                for part in link.steps.split(separator: ",") {
+                    let text = Step.trim(part)
+                    guard let colon = text.firstIndex(of: ":") else { continue }
+                    let stepName = Step.trim(text[..<colon])
+                    let rest = Step.trim(text[text.index(after: colon)...])
+                    guard rest.hasPrefix("{"), rest.hasSuffix("}"), rest.count > 2 else { continue }
+                    let placeholder = String(rest.dropFirst().dropLast())
+                    if !placeholder.contains("{"), out[stepName] == nil { out[stepName] = placeholder }
+                }
+            }
+        }
+        return out
     }
 
     /// Adds a flow; a second flow with the same name is an error naming both places, and is not added.

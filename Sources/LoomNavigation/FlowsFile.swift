@@ -14,9 +14,9 @@ import LoomCore
 /// Every problem is reported with its location; parsing goes on after an error.
 public enum FlowsFile {
     static let topKeys = ["flows"]
-    static let flowKeys = ["presentation", "start", "steps", "links"]
+    static let flowKeys = ["presentation", "start", "steps", "links", "accepts_when_hidden"]
     static let contributionKeys = ["push", "present", "replace", "tab", "flow", "parent", "finish", "none"]
-    static let modifierKeys = ["params", "step"]
+    static let modifierKeys = ["params", "step", "when"]
 
     /// Reads and parses a file; a missing or unreadable file is one error.
     public static func load(atPath path: String, displayPath: String? = nil) -> (flows: [FlowDefinition], diagnostics: Diagnostics) {
@@ -144,11 +144,22 @@ public enum FlowsFile {
                 }
             }
 
+            var hidden: Set<String> = []
+            if let a = body["accepts_when_hidden"] {
+                if let list = a.array, list.allSatisfy({ $0.string.map { !$0.isEmpty } ?? false }) {
+                    hidden = Set(list.compactMap(\.string))
+                } else {
+                    error("\"accepts_when_hidden\" of \(place) must be a list of step names, found \(a.kindName)", a.position)
+                }
+            }
+
             guard let start else { return nil }
-            return FlowDefinition(
+            var definition = FlowDefinition(
                 name: name, presentation: presentation, start: start, location: loc(member.keyPosition),
                 startLocation: startLocation, links: links, navigator: DeclarativeFlow(name: name, steps: steps),
                 source: .declarative)
+            definition.acceptsWhenHidden = hidden
+            return definition
         }
 
         mutating func parseStep(_ member: JSONObject.Member, flow: String) -> DeclaredStep? {
@@ -302,8 +313,13 @@ public enum FlowsFile {
                 }
                 action = .none
             }
+            var when: RuleExpression?
+            if let w = o["when"] {
+                when = RuleExpression.parse(w, file: document.file, diagnostics: &diagnostics)
+                if when == nil { ok = false }
+            }
             guard ok else { return nil }
-            return DeclaredContribution(action: action, location: loc(position), targetLocation: valueLoc)
+            return DeclaredContribution(action: action, location: loc(position), targetLocation: valueLoc, when: when)
         }
 
         /// A step template: a valid step whose only placeholder is `{param}`.

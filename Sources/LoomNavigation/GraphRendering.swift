@@ -10,8 +10,8 @@ extension NavigationGraph {
     /// The graph in a format; deterministic byte for byte. JSON is pretty-printed.
     public func rendered(_ format: GraphFormat) -> String {
         switch format {
-        case .text: return text()
-        case .json: return json.serialized(pretty: true) + "\n"
+        case .text: return text(links: true)
+        case .json: return json(links: true).serialized(pretty: true) + "\n"
         case .dot: return dot()
         case .mermaid: return mermaid()
         }
@@ -23,7 +23,8 @@ extension NavigationGraph {
     /// (`  ── movie (push) ──▶ movie_detail   e.g. movie:42`), gated edges marked `⚑`, then the
     /// findings as diagnostics.
     /// `onlyNodes`: list just these nodes (the others stay known for their flow labels).
-    public func text(onlyNodes: Set<String>? = nil) -> String {
+    /// `links`: also list the deep links as entry edges (`host graph`).
+    public func text(onlyNodes: Set<String>? = nil, links showLinks: Bool = false) -> String {
         let x = TextEscape.escaped
         var out = "navigation from \(x(entry.description))"
         if let entryFlow { out += " (flow \(x(entryFlow)))" }
@@ -42,6 +43,10 @@ extension NavigationGraph {
                 out += "\n"
             }
         }
+        if showLinks && !links.isEmpty && onlyNodes == nil {
+            out += "deep links (entry edges):\n"
+            for l in links { out += "  \(x(l.link)) ──▶ \(x(l.to)) [\(x(l.flow))]   via \(x(l.steps))\n" }
+        }
         if edges.contains(where: \.gated) {
             out += "⚑ = reachable only because a rule passed for this user\n"
         }
@@ -58,7 +63,11 @@ extension NavigationGraph {
     /// "to", "step", "presentation", "example"?, "gated", "flow"}], "findings": [{"kind",
     /// "severity", "message", "location"?}]}`. `screen` appears when it differs from `id`;
     /// `example` is `step:param`; `location` is `path:line:column`.
-    public var json: JSONValue {
+    public var json: JSONValue { json(links: false) }
+
+    /// The same, with `"links"` (the deep links as entry edges: link, steps, flow, to) when
+    /// `links` is set and the flows declare any.
+    public func json(links showLinks: Bool) -> JSONValue {
         func optional(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
         var root = OrderedDictionary<String, JSONValue>()
         root["entry"] = .string(entry)
@@ -78,10 +87,14 @@ extension NavigationGraph {
             o["step"] = .string(e.step)
             o["presentation"] = .string(e.presentation.rawValue)
             if let example = e.example { o["example"] = .string(example) }
+            if !e.exampleParams.isEmpty {
+                o["params"] = .object(OrderedDictionary(uniqueKeysWithValues: e.exampleParams.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
+            }
             o["gated"] = .bool(e.gated)
             o["flow"] = optional(e.flow)
             return .object(o)
         })
+        if showLinks && !links.isEmpty { root["links"] = .array(links.map(\.json)) }
         root["findings"] = .array(findings.map(\.json))
         return .object(root)
     }

@@ -12,12 +12,16 @@ public enum NavigationExplorer {
     ///     screens and did-you-mean hints.
     ///   - actions: the visible actions of a screen for this user, or nil when the screen does
     ///     not exist.
+    ///   - context: the user flows read (a Lua flow's `ctx.user`, flows.json `when`), the same
+    ///     for every step: the graph is one user's, and deterministic.
     public static func explore(
         flows: FlowSet, entry: EntryPoint, screens: [String: SourceLocation] = [:],
+        context: NavigationContext = NavigationContext(),
         actions: (String) -> ScreenActions?
     ) -> NavigationGraph {
         withoutActuallyEscaping(actions) { actions in
             let run = Exploration(flows: flows, screens: screens, actions: actions)
+            run.context = context
             return run.explore(entry)
         }
     }
@@ -45,6 +49,7 @@ final class Exploration {
     var findings: [NavigationGraph.Finding] = []
     var findingSet: Set<NavigationGraph.Finding> = []
     lazy var screenIds: [String] = screens.keys.sorted()
+    var context = NavigationContext()
 
     init(flows: FlowSet, screens: [String: SourceLocation], actions: @escaping (String) -> ScreenActions?) {
         self.flows = flows
@@ -77,7 +82,11 @@ final class Exploration {
     func navigate(_ flow: String, _ step: Step) -> Result<[Contribution], Diagnostic> {
         let key = FlowStep(flow: flow, step: step)
         if let r = navCache[key] { return r }
-        let r = flows[flow]!.navigator.navigate(step)
+        var ctx = context
+        // A step's parameter is what the screen it leads to receives; flows read the
+        // parameters of the screen the step comes from, which an exploration does not track.
+        ctx.params = [:]
+        let r = flows[flow]!.navigator.navigate(step, context: ctx)
         navCache[key] = r
         return r
     }
@@ -93,17 +102,20 @@ final class Exploration {
         "action '\(origin.site.action)' on screen '\(screenName(origin.from))'"
     }
 
-    func addEdge(from: Int, to: Int, origin: Origin, kind: ContributionKind, flow: String?) {
+    func addEdge(from: Int, to: Int, origin: Origin, kind: ContributionKind, flow: String?, params: [String: String] = [:]) {
         let key = EdgeKey(from: from, step: origin.step.name, to: to)
         if let i = edgeIndex[key] {
             if !origin.site.gated { edges[i].gated = false }
-            if edges[i].example == nil, let p = origin.step.param { edges[i].example = p }
+            if edges[i].example == nil, let p = origin.step.param {
+                edges[i].example = p
+                edges[i].params = params
+            }
             return
         }
         edgeIndex[key] = edges.count
         edges.append(EdgeBuild(
             from: from, to: to, step: origin.step.name, kind: kind, example: origin.step.param,
-            gated: origin.site.gated, flow: flow, location: origin.site.location))
+            gated: origin.site.gated, flow: flow, location: origin.site.location, params: params))
     }
 
     // MARK: Exploration
@@ -187,7 +199,7 @@ final class Exploration {
             switch c {
             case .push(let screen, _), .present(let screen, _), .replace(let screen, _), .tab(let screen, _):
                 any = true
-                show(screen, in: flow, origin: origin, kind: kind ?? c.kind, how: c.kind)
+                show(screen, in: flow, origin: origin, kind: kind ?? c.kind, how: c.kind, params: c.params)
             case .flow(let name, let step):
                 any = true
                 guard let child = flows[name] else {
@@ -216,7 +228,7 @@ final class Exploration {
         return any
     }
 
-    func show(_ screen: String, in flow: String, origin: Origin, kind: ContributionKind, how: ContributionKind) {
+    func show(_ screen: String, in flow: String, origin: Origin, kind: ContributionKind, how: ContributionKind, params: [String: String] = [:]) {
         guard resolve(screen) != nil else {
             let doing = how == .flow
                 ? "enters flow '\(flow)', which starts at unknown screen '\(screen)'"
@@ -227,7 +239,7 @@ final class Exploration {
             return
         }
         let target = node(NodeKey(screen: screen, flow: flow))
-        addEdge(from: origin.from, to: target, origin: origin, kind: kind, flow: flow)
+        addEdge(from: origin.from, to: target, origin: origin, kind: kind, flow: flow, params: params)
     }
 
     /// Navigates a step in another flow (a child flow's start step, a parent forward).
@@ -322,5 +334,6 @@ extension Exploration {
         var gated: Bool
         var flow: String?
         var location: SourceLocation?
+        var params: [String: String] = [:]
     }
 }

@@ -68,11 +68,14 @@ public struct NavigationGraph: Sendable, Hashable {
         public var flow: String?
         /// The first action producing the edge.
         public var location: SourceLocation?
+        /// The parameters the example step passes to the screen (`{"id": "42"}`).
+        public var exampleParams: [String: String]
 
         public init(
             from: String, to: String, step: String, presentation: ContributionKind, exampleParam: String? = nil,
-            gated: Bool = false, flow: String? = nil, location: SourceLocation? = nil
+            gated: Bool = false, flow: String? = nil, location: SourceLocation? = nil, exampleParams: [String: String] = [:]
         ) {
+            self.exampleParams = exampleParams
             self.from = from
             self.to = to
             self.step = step
@@ -128,6 +131,8 @@ public struct NavigationGraph: Sendable, Hashable {
     public var findings: [Finding]
     /// The presentation of each flow that has nodes, for cluster labels.
     public var flowPresentations: [String: Presentation]
+    /// Deep links as entry edges: where each leads from outside the app.
+    public var links: [LinkEntry] = []
 
     public init(
         entry: String, entryFlow: String? = nil, nodes: [Node], edges: [Edge], findings: [Finding],

@@ -9,28 +9,53 @@ public final class NavigationSimulator {
 
     public let flows: FlowSet
     public private(set) var stack: NavigationStack
-    private let actions: (String) -> ScreenActions?
-    private var resolved: [String: ScreenActions?] = [:]
+    private let actions: (String, [String: String]) -> ScreenActions?
+    private var resolved: [ScreenKey: ScreenActions?] = [:]
+
+    private struct ScreenKey: Hashable {
+        var screen: String
+        var params: [String: String]
+    }
+    /// What flows read when they navigate, for the screen a step comes from (its parameters).
+    private let context: (NavigationEntry?) -> NavigationContext
+    /// Each tab's stack while another tab is shown, by tabs flow and tab screen (a tab bar of
+    /// navigation controllers keeps one stack per tab).
+    public private(set) var tabStacks: [String: [String: [NavigationEntry]]] = [:]
 
     /// Starts at the entry screen. Fails when the screen does not exist or the flow is unknown.
-    public init(flows: FlowSet, entry: EntryPoint, actions: @escaping (String) -> ScreenActions?) throws(Diagnostic) {
+    /// `context` gives the user and parameters flows read (by default, none).
+    public convenience init(
+        flows: FlowSet, entry: EntryPoint, entryParams: [String: String] = [:],
+        context: ((NavigationEntry?) -> NavigationContext)? = nil,
+        actions: @escaping (String) -> ScreenActions?
+    ) throws(Diagnostic) {
+        try self.init(flows: flows, entry: entry, entryParams: entryParams, context: context, screenActions: { id, _ in actions(id) })
+    }
+
+    /// The same, with the visible actions of a screen opened with parameters (rules may read them).
+    public init(
+        flows: FlowSet, entry: EntryPoint, entryParams: [String: String] = [:],
+        context: ((NavigationEntry?) -> NavigationContext)? = nil,
+        screenActions: @escaping (String, [String: String]) -> ScreenActions?
+    ) throws(Diagnostic) {
         self.flows = flows
-        self.actions = actions
+        self.actions = screenActions
+        self.context = context ?? { _ in NavigationContext() }
         self.stack = NavigationStack()
         if let f = entry.flow, flows[f] == nil {
             throw .error("unknown flow '\(f)'" + DidYouMean.hint(f, among: flows.names))
         }
-        guard resolve(entry.screen) != nil else {
+        guard resolve(entry.screen, entryParams) != nil else {
             throw .error("unknown screen '\(entry.screen)'")
         }
-        stack = NavigationStack([NavigationEntry(screen: entry.screen, flow: entry.flow, presentation: .start)])
+        stack = NavigationStack([NavigationEntry(screen: entry.screen, flow: entry.flow, presentation: .start, params: entryParams)])
     }
 
     public var current: NavigationEntry? { stack.top }
 
     /// The distinct step names the current screen offers (visible actions), sorted.
     public func availableSteps() -> [String] {
-        guard let top = stack.top, let screen = resolve(top.screen) else { return [] }
+        guard let top = stack.top, let screen = resolve(top.screen, top.params) else { return [] }
         var names = Set<String>()
         for site in screen.actions { if let s = Step(action: site.action) { names.insert(s.name) } }
         return names.sorted()
@@ -40,9 +65,11 @@ public final class NavigationSimulator {
     public func perform(_ step: Step) -> Result<StepOutcome, Diagnostic> {
         var state = stack.entries
         var events: [NavigationEvent] = []
+        let tabs = tabStacks
         do throws(Diagnostic) {
             try performStep(step, checked: true, state: &state, events: &events)
         } catch {
+            tabStacks = tabs
             return .failure(error)
         }
         stack = NavigationStack(state)
@@ -74,6 +101,7 @@ public final class NavigationSimulator {
         }
         var state = stack.entries
         var events: [NavigationEvent] = []
+        let tabs = tabStacks
         do throws(Diagnostic) {
             let from = state.last?.screen
             if let i = state.lastIndex(where: { $0.flow == match.flow }) {
@@ -91,6 +119,7 @@ public final class NavigationSimulator {
                 try performStep(step, checked: false, state: &state, events: &events)
             }
         } catch {
+            tabStacks = tabs
             return .failure(error)
         }
         stack = NavigationStack(state)
@@ -99,10 +128,11 @@ public final class NavigationSimulator {
 
     // MARK: Internals
 
-    private func resolve(_ screen: String) -> ScreenActions? {
-        if let r = resolved[screen] { return r }
-        let r = actions(screen)
-        resolved[screen] = r
+    private func resolve(_ screen: String, _ params: [String: String] = [:]) -> ScreenActions? {
+        let key = ScreenKey(screen: screen, params: params)
+        if let r = resolved[key] { return r }
+        let r = actions(screen, params)
+        resolved[key] = r
         return r
     }
 
@@ -128,7 +158,13 @@ public final class NavigationSimulator {
             return
         }
         if checked {
-            let available = availableSteps(on: top.screen)
+            let available = availableSteps(on: top)
+            if !available.contains(step.name), let (flow, index) = hiddenAcceptor(of: step, in: state) {
+                // A flow lower on the stack that accepts this step while its screen is hidden.
+                try navigate(step, in: flow, depth: 0, state: &state, events: &events,
+                    what: "step '\(step)' accepted by flow '\(flow)' under screen '\(top.screen)'", from: state[index])
+                return
+            }
             if !available.contains(step.name) {
                 throw .error(
                     "step '\(step.name)' is not available on screen '\(top.screen)'; available: "
@@ -141,18 +177,32 @@ public final class NavigationSimulator {
                 + (flows.isEmpty ? " (the project defines no flows)" : " (the screen is shown outside any flow)"))
         }
         try navigate(step, in: flow, depth: 0, state: &state, events: &events,
-            what: "step '\(step)' on screen '\(top.screen)'")
+            what: "step '\(step)' on screen '\(top.screen)'", from: top)
     }
 
-    private func availableSteps(on screen: String) -> [String] {
-        guard let actions = resolve(screen) else { return [] }
+    /// The topmost flow below the top screen's that declares `accepts_when_hidden` for the step,
+    /// with the index of its topmost screen.
+    private func hiddenAcceptor(of step: Step, in state: [NavigationEntry]) -> (String, Int)? {
+        guard let topFlow = state.last?.flow else { return nil }
+        var i = state.count - 1
+        while i > 0 {
+            i -= 1
+            guard let f = state[i].flow, f != topFlow else { continue }
+            if flows[f]?.acceptsWhenHidden.contains(step.name) == true { return (f, i) }
+        }
+        return nil
+    }
+
+    private func availableSteps(on entry: NavigationEntry) -> [String] {
+        guard let actions = resolve(entry.screen, entry.params) else { return [] }
         var names = OrderedSet<String>()
         for site in actions.actions { if let s = Step(action: site.action) { names.append(s.name) } }
         return names.sorted()
     }
 
     private func navigate(
-        _ step: Step, in flow: String, depth: Int, state: inout [NavigationEntry], events: inout [NavigationEvent], what: String
+        _ step: Step, in flow: String, depth: Int, state: inout [NavigationEntry], events: inout [NavigationEvent], what: String,
+        from origin: NavigationEntry? = nil
     ) throws(Diagnostic) {
         guard depth <= NavigationSimulator.maxForwarding else {
             throw .error("\(what): forwarded between flows more than \(NavigationSimulator.maxForwarding) times (a cycle between flows?)")
@@ -161,7 +211,7 @@ public final class NavigationSimulator {
             throw .error("\(what): unknown flow '\(flow)'")
         }
         let contributions: [Contribution]
-        switch definition.navigator.navigate(step) {
+        switch definition.navigator.navigate(step, context: context(origin ?? state.last)) {
         case .failure(let d):
             let at = d.location.map { "\($0): " } ?? ""
             throw .error("\(what): flow '\(flow)' failed: \(at)\(d.message)")
@@ -189,13 +239,11 @@ public final class NavigationSimulator {
             case .tab(let screen, let params):
                 try requireScreen(screen, "\(what): flow '\(flow)' switches to tab")
                 if let root = rootIndex(of: flow, in: state) {
-                    state.removeSubrange((root + 1)...)
-                    state[root].screen = screen
-                    state[root].params = params
+                    switchTab(to: screen, params: params, in: flow, root: root, state: &state)
                 } else {
                     state.append(NavigationEntry(screen: screen, flow: flow, presentation: .tab, params: params))
                 }
-                emit(from: from, to: screen, .tab, flow: flow, &events)
+                emit(from: from, to: state.last?.screen ?? screen, .tab, flow: flow, &events)
             case .flow(let name, let childStep):
                 guard let child = flows[name] else {
                     throw .error("\(what): flow '\(flow)' enters unknown flow '\(name)'" + DidYouMean.hint(name, among: flows.names))
@@ -231,6 +279,29 @@ public final class NavigationSimulator {
         }
         if !handled {
             throw .error("\(what) is not handled: flow '\(flow)' returns nothing for step '\(step.name)'")
+        }
+    }
+
+    /// Shows another tab of a tabs flow: the shown tab's stack (its screen and those above it)
+    /// is kept, and the other tab's kept stack, if any, comes back; switching to the shown tab
+    /// pops to its first screen.
+    private func switchTab(to screen: String, params: [String: String], in flow: String, root: Int, state: inout [NavigationEntry]) {
+        let shown = state[root].screen
+        if shown == screen {
+            state.removeSubrange((root + 1)...)
+            state[root].params = params
+            return
+        }
+        tabStacks[flow, default: [:]][shown] = Array(state[root...])
+        state.removeSubrange((root + 1)...)
+        if let kept = tabStacks[flow]?[screen], let first = kept.first {
+            state[root].screen = first.screen
+            state[root].params = params.isEmpty ? first.params : params
+            state.append(contentsOf: kept.dropFirst())
+            tabStacks[flow]?[screen] = nil
+        } else {
+            state[root].screen = screen
+            state[root].params = params
         }
     }
 

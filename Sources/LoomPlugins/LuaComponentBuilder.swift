@@ -22,7 +22,10 @@ final class LuaComponentBuilder: ComponentBuilding {
 
     func build(_ request: BuildRequest) -> Result<BuildOutput, BuildFailure> {
         let engine = self.engine
-        if kind == .single, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
+        // A single's output depends on its node only, unless the resolution has parameters
+        // (then its node carries them, and its meta may be bound to them): cached otherwise.
+        let cacheable = kind == .single && request.context.params.isEmpty && request.context.boundMeta.isEmpty
+        if cacheable, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
             return .success(cached)
         }
         if exhausted.isSet, let f = exhausted.failure(in: request.context) { return .failure(f) }
@@ -89,7 +92,7 @@ final class LuaComponentBuilder: ComponentBuilding {
         let result = engine.readBuildResult(
             what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,
             childIDs: kind == .wrapper ? Array(request.children.prefix(1).map(\.id)) : request.children.map(\.id))
-        if kind == .single, case .success(let out) = result {
+        if cacheable, case .success(let out) = result {
             engine.singleCache[ObjectIdentifier(request.component)] = out
             engine.retained.append(request.component)
         }

@@ -4,9 +4,10 @@ import LuaRuntime
 
 /// A flow registered in Lua with `host.flow(name, { presentation, start, navigate, links })`:
 /// `navigate(step, nav)` returns contributions made with `nav.push(screen, params)`, ...
-final class LuaFlow: FlowNavigating {
+final class LuaFlow: FlowNavigating, ParamNaming {
     unowned let engine: PluginEngine
     let registration: LuaFlowRegistration
+    var paramNames: [String: String] = [:]
 
     init(engine: PluginEngine, registration: LuaFlowRegistration) {
         self.engine = engine
@@ -14,6 +15,13 @@ final class LuaFlow: FlowNavigating {
     }
 
     func navigate(_ step: Step) -> Result<[Contribution], Diagnostic> {
+        navigate(step, context: NavigationContext())
+    }
+
+    /// Calls `navigate(step, nav, ctx)`: `ctx.user` is the user's attributes and `ctx.params`
+    /// the parameters of the screen the step comes from, both read-only. A screen shown
+    /// without `params` receives the step's parameter (named as the deep links name it).
+    func navigate(_ step: Step, context: NavigationContext) -> Result<[Contribution], Diagnostic> {
         guard let fn = registration.navigate else { return .success([]) }
         let previousOwner = engine.enter(registration.owner)
         defer { engine.leave(previousOwner) }
@@ -26,7 +34,12 @@ final class LuaFlow: FlowNavigating {
         state.push(json: .object(.init(uniqueKeysWithValues: stepTable.sorted { $0.key < $1.key })))
         do {
             try engine.pushNav()
-            try state.pcall(nargs: 2, nresults: 1)
+            var user = context.user?.attributes ?? [:]
+            if user["profile"] == nil, let n = context.user?.name { user["profile"] = .string(n) }
+            let ctx: JSONValue = ["user": .object(user), "params": PluginEngine.paramsJSON(context.params)]
+            state.push(json: ctx, keepingOrder: true)
+            try engine.sandbox.freezeTop(name: "ctx")
+            try state.pcall(nargs: 3, nresults: 1)
         } catch {
             return .failure(.error("flow '\(registration.name)' (plugin \(registration.plugin.name)) failed on step '\(step)': \(error)", at: errorLocation(error)))
         }
@@ -37,8 +50,21 @@ final class LuaFlow: FlowNavigating {
             return .failure(.error("flow '\(registration.name)': navigate returned something that is not a contribution: \(e.message)", at: registration.location))
         }
         // The nav helpers build the same tables as flows.json contributions; one decoder reads both.
-        return Contribution.decode(value).mapError { d in
+        return Contribution.decode(value).map { $0.map { withStepParam($0, step) } }.mapError { d in
             .error("flow '\(registration.name)' (plugin \(registration.plugin.name)) step '\(step)': \(d.message); return nav.push(...), nav.present(...), nav.replace(...), nav.tab(...), nav.flow(...), nav.parent(...), nav.finish(...), nav.none() or a list of them", at: registration.location)
+        }
+    }
+
+    /// A screen shown without params receives the step's parameter.
+    func withStepParam(_ c: Contribution, _ step: Step) -> Contribution {
+        guard let p = step.param, c.params.isEmpty else { return c }
+        let params = [paramName(step): p]
+        switch c {
+        case .push(let s, _): return .push(s, params: params)
+        case .present(let s, _): return .present(s, params: params)
+        case .replace(let s, _): return .replace(s, params: params)
+        case .tab(let s, _): return .tab(s, params: params)
+        default: return c
         }
     }
 
@@ -121,9 +147,19 @@ extension PluginEngine {
                     }
                 }
             }
-            out.append(FlowDefinition(
+            var hidden: Set<String> = []
+            if let a = spec["accepts_when_hidden"] {
+                if case .array(let list) = a, list.allSatisfy({ $0.string != nil }) {
+                    hidden = Set(list.compactMap(\.string))
+                } else {
+                    diagnostics.error("flow '\(reg.name)' (plugin \(reg.plugin.name)): accepts_when_hidden must be a list of step names", at: reg.location)
+                }
+            }
+            var definition = FlowDefinition(
                 name: reg.name, presentation: presentation, start: start, location: reg.location, links: links,
-                navigator: LuaFlow(engine: self, registration: reg), source: .lua(plugin: reg.plugin.name)))
+                navigator: LuaFlow(engine: self, registration: reg), source: .lua(plugin: reg.plugin.name))
+            definition.acceptsWhenHidden = hidden
+            out.append(definition)
         }
         return out
     }

@@ -73,8 +73,18 @@ extension PluginEngine {
     /// absent when hidden). Those depend on the user, so such a table is made per build.
     func pushNode(_ request: BuildRequest, _ data: ResolutionTables) throws(LuaError) {
         let c = request.component
-        guard c.header != nil || c.footer != nil else { return try pushNode(c) }
-        state.push(json: PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil), keepingOrder: true)
+        let ctx = request.context
+        let bound = ctx.boundMeta[c.serial]
+        guard c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil else { return try pushNode(c) }
+        var node = PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil)
+        if case .object(var o) = node {
+            // With parameters the table is this resolution's: meta with its bindings
+            // substituted, and `params` (read-only, like the rest of the node).
+            if let bound { o["meta"] = bound }
+            if !ctx.params.isEmpty { o["params"] = PluginEngine.paramsJSON(ctx.params) }
+            node = .object(o)
+        }
+        state.push(json: node, keepingOrder: true)
         if let h = request.header {
             pushResolved(h, data)
             state.setField(-2, "header")
@@ -84,6 +94,11 @@ extension PluginEngine {
             state.setField(-2, "footer")
         }
         try sandbox.freezeTop()
+    }
+
+    /// The parameters as a table with sorted keys.
+    static func paramsJSON(_ params: [String: String]) -> JSONValue {
+        .object(OrderedDictionary(uniqueKeysWithValues: params.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
     }
 
     func itemRef(_ item: Item) throws(LuaError) -> Int32 {

@@ -61,6 +61,13 @@ extension PluginEngine {
         if let r = data.views[owner] { return r }
         var attrs = ctx.user.attributes
         if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
+        if !ctx.params.isEmpty {
+            // Rules read the screen's parameters beside the user: `user.params.id`, and as the
+            // attribute path `params.id` (what the standard rules look up).
+            let sorted = ctx.params.sorted { $0.key < $1.key }
+            attrs["params"] = .object(.init(uniqueKeysWithValues: sorted.map { ($0.key, JSONValue.string($0.value)) }))
+            for (k, v) in sorted { attrs["params." + k] = .string(v) }
+        }
         state.push(json: .object(attrs), keepingOrder: true)
         try sandbox.freezeTop()
         let r = state.rawRef()

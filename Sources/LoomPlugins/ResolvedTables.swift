@@ -11,7 +11,9 @@ extension PluginEngine {
     func pushResolved(_ n: ResolvedNode, _ data: ResolutionTables) {
         if let r = data.nodeTables[n.serial] { return pushRef(r) }
         // A single component's table depends on its node only: made once, kept (frozen).
-        let single = n.origin.map { singleCache[ObjectIdentifier($0)] != nil } ?? false
+        let ctx = data.context
+        let plain = ctx.params.isEmpty && ctx.boundMeta.isEmpty
+        let single = plain && (n.origin.map { singleCache[ObjectIdentifier($0)] != nil } ?? false)
         if single, let r = singleTables[ObjectIdentifier(n.origin!)] { return pushRef(r) }
         state.newTable(nrec: 7)
         state.push(n.type)
@@ -26,7 +28,7 @@ extension PluginEngine {
         // builder gave them (the order of a node's meta it passed on, say).
         state.push(json: n.props, keepingOrder: !single)
         state.setField(-2, "props")
-        if let origin = n.origin {
+        if let origin = n.origin, ctx.boundMeta[n.serial] == nil {
             pushMeta(origin)
         } else {
             state.push(json: n.meta ?? .object([:]))

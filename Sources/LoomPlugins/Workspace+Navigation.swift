@@ -33,8 +33,44 @@ extension Workspace {
         return out
     }
 
+    /// What flows read when they navigate for this user from a screen with these parameters;
+    /// `when` rules are decided with the project's rules.
+    public func navigationContext(user: UserProfile, params: [String: String] = [:]) -> NavigationContext {
+        NavigationContext(user: user, params: params) { [unowned self] rule in
+            RuleDecision.decide(rule, factory: self.factory, user: user, params: params)
+        }
+    }
+
+    /// How a screen is entered, for a missing-param error: the flows.json steps that show it
+    /// (`step 'movie' of flow 'main'`) and the deep links to those steps.
+    public func entrySteps(to screenID: String) -> [String] {
+        let (flows, _) = self.flows()
+        var out: [String] = []
+        var stepNames: Set<String> = []
+        for name in flows.names {
+            guard let declarative = flows[name]!.navigator as? DeclarativeFlow else { continue }
+            for step in declarative.steps {
+                for c in step.contributions {
+                    if case .show(_, let screen, _) = c.action, screen == screenID {
+                        out.append("step '\(step.name)' of flow '\(name)' (\(step.location))")
+                        stepNames.insert(step.name)
+                    }
+                }
+            }
+        }
+        for name in flows.names {
+            for link in flows[name]!.links {
+                let steps = link.steps.split(separator: ",").compactMap { Step(action: String($0)) }
+                if steps.contains(where: { stepNames.contains($0.name) }) { out.append("deep link '\(link.pattern)'") }
+            }
+        }
+        return out
+    }
+
     /// The visible actions of a screen (by id) for a user; nil when there is no such screen.
-    public func visibleActions(screenID: String, user: UserProfile, extra: Screen? = nil) -> ScreenActions? {
+    public func visibleActions(
+        screenID: String, user: UserProfile, extra: Screen? = nil, params: [String: String] = [:]
+    ) -> ScreenActions? {
         let screen: Screen
         let check: ScreenCheck
         if let extra, extra.id == screenID, let c = self.screen(file: extra.file).check {
@@ -47,7 +83,7 @@ extension Workspace {
             screen = s
             check = c
         }
-        let r = resolve(screen, check: check, user: user)
+        let r = resolve(screen, check: check, user: user, params: params)
         return ScreenActions(
             actions: r.actions.map { ActionSite(action: $0.action, location: $0.location, componentPath: $0.path, gated: $0.gated) },
             file: screen.file)
@@ -67,7 +103,9 @@ extension Workspace {
         }
         var locations = screenLocations()
         if let s = screen, locations[s.id] == nil { locations[s.id] = SourceLocation(file: s.file) }
-        let graph = NavigationExplorer.explore(flows: flows, entry: entry, screens: locations) { id in
+        let graph = NavigationExplorer.explore(
+            flows: flows, entry: entry, screens: locations, context: navigationContext(user: user)
+        ) { id in
             self.visibleActions(screenID: id, user: user, extra: screen)
         }
         return NavigationOutput(graph: graph, diagnostics: d)

@@ -151,9 +151,13 @@ public final class Workspace {
         return .failure(.error("no screen '\(arg)': not a file, and no screen with that id in \(project.screensDir)\(DidYouMean.hint(stem, among: ids.keys))"))
     }
 
-    /// Resolves a parsed screen for a user.
-    public func resolve(_ screen: Screen, check: ScreenCheck, user: UserProfile, explain: Bool = false) -> Resolution {
-        resolver(screen, check: check).resolve(for: user, explain: explain)
+    /// Resolves a parsed screen for a user, with the parameters of the step that opened it.
+    public func resolve(
+        _ screen: Screen, check: ScreenCheck, user: UserProfile, explain: Bool = false, params: [String: String] = [:]
+    ) -> Resolution {
+        let ctx = ResolutionContext(user: user, screenID: screen.id, explain: explain, params: params)
+        ctx.entrySteps = { [unowned self] in self.entrySteps(to: screen.id) }
+        return resolver(screen, check: check).resolve(for: user, context: ctx)
     }
 
     /// A resolver for a parsed screen, sharing the screen's cache of resolved single

@@ -43,6 +43,7 @@ extension ScenarioFileRunner {
         var userName: String?
         var context = OrderedDictionary<String, JSONValue>()
         var now: String?
+        var params: [String: String] = [:]
         if args.count > 2, case .string(let d) = args[2] { userName = d }
         if args.count > 1 {
             switch args[1] {
@@ -60,8 +61,15 @@ extension ScenarioFileRunner {
                     case "now":
                         guard case .string(let n) = v else { throw ScenarioFailure("t:open: options.now must be an ISO-8601 string, found \(v.kindName)") }
                         now = n
+                    case "params":
+                        guard case .object(let p) = v else { throw ScenarioFailure("t:open: options.params must be a table of strings, found \(v.kindName)") }
+                        for (name, value) in p {
+                            if let text = value.string { params[name] = text } else if let i = value.int { params[name] = String(i) } else {
+                                throw ScenarioFailure("t:open: options.params.\(name) must be a string or an integer, found \(value.kindName)")
+                            }
+                        }
                     default:
-                        throw ScenarioFailure("t:open: unknown option '\(k)'\(DidYouMean.hint(k, among: ["user", "context", "now"])); options are user, context, now")
+                        throw ScenarioFailure("t:open: unknown option '\(k)'\(DidYouMean.hint(k, among: ["user", "context", "now", "params"])); options are user, context, now, params")
                     }
                 }
             default:
@@ -106,8 +114,14 @@ extension ScenarioFileRunner {
         let ws = self.ws
         let sim: NavigationSimulator
         do {
-            sim = try NavigationSimulator(flows: flows, entry: entry) { id in
-                ws.visibleActions(screenID: id, user: profile, extra: parsed)
+            // Each screen resolves with the parameters of the step that opened it (the opened
+            // screen with options.params); flows read the user and those parameters.
+            let user = profile
+            sim = try NavigationSimulator(
+                flows: flows, entry: entry, entryParams: params,
+                context: { ws.navigationContext(user: user, params: $0?.params ?? [:]) }
+            ) { id, params in
+                ws.visibleActions(screenID: id, user: user, extra: parsed, params: params)
             }
         } catch {
             throw ScenarioFailure("t:open: \(error.message)")

@@ -13,6 +13,9 @@ extension ScenarioFileRunner {
             return .string(s.screenID)
         case "stack":
             return .array(s.simulator.stack.entries.map { .string($0.screen) })
+        case "params":
+            let p = s.simulator.current?.params ?? [:]
+            return .object(OrderedDictionary(uniqueKeysWithValues: p.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
         case "user":
             var o = s.user.attributes
             if let n = s.user.name { o["profile"] = .string(n) }

@@ -47,7 +47,8 @@ final class ScenarioSession {
         guard let top = simulator.current else {
             throw ScenarioFailure("there is no current screen: the navigation has ended (the entry flow finished)")
         }
-        if let c = cache[top.screen] { return c }
+        let key = ScenarioSession.cacheKey(top)
+        if let c = cache[key] { return c }
         let screen: Screen
         let check: ScreenCheck
         if top.screen == opened.id, let c = ws.screen(file: opened.file).check {
@@ -65,9 +66,9 @@ final class ScenarioSession {
             screen = s
             check = c
         }
-        let r = ws.resolve(screen, check: check, user: user)
-        cache[top.screen] = (screen, check, r)
-        coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true))
+        let r = ws.resolve(screen, check: check, user: user, params: top.params)
+        cache[key] = (screen, check, r)
+        coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true, params: top.params))
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((top.screen, d))
         }
@@ -77,8 +78,9 @@ final class ScenarioSession {
     /// Replaces the current screen by a mutated version of it (`s:mutate`), resolved with a cache
     /// of its own (its nodes are not the file's).
     func replaceCurrent(_ screen: Screen, check: ScreenCheck) -> Resolution {
-        let r = Resolver(factory: ws.factory, screen: screen, check: check).resolve(for: user)
-        if let top = simulator.current { cache[top.screen] = (screen, check, r) }
+        let params = simulator.current?.params ?? [:]
+        let r = Resolver(factory: ws.factory, screen: screen, check: check).resolve(for: user, params: params)
+        if let top = simulator.current { cache[ScenarioSession.cacheKey(top)] = (screen, check, r) }
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((screenID, d))
         }
@@ -107,7 +109,14 @@ final class ScenarioSession {
 
     func explained() throws(ScenarioFailure) -> (Screen, Resolution) {
         let (s, c, _) = try current()
-        return (s, ws.resolve(s, check: c, user: user, explain: true))
+        return (s, ws.resolve(s, check: c, user: user, explain: true, params: simulator.current?.params ?? [:]))
+    }
+
+    /// A screen on the stack and its parameters: the same screen opened for another movie is
+    /// another resolution.
+    static func cacheKey(_ entry: NavigationEntry) -> String {
+        guard !entry.params.isEmpty else { return entry.screen }
+        return entry.screen + "?" + entry.params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
     }
 }
 

@@ -33,8 +33,12 @@ struct NavigationReplay {
         }
         let sim: NavigationSimulator
         do {
-            sim = try NavigationSimulator(flows: flows, entry: entry) { id in
-                ws.visibleActions(screenID: id, user: profile, extra: start)
+            // Each screen is resolved with the parameters of the step that opened it; flows read
+            // the user and the parameters of the screen a step comes from.
+            sim = try NavigationSimulator(
+                flows: flows, entry: entry, context: { ws.navigationContext(user: profile, params: $0?.params ?? [:]) }
+            ) { id, params in
+                ws.visibleActions(screenID: id, user: profile, extra: start, params: params)
             }
         } catch {
             diagnostics.append(error)

@@ -15,6 +15,7 @@ struct Run: ParsableCommand {
     var screen: String
 
     @OptionGroup var user: UserOptions
+    @OptionGroup var params: ParamOptions
     @OptionGroup var engine: EngineOptions
 
     @Option(name: .long, help: "Output format: text or json.")
@@ -36,12 +37,13 @@ struct Run: ParsableCommand {
         if let key = cacheOptions.cacheKey {
             engine.apply()
             let c = RunCacheEntry(options: cacheOptions, key: key, screen: screen, engine: engine, user: user, patches: patch,
-                                  flags: ["explain=\(explain)", "graph=\(!noGraph)"])
+                                  flags: ["explain=\(explain)", "graph=\(!noGraph)"] + params.hashed)
             if c.serve(format: format, explain: explain) { return }
             cache = c
         }
         let ws = try engine.workspace(screen: screen)
-        var report = try ScreenReport.resolve(screen, in: ws, user: user, explain: explain, graph: !noGraph, patches: patch)
+        var report = try ScreenReport.resolve(
+            screen, in: ws, user: user, explain: explain, graph: !noGraph, patches: patch, params: params.values)
         report.diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: report.profile))
         Console.out(report.rendered(format))
         cache?.save(report)

@@ -20,7 +20,7 @@ struct ScreenReport {
     /// Loads, checks and resolves `screen` (a file or an id); reports and exits 1 when the
     /// screen, the user or the project cannot be used.
     static func resolve(_ screen: String, in ws: Workspace, user: UserOptions, explain: Bool, graph withGraph: Bool,
-                        patches: [String] = []) throws -> ScreenReport {
+                        patches: [String] = [], params: [String: String] = [:]) throws -> ScreenReport {
         var diagnostics = ws.loadDiagnostics
         let file = try orExit(ws.locateScreen(screen), diagnostics)
         let profile = try orExit(user.profile(in: ws), diagnostics)
@@ -46,8 +46,8 @@ struct ScreenReport {
             }
         }
         // A patched screen has the file's name but other nodes: it must not share the file's cache.
-        let resolution = patches.isEmpty ? ws.resolve(parsed, check: check, user: profile, explain: explain)
-            : Resolver(factory: ws.factory, screen: parsed, check: check).resolve(for: profile, explain: explain)
+        let resolution = patches.isEmpty ? ws.resolve(parsed, check: check, user: profile, explain: explain, params: params)
+            : Resolver(factory: ws.factory, screen: parsed, check: check).resolve(for: profile, explain: explain, params: params)
         diagnostics.append(contentsOf: resolution.diagnostics)
         var graph: NavigationOutput?
         if withGraph {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import LoomCore
 import LoomPlugins
 
@@ -26,4 +27,34 @@ struct UserOptions: ParsableArguments {
     func profile(in ws: Workspace) -> Result<UserProfile, Diagnostic> {
         ws.users.user(named: user, context: context, now: now)
     }
+}
+
+/// `--param name=value` (repeatable): the parameters a screen is opened with, as a step would
+/// carry them (`movie:42` → `id=42`); rules read `params.NAME`, meta `{"$param": "NAME"}`.
+struct ParamOptions: ParsableArguments {
+    @Option(name: .customLong("param"), help: ArgumentHelp("A parameter of the screen, as the step that opens it would carry it (repeatable); rules read params.NAME, builders node.params, meta {\"$param\": \"NAME\"}.", valueName: "name=value"))
+    var param: [String] = []
+
+    func validate() throws {
+        for p in param where ParamOptions.split(p) == nil {
+            throw ValidationError("--param '\(TextEscape.escaped(p))' must be name=value with a non-empty name")
+        }
+    }
+
+    static func split(_ text: String) -> (String, String)? {
+        guard let eq = text.firstIndex(of: "=") else { return nil }
+        let name = String(text[..<eq]).trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { return nil }
+        return (name, String(text[text.index(after: eq)...]))
+    }
+
+    /// The parameters by name (a later one with the same name wins).
+    var values: [String: String] {
+        var out: [String: String] = [:]
+        for p in param { if let (k, v) = ParamOptions.split(p) { out[k] = v } }
+        return out
+    }
+
+    /// `name=value` sorted by name, for the view-state cache's inputs.
+    var hashed: [String] { values.sorted { $0.key < $1.key }.map { "param \($0.key)=\($0.value)" } }
 }

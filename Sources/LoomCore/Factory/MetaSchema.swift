@@ -106,6 +106,8 @@ public struct MetaSchema: Sendable, Hashable {
             diagnostics.error("meta '\(field)' of \(owner) must be \(t.description), found \(v.kindDescription)", at: loc)
             return false
         }
+        // `{"$param": "id"}` is the screen's parameter, substituted at resolution.
+        if ParamBinding.name(v) != nil { return true }
         switch (t, v.kind) {
         case (.any, _): return true
         case (.string, .string): return true

@@ -26,6 +26,25 @@ public final class ResolutionCache {
         return r
     }
 
+    /// Whether a component's meta binds a parameter, by serial.
+    @exclusivity(unchecked) var paramBindings: [Int: Bool] = [:]
+    /// The caches of resolutions with parameters, one per set of parameters (bounded).
+    private var byParams: [[String: String]: ResolutionCache] = [:]
+
+    /// The cache for resolutions with these parameters: this one when there are none.
+    func scoped(to params: [String: String]) -> ResolutionCache {
+        if params.isEmpty || scope == params { return self }
+        if let c = byParams[params] { return c }
+        if byParams.count >= ResolutionCache.maxTrees { byParams.removeAll(keepingCapacity: true) }
+        let c = ResolutionCache()
+        c.scope = params
+        byParams[params] = c
+        return c
+    }
+
+    /// The parameters this cache is for (nil: the cache of resolutions without any).
+    private var scope: [String: String]?
+
     private var plan: [RulePlanStep]?
 
     func rulePlan(_ resolver: Resolver) -> [RulePlanStep] {

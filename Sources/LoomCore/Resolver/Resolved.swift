@@ -195,6 +195,14 @@ public final class ResolutionContext {
     public let user: UserProfile
     public let screenID: String
     public let explain: Bool
+    /// The values the step that opened the screen carried (`movie:42` → `id = "42"`): rules
+    /// read them as attributes `params.NAME`, builders as `node.params`, meta as `{"$param": …}`.
+    public let params: [String: String]
+    /// How the screen is entered (the steps that lead to it), named in a missing-param error.
+    /// (Made only when needed: a missing parameter is rare.)
+    public var entrySteps: () -> [String] = { [] }
+    /// Components' meta with their `{"$param": …}` bindings substituted, by serial.
+    @exclusivity(unchecked) public var boundMeta: [Int: JSONValue] = [:]
     public var diagnostics = Diagnostics()
     /// Calls made into plugins (rules, builders, item views) in this resolution: rules are
     /// counted where they are evaluated, builders by the engine (answers it serves from its
@@ -226,10 +234,20 @@ public final class ResolutionContext {
         notCalledAgain.removeAll()
     }
 
-    public init(user: UserProfile, screenID: String, explain: Bool = false) {
+    public init(user: UserProfile, screenID: String, explain: Bool = false, params: [String: String] = [:]) {
         self.user = user
         self.screenID = screenID
         self.explain = explain
+        self.params = params
+    }
+
+    /// An attribute a rule reads: `params.NAME` is a parameter of this resolution, anything
+    /// else the user's attribute.
+    public func attribute(_ name: String) -> JSONValue? {
+        if !params.isEmpty, name.hasPrefix("params.") {
+            return params[String(name.dropFirst(7))].map { .string($0) }
+        }
+        return user.attributes[name]
     }
 }
 

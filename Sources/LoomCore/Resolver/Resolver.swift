@@ -19,8 +19,18 @@ public struct Resolver {
         self.cache = cache
     }
 
-    public func resolve(for user: UserProfile, explain: Bool = false, context: ResolutionContext? = nil) -> Resolution {
-        let ctx = context ?? ResolutionContext(user: user, screenID: screen.id, explain: explain)
+    public func resolve(
+        for user: UserProfile, explain: Bool = false, context: ResolutionContext? = nil, params: [String: String] = [:]
+    ) -> Resolution {
+        let ctx = context ?? ResolutionContext(user: user, screenID: screen.id, explain: explain, params: params)
+        // What builders made and which trees the rules chose depend on the parameters too: each
+        // set of parameters has caches of its own.
+        if let cache, !ctx.params.isEmpty {
+            let scoped = cache.scoped(to: ctx.params)
+            if scoped !== cache {
+                return Resolver(factory: factory, screen: screen, check: check, cache: scoped).resolve(for: user, context: ctx)
+            }
+        }
         guard !ctx.explain, let cache else {
             let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
             ctx.reportNotCalledAgain()
@@ -104,6 +114,16 @@ public struct Resolver {
             n.rule = trace
             return n
         }
+        var boundMeta: JSONValue?
+        if let meta = c.meta, hasParamBindings(c) {
+            let (value, missing) = ParamBinding.substitute(meta, params: ctx.params)
+            if !missing.isEmpty {
+                reportMissing(missing, in: c, ctx: ctx)
+                return hiddenNode(c, reason: "its meta needs param '\(missing[0].name)', which this resolution lacks", rule: trace, ctx: ctx)
+            }
+            boundMeta = value
+            ctx.boundMeta[c.serial] = value
+        }
 
         // Without --explain nothing hidden is returned, so one array serves (no copies).
         var children: [ResolvedNode] = []
@@ -180,7 +200,7 @@ public struct Resolver {
         var node = ResolvedNode(
             type: c.type, id: c.id, view: output.view, props: output.props, children: finalChildren,
             items: reg?.kind == .collection ? (ctx.explain ? items : shownItems) : nil, action: c.action,
-            actionLocation: c.actionLocation, meta: c.metaValue, path: c.path, location: c.location, serial: c.serial,
+            actionLocation: c.actionLocation, meta: boundMeta ?? c.metaValue, path: c.path, location: c.location, serial: c.serial,
             origin: c, header: header, footer: footer, style: c.style?.plain,
             extraMeta: check.undeclaredMeta.isEmpty ? nil : check.undeclaredMeta[c.serial])
         if reg?.kind == .single, let cache { cache.singles[c.serial] = node }

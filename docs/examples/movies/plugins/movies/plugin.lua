@@ -14,6 +14,17 @@ return {
       return { view = "MovieCell", props = { title = item.title, year = item.subtitle } }
     end)
 
+    -- The movie a detail screen shows comes with the step that opened it: `movie:42` passes
+    -- params.id = "42" (the deep link app://movie/{id} names it), read here as node.params.
+    local TITLES = {
+      ["42"] = "Alien", ["679"] = "Aliens", ["949"] = "Heat", ["70981"] = "Prometheus",
+      ["329865"] = "Arrival", ["335984"] = "Blade Runner 2049", ["693134"] = "Dune: Part Two",
+    }
+    host.single("movie_header", function(node)
+      local id = node.params and node.params.id
+      return { view = "MovieHeader", props = { id = id, title = id and (TITLES[id] or ("Movie " .. id)) or "Movie" } }
+    end, { description = "the title of the movie the screen was opened with (node.params.id)" })
+
     host.item("cast", function(item)
       return { view = "CastCell", props = { name = item.title } }
     end)

@@ -1,0 +1,19 @@
+/// Decides a rule expression for a user outside a screen (a flows.json step's `when`): the
+/// same evaluation as a component's rule, with a stand-in subject.
+public enum RuleDecision {
+    public static func decide(
+        _ rule: RuleExpression, factory: Factory, user: UserProfile, params: [String: String] = [:]
+    ) -> Result<Bool, Diagnostic> {
+        let location = rule.references.first?.location ?? SourceLocation(file: "flows.json")
+        let subject = Component(
+            type: "flow_step", typeLocation: location, id: nil, idLocation: nil, meta: nil, children: [], rule: rule,
+            hasRule: true, items: [], hasItems: false, layout: nil, header: nil, footer: nil, title: nil, action: nil,
+            actionLocation: nil, style: nil, location: location, path: "when", serial: 0)
+        let ctx = ResolutionContext(user: user, screenID: "", params: params)
+        var walk = LiveRuleWalk(factory: factory, subject: .component(subject), ctx: ctx)
+        let trace = RuleEvaluator.run(rule, &walk)
+        if let v = trace.value { return .success(v) }
+        if let first = ctx.diagnostics.errors.first { return .failure(first) }
+        return .failure(.error(trace.error ?? "the rule failed", at: location))
+    }
+}
