@@ -106,11 +106,13 @@ final class CoverageCollector {
 
     private func visit(_ n: ResolvedNode, _ screen: Screen) {
         count(n.path, isItem: false, type: n.type, id: n.id, title: nil, location: n.location, hidden: n.hidden, rule: n.rule, screen)
+        if let h = n.header { visit(h, screen) }
         for c in n.children { visit(c, screen) }
         for i in n.items ?? [] {
             count(i.path, isItem: true, type: i.kind ?? "item", id: i.id, title: i.title, location: i.location, hidden: i.hidden, rule: i.rule, screen)
             for c in i.children { visit(c, screen) }
         }
+        if let f = n.footer { visit(f, screen) }
     }
 
     private func count(_ path: String, isItem: Bool, type: String, id: String?, title: String?, location: SourceLocation, hidden: Bool,
