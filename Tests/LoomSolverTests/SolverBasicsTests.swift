@@ -155,6 +155,22 @@ final class SolverBasicsTests: XCTestCase {
         let never = s.makeVariable()
         XCTAssertEqual(s.ambiguousVariables([never]), [never])
     }
+
+    func testCompetingPreferencesOfEqualStrengthAreAmbiguous() throws {
+        // Three widths preferring 100 in a 250-point row: the 50-point shortfall can fall anywhere.
+        var s = Solver()
+        let w = (0..<3).map { _ in s.makeVariable() }
+        try s.add(Constraint(v(w[0]) + v(w[1]) + v(w[2]), .equal, k(250)))
+        for x in w { try s.add(Constraint(v(x), .equal, k(100), strength: Strength.medium)) }
+        XCTAssertEqual(s.ambiguousVariables(w).count, 3)
+        // A stronger preference on two of them settles all three.
+        try s.add(Constraint(v(w[0]), .equal, k(100), strength: Strength.strong))
+        try s.add(Constraint(v(w[1]), .equal, k(100), strength: Strength.strong))
+        XCTAssertEqual(s.ambiguousVariables(w), [])
+        s.updateVariables()
+        XCTAssertEqual(s[w[2]], 50, accuracy: 1e-9)
+        XCTAssertTrue(s.isPinned(s.symbolOf[w[2].index]) || s.rows[s.symbolOf[w[2].index]] == nil)
+    }
 }
 
 final class LayoutDocExampleTests: XCTestCase {
