@@ -18,6 +18,10 @@ final class CoverageCollector {
         for name in ws.users.profiles.keys {
             data.profiles[ScenarioCoverage.profileKey(usersFile, name)] = .init(name: name, file: usersFile)
         }
+        // Named rules (loom.json / rules.json): their expressions, evaluated where screens use them.
+        for named in ws.project.namedRules {
+            if let e = named.expression { rules(e, screen: "named:" + named.name) }
+        }
     }
 
     private let usersFile: String
@@ -29,13 +33,7 @@ final class CoverageCollector {
             data.screens[screen.file] = .init(id: screen.id, file: screen.file)
         }
         func rules(_ r: RuleExpression?) {
-            guard let r else { return }
-            site(r, screen: screen.id)
-            switch r {
-            case .rule: break
-            case .and(let list, _), .or(let list, _): for x in list { rules(x) }
-            case .not(let x, _): rules(x)
-            }
+            if let r { self.rules(r, screen: screen.id) }
         }
         func action(_ a: String?) {
             guard let a, let step = Step(action: a) else { return }
@@ -51,6 +49,16 @@ final class CoverageCollector {
                 node(screen, path: i.path, isItem: true, type: i.kind ?? "item", id: i.id, title: i.title, location: i.location)
                 action(i.action)
             }
+        }
+    }
+
+    /// An expression and every expression in it, at zero.
+    private func rules(_ r: RuleExpression, screen: String) {
+        site(r, screen: screen)
+        switch r {
+        case .rule: break
+        case .and(let list, _), .or(let list, _): for x in list { rules(x, screen: screen) }
+        case .not(let x, _): rules(x, screen: screen)
         }
     }
 
