@@ -156,4 +156,20 @@ final class ConstraintParserTests: XCTestCase {
         s.updateVariables()
         XCTAssertEqual(rect(b)[2], 359, accuracy: 1e-9)
     }
+
+    /// Token soup never traps: every string parses or fails with a column inside it (or just past it).
+    func testRandomInputsParseOrFailWithAColumn() {
+        let pieces = ["top", "width", "sides", "size", "==", ">=", "<=", "=", "parent", "#a-b", ".", "*", "+", "-", "@",
+                      "high", "{", "}", ",", "12", "0.5", "1e3", "99999999999999999999999", ":", "name", " ", "é", "$", "prev.", "_margin"]
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            let text = (0..<Int.random(in: 0...9, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined(separator: Bool.random(using: &rng) ? " " : "")
+            do {
+                _ = try ConstraintParser.parse(text)
+            } catch {
+                XCTAssert(error.column >= 1 && error.column <= text.unicodeScalars.count + 1, "\(text): \(error)")
+                XCTAssertFalse(error.message.isEmpty)
+            }
+        }
+    }
 }
