@@ -21,7 +21,14 @@ public final class RecordReader {
     public static let maxRecordBytes = 16 << 20
 
     /// Standard input for `-`, else the file (nil and a message when it cannot be opened).
-    public static func open(_ path: String, csvQuotes: Bool) -> Result<RecordReader, Diagnostic> {
+    /// `firstLine`: the number of the input's first line (a part of a larger file: `--first-line`).
+    public static func open(_ path: String, csvQuotes: Bool, firstLine: Int = 1) -> Result<RecordReader, Diagnostic> {
+        let r = openFile(path, csvQuotes: csvQuotes)
+        if case .success(let reader) = r { reader.nextLine = firstLine }
+        return r
+    }
+
+    private static func openFile(_ path: String, csvQuotes: Bool) -> Result<RecordReader, Diagnostic> {
         if path == "-" { return .success(RecordReader(fd: 0, owns: false, csvQuotes: csvQuotes)) }
         let fd = Foundation.open(path, O_RDONLY)
         guard fd >= 0 else {

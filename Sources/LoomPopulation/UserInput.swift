@@ -12,8 +12,9 @@ public final class UserInput {
 
     /// Opens `path` (`-`: standard input) in `format` (nil: implied by the name; standard input
     /// is JSON Lines unless told). A CSV source's header is read here.
+    /// `firstLine`: the number of the first line (JSON Lines and CSV; for a part of a larger file).
     public static func open(_ path: String, format: UserFileFormat?, schema: [String: CSVType] = [:], now: String? = nil,
-                            batchSize: Int = 256) -> Result<UserInput, Diagnostic> {
+                            firstLine: Int = 1, batchSize: Int = 256) -> Result<UserInput, Diagnostic> {
         let f = format ?? (path == "-" ? .jsonl : UserFileFormat.implied(by: path))
         let display = path == "-" ? "<stdin>" : path
         var parser = UserParser(format: f, displayPath: display, now: now)
@@ -26,7 +27,7 @@ public final class UserInput {
             return .success(UserInput(parser: parser, reader: nil, profiles: pending, batchSize: batchSize))
         }
         let reader: RecordReader
-        switch RecordReader.open(path, csvQuotes: f == .csv) {
+        switch RecordReader.open(path, csvQuotes: f == .csv, firstLine: firstLine) {
         case .failure(let e): return .failure(e)
         case .success(let r): reader = r
         }

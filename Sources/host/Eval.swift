@@ -25,11 +25,15 @@ struct PopulationOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
     var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
 
+    @Option(name: .customLong("first-line"), help: ArgumentHelp("The line number of the input's first line, for a part of a larger file (user labels and error locations; default: 1).", valueName: "n"))
+    var firstLine: Int = 1
+
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first user that cannot be read (default: report it and go on).")
     var failFast = false
 
     func validate() throws {
         try NumericFlag.jobs.check(jobs)
+        if firstLine < 1 { throw ValidationError("--first-line takes a line number (1 or more), found \(firstLine)") }
         if let now, !ISODate.isValid(now) {
             throw ValidationError("--now takes an ISO-8601 date or date-time (e.g. 2026-11-21T12:00:00Z), found '\(now)'")
         }
@@ -44,7 +48,7 @@ struct PopulationOptions: ParsableArguments {
             case .failure(let e): Console.report(Diagnostics([e])); throw ExitCode(1)
             }
         }
-        switch UserInput.open(users, format: usersFormat, schema: types, now: now) {
+        switch UserInput.open(users, format: usersFormat, schema: types, now: now, firstLine: firstLine) {
         case .success(let i): return i
         case .failure(let e): Console.report(Diagnostics([e])); throw ExitCode(1)
         }

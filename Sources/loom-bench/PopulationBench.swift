@@ -1,0 +1,238 @@
+import Foundation
+import LoomCore
+import LoomPlugins
+import LoomPopulation
+import LuaRuntime
+
+/// What `populationBench` measured (W1 of issue 14): seeded users through a screen of 8
+/// components, each gated by one Lua rule, by `host eval --select visible`'s own pipeline
+/// (in-process: reading JSON Lines, parsing, resolving, writing lines), against the same rules
+/// over the same users in one bare Lua state (the floor: per user, build the user's table and
+/// call the 8 rule functions; the users' values are in Lua arrays before timing).
+struct PopulationBenchResult {
+    var users = 0
+    var hostNs = 0.0, floorNs = 0.0, targetingNs = 0.0
+    var jobs2Ns = 0.0
+    var streamedUsers = 0
+    var rssAfterW1MB = 0.0, rssAfterStreamMB = 0.0
+    var ratio: Double { hostNs / floorNs }
+    var scaling: Double { hostNs / jobs2Ns }
+}
+
+/// The 8 rules, as a plugin (`w1_*`) and as plain Lua functions (`floor`). The SemVer rule parses
+/// the version on every call (what a plain-Lua engine does).
+private let w1Rules = """
+local NORDIC = { NO = true, SE = true, DK = true, FI = true, IS = true }
+local function semver_at_least(v, a0, b0, c0)
+  if type(v) ~= "string" then return false end
+  local a, b, c = string.match(v, "^(%d+)%.(%d+)%.(%d+)")
+  if not a then return false end
+  a, b, c = tonumber(a), tonumber(b), tonumber(c)
+  if a ~= a0 then return a > a0 end
+  if b ~= b0 then return b > b0 end
+  return c >= c0
+end
+local R = {
+  w1_gold = function(user) return user.tier == "gold" end,
+  w1_churn = function(user) return (user.churn_score or 0) >= 0.8 end,
+  w1_version = function(user) return semver_at_least(user.app_version, 5, 2, 0) end,
+  w1_nordic = function(user) return NORDIC[user.country] == true end,
+  w1_adult = function(user) return (user.age or 0) >= 18 end,
+  w1_beta = function(user) return user.beta == true end,
+  w1_ios = function(user) return user.platform == "ios" end,
+  w1_engaged = function(user) return (user.sessions or 0) > 10 end,
+}
+"""
+
+/// The 8 gates, in screen order: rule name, negated.
+private let w1Gates: [(String, Bool)] = [
+    ("w1_gold", false), ("w1_churn", true), ("w1_version", false), ("w1_nordic", false),
+    ("w1_adult", false), ("w1_beta", false), ("w1_ios", false), ("w1_engaged", false),
+]
+
+/// The same gates with the standard targeting rules (arguments parsed once per screen).
+private let w1Targeting = [
+    #"{"equals": {"tier": "gold"}}"#, #"{"NOT": {"at_least": {"churn_score": 0.8}}}"#,
+    #"{"at_least": {"app_version": "5.2.0"}}"#, #"{"in": {"country": ["NO", "SE", "DK", "FI", "IS"]}}"#,
+    #"{"at_least": {"age": 18}}"#, #"{"equals": {"beta": true}}"#, #"{"equals": {"platform": "ios"}}"#,
+    #"{"at_least": {"sessions": 11}}"#,
+]
+
+/// Seeded users (same seed, same users): tier, country, version, age, churn, beta, platform,
+/// sessions; some attributes absent.
+func w1Users(_ n: Int, seed: UInt64 = 14) -> [[(String, JSONValue)]] {
+    var s = seed
+    func next(_ m: Int) -> Int { s = s &* 6364136223846793005 &+ 1442695040888963407; return Int((s >> 33) % UInt64(m)) }
+    let tiers = ["gold", "silver", "free"], countries = ["NO", "SE", "DK", "FI", "DE", "US", "IS", "FR"]
+    let versions = ["5.1.0", "5.2.0", "5.2.3", "5.3.0", "6.0.0", "4.9.9"], platforms = ["ios", "android", "web"]
+    return (0..<n).map { i in
+        var u: [(String, JSONValue)] = [("name", .string("u\(i)")), ("tier", .string(tiers[next(3)])),
+                                         ("country", .string(countries[next(8)])), ("app_version", .string(versions[next(6)]))]
+        if next(5) > 0 { u.append(("age", .int(13 + next(60)))) }
+        if next(4) > 0 { u.append(("churn_score", .double(Double(next(100)) / 100))) }
+        u.append(("beta", .bool(next(3) == 0)))
+        u.append(("platform", .string(platforms[next(3)])))
+        if next(6) > 0 { u.append(("sessions", .int(next(40)))) }
+        return u
+    }
+}
+
+private func writeW1Project(at dir: String, targeting: Bool) {
+    try? FileManager.default.createDirectory(atPath: dir + "/plugins/w1", withIntermediateDirectories: true)
+    try? FileManager.default.createDirectory(atPath: dir + "/screens", withIntermediateDirectories: true)
+    let registrations = w1Gates.map { "    host.rule(\"\($0.0)\", R.\($0.0))" }.joined(separator: "\n")
+    try! (w1Rules + "\nreturn { name = \"w1\", version = \"1.0.0\", api = 1, register = function(host)\n\(registrations)\nend }\n")
+        .write(toFile: dir + "/plugins/w1/plugin.lua", atomically: true, encoding: .utf8)
+    var children: [String] = []
+    for (k, g) in w1Gates.enumerated() {
+        let rule = targeting ? w1Targeting[k] : (g.1 ? #"{"NOT": "\#(g.0)"}"# : #""\#(g.0)""#)
+        children.append(#"{"type": "label", "id": "c\#(k + 1)", "meta": {"text": "C\#(k + 1)"}, "rule": \#(rule)}"#)
+    }
+    try! #"{"screen": "w1", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#
+        .write(toFile: dir + "/screens/w1.json", atomically: true, encoding: .utf8)
+    try! "{}".write(toFile: dir + "/loom.json", atomically: true, encoding: .utf8)
+}
+
+private func writeJSONL(_ users: [[(String, JSONValue)]], to path: String) {
+    FileManager.default.createFile(atPath: path, contents: nil)
+    let h = FileHandle(forWritingAtPath: path)!
+    var text = ""
+    for u in users {
+        text += JSONValue.object(.init(uniqueKeysWithValues: u)).serialized(pretty: false) + "\n"
+        if text.utf8.count > 1 << 20 { h.write(Data(text.utf8)); text = "" }
+    }
+    h.write(Data(text.utf8))
+    try? h.close()
+}
+
+/// `host eval --select visible` over a JSONL file, in-process, with `jobs` workers; returns
+/// the elapsed nanoseconds and, per component id, how many users see it.
+private func hostEval(project: String, users: String, jobs: Int, output: String) -> (ns: Double, seen: [String: Int]) {
+    var options = Workspace.Options()
+    options.project = project
+    let (first, d) = PopulationScreens.open(options: options, screens: ["w1"])
+    precondition(first != nil && !d.hasErrors, "W1 project: \(d.items)")
+    let input = try! UserInput.open(users, format: .jsonl).get()
+    let writer = EvalLineWriter(format: .jsonl, select: .visible)
+    let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let sink = OutputSink(fd: fd)
+    final class Box: @unchecked Sendable { var s: PopulationScreens?; init(_ s: PopulationScreens?) { self.s = s } }
+    let box = Box(first), parser = input.parser, lock = NSLock()
+    var failed = 0
+    let t0 = DispatchTime.now().uptimeNanoseconds
+    PopulationPipeline.run(
+        jobs: jobs, next: { input.nextBatch() },
+        makeWorker: {
+            lock.lock(); let mine = box.s; box.s = nil; lock.unlock()
+            let screens = mine ?? PopulationScreens.open(options: options, screens: ["w1"]).0!
+            let w = EvalWorker(screens: screens, parser: parser, writer: writer)
+            return { w.process($0) }
+        },
+        consume: { chunk in
+            sink.write(chunk.text)
+            failed += chunk.failures.count + (chunk.notes.hasErrors ? 1 : 0)
+            return true
+        })
+    sink.flush()
+    let ns = Double(DispatchTime.now().uptimeNanoseconds - t0)
+    close(fd)
+    precondition(failed == 0, "W1: host eval reported failures")
+    var seen: [String: Int] = [:]
+    if let text = try? String(contentsOfFile: output, encoding: .utf8), text.utf8.count < 64 << 20 {
+        for line in text.split(separator: "\n") {
+            guard let v = JSONReader.parseValue(String(line))?["visible"]?.array else { continue }
+            for id in v { if let s = id.string { seen[s, default: 0] += 1 } }
+        }
+    }
+    return (ns, seen)
+}
+
+/// The floor: the same rules over the same users in one bare Lua state.
+private func floorEval(_ users: [[(String, JSONValue)]]) -> (ns: Double, seen: [String: Int]) {
+    let state = try! LuaState(limits: LuaLimits(timeBudgetMilliseconds: 600_000, memoryMegabytes: 2048))
+    let keys = ["tier", "country", "app_version", "age", "churn_score", "beta", "platform", "sessions"]
+    func lua(_ v: JSONValue?) -> String {
+        switch v {
+        case .string(let s)?: return "\"\(s)\""
+        case .int(let i)?: return String(i)
+        case .double(let d)?: return String(d)
+        case .bool(let b)?: return b ? "true" : "false"
+        default: return "nil"
+        }
+    }
+    var data = "N = \(users.count)\nCOLS = {}\n"
+    for k in keys {
+        data += "COLS.\(k) = {" + users.map { u in lua(u.first { $0.0 == k }?.1) }.joined(separator: ",") + "}\n"
+    }
+    try! state.run(data, chunkName: "=w1data")
+    let gates = w1Gates.map { "    if \($0.1 ? "not " : "")R.\($0.0)(u, nil, nil) then SEEN[\(w1Gates.firstIndex { g in g.0 == $0.0 }! + 1)] = SEEN[\(w1Gates.firstIndex { g in g.0 == $0.0 }! + 1)] + 1 end" }
+    try! state.run(w1Rules + """
+        function FLOOR()
+          SEEN = {0, 0, 0, 0, 0, 0, 0, 0}
+          local tier, country, app_version, age, churn_score, beta, platform, sessions =
+            COLS.tier, COLS.country, COLS.app_version, COLS.age, COLS.churn_score, COLS.beta, COLS.platform, COLS.sessions
+          for i = 1, N do
+            local u = { tier = tier[i], country = country[i], app_version = app_version[i], age = age[i],
+                        churn_score = churn_score[i], beta = beta[i], platform = platform[i], sessions = sessions[i] }
+        \(gates.joined(separator: "\n"))
+          end
+        end
+        """, chunkName: "=w1floor")
+    let t0 = DispatchTime.now().uptimeNanoseconds
+    try! state.run("FLOOR()", chunkName: "=w1run")
+    let ns = Double(DispatchTime.now().uptimeNanoseconds - t0)
+    var seen: [String: Int] = [:]
+    _ = state.getGlobal("SEEN")
+    for k in 1...8 { _ = state.getIndex(-1, k); seen["c\(k)"] = state.toInt(-1) ?? -1; state.pop() }
+    state.pop()
+    return (ns, seen)
+}
+
+func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenchResult {
+    let dir = tmp + "/population", std = tmp + "/population-targeting"
+    writeW1Project(at: dir, targeting: false)
+    writeW1Project(at: std, targeting: true)
+    let users = w1Users(n)
+    let file = tmp + "/w1.jsonl"
+    writeJSONL(users, to: file)
+    var r = PopulationBenchResult(users: n)
+    var host = Double.infinity, floor = Double.infinity, targeting = Double.infinity, two = Double.infinity
+    var hostSeen: [String: Int] = [:], floorSeen: [String: Int] = [:], stdSeen: [String: Int] = [:]
+    // Interleaved, best of three: a noisy neighbour hurts every figure alike.
+    for _ in 0..<3 {
+        let f = floorEval(users); floor = min(floor, f.ns); floorSeen = f.seen
+        let h = hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1.out"); host = min(host, h.ns); hostSeen = h.seen
+        let t = hostEval(project: std, users: file, jobs: 1, output: tmp + "/w1t.out"); targeting = min(targeting, t.ns); stdSeen = t.seen
+        two = min(two, hostEval(project: dir, users: file, jobs: 2, output: tmp + "/w1j2.out").ns)
+    }
+    for k in 1...8 {
+        precondition(hostSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: host eval and the floor disagree on c\(k): \(hostSeen["c\(k)"] ?? 0) vs \(floorSeen["c\(k)"] ?? -1)")
+        precondition(stdSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: the targeting rules and the floor disagree on c\(k)")
+    }
+    precondition((try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1.out"))) == (try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1j2.out"))),
+                 "W1: --jobs 2 output differs from --jobs 1")
+    r.hostNs = host / Double(n)
+    r.floorNs = floor / Double(n)
+    r.targetingNs = targeting / Double(n)
+    r.jobs2Ns = two / Double(n)
+    r.rssAfterW1MB = peakRSSMB()
+    // Memory while streaming: many more users through the same pipeline, output discarded.
+    if streamed > 0 {
+        let big = tmp + "/w1-big.jsonl"
+        FileManager.default.createFile(atPath: big, contents: nil)
+        let h = FileHandle(forWritingAtPath: big)!
+        var text = ""
+        for i in 0..<streamed {
+            let u = users[i % n]
+            text += JSONValue.object(.init(uniqueKeysWithValues: u)).serialized(pretty: false) + "\n"
+            if text.utf8.count > 1 << 20 { h.write(Data(text.utf8)); text = "" }
+        }
+        h.write(Data(text.utf8))
+        try? h.close()
+        _ = hostEval(project: dir, users: big, jobs: 1, output: "/dev/null")
+        r.streamedUsers = streamed
+        r.rssAfterStreamMB = peakRSSMB()
+        try? FileManager.default.removeItem(atPath: big)
+    }
+    return r
+}
