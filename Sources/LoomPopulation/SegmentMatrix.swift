@@ -71,25 +71,24 @@ public struct SegmentMatrix: Sendable {
 /// What one user sees of a screen, as matrix keys: visible components and items (named as in
 /// `VisibleSet`), then, with `graph`, the edges of the navigation graph they can walk from it.
 public enum MatrixSight {
+    /// Each key once, however many times the user sees it (two items with one action).
     public static func keys(_ r: Resolution, graph: NavigationGraph?) -> [MatrixKey] {
         var out: [MatrixKey] = []
+        var seen = Set<MatrixKey>()
+        func add(_ k: MatrixKey) { if seen.insert(k).inserted { out.append(k) } }
         func visit(_ n: ResolvedNode) {
             if n.hidden { return }
-            out.append(MatrixKey(kind: .component, name: n.id ?? n.path))
+            add(MatrixKey(kind: .component, name: n.id ?? n.path))
             if let h = n.header { visit(h) }
             for c in n.children { visit(c) }
             for i in n.items ?? [] where !i.hidden {
-                out.append(MatrixKey(kind: .item, name: i.id ?? i.action ?? i.path))
+                add(MatrixKey(kind: .item, name: i.id ?? i.action ?? i.path))
                 for c in i.children { visit(c) }
             }
             if let f = n.footer { visit(f) }
         }
         if let t = r.tree { visit(t) }
-        var seen = Set(out)
-        for e in graph?.edges ?? [] {
-            let k = MatrixKey(kind: .edge, name: "\(e.from) -\(e.step)-> \(e.to)")
-            if seen.insert(k).inserted { out.append(k) }
-        }
+        for e in graph?.edges ?? [] { add(MatrixKey(kind: .edge, name: "\(e.from) -\(e.step)-> \(e.to)")) }
         return out
     }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import XCTest
+
+/// scripts/spark-eval: `host eval` over a dataset's partitions with Apache Spark (PySpark from
+/// PyPI, Java 17), on local[2], against one `host eval` run. Skipped, saying why, when PySpark or
+/// Java cannot run here. `LOOM_SPARK_USERS` sets the population (default 100,000).
+final class SparkEvalTests: XCTestCase {
+    func requireSpark() throws {
+        guard Host.which("java") != nil else { throw XCTSkip("spark-eval: no java on PATH (Spark needs Java 17)") }
+        let ensure = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "scripts/spark-eval", "--ensure"], timeout: 600)
+        if ensure.status != 0 { throw XCTSkip("spark-eval: PySpark cannot be installed or imported here\n\(ensure.stderr.suffix(2000))") }
+    }
+
+    func testSparkEvalEqualsOneHostEvalRunLineForLine() throws {
+        try requireSpark()
+        let n = ProcessInfo.processInfo.environment["LOOM_SPARK_USERS"].flatMap { Int($0) } ?? 100_000
+        let dir = try Host.temporaryFolder("spark")
+        let users = dir.appendingPathComponent("users.jsonl")
+        var text = try EvalCommandTests.jsonl(EvalCommandTests.generatedUsers(n))
+        // A bad line and a blank one: located by their line in the whole dataset, not the partition.
+        text += "{\"tier\": \n\n{\"tier\": \"gold\", \"app_version\": \"5.3.0\"}\n"
+        try Data(text.utf8).write(to: users)
+        let binary = try Host.requireBinary()
+        let single = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", users.path, "--select", "hash"], timeout: 600)
+        assertExit(single, 1)
+        assertContains(single.stderr, "\(users.path):\(n + 1):", in: single, "stderr")
+        let out = dir.appendingPathComponent("out")
+        let spark = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), [
+            "python3", "scripts/spark-eval", "eval", "--users", users.path, "--screen", "home", "--project", Host.moviesProject,
+            "--host", binary.path, "--select", "hash", "--output", out.path, "--master", "local[2]", "--partitions", "4",
+        ], timeout: 900)
+        assertExit(spark, 0)
+        let parts = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix("part-") }.sorted()
+        XCTAssertGreaterThanOrEqual(parts.count, 2, "several partitions")
+        var joined = Data()
+        for p in parts { joined.append(try Data(contentsOf: out.appendingPathComponent(p))) }
+        let sparkLines = String(decoding: joined, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let singleLines = single.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(sparkLines.count, singleLines.count)
+        XCTAssertEqual(sparkLines.last, "")
+        XCTAssertTrue(sparkLines == singleLines, "Spark's output is one host eval run's, line for line")
+        XCTAssertTrue(sparkLines[sparkLines.count - 2].hasPrefix("{\"user\":\(n + 3),"), "unnamed users keep their line in the dataset")
+        assertContains(spark.stderr, "\(n + 1):", in: spark, "the executors' stderr")
+    }
+}
