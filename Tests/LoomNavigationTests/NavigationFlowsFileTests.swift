@@ -99,7 +99,7 @@ final class NavigationFlowsFileTests: XCTestCase {
         let contributions = "push, present, replace, tab, flow, parent, finish, none"
         XCTAssertEqual(errors, [
             "flows.json:24:1: error: unknown key 'version' in the flows file; expected flows",
-            "flows.json:17:5: error: unknown key 'link' in flow 'shop'; expected presentation, start, steps, links; did you mean 'links'?",
+            "flows.json:17:5: error: unknown key 'link' in flow 'shop'; expected presentation, start, steps, links, accepts_when_hidden; did you mean 'links'?",
             "flows.json:3:21: error: unknown presentation 'stak'; expected one of stack, tabs, modal; did you mean 'stack'?",
             "flows.json:6:19: error: unknown contribution 'pussh' in step 'product' of flow 'shop'; expected one of \(contributions); did you mean 'push'?",
             "flows.json:7:31: error: \"present\" in step 'checkout' of flow 'shop' must name a screen (a string), found a number",

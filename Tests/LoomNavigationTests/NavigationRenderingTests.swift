@@ -161,6 +161,9 @@ final class NavigationRenderingTests: XCTestCase {
             members_intro [members]
               ── join (finish) ──▶ premium [main]
               ── movie (parent) ──▶ movie_detail [main]   e.g. movie:1
+            deep links (entry edges):
+              app://movie/{id} ──▶ movie_detail [main]   via movie:{id}
+              app://premium ──▶ premium [main]   via premium
             ⚑ = reachable only because a rule passed for this user
 
             findings:

@@ -130,8 +130,14 @@ function loom_Host.log(...) end
 ---@class loom.FlowSpec
 ---@field presentation? loom.Presentation `stack` (default), `tabs` or `modal`.
 ---@field start string The start screen's id (required).
----@field navigate fun(step: loom.Step, nav: loom.Nav): loom.NavigateResult Where a step leads (required): contributions made with `nav`.
+---@field navigate fun(step: loom.Step, nav: loom.Nav, ctx: loom.FlowContext): loom.NavigateResult Where a step leads (required): contributions made with `nav`; `ctx` has the user and the current screen's parameters, so the answer may depend on them (deterministically).
+---@field accepts_when_hidden? string[] Step names the flow accepts while its screen is not on top (RxFlow's `allowStepWhenNotPresented`); none by default.
 ---@field links? table<string, string> Deep links: URL pattern to steps, e.g. `["app://movie/{id}"] = "movie:{id}"`.
+
+--- The third argument of a flow's `navigate(step, nav, ctx)`: read-only.
+---@class loom.FlowContext
+---@field user loom.User The user's attributes (with `profile`); empty when navigating for no user.
+---@field params table<string, string> The parameters of the screen the step comes from (empty when none).
 
 --- A navigation step as `navigate` receives it: `"movie:42"` is `{ name = "movie", param = "42" }`.
 ---@class loom.Step
@@ -198,12 +204,14 @@ function loom_Nav.none() end
 ---@field parent? loom.StepArg Forward this step to the parent flow.
 ---@field finish? true|loom.StepArg End the flow (`true`), or end it and navigate this step in the parent.
 ---@field none? true Nothing happens.
+---@field when? any (flows.json only) A rule expression: in a list of contributions, the first whose `when` holds for the user is the one taken (one without `when` always holds).
 
 --- The read-only component a builder or rule receives (made once per component; for a collection with a header or footer, once per build).
 ---@class loom.Node
 ---@field type string The component type as written in the screen (an alias stays an alias).
 ---@field id? string The component's id.
----@field meta table<string, any> The component's meta, in JSON key order; never nil.
+---@field meta table<string, any> The component's meta, in JSON key order; never nil. `{"$param": "id"}` values arrive substituted.
+---@field params? table<string, string> (builders) The parameters the screen was opened with (`movie:42` gives `{ id = "42" }`); nil when none.
 ---@field layout? table<string, any> (collections) The layout; numbers written as strings (`"span": "1"`) arrive as numbers; a Spots top-level `span` is folded in.
 ---@field header? loom.ResolvedChild (collection builders) The header, a component resolved with the collection (its rule, type and meta checked); nil when absent or hidden by its rule. Rules do not see it.
 ---@field footer? loom.ResolvedChild (collection builders) The footer, resolved like the header; nil when absent or hidden.
@@ -266,6 +274,7 @@ function loom_Nav.none() end
 ---@field user? string A profile of users.json (inside `t:each_user`, that profile by default).
 ---@field context? table<string, any> Attributes added or overridden, as `--context`.
 ---@field now? string The evaluation time, ISO-8601 (time is an input, never the wall clock).
+---@field params? table<string, string|integer> The parameters the screen is opened with, as a step would carry them (`{ id = "42" }`); a tap passes the step's parameters on to the next screen.
 
 --- `t`, the scenario handle `fn(t)` receives.
 ---@class loom.Test
@@ -364,6 +373,10 @@ function loom_Session:actions() end
 --- The session's user attributes (with `profile`).
 ---@return loom.User # The attributes.
 function loom_Session:user() end
+
+--- The parameters the current screen was opened with (`movie:42` gives `{ id = "42" }`).
+---@return table<string, string> # Parameters by name (empty when none).
+function loom_Session:params() end
 
 --- The props of a visible component or item (fails when `x` is not visible).
 ---@param x string What to find.
