@@ -16,7 +16,7 @@ public enum MissingAttributes {
                     expanding.remove(named.name)
                     continue
                 }
-                for a in reg.attributesRead(args: ref.args) ?? [] where user.attributes[a] == nil && warned.insert(a).inserted {
+                for a in reg.attributesRead(args: ref.args) ?? [] where user.attributes[a] == nil && !a.hasPrefix("params.") && warned.insert(a).inserted {
                     let hint = a == "now" ? "give --now" : "give it with --context \(a)=VALUE or in users.json"
                     d.warning("rule '\(ref.name)' reads attribute '\(a)', which \(who) lacks, so it sees it as missing (\(hint))", at: reference ?? ref.location)
                 }
