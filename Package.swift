@@ -55,7 +55,7 @@ let package = Package(
         // Lua plugins feeding the core's factory; the workspace.
         .target(
             name: "LoomPlugins",
-            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation"],
+            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomStyles"],
             path: "Sources/LoomPlugins"
         ),
         // Scenarios, snapshots, structural diffs and reports (`host test`).

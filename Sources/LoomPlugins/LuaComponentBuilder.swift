@@ -23,8 +23,10 @@ final class LuaComponentBuilder: ComponentBuilding {
     func build(_ request: BuildRequest) -> Result<BuildOutput, BuildFailure> {
         let engine = self.engine
         // A single's output depends on its node only, unless the resolution has parameters
-        // (then its node carries them, and its meta may be bound to them): cached otherwise.
+        // (then its node carries them, and its meta may be bound to them) or a resolved style
+        // (its node carries that device's values): cached otherwise.
         let cacheable = kind == .single && request.context.params.isEmpty && request.context.boundMeta.isEmpty
+            && request.context.nodeStyles[request.component.serial] == nil
         if cacheable, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
             return .success(cached)
         }

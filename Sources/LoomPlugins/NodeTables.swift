@@ -62,7 +62,7 @@ extension PluginEngine {
         if footer { o["footer"] = .bool(false) }
         if let a = c.action { o["action"] = .string(a) }
         if let t = c.title { o["title"] = .string(t) }
-        if let st = c.style { o["style"] = st.plain }
+        if let st = c.style { o["style"] = st.plain }  // as written; a resolved style replaces it per build
         o["path"] = .string(c.path)
         if c.hasItems { o["items"] = .array(c.items.map { PluginEngine.itemJSON($0) }) }
         return .object(o)
@@ -75,13 +75,17 @@ extension PluginEngine {
         let c = request.component
         let ctx = request.context
         let bound = ctx.boundMeta[c.serial]
-        guard c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil else { return try pushNode(c) }
+        let style = ctx.nodeStyles.isEmpty ? nil : ctx.nodeStyles[c.serial]
+        guard c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil || style != nil else { return try pushNode(c) }
         var node = PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil)
         if case .object(var o) = node {
             // With parameters the table is this resolution's: meta with its bindings
             // substituted, and `params` (read-only, like the rest of the node).
             if let bound { o["meta"] = bound }
             if !ctx.params.isEmpty { o["params"] = PluginEngine.paramsJSON(ctx.params) }
+            // A resolved style replaces the `style` key as written: `{key: value}` in the
+            // output shapes (docs/styles.md).
+            if let style { o["style"] = style.values }
             node = .object(o)
         }
         state.push(json: node, keepingOrder: true)

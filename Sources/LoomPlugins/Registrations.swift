@@ -41,6 +41,13 @@ extension PluginEngine {
             case .failure(let e): return .failure(LuaHostError("host.\(fname)('\(type)'): \(e.message)"))
             }
         }
+        var styleTypes: [(key: String, type: String)]?
+        if let st = o["style"] {
+            switch PluginEngine.parseStyleTypes(st) {
+            case .success(let s): styleTypes = s
+            case .failure(let e): return .failure(LuaHostError("host.\(fname)('\(type)'): \(e.message)"))
+            }
+        }
         var renamed: [String: String] = [:]
         if case .object(let r)? = o["renamed"] {
             for (k, v) in r { if case .string(let s) = v { renamed[k] = s } }
@@ -60,6 +67,7 @@ extension PluginEngine {
         let reg = ComponentRegistration(
             type: type, kind: kind, plugin: info, location: loc, meta: meta, openMeta: openMeta, renamed: renamed,
             childMeta: childMeta, aliases: aliases, itemView: itemView, description: description, layout: layout, builder: builder)
+        reg.styleTypes = styleTypes
         do {
             try factory.register(reg)
         } catch {

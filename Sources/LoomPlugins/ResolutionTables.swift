@@ -68,6 +68,9 @@ extension PluginEngine {
             attrs["params"] = .object(.init(uniqueKeysWithValues: sorted.map { ($0.key, JSONValue.string($0.value)) }))
             for (k, v) in sorted { attrs["params." + k] = .string(v) }
         }
+        // The device context (`device`, `orientation`, `traits` and their dotted paths), under
+        // the user's own attributes of the same names (the user's win).
+        for (k, v) in ctx.deviceAttributes.sorted(by: { $0.key < $1.key }) where attrs[k] == nil { attrs[k] = v }
         state.push(json: .object(attrs), keepingOrder: true)
         try sandbox.freezeTop()
         let r = state.rawRef()

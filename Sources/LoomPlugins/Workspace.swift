@@ -43,6 +43,8 @@ public final class Workspace {
     var cachedFlows: (FlowSet, Diagnostics)?
     var cachedConfiguration: Diagnostics?
     private var resolutionCaches: [String: ResolutionCache] = [:]
+    /// The style library and the device context (Workspace+Styles.swift).
+    let styles = WorkspaceStyles()
 
     /// `anchor`: a screen argument (a file or an id) whose project is wanted when `--project`
     /// is not given (see `projectRoot(explicit:screen:)`).
@@ -157,16 +159,23 @@ public final class Workspace {
     ) -> Resolution {
         let ctx = ResolutionContext(user: user, screenID: screen.id, explain: explain, params: params)
         ctx.entrySteps = { [unowned self] in self.entrySteps(to: screen.id) }
-        return resolver(screen, check: check).resolve(for: user, context: ctx)
+        prepareStyles(ctx)
+        return resolver(screen, check: check, cacheKey: screen.file + styleCacheSuffix).resolve(for: user, context: ctx)
     }
 
     /// A resolver for a parsed screen, sharing the screen's cache of resolved single
     /// components and items across resolutions.
     public func resolver(_ screen: Screen, check: ScreenCheck) -> Resolver {
+        resolver(screen, check: check, cacheKey: screen.file)
+    }
+
+    /// The same, with the caches of `cacheKey` (a screen file, and the device context when the
+    /// project has styles: what builders see differs per device).
+    func resolver(_ screen: Screen, check: ScreenCheck, cacheKey: String) -> Resolver {
         let cache: ResolutionCache
-        if let c = resolutionCaches[screen.file] { cache = c } else {
+        if let c = resolutionCaches[cacheKey] { cache = c } else {
             cache = ResolutionCache()
-            resolutionCaches[screen.file] = cache
+            resolutionCaches[cacheKey] = cache
         }
         return Resolver(factory: factory, screen: screen, check: check, cache: cache)
     }

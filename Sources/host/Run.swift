@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomStyles
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,6 +18,7 @@ struct Run: ParsableCommand {
     @OptionGroup var user: UserOptions
     @OptionGroup var params: ParamOptions
     @OptionGroup var engine: EngineOptions
+    @OptionGroup var deviceOptions: DeviceOptions
 
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -37,11 +39,12 @@ struct Run: ParsableCommand {
         if let key = cacheOptions.cacheKey {
             engine.apply()
             let c = RunCacheEntry(options: cacheOptions, key: key, screen: screen, engine: engine, user: user, patches: patch,
-                                  flags: ["explain=\(explain)", "graph=\(!noGraph)"] + params.hashed)
+                                  flags: ["explain=\(explain)", "graph=\(!noGraph)"] + params.hashed + deviceOptions.hashed)
             if c.serve(format: format, explain: explain) { return }
             cache = c
         }
         let ws = try engine.workspace(screen: screen)
+        ws.deviceContext = deviceOptions.context
         var report = try ScreenReport.resolve(
             screen, in: ws, user: user, explain: explain, graph: !noGraph, patches: patch, params: params.values)
         report.diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: report.profile))

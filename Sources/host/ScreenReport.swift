@@ -22,6 +22,7 @@ struct ScreenReport {
     static func resolve(_ screen: String, in ws: Workspace, user: UserOptions, explain: Bool, graph withGraph: Bool,
                         patches: [String] = [], params: [String: String] = [:]) throws -> ScreenReport {
         var diagnostics = ws.loadDiagnostics
+        diagnostics.append(contentsOf: ws.styleLoadDiagnostics)
         let file = try orExit(ws.locateScreen(screen), diagnostics)
         let profile = try orExit(user.profile(in: ws), diagnostics)
         let loaded = ws.screen(file: file)
@@ -47,7 +48,7 @@ struct ScreenReport {
         }
         // A patched screen has the file's name but other nodes: it must not share the file's cache.
         let resolution = patches.isEmpty ? ws.resolve(parsed, check: check, user: profile, explain: explain, params: params)
-            : Resolver(factory: ws.factory, screen: parsed, check: check).resolve(for: profile, explain: explain, params: params)
+            : ws.resolveUncached(parsed, check: check, user: profile, explain: explain, params: params)
         diagnostics.append(contentsOf: resolution.diagnostics)
         var graph: NavigationOutput?
         if withGraph {
@@ -59,7 +60,7 @@ struct ScreenReport {
         if let d = parsed.description { report.screenInfo.append(("description", d)) }
         if !patches.isEmpty {
             // Compared without --explain's hidden nodes: what the user saw, then sees.
-            let after = explain ? Resolver(factory: ws.factory, screen: parsed, check: check).resolve(for: profile).tree.map { TreeOutput.json($0, explain: false) }
+            let after = explain ? ws.resolveUncached(parsed, check: check, user: profile).tree.map { TreeOutput.json($0, explain: false) }
                                 : resolution.tree.map { TreeOutput.json($0, explain: false) }
             report.changes = TreeDiffer(old: before, new: after).changes
         }

@@ -98,6 +98,9 @@ public final class ComponentRegistration {
     public var description: String?
     /// The declared schema of a collection's `layout` (`options.layout`).
     public var layout: ArgumentSchema?
+    /// The declared types of its style keys (`options.style`: key → type name, sorted by key);
+    /// nil when it declares none (values are typed by their form, without warnings).
+    public var styleTypes: [(key: String, type: String)]?
     public var builder: any ComponentBuilding
 
     public init(

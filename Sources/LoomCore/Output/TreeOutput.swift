@@ -30,7 +30,12 @@ public enum TreeOutput {
             o["view"] = .string(n.view)
             o["props"] = n.props
             if let m = n.extraMeta { o["extra_meta"] = m }
-            if let st = n.style { o["style"] = st }
+            if let rs = n.resolvedStyle {
+                o["style"] = rs.values
+                if explain { o["style_provenance"] = styleProvenanceJSON(rs) }
+            } else if let st = n.style {
+                o["style"] = st
+            }
         }
         if explain, let r = n.rule { o["rule"] = r.json }
         if let h = n.header { o["header"] = json(h, explain: explain) }
@@ -104,6 +109,25 @@ public enum TreeOutput {
         return out
     }
 
+    /// `{key: {"from": "file:line", "overrode": ["file:line", …]}}` (`--explain`).
+    static func styleProvenanceJSON(_ rs: NodeStyle) -> JSONValue {
+        var o = OrderedDictionary<String, JSONValue>(minimumCapacity: rs.origins.count)
+        for x in rs.origins {
+            o[x.key] = .object(["from": .string(x.from), "overrode": .array(x.overrode.map { .string($0) })])
+        }
+        return .object(o)
+    }
+
+    /// `key ← file:line (overrode file:line, …)`, one line per key (`--explain`).
+    static func styleExplainLines(_ rs: NodeStyle, prefix: String, style: Style, out: inout String) {
+        let e = TextEscape.escaped
+        for x in rs.origins {
+            var s = e(x.key) + " ← " + e(x.from)
+            if !x.overrode.isEmpty { s += " (overrode " + x.overrode.map(e).joined(separator: ", ") + ")" }
+            out += prefix + style.dim(s) + "\n"
+        }
+    }
+
     /// Compact one-line JSON of a value kept as written (`style`, `size`, `extra_meta`).
     public static func compact(_ v: JSONValue) -> String {
         var s = TextEscape.escaped(v.serialized(pretty: false))
@@ -128,7 +152,12 @@ public enum TreeOutput {
         if explain, let r = n.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
         out += s + "\n"
         let childPrefix = prefix + (isRoot ? "" : (isLast ? "   " : "│  "))
-        if !n.hidden, let st = n.style { out += childPrefix + "    " + style.dim("style: " + compact(st)) + "\n" }
+        if !n.hidden, let rs = n.resolvedStyle {
+            out += childPrefix + "    " + style.dim("style: " + (rs.line.isEmpty ? "(no values)" : e(rs.line))) + "\n"
+            if explain { styleExplainLines(rs, prefix: childPrefix + "      ", style: style, out: &out) }
+        } else if !n.hidden, let st = n.style {
+            out += childPrefix + "    " + style.dim("style: " + compact(st)) + "\n"
+        }
         if !n.hidden, let m = n.extraMeta { out += childPrefix + "    " + style.dim("extra meta: " + compact(m)) + "\n" }
         if explain, let t = n.rule, !t.children.isEmpty {
             explainLines(t, prefix: childPrefix + "    ", style: style, out: &out)

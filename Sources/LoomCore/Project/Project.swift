@@ -11,6 +11,8 @@ public struct Project: Sendable {
     public var usersFile: String
     public var flowsFile: String
     public var scenariosDir: String
+    /// The styles folder (`"styles"`, default `styles/`; optional unless named).
+    public var stylesDir: String
     public var entry: String?
     /// Whether loom.json names its plugin folders (then each must exist).
     public var pluginDirsDeclared = false
@@ -34,6 +36,7 @@ public struct Project: Sendable {
         usersFile = Project.join(root, "users.json")
         flowsFile = Project.join(root, "flows.json")
         scenariosDir = Project.join(root, "scenarios")
+        stylesDir = Project.join(root, "styles")
         entry = nil
     }
 
@@ -75,9 +78,10 @@ public struct Project: Sendable {
     public static func load(root: String) -> (Project, Diagnostics) {
         var (p, d) = loadManifest(root: root)
         p.loadNamedRules(diagnostics: &d)
-        for key in ["users", "flows", "screens", "scenarios"] {
+        for key in ["users", "flows", "screens", "scenarios", "styles"] {
             guard let at = p.valueLocations[key] else { continue }
-            let path = key == "users" ? p.usersFile : key == "flows" ? p.flowsFile : key == "screens" ? p.screensDir : p.scenariosDir
+            let path = key == "users" ? p.usersFile : key == "flows" ? p.flowsFile : key == "screens" ? p.screensDir
+                : key == "styles" ? p.stylesDir : p.scenariosDir
             if !SafeFile.exists(path) {
                 let what = key == "users" || key == "flows" ? "file" : "folder"
                 d.error("\"\(key)\" names the \(what) '\(p.writtenPaths[key] ?? path)', which does not exist", at: at)
@@ -103,7 +107,7 @@ public struct Project: Sendable {
             d.error("loom.json holds an object, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
             return (p, d)
         }
-        let known = ["plugins", "screens", "users", "flows", "scenarios", "entry", "rules", "name", "description"]
+        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "name", "description"]
         for m in o.members {
             let loc = doc.location(m.value.position)
             p.valueLocations[m.key] = loc
@@ -130,7 +134,7 @@ public struct Project: Sendable {
                 } else {
                     d.error("\"plugins\" is a list of folders, found \(m.value.kindDescription)", at: loc)
                 }
-            case "screens", "users", "flows", "scenarios", "entry":
+            case "screens", "users", "flows", "scenarios", "styles", "entry":
                 guard let s = m.value.string else {
                     p.valueLocations[m.key] = nil
                     d.error("\"\(m.key)\" is a string, found \(m.value.kindDescription)", at: loc)
@@ -142,6 +146,7 @@ public struct Project: Sendable {
                 case "users": p.usersFile = join(root, s)
                 case "flows": p.flowsFile = join(root, s)
                 case "scenarios": p.scenariosDir = join(root, s)
+                case "styles": p.stylesDir = join(root, s)
                 default: p.entry = s
                 }
             case "name", "description", "$schema":

@@ -46,21 +46,23 @@ public struct ResolvedNode: Sendable {
         let action: String?, actionLocation: SourceLocation?, meta: JSONValue?
         let path: String, location: SourceLocation, serial: Int, origin: Component?
         let header: ResolvedNode?, footer: ResolvedNode?, style: JSONValue?, extraMeta: JSONValue?
+        let resolvedStyle: NodeStyle?
         init(type: String, id: String?, view: String, props: JSONValue, children: [ResolvedNode], items: [ResolvedItem]?,
              action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation,
              serial: Int, origin: Component?, header: ResolvedNode?, footer: ResolvedNode?, style: JSONValue?,
-             extraMeta: JSONValue?) {
+             extraMeta: JSONValue?, resolvedStyle: NodeStyle? = nil) {
             self.type = type; self.id = id; self.view = view; self.props = props; self.children = children
             self.items = items; self.action = action; self.actionLocation = actionLocation; self.meta = meta
             self.path = path; self.location = location; self.serial = serial; self.origin = origin
             self.header = header; self.footer = footer; self.style = style; self.extraMeta = extraMeta
+            self.resolvedStyle = resolvedStyle
         }
         func with(children: [ResolvedNode]? = nil, props: JSONValue? = nil, view: String? = nil, items: [ResolvedItem]?? = nil,
                   origin: Component?? = nil, header: ResolvedNode?? = nil, footer: ResolvedNode?? = nil) -> Storage {
             Storage(type: type, id: id, view: view ?? self.view, props: props ?? self.props, children: children ?? self.children,
                     items: items ?? self.items, action: action, actionLocation: actionLocation, meta: meta, path: path,
                     location: location, serial: serial, origin: origin ?? self.origin, header: header ?? self.header,
-                    footer: footer ?? self.footer, style: style, extraMeta: extraMeta)
+                    footer: footer ?? self.footer, style: style, extraMeta: extraMeta, resolvedStyle: resolvedStyle)
         }
     }
 
@@ -108,19 +110,22 @@ public struct ResolvedNode: Sendable {
         get { storage.footer }
         set { storage = storage.with(footer: .some(newValue)) }
     }
-    /// The component's `style` as written (kept and shown until styles are resolved).
+    /// The component's `style` as written (shown when no style applies: a project without
+    /// styles, an inline object).
     public var style: JSONValue? { storage.style }
+    /// The component's style resolved for the resolution's device (nil when none applies).
+    public var resolvedStyle: NodeStyle? { storage.resolvedStyle }
     /// The meta keys the component's type does not declare, as written (each also a warning).
     public var extraMeta: JSONValue? { storage.extraMeta }
 
     public init(type: String, id: String?, view: String, props: JSONValue, children: [ResolvedNode], items: [ResolvedItem]?,
                 action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation,
                 serial: Int, origin: Component? = nil, header: ResolvedNode? = nil, footer: ResolvedNode? = nil,
-                style: JSONValue? = nil, extraMeta: JSONValue? = nil) {
+                style: JSONValue? = nil, extraMeta: JSONValue? = nil, resolvedStyle: NodeStyle? = nil) {
         storage = Storage(
             type: type, id: id, view: view, props: props, children: children, items: items, action: action,
             actionLocation: actionLocation, meta: meta, path: path, location: location, serial: serial, origin: origin,
-            header: header, footer: footer, style: style, extraMeta: extraMeta)
+            header: header, footer: footer, style: style, extraMeta: extraMeta, resolvedStyle: resolvedStyle)
     }
 
     /// Visits this node and every node below (header, children, items' nested components, footer).
@@ -203,6 +208,14 @@ public final class ResolutionContext {
     public var entrySteps: () -> [String] = { [] }
     /// Components' meta with their `{"$param": …}` bindings substituted, by serial.
     @exclusivity(unchecked) public var boundMeta: [Int: JSONValue] = [:]
+    /// A component's style for this resolution's device (set by the workspace when the project
+    /// has styles; nil: styles are not resolved and `style` is shown as written).
+    public var styleFor: ((Component, ComponentRegistration?, ResolutionContext) -> NodeStyle?)?
+    /// Resolved styles by component serial (what builders receive as `node.style`).
+    @exclusivity(unchecked) public var nodeStyles: [Int: NodeStyle] = [:]
+    /// The device context's attributes (`device.idiom`, `orientation`, `traits.horizontal`, …):
+    /// read by rules when the user has no attribute of that name (the user's win).
+    public var deviceAttributes: [String: JSONValue] = [:]
     public var diagnostics = Diagnostics()
     /// Calls made into plugins (rules, builders, item views) in this resolution: rules are
     /// counted where they are evaluated, builders by the engine (answers it serves from its
@@ -247,7 +260,8 @@ public final class ResolutionContext {
         if !params.isEmpty, name.hasPrefix("params.") {
             return params[String(name.dropFirst(7))].map { .string($0) }
         }
-        return user.attributes[name]
+        if let v = user.attributes[name] { return v }
+        return deviceAttributes.isEmpty ? nil : deviceAttributes[name]
     }
 }
 

@@ -109,6 +109,12 @@ public struct Resolver {
         let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
         let reg = isSpotsRoot ? nil : registration(c)
         if !isSpotsRoot && reg == nil { return hiddenNode(c, reason: "type '\(c.type)' is not registered", rule: trace, ctx: ctx) }
+        // The style (its diagnostics reported each resolution; values memoized by the workspace).
+        var nodeStyle: NodeStyle?
+        if let styleFor = ctx.styleFor, let st = styleFor(c, reg, ctx) {
+            nodeStyle = st
+            ctx.nodeStyles[c.serial] = st
+        }
         if reg?.kind == .single, let cached = cache?.singles[c.serial] {
             var n = cached
             n.rule = trace
@@ -202,7 +208,7 @@ public struct Resolver {
             items: reg?.kind == .collection ? (ctx.explain ? items : shownItems) : nil, action: c.action,
             actionLocation: c.actionLocation, meta: boundMeta ?? c.metaValue, path: c.path, location: c.location, serial: c.serial,
             origin: c, header: header, footer: footer, style: c.style?.plain,
-            extraMeta: check.undeclaredMeta.isEmpty ? nil : check.undeclaredMeta[c.serial])
+            extraMeta: check.undeclaredMeta.isEmpty ? nil : check.undeclaredMeta[c.serial], resolvedStyle: nodeStyle)
         if reg?.kind == .single, let cache { cache.singles[c.serial] = node }
         node.rule = trace
         return node

@@ -1,0 +1,32 @@
+import ArgumentParser
+import LoomCore
+import LoomStyles
+
+/// `--device`, `--orientation`, `--traits`: the device context a screen is resolved for (its
+/// styles, and the `device.*`, `orientation`, `traits.*` attributes rules read).
+struct DeviceOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A device of `host devices` (default: \(DeviceCatalog.defaultName)).", valueName: "name"))
+    var device: String?
+
+    @Option(name: .long, help: ArgumentHelp("portrait or landscape (default: portrait).", valueName: "orientation"))
+    var orientation: String?
+
+    @Option(name: .long, help: ArgumentHelp("Size classes, horizontal then vertical, e.g. \"compact regular\" (default: the device's for the orientation).", valueName: "classes"))
+    var traits: String?
+
+    func validate() throws {
+        if case .failure(let e) = DeviceContext.parse(device: device, orientation: orientation, traits: traits) {
+            throw ValidationError(TextEscape.escaped(e.message))
+        }
+    }
+
+    /// The context (validated: never fails after `validate`).
+    var context: DeviceContext {
+        (try? DeviceContext.parse(device: device, orientation: orientation, traits: traits).get()) ?? .standard
+    }
+
+    /// What a `--cache-key` entry depends on.
+    var hashed: [String] {
+        ["device=\(device ?? "")", "orientation=\(orientation ?? "")", "traits=\(traits ?? "")"]
+    }
+}
