@@ -25,7 +25,7 @@ final class ParamsTests: XCTestCase {
         let p = try ParamsFixtures.declarative()
         let r = try Host.run(["run", "item", "--project", p.path, "--user", "gold", "--no-graph"])
         assertExit(r, 1)
-        assertMatches(r.stderr, #"screens/item\.json:4:\d+: error: meta 'text' of 'label' is bound to param 'id', which this resolution lacks"#, in: r, "stderr")
+        assertMatches(r.stderr, #"screens/item\.json:3:\d+: error: meta 'text' of 'label' is bound to param 'id', which this resolution lacks"#, in: r, "stderr")
         assertContains(r.stderr, "step 'item' of flow 'main'", in: r, "stderr")
         assertContains(r.stderr, "deep link 'app://item/{id}'", in: r, "stderr")
         assertContains(r.stderr, "--param id=VALUE", in: r, "stderr")

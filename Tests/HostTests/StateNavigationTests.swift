@@ -60,7 +60,10 @@ final class StateNavigationTests: XCTestCase {
         try Data(text.utf8).write(to: flows)
         let r = try Host.run(["navigate", "home", "--project", p.path, "--user", "gold", "--steps", "premium"])
         assertExit(r, 1)
-        assertMatches(r.stderr, #"flows\.json:\d+:\d+: error: .*is_golden"#, in: r, "stderr")
+        assertMatches(r.stderr, #"flows\.json:\d+:\d+: step 'premium' of flow 'main': rule is_golden failed: rule 'is_golden' is not registered"#, in: r, "stderr")
+        // host check reports it statically, at the rule.
+        let c = try Host.run(["check", "--project", p.path])
+        assertMatches(c.stderr, #"flows\.json:\d+:\d+: error: unknown rule 'is_golden' in a \"when\" of flow 'main'"#, in: c, "stderr")
     }
 
     func testTabsKeepOneStackPerTab() throws {
