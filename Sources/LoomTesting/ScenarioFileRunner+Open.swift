@@ -2,6 +2,7 @@ import Foundation
 import LoomCore
 import LoomNavigation
 import LoomPlugins
+import LoomStyles
 import LuaRuntime
 import OrderedCollections
 
@@ -44,6 +45,7 @@ extension ScenarioFileRunner {
         var context = OrderedDictionary<String, JSONValue>()
         var now: String?
         var params: [String: String] = [:]
+        var device: (name: String?, orientation: String?, traits: String?) = (nil, nil, nil)
         if args.count > 2, case .string(let d) = args[2] { userName = d }
         if args.count > 1 {
             switch args[1] {
@@ -68,13 +70,22 @@ extension ScenarioFileRunner {
                                 throw ScenarioFailure("t:open: options.params.\(name) must be a string or an integer, found \(value.kindName)")
                             }
                         }
+                    case "device", "orientation", "traits":
+                        guard case .string(let text) = v else { throw ScenarioFailure("t:open: options.\(k) must be a string, found \(v.kindName)") }
+                        if k == "device" { device.name = text } else if k == "orientation" { device.orientation = text } else { device.traits = text }
                     default:
-                        throw ScenarioFailure("t:open: unknown option '\(k)'\(DidYouMean.hint(k, among: ["user", "context", "now", "params"])); options are user, context, now, params")
+                        let known = ["user", "context", "now", "params", "device", "orientation", "traits"]
+                        throw ScenarioFailure("t:open: unknown option '\(k)'\(DidYouMean.hint(k, among: known)); options are \(known.joined(separator: ", "))")
                     }
                 }
             default:
                 throw ScenarioFailure("t:open(screen, options): options must be a table { user = NAME, context = {…}, now = \"ISO\" } or a profile name, found \(args[1].kindName)")
             }
+        }
+        let deviceContext: DeviceContext
+        switch DeviceContext.parse(device: device.name, orientation: device.orientation, traits: device.traits) {
+        case .success(let c): deviceContext = c
+        case .failure(let d): throw ScenarioFailure("t:open: " + d.message)
         }
         var profile: UserProfile
         switch ws.users.user(named: userName, context: [], now: now) {
@@ -129,6 +140,7 @@ extension ScenarioFileRunner {
         let h = nextHandle
         nextHandle += 1
         let session = ScenarioSession(ws: ws, user: profile, opened: parsed, simulator: sim)
+        session.device = deviceContext
         sessions[h] = session
         session.coverage = coverage
         coverage?.opened(user: profile)

@@ -71,6 +71,9 @@ extension ScenarioFileRunner {
                 throw ScenarioFailure("expected props.\(key) of \(m.label) to be \(JSONNormal.text(want)), got \(JSONNormal.text(got))")
             }
             return .null
+        case "expect_style":
+            try expectStyle(s, args)
+            return .null
         case "mutate":
             return try mutate(s, args)
         case "expect_change":

@@ -2,6 +2,7 @@ import Foundation
 import LoomCore
 import LoomDiff
 import LoomPlugins
+import LoomStyles
 import LoomNavigation
 import OrderedCollections
 
@@ -31,6 +32,9 @@ final class ScenarioSession {
     var coverage: CoverageCollector?
     /// What the last `s:mutate` changed (nil before the first).
     var lastChanges: [TreeChange]?
+    /// The device, orientation and size classes the session's screens resolve for (`t:open`
+    /// options `device`, `orientation`, `traits`).
+    var device = DeviceContext.standard
 
     init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
         self.ws = ws
@@ -66,6 +70,7 @@ final class ScenarioSession {
             screen = s
             check = c
         }
+        ws.deviceContext = device
         let r = ws.resolve(screen, check: check, user: user, params: top.params)
         cache[key] = (screen, check, r)
         coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true, params: top.params))
@@ -79,7 +84,8 @@ final class ScenarioSession {
     /// of its own (its nodes are not the file's).
     func replaceCurrent(_ screen: Screen, check: ScreenCheck) -> Resolution {
         let params = simulator.current?.params ?? [:]
-        let r = Resolver(factory: ws.factory, screen: screen, check: check).resolve(for: user, params: params)
+        ws.deviceContext = device
+        let r = ws.resolveUncached(screen, check: check, user: user, params: params)
         if let top = simulator.current { cache[ScenarioSession.cacheKey(top)] = (screen, check, r) }
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((screenID, d))
@@ -109,6 +115,7 @@ final class ScenarioSession {
 
     func explained() throws(ScenarioFailure) -> (Screen, Resolution) {
         let (s, c, _) = try current()
+        ws.deviceContext = device
         return (s, ws.resolve(s, check: c, user: user, explain: true, params: simulator.current?.params ?? [:]))
     }
 

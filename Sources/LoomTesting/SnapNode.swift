@@ -17,7 +17,8 @@ struct SnapNode: Sendable, Equatable {
     var children: [SnapNode]
     /// `header` or `footer` for a collection's header and footer (shown first and last).
     var role: String?
-    /// Kept as written (sorted keys): a component's `style` and undeclared meta, an item's `size`.
+    /// Sorted keys: a component's `style` (resolved, or as written) and undeclared meta, an
+    /// item's `size`.
     var extras: [(key: String, value: JSONValue)] = []
 
     /// The extras' keys, in the order a snapshot line shows them.
@@ -52,7 +53,12 @@ struct SnapNode: Sendable, Equatable {
         }
         if let f = n.footer, !f.hidden { kids.append(SnapNode(f, role: "footer")) }
         var extras: [(key: String, value: JSONValue)] = []
-        if let st = n.style { extras.append(("style", JSONNormal.sorted(st))) }
+        // The resolved style when one applies (the device's values), else `style` as written.
+        if let rs = n.resolvedStyle {
+            extras.append(("style", JSONNormal.sorted(rs.values)))
+        } else if let st = n.style {
+            extras.append(("style", JSONNormal.sorted(st)))
+        }
         if let m = n.extraMeta { extras.append(("extra_meta", JSONNormal.sorted(m))) }
         self.init(isItem: false, type: n.type, id: n.id, view: n.view, props: JSONNormal.sorted(n.props), action: n.action,
                   children: kids, role: role, extras: extras)
