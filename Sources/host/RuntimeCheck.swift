@@ -18,8 +18,11 @@ enum RuntimeCheck {
         for f in files {
             let loaded = ws.screen(file: f)
             guard let screen = loaded.screen, let check = loaded.check, !loaded.diagnostics.hasErrors else { continue }
+            // A screen binding parameters (`{"$param": "id"}`) is checked as opened with them:
+            // a stand-in value each (`<id>`), since a step always brings them.
+            let params = Dictionary(uniqueKeysWithValues: ParamBinding.names(in: screen).map { ($0, "<\($0)>") })
             for (label, profile) in users {
-                for d in ws.resolve(screen, check: check, user: profile).diagnostics.errors where found[d]?.last != label {
+                for d in ws.resolve(screen, check: check, user: profile, params: params).diagnostics.errors where found[d]?.last != label {
                     found[d, default: []].append(label)
                 }
             }

@@ -32,6 +32,13 @@ final class ParamsTests: XCTestCase {
         assertLacks(r.stdout, "#bound", in: r, "stdout (the component fails closed)")
     }
 
+    func testCheckResolvesABindingScreenWithStandInParams() throws {
+        let p = try ParamsFixtures.declarative()
+        let r = try Host.run(["check", "--project", p.path])
+        assertExit(r, 0)
+        assertLacks(r.stderr, "is bound to param", in: r, "stderr")
+    }
+
     func testBadParamFlagIsAUsageError() throws {
         let p = try ParamsFixtures.lua()
         let r = try Host.run(["run", "item", "--project", p.path, "--param", "=3"])

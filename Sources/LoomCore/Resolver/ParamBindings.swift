@@ -56,3 +56,21 @@ public enum ParamBinding {
         }
     }
 }
+
+extension ParamBinding {
+    /// The parameters a screen's meta binds, sorted (for a check that resolves the screen with
+    /// a stand-in value for each).
+    public static func names(in screen: Screen) -> [String] {
+        var found = Set<String>()
+        func visit(_ node: JSONNode) {
+            if let n = name(node) { found.insert(n); return }
+            switch node.kind {
+            case .object(let o): for m in o.members { visit(m.value) }
+            case .array(let a): for x in a { visit(x) }
+            default: break
+            }
+        }
+        screen.root.walk { c in if let m = c.meta { visit(m) } }
+        return found.sorted()
+    }
+}
