@@ -51,6 +51,26 @@ public struct EvalLineWriter: Sendable {
     /// One user's line for one screen. In the `json` format every element starts with `,\n`;
     /// the consumer drops the first one's comma (`EvalOutput`).
     public func line(user: JSONValue, screen: String, _ r: Resolution, into out: inout String) {
+        if select == .visible, format != .csv {
+            // The hot case, written directly: the same bytes as the object serialized below.
+            if format == .json { out += ",\n" }
+            out += "{\"user\":"
+            switch user {
+            case .int(let i): out += String(i)
+            default: out += user.serialized(pretty: false)
+            }
+            out += ",\"screen\":"
+            out += JSONValue.string(screen).serialized(pretty: false)
+            out += ",\"visible\":["
+            var first = true
+            for id in VisibleSet.ids(r.tree) {
+                if !first { out += "," }
+                first = false
+                out += JSONValue.string(id).serialized(pretty: false)
+            }
+            out += format == .jsonl ? "]}\n" : "]}"
+            return
+        }
         let v = value(r)
         switch format {
         case .jsonl, .json:

@@ -20,14 +20,33 @@ final class SparkEvalTests: XCTestCase {
         // A bad line and a blank one: located by their line in the whole dataset, not the partition.
         text += "{\"tier\": \n\n{\"tier\": \"gold\", \"app_version\": \"5.3.0\"}\n"
         try Data(text.utf8).write(to: users)
+        // A small screen (3 gated components): the test times Spark's plumbing, not the resolver.
+        let project = dir.appendingPathComponent("project")
+        try Host.write([
+            "loom.json": "{}",
+            "plugins/small/plugin.lua": """
+            return { name = "small", version = "1.0.0", api = 1, register = function(host)
+              host.rule("is_gold", function(user) return user.tier == "gold" end)
+              host.rule("nordic", function(user) return user.country == "NO" or user.country == "SE" end)
+            end }
+            """,
+            "screens/home.json": """
+            {"screen": "home", "root": {"type": "stack", "id": "root", "children": [
+              {"type": "label", "id": "premium", "rule": "is_gold"},
+              {"type": "label", "id": "upsell", "rule": {"NOT": "is_gold"}},
+              {"type": "label", "id": "nordic", "rule": "nordic"},
+              {"type": "label", "id": "new", "rule": {"at_least": {"app_version": "5.2.0"}}}
+            ]}}
+            """,
+        ], under: project)
         let binary = try Host.requireBinary()
-        let single = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", users.path, "--select", "hash"], timeout: 600)
+        let single = try Host.run(["eval", "home", "--project", project.path, "--users", users.path, "--jobs", "2"], timeout: 600)
         assertExit(single, 1)
         assertContains(single.stderr, "\(users.path):\(n + 1):", in: single, "stderr")
         let out = dir.appendingPathComponent("out")
         let spark = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), [
-            "python3", "scripts/spark-eval", "eval", "--users", users.path, "--screen", "home", "--project", Host.moviesProject,
-            "--host", binary.path, "--select", "hash", "--output", out.path, "--master", "local[2]", "--partitions", "4",
+            "python3", "scripts/spark-eval", "eval", "--users", users.path, "--screen", "home", "--project", project.path,
+            "--host", binary.path, "--output", out.path, "--master", "local[2]", "--partitions", "4",
         ], timeout: 900)
         assertExit(spark, 0)
         let parts = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix("part-") }.sorted()
