@@ -315,6 +315,22 @@ if wanted("solver") {
     results["solver"] = .object(fig)
 }
 
+// MARK: population — W1 (issue 14): 10,000 users through 8 Lua-gated components by host eval's pipeline, against a bare Lua state (PopulationBench.swift).
+
+if wanted("population") {
+    let p = populationBench(users: quick ? 2_000 : 10_000, streamed: quick ? 100_000 : 1_000_000, tmp: tmp)
+    results["population"] = .object([
+        "users": .int(p.users), "host_ns_per_user": r(p.hostNs, 0), "floor_ns_per_user": r(p.floorNs, 0), "ratio": r(p.ratio, 3),
+        "targeting_ns_per_user": r(p.targetingNs, 0), "targeting_ratio": r(p.targetingNs / p.floorNs, 3),
+        "jobs2_ns_per_user": r(p.jobs2Ns, 0), "scaling_2_jobs": r(p.scaling, 3),
+        "streamed_users": .int(p.streamedUsers), "peak_rss_mb_w1": r(p.rssAfterW1MB, 1), "peak_rss_mb_streamed": r(p.rssAfterStreamMB, 1),
+    ])
+    lines.append(String(format: "population    W1 %d users, 8 Lua-gated components: host eval %.0f ns/user  bare Lua %.0f ns/user  ratio %.2f (target ≤ 1.5); targeting rules %.0f ns/user (ratio %.2f)",
+                        p.users, p.hostNs, p.floorNs, p.ratio, p.targetingNs, p.targetingNs / p.floorNs))
+    lines.append(String(format: "              --jobs 2 %.0f ns/user: scaling %.2f; peak RSS %.1f MB after W1, %.1f MB after streaming %d users",
+                        p.jobs2Ns, p.scaling, p.rssAfterW1MB, p.rssAfterStreamMB, p.streamedUsers))
+}
+
 if jsonOutput {
     print(JSONValue.object(results).serialized(pretty: true))
 } else {
