@@ -184,3 +184,10 @@ extension Workspace {
         return Resolver(factory: factory, screen: screen, check: check).resolve(for: user, context: ctx)
     }
 }
+
+extension Workspace {
+    /// The attribute names the device context gives rules (`device`, `device.idiom`, …).
+    public var deviceAttributeNames: Set<String> {
+        Set(Workspace.flatAttributes(deviceContext.attributes).keys)
+    }
+}

@@ -11,6 +11,6 @@ enum InputNotes {
             return d
         }
         guard case .success(let file) = ws.locateScreen(screen), let parsed = ws.screen(file: file).screen else { return d }
-        return MissingAttributes.warnings(parsed, factory: ws.factory, user: profile)
+        return MissingAttributes.warnings(parsed, factory: ws.factory, user: profile, provided: ws.deviceAttributeNames)
     }
 }

@@ -91,6 +91,7 @@ function loom_Host.log(...) end
 ---@field aliases? string[] Other type names for the same builder (`{ "tabbar" }`).
 ---@field item_view? string (collection) The view name of an item whose kind has no `host.item` (default `"ItemView"`); its props are the item's `title`, `subtitle`, `text`, `image` and `meta`.
 ---@field description? string One line for `host plugins`.
+---@field style? table<string, string> Style schema: style key → type (`boolean`, `integer`, `unsigned`, `float`, `string`, `color`, `insets`, `point`, `size`, `rect`, `font`, `gradient`), e.g. `{ title_color = "color", padding = "insets" }`. A value that does not parse is a located error in the property file and the key is not applied; a key it does not declare is a warning with a did-you-mean, passed through as JSON. An unknown type name is a registration error. Without it values are typed by their form (docs/styles.md).
 ---@field layout? loom.ArgSchema (collection) Schema of the `layout` keys (the spots plugin declares `span`, `item-spacing`, …). An unknown key is a warning with a did-you-mean, a number written as a string a warning, a wrong type an error that hides the collection. Without it `layout` is not checked.
 
 --- The `options` of `host.rule`.
@@ -217,7 +218,7 @@ function loom_Nav.none() end
 ---@field footer? loom.ResolvedChild (collection builders) The footer, resolved like the header; nil when absent or hidden.
 ---@field action? string The step a tap emits, e.g. `"movie:42"`.
 ---@field title? string The component's title.
----@field style? any The component's `style` as written (a name, a list of names or an inline object); not interpreted yet, shown in output.
+---@field style? table<string, any>|any (builders) The component's resolved style for the resolution's device, orientation and size classes (docs/styles.md): `{key = value}` in `host run --format json`'s shapes (a color `{r, g, b, a}` each 0…1, insets `{top, left, bottom, right}`, …), typed by the type's `style` schema. From its `style` key (a style name or a list of names, later winning) else a style named after its type. When no style applies (a project without property files, an inline object, a name that is no style) the `style` key as written; nil without one.
 ---@field path string Where the component is in its screen, e.g. `root/children[1]/children[0]`.
 ---@field items? loom.Item[] (collections) The items as written (every item, before rules); present when the component has `items`.
 
@@ -275,6 +276,9 @@ function loom_Nav.none() end
 ---@field context? table<string, any> Attributes added or overridden, as `--context`.
 ---@field now? string The evaluation time, ISO-8601 (time is an input, never the wall clock).
 ---@field params? table<string, string|integer> The parameters the screen is opened with, as a step would carry them (`{ id = "42" }`); a tap passes the step's parameters on to the next screen.
+---@field device? string A device of `host devices` the session's screens resolve for (styles, and the `device.*` attributes rules read); default `iphone-15`. An unknown name fails the scenario with a did-you-mean.
+---@field orientation? string `portrait` (default) or `landscape`.
+---@field traits? string Size classes, horizontal then vertical (`"compact regular"`), as `--traits`; default: the device's for the orientation.
 
 --- `t`, the scenario handle `fn(t)` receives.
 ---@class loom.Test
@@ -322,6 +326,12 @@ function loom_Session:expect_stack(screens) end
 ---@param key string A prop name or dotted path.
 ---@param value any The expected value (nil: absent).
 function loom_Session:expect_prop(x, key, value) end
+
+--- A key of a visible component's resolved style (docs/styles.md, for the session's device, orientation and size classes), compared in `host run --format json`'s shapes: numbers by value, tables by content (an insets `{top=, left=, bottom=, right=}`, a color `{r=, g=, b=, a=}`), and a color also as the string `"#RRGGBB"` or `"#AARRGGBB"`; `nil` means absent. Fails when no style applies to the component.
+---@param id string A component id.
+---@param key string A style key.
+---@param value any The expected value (nil: absent).
+function loom_Session:expect_style(id, key, value) end
 
 --- Compares the current screen, as this user sees it, with its golden snapshot (recorded when missing, except under `CI=true`). `s:expect_snapshot{ graph = "screen" }` keeps only this screen's edges in it, `{ graph = false }` no graph.
 ---@param name? string|loom.SnapshotOptions A suffix for a second snapshot in one scenario, or the options.

@@ -2,7 +2,9 @@
 /// expanded) that a user lacks: one warning per attribute, at the first rule reference
 /// (in the order written) that reads it.
 public enum MissingAttributes {
-    public static func warnings(_ screen: Screen, factory: Factory, user: UserProfile) -> Diagnostics {
+    /// `provided`: attributes the resolution supplies when the user lacks them (the device
+    /// context's `device.idiom`, `traits.horizontal`, …): never missing.
+    public static func warnings(_ screen: Screen, factory: Factory, user: UserProfile, provided: Set<String> = []) -> Diagnostics {
         var d = Diagnostics()
         var warned = Set<String>()
         let who = user.name.map { "user '\($0)'" } ?? "the user"
@@ -16,7 +18,7 @@ public enum MissingAttributes {
                     expanding.remove(named.name)
                     continue
                 }
-                for a in reg.attributesRead(args: ref.args) ?? [] where user.attributes[a] == nil && !a.hasPrefix("params.") && warned.insert(a).inserted {
+                for a in reg.attributesRead(args: ref.args) ?? [] where user.attributes[a] == nil && !a.hasPrefix("params.") && !provided.contains(a) && warned.insert(a).inserted {
                     let hint = a == "now" ? "give --now" : "give it with --context \(a)=VALUE or in users.json"
                     d.warning("rule '\(ref.name)' reads attribute '\(a)', which \(who) lacks, so it sees it as missing (\(hint))", at: reference ?? ref.location)
                 }
