@@ -30,7 +30,7 @@ scenario("imports: the first import listed wins, the file's own keys win over al
   s:expect_style("upsell_banner", "tint", "#E50914")
 end)
 
-scenario("a named style (Headline) per device", function(t)
+scenario("labels: label.json and label~ipad.json (a style named after the type)", function(t)
   local phone = t:open("home", { user = "gold", device = "iphone-se-1st" })
   phone:expect_style("premium_greeting", "font", { name = "Avenir-Heavy", size = 17 })
   phone:expect_style("premium_greeting", "text_color", "#FFFFFF")
