@@ -66,6 +66,14 @@ public struct EdgeInsets: Sendable, Hashable {
 /// A device of the catalog: its screen in points (portrait), scale, and per orientation its
 /// safe-area insets and default size classes (Apple's published values).
 public struct Device: Sendable, Hashable {
+    /// Catalog devices are told apart by name and screen (cheap: a style is looked up per
+    /// component).
+    public static func == (a: Device, b: Device) -> Bool {
+        a.name == b.name && a.width == b.width && a.height == b.height && a.scale == b.scale && a.idiom == b.idiom
+    }
+    public func hash(into h: inout Hasher) {
+        h.combine(name)
+    }
     public var name: String
     public var displayName: String
     public var idiom: Idiom

@@ -3,6 +3,15 @@ import OrderedCollections
 
 /// Key → type, declared per component type beside `meta` (`{ style = { title_color = "color" } }`).
 public struct StyleSchema: Sendable, Hashable {
+    public static func == (a: StyleSchema, b: StyleSchema) -> Bool {
+        a.owner == b.owner && a.strict == b.strict && a.types == b.types
+    }
+    /// The owner and size only: a schema is looked up once per component.
+    public func hash(into h: inout Hasher) {
+        h.combine(owner)
+        h.combine(types.count)
+    }
+
     public var types: OrderedDictionary<String, StyleType>
     /// Named in warnings: "not declared in the style schema of 'card'".
     public var owner: String
@@ -97,6 +106,11 @@ extension StyleLibrary {
     /// A value that does not parse is an error and its key is left out.
     public func resolve(names: [String], context: DeviceContext, schema: StyleSchema? = nil) -> ResolvedStyle {
         var cascade = StyleCascade(library: self, context: context)
+        return resolve(names: names, cascade: &cascade, schema: schema)
+    }
+
+    func resolve(names: [String], cascade: inout StyleCascade, schema: StyleSchema?) -> ResolvedStyle {
+        let context = cascade.context
         let layer = cascade.resolve(names)
         var out = ResolvedStyle(names: names, context: context, diagnostics: cascade.diagnostics)
         for (key, e) in layer {

@@ -8,6 +8,9 @@ public final class StyleCache: @unchecked Sendable {
     public let library: StyleLibrary
     private let lock = NSLock()
     private var resolved: [Key: ResolvedStyle] = [:]
+    /// Per device context, every name's cascaded layer: imports shared by many styles are
+    /// merged once per run.
+    private var cascades: [DeviceContext: StyleCascade] = [:]
 
     struct Key: Hashable {
         var names: [String]
@@ -24,9 +27,9 @@ public final class StyleCache: @unchecked Sendable {
             lock.unlock()
             return r
         }
-        lock.unlock()
-        let r = library.resolve(names: names, context: context, schema: schema)
-        lock.lock()
+        var cascade = cascades.removeValue(forKey: context) ?? StyleCascade(library: library, context: context)
+        let r = library.resolve(names: names, cascade: &cascade, schema: schema)
+        cascades[context] = cascade
         resolved[key] = r
         lock.unlock()
         return r

@@ -33,8 +33,10 @@ extension OrderedDictionary where Key == String, Value == StyleEntry {
     /// Each place once (a style reached through two imports is the same value), never the
     /// winner's own: chains stay as long as the distinct definitions, however the imports branch.
     private func chain(_ all: [SourceLocation], winner: SourceLocation) -> [SourceLocation] {
-        var seen: Set<SourceLocation> = [winner]
-        return all.filter { seen.insert($0).inserted }
+        var out: [SourceLocation] = []
+        out.reserveCapacity(all.count)
+        for l in all where l != winner && !out.contains(l) { out.append(l) }
+        return out
     }
 
     /// `under` applied beneath `self`: existing keys keep winning (MRGArchitect's imports).
@@ -59,18 +61,21 @@ struct StyleCascade {
 
     let library: StyleLibrary
     let context: DeviceContext
-    var memo: [String: StyleLayer] = [:]
+    /// Each name's layer and the diagnostics computing it gave (repeated on every later use,
+    /// once per resolution).
+    var memo: [String: (layer: StyleLayer, diagnostics: [Diagnostic])] = [:]
     var stack: [String] = []
     var diagnostics = Diagnostics()
-    var warnedTraits: Set<String> = []
 
     init(library: StyleLibrary, context: DeviceContext) {
         self.library = library
         self.context = context
     }
 
-    /// `names` applied in order, later names winning.
+    /// `names` applied in order, later names winning. `diagnostics` then holds this
+    /// resolution's (the memo may be reused by the next: `StyleCache`).
     mutating func resolve(_ names: [String]) -> StyleLayer {
+        diagnostics = Diagnostics()
         var out = StyleLayer()
         for n in names {
             if !library.hasStyle(n) {
@@ -89,7 +94,10 @@ struct StyleCascade {
             diagnostics.error("import cycle: \(cycle)", at: site)
             return [:]
         }
-        if let m = memo[name] { return m }
+        if let m = memo[name] {
+            for d in m.diagnostics where !diagnostics.items.contains(d) { diagnostics.append(d) }
+            return m.layer
+        }
         guard let variants = library.files[name] else {
             diagnostics.error("no style named '\(TextEscape.escaped(name))' to import\(DidYouMean.hint(name, among: library.names))", at: site)
             return [:]
@@ -100,6 +108,7 @@ struct StyleCascade {
         }
         stack.append(name)
         defer { stack.removeLast() }
+        let start = diagnostics.count
         var out = StyleLayer()
         if let traits = variants[.traits] {
             warnIgnoredDeviceFiles(traits, variants)
@@ -115,7 +124,7 @@ struct StyleCascade {
                 if let body = variants[variant]?.body { out.apply(layer(body)) }
             }
         }
-        memo[name] = out
+        memo[name] = (out, Array(diagnostics.items[start...]))
         return out
     }
 
@@ -134,8 +143,6 @@ struct StyleCascade {
     }
 
     mutating func warnIgnoredDeviceFiles(_ traits: StyleFile, _ variants: [StyleVariant: StyleFile]) {
-        guard !warnedTraits.contains(traits.name) else { return }
-        warnedTraits.insert(traits.name)
         let ignored = StyleVariant.allDeviceVariants.compactMap { variants[$0]?.path }
         guard !ignored.isEmpty else { return }
         diagnostics.warning("'\(traits.name)' has a traits file, which is used instead of its device files (as MRGArchitect): ignoring \(ignored.joined(separator: ", "))", at: SourceLocation(file: traits.path))

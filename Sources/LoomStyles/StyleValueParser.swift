@@ -115,26 +115,43 @@ public enum StyleValueParser {
         }
 
         func gradient(_ node: JSONNode) -> Outcome {
-            guard let items = node.array, !items.isEmpty else {
-                return node.array == nil ? expected(.gradient, node) : fail("a gradient has at least one stop", node)
-            }
+            guard case .array(let items) = node.kind else { return expected(.gradient, node) }
+            if items.isEmpty { return fail("a gradient has at least one stop", node) }
             var stops: [GradientStop] = []
+            stops.reserveCapacity(items.count)
             for item in items {
-                guard let o = item.object else { return fail("a gradient stop is {\"location\", \"color\"}, found \(item.kindName)", item) }
-                if let bad = unknownKey(o, ["location", "color"]) { return fail("a gradient stop has only \"location\" and \"color\", found '\(TextEscape.escaped(bad.key))'", bad.value) }
-                guard let locNode = o["location"], let colorNode = o["color"] else { return fail("a gradient stop needs \"location\" and \"color\"", item) }
-                guard let loc = locNode.double, (0...1).contains(loc) else {
-                    return fail("a gradient location is a number from 0 to 1, found \(locNode.double.map { JSONValue.numberText($0) } ?? locNode.kindName)", locNode)
-                }
-                if let prev = stops.last, loc < prev.location {
-                    return fail("gradient locations are in ascending order: \(JSONValue.numberText(loc)) after \(JSONValue.numberText(prev.location))", locNode)
-                }
-                switch color(colorNode) {
-                case .success(let c): stops.append(GradientStop(location: loc, color: c))
+                switch stop(item, after: stops.last?.location) {
+                case .success(let s): stops.append(s)
                 case .failure(let e): return .failure(e)
                 }
             }
             return .success(.gradient(stops))
+        }
+
+        /// One `{"location", "color"}` with its location from 0 to 1, not below `previous`.
+        func stop(_ item: JSONNode, after previous: Double?) -> Result<GradientStop, Diagnostic> {
+            guard case .object(let o) = item.kind else {
+                return .failure(fail("a gradient stop is {\"location\", \"color\"}, found \(item.kindName)", item).failure!)
+            }
+            if let bad = unknownKey(o, ["location", "color"]) {
+                return .failure(fail("a gradient stop has only \"location\" and \"color\", found '\(TextEscape.escaped(bad.key))'", bad.value).failure!)
+            }
+            guard let locNode = o["location"], let colorNode = o["color"] else {
+                return .failure(fail("a gradient stop needs \"location\" and \"color\"", item).failure!)
+            }
+            let loc: Double
+            switch locNode.kind {
+            case .int(let i): loc = Double(i)
+            case .double(let d): loc = d
+            default: return .failure(fail("a gradient location is a number from 0 to 1, found \(locNode.kindName)", locNode).failure!)
+            }
+            if loc < 0 || loc > 1 {
+                return .failure(fail("a gradient location is a number from 0 to 1, found \(JSONValue.numberText(loc))", locNode).failure!)
+            }
+            if let previous, loc < previous {
+                return .failure(fail("gradient locations are in ascending order: \(JSONValue.numberText(loc)) after \(JSONValue.numberText(previous))", locNode).failure!)
+            }
+            return color(colorNode).map { GradientStop(location: loc, color: $0) }
         }
     }
 }
