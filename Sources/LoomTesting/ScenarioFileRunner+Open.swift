@@ -132,7 +132,9 @@ extension ScenarioFileRunner {
                 flows: flows, entry: entry, entryParams: params,
                 context: { ws.navigationContext(user: user, params: $0?.params ?? [:]) }
             ) { id, params in
-                ws.visibleActions(screenID: id, user: user, extra: parsed, params: params)
+                // Rules may read the device: the actions are this session's device's.
+                ws.deviceContext = deviceContext
+                return ws.visibleActions(screenID: id, user: user, extra: parsed, params: params)
             }
         } catch {
             throw ScenarioFailure("t:open: \(error.message)")
