@@ -9,7 +9,11 @@ public final class WorkspaceStyles {
     var cache: StyleCache?
     var loadDiagnostics = Diagnostics()
     /// The device, orientation and size classes screens are resolved for (`--device`, …).
-    public var context: DeviceContext = .standard
+    public var context: DeviceContext = .standard {
+        didSet { if context != oldValue { flat = nil } }
+    }
+    /// `context`'s attributes as rules read them (made once per context).
+    var flat: [String: JSONValue]?
     var schemas: [String: StyleSchema?] = [:]
     /// Node styles by names, type and device context (a 1,000-component screen with a few
     /// dozen distinct styles converts a few dozen).
@@ -63,7 +67,8 @@ extension Workspace {
     /// Gives a resolution the device context: its attributes for rules and, when the project
     /// has styles, each component's resolved style (diagnostics reported once per resolution).
     func prepareStyles(_ ctx: ResolutionContext) {
-        ctx.deviceAttributes = Workspace.flatAttributes(deviceContext.attributes)
+        if styles.flat == nil { styles.flat = Workspace.flatAttributes(deviceContext.attributes) }
+        ctx.deviceAttributes = styles.flat!
         guard hasStyles else { return }
         var reported: Set<NodeStyleKey> = []
         ctx.styleFor = { [unowned self] c, reg, ctx in
