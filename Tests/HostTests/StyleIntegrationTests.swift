@@ -30,10 +30,10 @@ final class StyleIntegrationTests: XCTestCase {
                   {"type": "label", "id": "pad_only", "meta": {"text": "pad"}, "rule": {"in": {"device.idiom": ["pad"]}}}
                 ]}}
                 """,
-            "styles/Base.json": #"{"title_color": "#00FF00", "height": 40}"#,
+            "styles/Base.json": ##"{"title_color": "#00FF00", "height": 40}"##,
             "styles/Login.json": "{\n  \"@imports\": [\"Base\"],\n  \"title_color\": \"#FF0000\",\n  \"paddin\": 3\n}",
             "styles/Login-568h.json": #"{"height": 44}"#,
-            "styles/Login~ipad.json": #"{"height": 60, "title_color": "#800000FF"}"#,
+            "styles/Login~ipad.json": ##"{"height": 60, "title_color": "#800000FF"}"##,
             "styles/card-traits.json": #"{"[* *]": {"height": 10}, "[+ *]": {"height": 20}}"#,
             "users.json": #"{"ipaduser": {"device.idiom": "pad"}, "plain": {"tier": "x"}}"#,
         ]
