@@ -6,6 +6,8 @@ import LoomCore
 public struct StyleTable: Sendable {
     public let context: DeviceContext
     private var styles: [ResolvedStyle?]
+    /// Each style's output shape, computed once (what a node carries as `"style"`).
+    private var outputs: [JSONValue?]
 
     /// `components`: each component's serial, style names (its `style`, else its type's name
     /// when such a style exists) and its type's style schema.
@@ -14,9 +16,17 @@ public struct StyleTable: Sendable {
         self.context = context
         let size = (components.map(\.serial).max() ?? -1) + 1
         styles = Array(repeating: nil, count: max(0, size))
+        outputs = Array(repeating: nil, count: max(0, size))
         for c in components where c.serial >= 0 && !c.names.isEmpty {
-            styles[c.serial] = cache.resolve(names: c.names, context: context, schema: c.schema)
+            let r = cache.resolve(names: c.names, context: context, schema: c.schema)
+            styles[c.serial] = r
+            outputs[c.serial] = r.json
         }
+    }
+
+    /// The output shape of the component's style (`ResolvedStyle.json`), if it has one.
+    public func json(_ serial: Int) -> JSONValue? {
+        serial >= 0 && serial < outputs.count ? outputs[serial] : nil
     }
 
     /// The style of the component with this serial, if it has one.
