@@ -108,8 +108,9 @@ private func writeJSONL(_ users: [[(String, JSONValue)]], to path: String) {
 /// `host eval --select visible` over a JSONL file, in-process, with `jobs` workers; returns
 /// the elapsed nanoseconds and, per component id, how many users see it.
 private func hostEval(project: String, users: String, jobs: Int, output: String) -> (ns: Double, seen: [String: Int]) {
-    var options = Workspace.Options()
-    options.project = project
+    var o = Workspace.Options()
+    o.project = project
+    let options = o
     let (first, d) = PopulationScreens.open(options: options, screens: ["w1"])
     precondition(first != nil && !d.hasErrors, "W1 project: \(d.items)")
     let input = try! UserInput.open(users, format: .jsonl).get()
@@ -165,7 +166,7 @@ private func floorEval(_ users: [[(String, JSONValue)]]) -> (ns: Double, seen: [
         data += "COLS.\(k) = {" + users.map { u in lua(u.first { $0.0 == k }?.1) }.joined(separator: ",") + "}\n"
     }
     try! state.run(data, chunkName: "=w1data")
-    let gates = w1Gates.map { "    if \($0.1 ? "not " : "")R.\($0.0)(u, nil, nil) then SEEN[\(w1Gates.firstIndex { g in g.0 == $0.0 }! + 1)] = SEEN[\(w1Gates.firstIndex { g in g.0 == $0.0 }! + 1)] + 1 end" }
+    let gates = w1Gates.enumerated().map { k, g in "    if \(g.1 ? "not " : "")R.\(g.0)(u, nil, nil) then SEEN[\(k + 1)] = SEEN[\(k + 1)] + 1 end" }
     try! state.run(w1Rules + """
         function FLOOR()
           SEEN = {0, 0, 0, 0, 0, 0, 0, 0}
