@@ -94,7 +94,7 @@ private func writeW1Project(at dir: String, targeting: Bool) {
 }
 
 private func writeJSONL(_ users: [[(String, JSONValue)]], to path: String) {
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let h = FileHandle(forWritingAtPath: path)!
     var text = ""
     for u in users {
@@ -220,7 +220,7 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     // Memory while streaming: many more users through the same pipeline, output discarded.
     if streamed > 0 {
         let big = tmp + "/w1-big.jsonl"
-        FileManager.default.createFile(atPath: big, contents: nil)
+        _ = FileManager.default.createFile(atPath: big, contents: nil)
         let h = FileHandle(forWritingAtPath: big)!
         var text = ""
         for i in 0..<streamed {
