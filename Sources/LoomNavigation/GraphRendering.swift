@@ -127,6 +127,13 @@ extension NavigationGraph {
             if e.gated { attrs.append("style=dashed") }
             out += "  \(GraphText.dotQuoted(e.from)) -> \(GraphText.dotQuoted(e.to)) [\(attrs.joined(separator: ", "))];\n"
         }
+        // Deep links: entry edges from outside the app, dotted.
+        let ids = Set(nodes.map(\.id))
+        for (i, l) in links.enumerated() where ids.contains(l.to) {
+            let id = GraphText.dotQuoted("link \(i + 1): \(l.link)")
+            out += "  \(id) [shape=plaintext, label=\(GraphText.dotQuoted(l.link))];\n"
+            out += "  \(id) -> \(GraphText.dotQuoted(l.to)) [style=dotted, label=\(GraphText.dotQuoted("deep link"))];\n"
+        }
         out += "}\n"
         return out
     }
@@ -165,6 +172,10 @@ extension NavigationGraph {
         for e in edges {
             let arrow = e.gated ? "-.->" : "-->"
             out += "  \(nodeIds[e.from]!) \(arrow)|\(GraphText.mermaidQuoted("\(e.step) (\(e.presentation.rawValue))"))| \(nodeIds[e.to]!)\n"
+        }
+        for l in links {
+            guard let target = nodeIds[l.to] else { continue }
+            out += "  \(unique("l_" + GraphText.sanitised(l.link)))([\(GraphText.mermaidQuoted(l.link))]) -.->|\"deep link\"| \(target)\n"
         }
         if let entryId = nodeIds[entry] {
             out += "  classDef entry stroke-width:3px\n"
