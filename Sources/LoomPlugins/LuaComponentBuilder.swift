@@ -10,6 +10,14 @@ final class LuaComponentBuilder: ComponentBuilding {
     let plugin: PluginInfo
     let owner: Int32
     let exhausted = ExhaustedMark()
+    /// A styled single's outputs by component and resolved style (`NodeStyle.id`): its node
+    /// is the component's plus that style's values.
+    var styledSingles: [StyledSingle: BuildOutput] = [:]
+
+    struct StyledSingle: Hashable {
+        var component: ObjectIdentifier
+        var style: Int
+    }
 
     init(engine: PluginEngine, function: LuaRef, kind: ComponentKind, type: String, plugin: PluginInfo, owner: Int32) {
         self.engine = engine
@@ -23,11 +31,14 @@ final class LuaComponentBuilder: ComponentBuilding {
     func build(_ request: BuildRequest) -> Result<BuildOutput, BuildFailure> {
         let engine = self.engine
         // A single's output depends on its node only, unless the resolution has parameters
-        // (then its node carries them, and its meta may be bound to them) or a resolved style
-        // (its node carries that device's values): cached otherwise.
+        // (then its node carries them, and its meta may be bound to them): cached otherwise, by
+        // component, or with a resolved style by component and style (its node carries them).
         let cacheable = kind == .single && request.context.params.isEmpty && request.context.boundMeta.isEmpty
-            && request.context.nodeStyles[request.component.serial] == nil
-        if cacheable, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
+        let style = cacheable && !request.context.nodeStyles.isEmpty ? request.context.nodeStyles[request.component.serial] : nil
+        let styledKey = style.map { StyledSingle(component: ObjectIdentifier(request.component), style: $0.id) }
+        if let styledKey {
+            if let cached = styledSingles[styledKey] { return .success(cached) }
+        } else if cacheable, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
             return .success(cached)
         }
         if exhausted.isSet, let f = exhausted.failure(in: request.context) { return .failure(f) }
@@ -95,7 +106,11 @@ final class LuaComponentBuilder: ComponentBuilding {
             what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,
             childIDs: kind == .wrapper ? Array(request.children.prefix(1).map(\.id)) : request.children.map(\.id))
         if cacheable, case .success(let out) = result {
-            engine.singleCache[ObjectIdentifier(request.component)] = out
+            if let styledKey {
+                styledSingles[styledKey] = out
+            } else {
+                engine.singleCache[ObjectIdentifier(request.component)] = out
+            }
             engine.retained.append(request.component)
         }
         return result

@@ -139,7 +139,8 @@ extension Workspace {
             origins.reserveCapacity(r.values.count)
             func line(_ l: SourceLocation) -> String { "\(l.file):\(l.line)" }
             for (k, v) in r.values { origins.append(.init(key: k, from: line(v.from), overrode: v.overrode.map(line))) }
-            entry = (NodeStyle(names: names, values: r.json, line: r.compactLine, origins: origins), r.diagnostics)
+            let id = styles.nodeStyles.count + 1
+            entry = (NodeStyle(names: names, values: r.json, line: r.compactLine, origins: origins, id: id), r.diagnostics)
             styles.nodeStyles[key] = entry
         }
         if !entry.1.isEmpty, reported.insert(key).inserted { ctx.diagnostics.append(contentsOf: entry.1) }

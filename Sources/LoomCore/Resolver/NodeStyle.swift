@@ -22,11 +22,15 @@ public struct NodeStyle: Sendable, Hashable {
     public var line: String
     /// Per key, in key order (shown by `--explain`).
     public var origins: [Origin]
+    /// Tells resolved styles apart cheaply (unique per workspace for each names, type and device
+    /// context): builders' outputs are cached by component and this.
+    public var id: Int
 
-    public init(names: [String], values: JSONValue, line: String, origins: [Origin]) {
+    public init(names: [String], values: JSONValue, line: String, origins: [Origin], id: Int = 0) {
         self.names = names
         self.values = values
         self.line = line
         self.origins = origins
+        self.id = id
     }
 }
