@@ -13,6 +13,8 @@ final class LuaComponentBuilder: ComponentBuilding {
     /// A styled single's outputs by component and resolved style (`NodeStyle.id`): its node
     /// is the component's plus that style's values.
     var styledSingles: [StyledSingle: BuildOutput] = [:]
+    /// Frozen `node.style` tables by `NodeStyle.id` (a style is pushed once, not per build).
+    var styleRefs: [Int: Int32] = [:]
 
     struct StyledSingle: Hashable {
         var component: ObjectIdentifier
@@ -34,7 +36,8 @@ final class LuaComponentBuilder: ComponentBuilding {
         // (then its node carries them, and its meta may be bound to them): cached otherwise, by
         // component, or with a resolved style by component and style (its node carries them).
         let cacheable = kind == .single && request.context.params.isEmpty && request.context.boundMeta.isEmpty
-        let style = cacheable && !request.context.nodeStyles.isEmpty ? request.context.nodeStyles[request.component.serial] : nil
+        let nodeStyle = request.context.nodeStyles.isEmpty ? nil : request.context.nodeStyles[request.component.serial]
+        let style = cacheable ? nodeStyle : nil
         let styledKey = style.map { StyledSingle(component: ObjectIdentifier(request.component), style: $0.id) }
         if let styledKey {
             if let cached = styledSingles[styledKey] { return .success(cached) }
@@ -49,7 +52,17 @@ final class LuaComponentBuilder: ComponentBuilding {
         state.push(function)
         let data = engine.resolutionTables(request.context)
         do {
-            try engine.pushNode(request, data)
+            var styleRef: Int32?
+            if let nodeStyle {
+                if let r = styleRefs[nodeStyle.id] { styleRef = r } else {
+                    state.push(json: nodeStyle.values, keepingOrder: true)
+                    try engine.sandbox.freezeTop(name: "style")
+                    let r = state.rawRef()
+                    styleRefs[nodeStyle.id] = r
+                    styleRef = r
+                }
+            }
+            try engine.pushNode(request, data, styleRef: styleRef)
         } catch {
             return .failure(engine.failure(error))
         }

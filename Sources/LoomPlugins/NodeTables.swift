@@ -71,7 +71,9 @@ extension PluginEngine {
     /// Pushes the node table a builder receives: the component's, with a collection's header
     /// and footer resolved for this resolution (the resolved node tables its parent would see;
     /// absent when hidden). Those depend on the user, so such a table is made per build.
-    func pushNode(_ request: BuildRequest, _ data: ResolutionTables) throws(LuaError) {
+    /// `styleRef`: the frozen table of the component's resolved style (`node.style`), made once
+    /// per style by its builder.
+    func pushNode(_ request: BuildRequest, _ data: ResolutionTables, styleRef: Int32? = nil) throws(LuaError) {
         let c = request.component
         let ctx = request.context
         let bound = ctx.boundMeta[c.serial]
@@ -84,11 +86,15 @@ extension PluginEngine {
             if let bound { o["meta"] = bound }
             if !ctx.params.isEmpty { o["params"] = PluginEngine.paramsJSON(ctx.params) }
             // A resolved style replaces the `style` key as written: `{key: value}` in the
-            // output shapes (docs/styles.md).
-            if let style { o["style"] = style.values }
+            // output shapes (docs/styles.md), set below from its frozen table.
+            if style != nil, styleRef != nil { o["style"] = nil } else if let style { o["style"] = style.values }
             node = .object(o)
         }
         state.push(json: node, keepingOrder: true)
+        if style != nil, let styleRef {
+            pushRef(styleRef)
+            state.setField(-2, "style")
+        }
         if let h = request.header {
             pushResolved(h, data)
             state.setField(-2, "header")
