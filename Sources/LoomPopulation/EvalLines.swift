@@ -48,6 +48,15 @@ public struct EvalLineWriter: Sendable {
         }
     }
 
+    /// A `--select visible` line from its `[…]` JSON (jsonl and json formats).
+    public func visibleLine(user: JSONValue, screen: String, fragment: String, into out: inout String) {
+        if format == .json { out += ",\n" }
+        out += "{\"user\":"
+        if case .int(let i) = user { out += String(i) } else { out += user.serialized(pretty: false) }
+        out += ",\"screen\":" + JSONValue.string(screen).serialized(pretty: false) + ",\"visible\":" + fragment
+        out += format == .jsonl ? "}\n" : "}"
+    }
+
     /// One user's line for one screen. In the `json` format every element starts with `,\n`;
     /// the consumer drops the first one's comma (`EvalOutput`).
     public func line(user: JSONValue, screen: String, _ r: Resolution, into out: inout String) {

@@ -1,3 +1,4 @@
+import Foundation
 import LoomCore
 import LoomPlugins
 
@@ -27,7 +28,12 @@ public final class EvalWorker {
         self.screens = screens
         self.parser = parser
         self.writer = writer
+        // --select visible in JSON: the outcome-keyed fast path (VisibilityPlan); LOOM_EVAL_NO_PLAN=1 turns it off.
+        let usePlan = writer.select == .visible && writer.format != .csv && ProcessInfo.processInfo.environment["LOOM_EVAL_NO_PLAN"] == nil
+        plans = screens.screens.map { usePlan ? VisibilityPlan(screen: $0.screen, factory: screens.workspace.factory) : nil }
     }
+
+    private let plans: [VisibilityPlan?]
 
     public func process(_ batch: UserBatch) -> EvalChunk {
         var chunk = EvalChunk()
@@ -38,7 +44,13 @@ public final class EvalWorker {
             case .failure(let d):
                 chunk.failures.append((chunk.text.utf8.count, d))
             case .success(let user):
-                for s in screens.screens {
+                for (n, s) in screens.screens.enumerated() {
+                    if let plan = plans[n] {
+                        let v = plan.visible(for: user.profile) { s.resolver.resolve(for: user.profile) }
+                        for d in v.diagnostics { chunk.notes.add(d, line: user.line) }
+                        writer.visibleLine(user: user.label, screen: s.id, fragment: v.fragment, into: &chunk.text)
+                        continue
+                    }
                     let r = s.resolver.resolve(for: user.profile)
                     for d in r.diagnostics.items { chunk.notes.add(d, line: user.line) }
                     writer.line(user: user.label, screen: s.id, r, into: &chunk.text)

@@ -96,6 +96,22 @@ final class EvalCommandTests: XCTestCase {
         XCTAssertEqual(array?.count, 1000, "--format json is one array")
     }
 
+    /// --select visible's fast path (outcome-keyed, VisibilityPlan) prints what full resolutions print.
+    func testVisibleFastPathEqualsFullResolution() throws {
+        let dir = try Host.temporaryFolder("eval-plan")
+        let file = dir.appendingPathComponent("users.jsonl")
+        try Data(try Self.jsonl(Self.generatedUsers(400)).utf8).write(to: file)
+        for screen in ["home", "movie_detail"] {
+            let fast = try Host.run(["eval", screen, "--project", Host.moviesProject, "--users", file.path, "--jobs", "1"])
+            let full = try Host.run(["eval", screen, "--project", Host.moviesProject, "--users", file.path, "--jobs", "1"],
+                                    environment: ["LOOM_EVAL_NO_PLAN": "1"])
+            assertExit(fast, 0)
+            XCTAssertEqual(fast.stdoutLines.count, 401)
+            XCTAssertTrue(fast.stdoutData == full.stdoutData, "fast path differs from full resolution on \(screen)")
+            XCTAssertEqual(fast.stderr, full.stderr)
+        }
+    }
+
     func testHashIsStableAndDistinguishesTrees() throws {
         let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json", "--select", "hash"])
         assertExit(r, 0)

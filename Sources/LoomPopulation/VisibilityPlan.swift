@@ -1,0 +1,98 @@
+import LoomCore
+import OrderedCollections
+
+/// `--select visible`'s fast path. A resolved tree depends on the screen's rule outcomes only
+/// (builders are deterministic and see no user: the premise of the resolver's own tree cache),
+/// so what a user sees is a function of the outcomes of the rules the screen holds. This plan
+/// evaluates those rules for a user, in document order with AND / OR short-circuits, each
+/// rule of a component or item only when what encloses it is shown, and keys the answer by the
+/// outcomes: the first user with a given key is resolved by the real resolver and its visible
+/// ids (and diagnostics) are kept for every later user with the same key. A user whose rules
+/// fail anywhere is resolved by the resolver every time (failures are reported per user).
+/// The plan covers every rule the resolver can reach (a superset: rules of components the
+/// resolver would skip make keys only more specific), so equal keys mean equal trees.
+public final class VisibilityPlan {
+    struct Leaf { let evaluator: (any RuleEvaluating)?; let args: JSONNode?; let location: SourceLocation }
+    indirect enum Node { case leaf(Leaf), and([Node]), or([Node]), not(Node) }
+    struct Step { let rule: Node; let subject: RuleSubject; var skip: Int }
+
+    private var steps: [Step] = []
+    private var cache: [[UInt8]: (fragment: String, diagnostics: [Diagnostic])] = [:]
+    /// Distinct outcome keys kept (beyond it, users are resolved by the resolver).
+    public static let maxKeys = 4096
+    let screenID: String
+
+    public init(screen: Screen, factory: Factory) {
+        screenID = screen.id
+        func compile(_ r: RuleExpression) -> Node {
+            switch r {
+            case .rule(let name, let args, let loc): return .leaf(Leaf(evaluator: factory.rules[name]?.evaluator, args: args, location: loc))
+            case .and(let rs, _): return .and(rs.map(compile))
+            case .or(let rs, _): return .or(rs.map(compile))
+            case .not(let x, _): return .not(compile(x))
+            }
+        }
+        func component(_ c: Component) {
+            var at: Int?
+            if let r = c.rule { at = steps.count; steps.append(Step(rule: compile(r), subject: .component(c), skip: 0)) }
+            if let h = c.header { component(h) }
+            for child in c.children { component(child) }
+            for item in c.items {
+                var itemAt: Int?
+                if let r = item.rule { itemAt = steps.count; steps.append(Step(rule: compile(r), subject: .item(item), skip: 0)) }
+                for child in item.children { component(child) }
+                if let itemAt { steps[itemAt].skip = steps.count }
+            }
+            if let f = c.footer { component(f) }
+            if let at { steps[at].skip = steps.count }
+        }
+        component(screen.root)
+    }
+
+    /// The user's outcome key; nil when a rule failed.
+    func key(for user: UserProfile) -> [UInt8]? {
+        let ctx = ResolutionContext(user: user, screenID: screenID)
+        var out: [UInt8] = []
+        out.reserveCapacity(steps.count)
+        var failed = false
+        func eval(_ n: Node, _ subject: RuleSubject) -> Bool? {
+            switch n {
+            case .leaf(let l):
+                guard let e = l.evaluator else { failed = true; return nil }
+                switch e.evaluate(args: l.args, at: l.location, subject: subject, context: ctx) {
+                case .success(let v): out.append(v ? 1 : 0); return v
+                case .failure: failed = true; return nil
+                }
+            case .and(let xs):
+                for x in xs { guard let v = eval(x, subject) else { return nil }; if !v { return false } }
+                return true
+            case .or(let xs):
+                for x in xs { guard let v = eval(x, subject) else { return nil }; if v { return true } }
+                return false
+            case .not(let x): return eval(x, subject).map { !$0 }
+            }
+        }
+        var i = 0
+        while i < steps.count && !failed {
+            let v = eval(steps[i].rule, steps[i].subject)
+            i = v == true ? i + 1 : steps[i].skip
+        }
+        return failed ? nil : out
+    }
+
+    /// The `"visible":[…]` JSON of a user and the diagnostics of their resolution.
+    public func visible(for user: UserProfile, resolve: () -> Resolution) -> (fragment: String, diagnostics: [Diagnostic]) {
+        let k = key(for: user)
+        if let k, let hit = cache[k] { return hit }
+        let r = resolve()
+        var fragment = "["
+        for (n, id) in VisibleSet.ids(r.tree).enumerated() {
+            if n > 0 { fragment += "," }
+            fragment += JSONValue.string(id).serialized(pretty: false)
+        }
+        fragment += "]"
+        let answer = (fragment, r.diagnostics.items)
+        if let k, cache.count < VisibilityPlan.maxKeys { cache[k] = answer }
+        return answer
+    }
+}
