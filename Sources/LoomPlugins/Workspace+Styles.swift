@@ -14,6 +14,8 @@ public final class WorkspaceStyles {
     }
     /// `context`'s attributes as rules read them (made once per context).
     var flat: [String: JSONValue]?
+    /// Whether a device was chosen (`--device`, `--orientation`, `--traits`, `t:open` options).
+    var chosen = false
     var schemas: [String: StyleSchema?] = [:]
     /// Node styles by names, type and device context (a 1,000-component screen with a few
     /// dozen distinct styles converts a few dozen).
@@ -32,8 +34,21 @@ extension Workspace {
     /// The device context screens are resolved for (default: docs/styles.md's default device).
     public var deviceContext: DeviceContext {
         get { styles.context }
-        set { styles.context = newValue }
+        set {
+            styles.context = newValue
+            styles.chosen = true
+        }
     }
+
+    /// Chooses the device context (nil: the default, as if none was chosen).
+    public func useDevice(_ context: DeviceContext?) {
+        styles.context = context ?? .standard
+        styles.chosen = context != nil
+    }
+
+    /// Whether rules see the device attributes: when a device was chosen or the project has
+    /// styles (otherwise resolutions are exactly what they were before devices existed).
+    public var deviceAttributesActive: Bool { styles.chosen || hasStyles }
 
     /// The project's style library: its styles folder (`loom.json` `"styles"`, default
     /// `styles/`) first, then each plugin's own `styles/` folder (for each file name the first
@@ -67,8 +82,10 @@ extension Workspace {
     /// Gives a resolution the device context: its attributes for rules and, when the project
     /// has styles, each component's resolved style (diagnostics reported once per resolution).
     func prepareStyles(_ ctx: ResolutionContext) {
-        if styles.flat == nil { styles.flat = Workspace.flatAttributes(deviceContext.attributes) }
-        ctx.deviceAttributes = styles.flat!
+        if deviceAttributesActive {
+            if styles.flat == nil { styles.flat = Workspace.flatAttributes(deviceContext.attributes) }
+            ctx.deviceAttributes = styles.flat!
+        }
         guard hasStyles else { return }
         var reported: Set<NodeStyleKey> = []
         ctx.styleFor = { [unowned self] c, reg, ctx in
@@ -194,6 +211,6 @@ extension Workspace {
 extension Workspace {
     /// The attribute names the device context gives rules (`device`, `device.idiom`, …).
     public var deviceAttributeNames: Set<String> {
-        Set(Workspace.flatAttributes(deviceContext.attributes).keys)
+        deviceAttributesActive ? Set(Workspace.flatAttributes(deviceContext.attributes).keys) : []
     }
 }

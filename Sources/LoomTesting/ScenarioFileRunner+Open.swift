@@ -82,11 +82,14 @@ extension ScenarioFileRunner {
                 throw ScenarioFailure("t:open(screen, options): options must be a table { user = NAME, context = {…}, now = \"ISO\" } or a profile name, found \(args[1].kindName)")
             }
         }
-        let deviceContext: DeviceContext
-        switch DeviceContext.parse(device: device.name, orientation: device.orientation, traits: device.traits) {
-        case .success(let c): deviceContext = c
-        case .failure(let d): throw ScenarioFailure("t:open: " + d.message)
+        var parsedDevice: DeviceContext?
+        if device.name != nil || device.orientation != nil || device.traits != nil {
+            switch DeviceContext.parse(device: device.name, orientation: device.orientation, traits: device.traits) {
+            case .success(let c): parsedDevice = c
+            case .failure(let d): throw ScenarioFailure("t:open: " + d.message)
+            }
         }
+        let deviceContext = parsedDevice
         var profile: UserProfile
         switch ws.users.user(named: userName, context: [], now: now) {
         case .success(let p): profile = p
@@ -133,7 +136,7 @@ extension ScenarioFileRunner {
                 context: { ws.navigationContext(user: user, params: $0?.params ?? [:]) }
             ) { id, params in
                 // Rules may read the device: the actions are this session's device's.
-                ws.deviceContext = deviceContext
+                ws.useDevice(deviceContext)
                 return ws.visibleActions(screenID: id, user: user, extra: parsed, params: params)
             }
         } catch {

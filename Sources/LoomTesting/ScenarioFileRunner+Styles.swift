@@ -1,5 +1,6 @@
 import LoomCore
 import LoomPlugins
+import LoomStyles
 
 /// `s:expect_style(id, key, value)`: a visible component's resolved style value, compared in
 /// the output shapes of docs/styles.md (a color may also be given as `"#RRGGBB"` or
@@ -16,7 +17,7 @@ extension ScenarioFileRunner {
             _ = try visibleMatch(s, x, "s:expect_style")  // the same failure as s:expect_prop's
             throw ScenarioFailure("s:expect_style('\(x)'): '\(x)' is an item, which has no style")
         }
-        let label = "'\(x)' (\(node.type)) on \(s.device.summary)"
+        let label = "'\(x)' (\(node.type)) on \((s.device ?? .standard).summary)"
         guard let style = node.resolvedStyle else {
             throw ScenarioFailure("expected style.\(key) of \(label) to be \(JSONNormal.text(want)), but no style applies to it (no \"style\" key naming a style, no style named '\(node.type)')")
         }

@@ -34,7 +34,7 @@ final class ScenarioSession {
     var lastChanges: [TreeChange]?
     /// The device, orientation and size classes the session's screens resolve for (`t:open`
     /// options `device`, `orientation`, `traits`).
-    var device = DeviceContext.standard
+    var device: DeviceContext?
 
     init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
         self.ws = ws
@@ -70,7 +70,7 @@ final class ScenarioSession {
             screen = s
             check = c
         }
-        ws.deviceContext = device
+        ws.useDevice(device)
         let r = ws.resolve(screen, check: check, user: user, params: top.params)
         cache[key] = (screen, check, r)
         coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true, params: top.params))
@@ -84,7 +84,7 @@ final class ScenarioSession {
     /// of its own (its nodes are not the file's).
     func replaceCurrent(_ screen: Screen, check: ScreenCheck) -> Resolution {
         let params = simulator.current?.params ?? [:]
-        ws.deviceContext = device
+        ws.useDevice(device)
         let r = ws.resolveUncached(screen, check: check, user: user, params: params)
         if let top = simulator.current { cache[ScenarioSession.cacheKey(top)] = (screen, check, r) }
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
@@ -115,7 +115,7 @@ final class ScenarioSession {
 
     func explained() throws(ScenarioFailure) -> (Screen, Resolution) {
         let (s, c, _) = try current()
-        ws.deviceContext = device
+        ws.useDevice(device)
         return (s, ws.resolve(s, check: c, user: user, explain: true, params: simulator.current?.params ?? [:]))
     }
 

@@ -25,6 +25,11 @@ struct DeviceOptions: ParsableArguments {
         (try? DeviceContext.parse(device: device, orientation: orientation, traits: traits).get()) ?? .standard
     }
 
+    /// The context when any of the three options is given, else nil (the default device).
+    var chosen: DeviceContext? {
+        device == nil && orientation == nil && traits == nil ? nil : context
+    }
+
     /// What a `--cache-key` entry depends on.
     var hashed: [String] {
         ["device=\(device ?? "")", "orientation=\(orientation ?? "")", "traits=\(traits ?? "")"]

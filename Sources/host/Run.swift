@@ -44,7 +44,7 @@ struct Run: ParsableCommand {
             cache = c
         }
         let ws = try engine.workspace(screen: screen)
-        ws.deviceContext = deviceOptions.context
+        ws.useDevice(deviceOptions.chosen)
         var report = try ScreenReport.resolve(
             screen, in: ws, user: user, explain: explain, graph: !noGraph, patches: patch, params: params.values)
         report.diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: report.profile))
