@@ -54,30 +54,31 @@ public final class VisibilityPlan {
         let ctx = ResolutionContext(user: user, screenID: screenID)
         var out: [UInt8] = []
         out.reserveCapacity(steps.count)
-        var failed = false
-        func eval(_ n: Node, _ subject: RuleSubject) -> Bool? {
-            switch n {
-            case .leaf(let l):
-                guard let e = l.evaluator else { failed = true; return nil }
-                switch e.evaluate(args: l.args, at: l.location, subject: subject, context: ctx) {
-                case .success(let v): out.append(v ? 1 : 0); return v
-                case .failure: failed = true; return nil
-                }
-            case .and(let xs):
-                for x in xs { guard let v = eval(x, subject) else { return nil }; if !v { return false } }
-                return true
-            case .or(let xs):
-                for x in xs { guard let v = eval(x, subject) else { return nil }; if v { return true } }
-                return false
-            case .not(let x): return eval(x, subject).map { !$0 }
-            }
-        }
         var i = 0
-        while i < steps.count && !failed {
-            let v = eval(steps[i].rule, steps[i].subject)
-            i = v == true ? i + 1 : steps[i].skip
+        while i < steps.count {
+            guard let v = VisibilityPlan.eval(steps[i].rule, steps[i].subject, ctx, &out) else { return nil }
+            i = v ? i + 1 : steps[i].skip
         }
-        return failed ? nil : out
+        return out
+    }
+
+    /// A rule's value (nil: failed), each leaf's outcome appended to `out`.
+    private static func eval(_ n: Node, _ subject: RuleSubject, _ ctx: ResolutionContext, _ out: inout [UInt8]) -> Bool? {
+        switch n {
+        case .leaf(let l):
+            guard let e = l.evaluator,
+                  case .success(let v) = e.evaluate(args: l.args, at: l.location, subject: subject, context: ctx) else { return nil }
+            out.append(v ? 1 : 0)
+            return v
+        case .and(let xs):
+            for x in xs { guard let v = eval(x, subject, ctx, &out) else { return nil }; if !v { return false } }
+            return true
+        case .or(let xs):
+            for x in xs { guard let v = eval(x, subject, ctx, &out) else { return nil }; if v { return true } }
+            return false
+        case .not(let x):
+            return eval(x, subject, ctx, &out).map { !$0 }
+        }
     }
 
     /// The `"visible":[…]` JSON of a user and the diagnostics of their resolution.
