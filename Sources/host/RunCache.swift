@@ -35,27 +35,15 @@ struct RunCacheEntry {
     init(options: CacheOptions, key: String, screen: String, engine: EngineOptions, user: UserOptions,
          patches: [String], flags: [String]) {
         let root = Workspace.projectRoot(explicit: engine.project, screen: screen)
-        let (project, _) = Project.load(root: root)
-        var h = ContentHash()
-        h.add("loom " + LoomVersion.string)
-        h.add("screen " + screen)
-        if SafeFile.exists(screen) { h.add(file: screen) }
-        for f in [Project.join(root, Project.manifestName), Project.join(root, "rules.json"), project.usersFile, project.flowsFile] {
-            h.add(file: f)
-        }
-        h.add(folder: project.screensDir)
-        h.add(folder: Project.join(root, "styles"))
-        for d in project.pluginDirs + engine.plugins { h.add(folder: d) }
-        h.add(folder: PluginDiscovery.standardPluginsDirectory())
-        for p in patches { h.add(file: p) }
-        h.add("user " + (user.user ?? "<anonymous>"))
-        for c in user.context { h.add("context " + c) }
-        h.add("now " + (user.now ?? "<none>"))
-        for f in flags { h.add("flag " + f) }
-        h.add("limits \(engine.luaTimeLimit) \(engine.luaMemoryLimit) \(engine.luaTotalTimeLimit) \(engine.maxFileSize)")
+        var inputs = RunInputs(projectRoot: root, screen: screen,
+                               pluginDirs: engine.plugins + [PluginDiscovery.standardPluginsDirectory()])
+        inputs.patches = patches
+        inputs.arguments = ["user " + (user.user ?? "<anonymous>")] + user.context.map { "context " + $0 }
+            + ["now " + (user.now ?? "<none>")] + flags.map { "flag " + $0 }
+            + ["limits \(engine.luaTimeLimit) \(engine.luaMemoryLimit) \(engine.luaTotalTimeLimit) \(engine.maxFileSize)"]
         self.cache = options.cache(project: root)
         self.key = key
-        self.inputs = h.hex
+        self.inputs = inputs.hash
     }
 
     /// Prints a saved result when there is one for these inputs; reports an unusable file.

@@ -315,6 +315,32 @@ if wanted("solver") {
     results["solver"] = .object(fig)
 }
 
+// MARK: styles — a 1,000-component screen resolved with each component's style from 200 property files (StylesBench.swift).
+
+if wanted("styles") {
+    let s = stylesBench(runs: quick ? 5 : 20, tmp: tmp)
+    results["styles"] = .object([
+        "components": .int(s.components), "style_files": .int(s.styleFiles), "distinct_styles": .int(s.distinctStyles),
+        "load_ms": r(s.loadMs), "bare_us": r(s.bareUs, 1), "styled_us": r(s.styledUs, 1), "ratio": r(s.ratio, 3),
+        "first_resolution_us": r(s.coldUs, 1), "first_resolution_ratio": r(s.coldUs / s.bareUs, 3),
+    ])
+    lines.append(String(format: "styles        %d components, %d style files (%d distinct styles, loaded in %.1f ms): resolution %.0f µs, with styles %.0f µs: ratio %.2f (target ≤ 1.5)",
+                        s.components, s.styleFiles, s.distinctStyles, s.loadMs, s.bareUs, s.styledUs, s.ratio))
+    lines.append(String(format: "              a run's first resolution, computing every style once: %.0f µs (%.1f× the resolution alone)", s.coldUs, s.coldUs / s.bareUs))
+}
+
+// MARK: cache — the view-state cache: a warm run (hash the inputs, read the entry) against a cold one (CacheBench.swift).
+
+if wanted("cache") {
+    if let c = cacheBench(runs: quick ? 5 : 20) {
+        results["cache"] = .object(["cold_ms": r(c.coldMs, 3), "warm_ms": r(c.warmMs, 3), "ratio": r(c.warmMs / c.coldMs, 4)])
+        lines.append(String(format: "cache         sample home for gold: cold %.2f ms (load plugins, resolve, save)  warm %.2f ms (hash inputs, read entry): ratio %.3f",
+                            c.coldMs, c.warmMs, c.warmMs / c.coldMs))
+    } else {
+        results["cache"] = .object(["skipped": "docs/examples/movies not found (run from the repository root)"])
+    }
+}
+
 // MARK: population — W1 (issue 14): 10,000 users through 8 Lua-gated components by host eval's pipeline, against a bare Lua state (PopulationBench.swift).
 
 if wanted("population") {
@@ -329,20 +355,6 @@ if wanted("population") {
                         p.users, p.hostNs, p.floorNs, p.ratio, p.targetingNs, p.targetingNs / p.floorNs))
     lines.append(String(format: "              --jobs 2 %.0f ns/user: scaling %.2f; peak RSS %.1f MB after W1, %.1f MB after streaming %d users",
                         p.jobs2Ns, p.scaling, p.rssAfterW1MB, p.rssAfterStreamMB, p.streamedUsers))
-}
-
-// MARK: styles — a 1,000-component screen resolved with each component's style from 200 property files (StylesBench.swift).
-
-if wanted("styles") {
-    let s = stylesBench(runs: quick ? 5 : 20, tmp: tmp)
-    results["styles"] = .object([
-        "components": .int(s.components), "style_files": .int(s.styleFiles), "distinct_styles": .int(s.distinctStyles),
-        "load_ms": r(s.loadMs), "bare_us": r(s.bareUs, 1), "styled_us": r(s.styledUs, 1), "ratio": r(s.ratio, 3),
-        "first_resolution_us": r(s.coldUs, 1), "first_resolution_ratio": r(s.coldUs / s.bareUs, 3),
-    ])
-    lines.append(String(format: "styles        %d components, %d style files (%d distinct styles, loaded in %.1f ms): resolution %.0f µs, with styles %.0f µs: ratio %.2f (target ≤ 1.5)",
-                        s.components, s.styleFiles, s.distinctStyles, s.loadMs, s.bareUs, s.styledUs, s.ratio))
-    lines.append(String(format: "              a run's first resolution, computing every style once: %.0f µs (%.1f× the resolution alone)", s.coldUs, s.coldUs / s.bareUs))
 }
 
 if jsonOutput {
