@@ -172,6 +172,7 @@ enum VisibleTree {
             }
             o.removeValue(forKey: "rule")
             o.removeValue(forKey: "reason")
+            o.removeValue(forKey: "style_provenance")  // where style values came from: --explain's, not the tree's
             for k in ["children", "items"] {
                 if let a = o[k]?.array { o[k] = .array(a.compactMap(visit)) }
             }
