@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // The system's Lua 5.4 (liblua5.4-dev), with a small C shim for the macros Swift cannot import,
@@ -98,11 +99,18 @@ let package = Package(
             dependencies: ["LoomCore", "LoomPlugins", "LoomNavigation", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomPopulation"
         ),
+        // `host serve`: resolved screens over HTTP (Hummingbird 2), one workspace per worker thread.
+        .target(
+            name: "LoomServe",
+            dependencies: ["LoomCore", "LoomPlugins", "LoomCache", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomServe"
+        ),
         // The CLI: parses arguments, formats results. No logic of its own.
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation",
+                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation", "LoomServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"

@@ -28,7 +28,7 @@ public struct RunInputs: Sendable {
             h.add(file: f)
         }
         h.add(folder: project.screensDir)
-        h.add(folder: Project.join(projectRoot, "styles"))
+        h.add(folder: project.stylesDir)
         for d in project.pluginDirs + pluginDirs { h.add(folder: d) }
         for p in patches { h.add(file: p) }
         for a in arguments { h.add("arg " + a) }

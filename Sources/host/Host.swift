@@ -18,9 +18,10 @@ struct Host: ParsableCommand {
               host init my-app
               host schema screen --with-plugins
               host diff screens/home.json --rev HEAD~1 --users all
+              host serve --project docs/examples/movies --port 8080
             """,
         version: LoomVersion.string,
-        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self, Diff.self, Watch.self, CacheCommand.self, StyleCommand.self, DevicesCommand.self, Eval.self, Matrix.self]
+        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self, Diff.self, Watch.self, CacheCommand.self, StyleCommand.self, DevicesCommand.self, Eval.self, Matrix.self, Serve.self]
     )
 
     /// The arguments with their exact bytes: a file name that is not UTF-8 is still found.

@@ -357,6 +357,38 @@ if wanted("population") {
                         p.jobs2Ns, p.scaling, p.rssAfterW1MB, p.rssAfterStreamMB, p.streamedUsers))
 }
 
+// MARK: serve — host serve under wrk (64 connections, loopback) against in-process resolution (ServeBench.swift).
+
+if wanted("serve") {
+    let s = serveBench(seconds: quick ? 3 : 10)
+    if let skipped = s.skipped {
+        results["serve"] = .object(["skipped": .string(skipped)])
+        lines.append("serve         skipped: \(skipped)")
+    } else {
+        results["serve"] = .object([
+            "connections": 64, "requests_per_second": r(s.requestsPerSecond, 1), "p50_ms": r(s.p50Ms, 3), "p99_ms": r(s.p99Ms, 3),
+            "errors": .int(s.errors), "in_process_per_second": r(s.inProcessPerSecond, 1),
+            "ratio": r(s.requestsPerSecond / max(s.inProcessPerSecond, 1), 3),
+        ])
+        lines.append(String(format: "serve         home for gold, 64 connections: %.0f req/s, p50 %.2f ms, p99 %.2f ms, %d errors; in process (1 thread) %.0f/s: ratio %.2f",
+                            s.requestsPerSecond, s.p50Ms, s.p99Ms, s.errors, s.inProcessPerSecond, s.requestsPerSecond / max(s.inProcessPerSecond, 1)))
+    }
+}
+
+// MARK: styles_resolve — the same kind of screen through the real resolver, with and without a styles folder (StylesResolveBench.swift).
+
+if wanted("styles_resolve") {
+    let s = stylesResolveBench(runs: quick ? 5 : 20, tmp: tmp)
+    results["styles_resolve"] = .object([
+        "components": .int(s.components), "style_files": .int(s.styleFiles),
+        "bare_cold_us": r(s.bareColdUs, 1), "styled_cold_us": r(s.styledColdUs, 1), "cold_ratio": r(s.coldRatio, 3),
+        "bare_warm_us": r(s.bareWarmUs, 3), "styled_warm_us": r(s.styledWarmUs, 3), "warm_ratio": r(s.warmRatio, 3),
+        "bare_rebuilt_us": r(s.bareRebuiltUs, 1), "styled_rebuilt_us": r(s.styledRebuiltUs, 1),
+    ])
+    lines.append(String(format: "styles_resolve %d components, %d style files, real resolver: first resolution %.0f µs vs %.0f µs without styles (ratio %.2f, target ≤ 1.5); cached tree %.2f µs vs %.2f µs (ratio %.2f); uncached %.0f µs vs %.0f µs",
+                        s.components, s.styleFiles, s.styledColdUs, s.bareColdUs, s.coldRatio, s.styledWarmUs, s.bareWarmUs, s.warmRatio, s.styledRebuiltUs, s.bareRebuiltUs))
+}
+
 if jsonOutput {
     print(JSONValue.object(results).serialized(pretty: true))
 } else {

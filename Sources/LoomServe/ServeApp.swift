@@ -1,0 +1,198 @@
+import Foundation
+import Hummingbird
+import LoomCache
+import LoomCore
+import LoomPlugins
+
+/// What a route asks the workers for.
+public struct APIRequest: Sendable {
+    public enum Kind: Sendable {
+        case screen(String)
+        case graph(String)
+        case list
+        case profiles
+    }
+    public var kind: Kind
+    /// A POST body, parsed (with locations in "request body").
+    public var body: JSONDocument?
+    public var query: [String: String]
+}
+
+/// A worker's answer: a status and a JSON text (a problem document, RFC 9457, when `problem`).
+public struct APIResponse: Sendable {
+    public var status: Int
+    public var body: String
+    public var problem: Bool
+    /// Set for bodies that are not JSON (an SVG picture).
+    public var contentType: String?
+
+    public init(status: Int, body: String, problem: Bool = false, contentType: String? = nil) {
+        self.status = status
+        self.body = body
+        self.problem = problem
+        self.contentType = contentType
+    }
+
+    /// An RFC 9457 problem document with the diagnostics' locations.
+    public static func problem(_ status: Int, _ title: String, detail: String, diagnostics: [Diagnostic] = []) -> APIResponse {
+        var o: [(String, JSONValue)] = [
+            ("type", .string("https://github.com/loom/docs/serve.md#\(status)")),
+            ("title", .string(title)), ("status", .int(status)), ("detail", .string(detail)),
+        ]
+        if !diagnostics.isEmpty {
+            o.append(("diagnostics", .array(diagnostics.map { d in
+                .object(["severity": .string(d.severity.rawValue), "message": .string(d.message),
+                         "location": d.location.map { .string("\($0)") } ?? .null])
+            })))
+        }
+        return APIResponse(status: status, body: JSONValue.object(.init(uniqueKeysWithValues: o)).serialized(pretty: true) + "\n", problem: true)
+    }
+}
+
+public struct ServeOptions: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    public var maxPending = 64
+    public var maxBodyBytes = 256 * 1024
+    public init() {}
+}
+
+/// The HTTP side of `host serve` (Hummingbird 2): routes, ETags, problem documents, metrics.
+/// Resolution happens on the worker pool, through `handler`.
+public enum ServeApp {
+    public static func run(
+        options: ServeOptions, pool: WorkerPool<Workspace>, metrics: ServeMetrics, reload: ReloadState,
+        page: String,
+        handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
+        onRunning: @escaping @Sendable (String, Int) -> Void
+    ) async throws {
+        let router = Router()
+        router.get("healthz") { _, _ -> Response in
+            text("ok\n")
+        }
+        router.get("/") { _, _ -> Response in
+            text(page, type: "text/html; charset=utf-8")
+        }
+        router.get("v1/status") { _, _ -> Response in
+            let c = reload.current
+            let body: JSONValue = .object(["version": .int(c.version), "errors": .array(c.errors.map { .string($0) })])
+            return text(body.serialized(pretty: true) + "\n", type: "application/json")
+        }
+        // Server-sent events: `reload` each time the project was reloaded (or failed to).
+        router.get("v1/events") { _, _ -> Response in
+            let start = reload.current.version
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                var seen = start
+                var ticks = 0
+                while true {
+                    try await Task.sleep(nanoseconds: 200_000_000)
+                    let v = reload.current.version
+                    if v != seen {
+                        seen = v
+                        try await writer.write(ByteBuffer(string: "event: reload\ndata: \(v)\n\n"))
+                    }
+                    ticks += 1
+                    if ticks % 75 == 0 { try await writer.write(ByteBuffer(string: ": ping\n\n")) }
+                }
+            })
+        }
+        router.get("v1/profiles") { request, _ -> Response in
+            await answer(request, route: "/v1/profiles", APIRequest(kind: .profiles, body: nil, query: query(request)), pool, metrics, handler)
+        }
+        router.get("metrics") { _, _ -> Response in
+            text(metrics.text, type: "text/plain; version=0.0.4")
+        }
+        router.get("v1/screens") { request, _ -> Response in
+            await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: query(request)), pool, metrics, handler)
+        }
+        router.get("v1/screens/:id") { request, context -> Response in
+            let id = context.parameters.get("id") ?? ""
+            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: nil, query: query(request)), pool, metrics, handler)
+        }
+        router.post("v1/screens/:id") { request, context -> Response in
+            let started = Date()
+            let id = context.parameters.get("id") ?? ""
+            var req = request
+            let bytes: ByteBuffer
+            do {
+                bytes = try await req.collectBody(upTo: options.maxBodyBytes)
+            } catch {
+                let r = APIResponse.problem(413, "Request body too large", detail: "the body is larger than \(options.maxBodyBytes) bytes (--max-body)")
+                metrics.record(route: "/v1/screens/{id}", status: 413, seconds: Date().timeIntervalSince(started))
+                return response(r, request: request)
+            }
+            let data = Array(bytes.readableBytesView)
+            let doc: JSONDocument
+            do {
+                doc = try JSONReader.parse(data, file: "request body")
+            } catch {
+                let d = (error as? Diagnostic) ?? .error("\(error)")
+                let r = APIResponse.problem(422, "Malformed JSON", detail: d.message, diagnostics: [d])
+                metrics.record(route: "/v1/screens/{id}", status: 422, seconds: Date().timeIntervalSince(started))
+                return response(r, request: request)
+            }
+            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: doc, query: query(request)), pool, metrics, handler)
+        }
+        router.get("v1/graph/:id") { request, context -> Response in
+            let id = context.parameters.get("id") ?? ""
+            return await answer(request, route: "/v1/graph/{id}", APIRequest(kind: .graph(id), body: nil, query: query(request)), pool, metrics, handler)
+        }
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "loom"),
+            onServerRunning: { channel in
+                onRunning(options.host, channel.localAddress?.port ?? options.port)
+            })
+        try await app.runService()
+    }
+
+    static func query(_ request: Request) -> [String: String] {
+        var q: [String: String] = [:]
+        for (k, v) in request.uri.queryParameters { q[String(k)] = String(v) }
+        return q
+    }
+
+    static func text(_ s: String, type: String = "text/plain; charset=utf-8") -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: s)))
+    }
+
+    static func answer(_ request: Request, route: String, _ api: APIRequest, _ pool: WorkerPool<Workspace>,
+                       _ metrics: ServeMetrics, _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse) async -> Response {
+        let started = Date()
+        let result = await pool.submit { ws -> APIResponse in
+            let t = Date()
+            let r = handler(ws, api)
+            metrics.resolved(seconds: Date().timeIntervalSince(t))
+            return r
+        }
+        let r = result ?? APIResponse.problem(503, "Busy", detail: "\(pool.maxPending) requests are already waiting for a worker (--queue); retry later")
+        let resp = response(r, request: request)
+        metrics.record(route: route, status: Int(resp.status.code), seconds: Date().timeIntervalSince(started))
+        return resp
+    }
+
+    /// JSON or a problem document; a 200 gets an ETag from its body's hash and `If-None-Match`
+    /// with that tag (or `*`) gets 304.
+    static func response(_ r: APIResponse, request: Request) -> Response {
+        var headers: HTTPFields = [.contentType: r.contentType ?? (r.problem ? "application/problem+json" : "application/json")]
+        if r.status == 200 {
+            var h = ContentHash()
+            h.add(r.body)
+            let tag = "\"\(h.hex)\""
+            headers[.eTag] = tag
+            if let inm = request.headers[.ifNoneMatch] {
+                let tags = inm.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                if tags.contains(tag) || tags.contains("W/" + tag) || tags.contains("*") {
+                    return Response(status: .notModified, headers: [.eTag: tag])
+                }
+            }
+        }
+        return Response(status: .init(code: r.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: r.body)))
+    }
+}
+
+/// A request that cannot be answered with a screen: its problem document travels as an error.
+extension APIResponse: Error {}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import LoomCore
+import LoomPlugins
+import LoomServe
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve resolved screens over HTTP for apps (docs/serve.md).",
+        discussion: """
+            POST /v1/screens/{id} with {"user": {…}, "profile"?, "now"?} or GET /v1/screens/{id}?profile=NAME: the
+            screen exactly as `host run --format json --no-graph` gives it (?graph=1 adds the graph); GET /v1/screens,
+            GET /v1/graph/{id}?profile=NAME, GET /healthz, GET /metrics (Prometheus). Responses carry an ETag
+            (If-None-Match → 304); errors are RFC 9457 problem documents. One workspace (plugins, Lua state) per
+            worker thread; a bounded queue answers 503 when full.
+            """)
+
+    @OptionGroup var engine: EngineOptions
+
+    @Option(name: .long, help: "The address to listen on (default: 127.0.0.1, loopback only).")
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: "The port (0: any free port, printed on start; default: 8080).")
+    var port = 8080
+
+    @Option(name: .long, help: ArgumentHelp("Worker threads, each with its own workspace and Lua state (1–256; default: the number of cores).", valueName: "n"))
+    var workers = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .long, help: ArgumentHelp("Requests that may wait for a worker before new ones get 503 (1–100000; default: 64).", valueName: "n"))
+    var queue = 64
+
+    @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body, in KiB (1–65536; default: 256); larger ones get 413.", valueName: "kib"))
+    var maxBody = 256
+
+    @Flag(name: .long, help: "Reload on changes to screens, plugins, styles, users.json, flows.json and loom.json; a set with errors is not served (the old one keeps serving, the errors show on the preview page and in the log).")
+    var watch = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port is 0…65535, found \(port)") }
+        guard (1...256).contains(workers) else { throw ValidationError("--workers is 1…256, found \(workers)") }
+        guard (1...100_000).contains(queue) else { throw ValidationError("--queue is 1…100000, found \(queue)") }
+        guard (1...65536).contains(maxBody) else { throw ValidationError("--max-body is 1…65536 KiB, found \(maxBody)") }
+    }
+
+    func run() throws {
+        engine.apply()
+        // Check the project once before serving: a project that does not load is not served.
+        let first: Workspace
+        do { first = try Workspace(options: engine.workspaceOptions, anchor: nil) } catch {
+            Console.error("cannot start the Lua runtime: \(error)")
+            throw ExitCode(1)
+        }
+        if Console.report(first.loadDiagnostics) { throw ExitCode(1) }
+        var o = ServeOptions()
+        o.host = host
+        o.port = port
+        o.workers = workers
+        o.maxPending = queue
+        o.maxBodyBytes = maxBody * 1024
+        let options = engine.workspaceOptions
+        let pool = WorkerPool<Workspace>(workers: workers, maxPending: queue) {
+            // Made on the worker's own thread; a Lua runtime that cannot start is fatal.
+            do { return try Workspace(options: options, anchor: nil) } catch {
+                FileHandle.standardError.write(Data("error: cannot start the Lua runtime: \(error)\n".utf8))
+                Foundation.exit(1)
+            }
+        }
+        let serveOptions = o
+        let metrics = ServeMetrics()
+        let reload = ReloadState()
+        if watch { startWatching(pool: pool, reload: reload, options: options) }
+        let done = DispatchSemaphore(value: 0)
+        let failure = FailureBox()
+        Task.detached {
+            do {
+                try await ServeApp.run(options: serveOptions, pool: pool, metrics: metrics, reload: reload, page: PreviewPage.html,
+                                      handler: ServeHandler.handle) { host, port in
+                    FileHandle.standardError.write(Data("listening on http://\(host):\(port) (\(serveOptions.workers) workers)\n".utf8))
+                }
+            } catch {
+                failure.set("\(error)")
+            }
+            done.signal()
+        }
+        done.wait()
+        if let f = failure.get() {
+            Console.error("the server stopped: \(f)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+extension Serve {
+    /// Watches the project on a thread of its own; a new set is loaded and checked there before
+    /// the workers switch to it.
+    func startWatching(pool: WorkerPool<Workspace>, reload: ReloadState, options: Workspace.Options) {
+        let root = Workspace.projectRoot(explicit: engine.project, screen: nil)
+        let roots = [root] + engine.plugins
+        let t = Thread {
+            let watcher = FileWatcher(roots: roots)
+            FileHandle.standardError.write(Data("watching \(roots.joined(separator: ", ")) (\(watcher.mechanism))\n".utf8))
+            while true {
+                let changed = watcher.waitForChange()
+                guard let ws = try? Workspace(options: options, anchor: nil) else { continue }
+                var d = ws.loadDiagnostics
+                for f in ws.screenFiles().values.sorted() { d.append(contentsOf: ws.screen(file: f).diagnostics) }
+                let lines = d.sorted.filter { $0.severity == .error }.map(\.description)
+                if lines.isEmpty {
+                    pool.renew()
+                    reload.loaded()
+                    FileHandle.standardError.write(Data("reloaded after changes to \(changed.joined(separator: ", "))\n".utf8))
+                } else {
+                    reload.failed(lines)
+                    FileHandle.standardError.write(Data(("not reloaded (still serving the previous version):\n" + lines.joined(separator: "\n") + "\n").utf8))
+                }
+            }
+        }
+        t.start()
+    }
+}
+
+final class FailureBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var message: String?
+    func set(_ m: String) { lock.withLock { message = m } }
+    func get() -> String? { lock.withLock { message } }
+}

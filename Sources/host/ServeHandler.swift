@@ -1,0 +1,114 @@
+import Foundation
+import LoomCore
+import LoomPlugins
+import LoomServe
+import OrderedCollections
+
+/// What a `host serve` worker does for one request, with its own workspace: the same
+/// resolution and JSON as `host run --format json` (docs/serve.md).
+enum ServeHandler {
+    static let bodyKeys = ["user", "profile", "params", "now", "device", "traits"]
+
+    static func handle(_ ws: Workspace, _ req: APIRequest) -> APIResponse {
+        // Each request has the whole total-time budget (--lua-total-time-limit) to itself.
+        ws.engine.state.resetTotalTime()
+        switch req.kind {
+        case .profiles:
+            let names = ws.users.profiles.keys.map { JSONValue.string($0) }
+            return APIResponse(status: 200, body: JSONValue.object(["profiles": .array(Array(names))]).serialized(pretty: true) + "\n")
+        case .list:
+            var list: [JSONValue] = []
+            for (id, file) in ws.screenFiles().sorted(by: { $0.key < $1.key }) {
+                let title = ws.screen(file: file).screen?.title ?? .null
+                list.append(.object(["id": .string(id), "title": title, "file": .string(file)]))
+            }
+            // The screen the app starts on (loom.json's entry, through its flow), for clients' defaults.
+            let entry = ws.flows().0.entryPoint(runningScreen: nil)?.screen
+            return APIResponse(status: 200, body: JSONValue.object(["screens": .array(list), "entry": entry.map { .string($0) } ?? .null]).serialized(pretty: true) + "\n")
+        case .screen(let id), .graph(let id):
+            guard let file = ws.screenFiles()[id] else {
+                let ids = Array(ws.screenFiles().keys)
+                return .problem(404, "Unknown screen", detail: "no screen '\(id)' in \(ws.project.screensDir)\(DidYouMean.hint(id, among: ids))")
+            }
+            var profile: UserProfile
+            switch user(req, ws) {
+            case .success(let p): profile = p
+            case .failure(let r): return r
+            }
+            let load = ws.loadDiagnostics
+            if load.hasErrors {
+                return .problem(500, "The project has errors", detail: "the plugins or project files have errors; see diagnostics", diagnostics: load.sorted)
+            }
+            let loaded = ws.screen(file: file)
+            guard let parsed = loaded.screen, let check = loaded.check else {
+                return .problem(500, "The screen has errors", detail: "screen '\(id)' cannot be parsed", diagnostics: loaded.diagnostics.sorted)
+            }
+            if case .graph = req.kind {
+                let graph = ws.navigationGraph(from: parsed, user: profile)
+                if req.query["format"] == "svg" {
+                    switch Graphviz.svg(fromDOT: graph.graph.dot()) {
+                    case .success(let svg): return APIResponse(status: 200, body: svg, contentType: "image/svg+xml")
+                    case .failure(let d): return .problem(501, "No SVG", detail: d.message, diagnostics: [d])
+                    }
+                }
+                return APIResponse(status: 200, body: graph.json.serialized(pretty: true) + "\n")
+            }
+            var diagnostics = load
+            diagnostics.append(contentsOf: loaded.diagnostics)
+            let explain = ["1", "true", "yes"].contains(req.query["explain"] ?? "")
+            let resolution = ws.resolve(parsed, check: check, user: profile, explain: explain)
+            diagnostics.append(contentsOf: resolution.diagnostics)
+            let withGraph = ["1", "true", "yes"].contains(req.query["graph"] ?? "")
+            // The graph is explored only when asked for (it costs more than the resolution).
+            let graph = withGraph ? ws.navigationGraph(from: parsed, user: profile) : nil
+            if let graph { diagnostics.append(contentsOf: graph.diagnostics) }
+            var report = ScreenReport(resolution: resolution, profile: profile, graph: graph,
+                                      explain: explain, diagnostics: diagnostics)
+            if let t = parsed.title { report.screenInfo.append(("title", t)) }
+            if let d = parsed.description { report.screenInfo.append(("description", d)) }
+            report.diagnostics.append(contentsOf: InputNotes.diagnostics(file, in: ws, profile: profile))
+            // A screen that fails closed still answers 200: what could be resolved, plus diagnostics.
+            return APIResponse(status: 200, body: report.rendered(.json, style: Style(color: false)))
+        }
+    }
+
+    /// The user of a request: `profile` (query or body) and `user` attributes (body), `now`.
+    static func user(_ req: APIRequest, _ ws: Workspace) -> Result<UserProfile, APIResponse> {
+        var name = req.query["profile"]
+        var now = req.query["now"]
+        var context: [String] = []
+        if let doc = req.body {
+            guard let o = doc.root.object else {
+                return .failure(.problem(422, "Invalid request", detail: "the body is a JSON object with \(bodyKeys.joined(separator: ", ")), found \(doc.root.kindDescription)",
+                                         diagnostics: [.error("expected an object", at: doc.location(doc.root.position))]))
+            }
+            var problems: [Diagnostic] = []
+            for m in o.members where !bodyKeys.contains(m.key) {
+                problems.append(.error("unknown key '\(m.key)'\(DidYouMean.hint(m.key, among: bodyKeys))", at: doc.location(m.keyPosition)))
+            }
+            if let p = o["profile"] {
+                if let s = p.string { name = s } else { problems.append(.error("\"profile\" is a profile name, a string", at: doc.location(p.position))) }
+            }
+            if let n = o["now"] {
+                if let s = n.string { now = s } else { problems.append(.error("\"now\" is an ISO-8601 time, a string", at: doc.location(n.position))) }
+            }
+            if let u = o["user"] {
+                if let attrs = u.object {
+                    for m in attrs.members { context.append(m.key + "=" + m.value.plain.serialized(pretty: false)) }
+                } else {
+                    problems.append(.error("\"user\" is an object of attributes, found \(u.kindDescription)", at: doc.location(u.position)))
+                }
+            }
+            for k in ["params", "device", "traits"] where o[k] != nil {
+                problems.append(.error("'\(k)' is not supported by this version of the host yet", at: doc.location(o.member(k)!.keyPosition)))
+            }
+            if !problems.isEmpty {
+                return .failure(.problem(422, "Invalid request", detail: problems.map(\.description).joined(separator: "; "), diagnostics: problems))
+            }
+        }
+        switch ws.users.user(named: name, context: context, now: now) {
+        case .success(let p): return .success(p)
+        case .failure(let d): return .failure(.problem(422, "Invalid user", detail: d.message, diagnostics: [d]))
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import XCTest
+
+/// `host serve` on a free loopback port, called with curl: the same JSON as `host run`, ETags,
+/// problem documents for every bad request, and a server that keeps serving.
+final class ServeCommandTests: XCTestCase {
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    final class Server {
+        let running: WatchCommandTests.Running
+        let base: String
+
+        init(_ args: [String]) throws {
+            running = try WatchCommandTests.Running(["serve", "--port", "0"] + args)
+            guard running.wait(for: "listening on http://", inStderr: true, timeout: 60) != nil,
+                  let line = running.stderr.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
+                  let url = line.split(separator: " ").dropFirst(2).first
+            else { throw HostTestError("the server did not start\n\(running.transcript)") }
+            base = String(url)
+        }
+
+        func call(_ path: String, method: String = "GET", body: String? = nil, headers: [String: String] = [:]) throws -> Reply {
+            guard let curl = Host.which("curl") else { throw XCTSkip("curl is not installed") }
+            let dir = try Host.temporaryFolder("serve-call")
+            let headerFile = dir.appendingPathComponent("headers").path
+            var args = ["-s", "-X", method, "-D", headerFile, "-o", dir.appendingPathComponent("body").path, "-w", "%{http_code}"]
+            for (k, v) in headers { args += ["-H", "\(k): \(v)"] }
+            if let body {
+                let bodyFile = dir.appendingPathComponent("request").path
+                try Data(body.utf8).write(to: URL(fileURLWithPath: bodyFile))
+                args += ["-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile]
+            }
+            let r = try Host.runExecutable(curl, args + [base + path])
+            var hs: [String: String] = [:]
+            for line in (try? String(contentsOfFile: headerFile, encoding: .utf8))?.split(separator: "\r\n") ?? [] {
+                if let i = line.firstIndex(of: ":") {
+                    hs[line[..<i].lowercased()] = line[line.index(after: i)...].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            let b = (try? String(contentsOfFile: dir.appendingPathComponent("body").path, encoding: .utf8)) ?? ""
+            return Reply(status: Int(r.stdout) ?? -1, headers: hs, body: b)
+        }
+
+        deinit { _ = running.stop() }
+    }
+
+    func testAnswersAsHostRunDoesWithETags() throws {
+        let server = try Server(["--project", Host.moviesProject, "--workers", "2"])
+        for profile in ["gold", "free"] {
+            let expected = try Host.run(["run", Host.homeScreen, "--user", profile, "--format", "json", "--no-graph"])
+            let got = try server.call("/v1/screens/home?profile=\(profile)")
+            XCTAssertEqual(got.status, 200, got.body)
+            XCTAssertEqual(got.headers["content-type"], "application/json")
+            XCTAssertEqual(got.body, expected.stdout, "GET for \(profile) must equal host run --format json --no-graph")
+            let posted = try server.call("/v1/screens/home", method: "POST", body: #"{"profile": "\#(profile)"}"#)
+            XCTAssertEqual(posted.body, expected.stdout)
+            let tag = try XCTUnwrap(got.headers["etag"])
+            let again = try server.call("/v1/screens/home?profile=\(profile)", headers: ["If-None-Match": tag])
+            XCTAssertEqual(again.status, 304)
+            XCTAssertEqual(again.body, "")
+        }
+        let withGraph = try server.call("/v1/screens/home?profile=gold&graph=1")
+        let full = try Host.run(["run", Host.homeScreen, "--user", "gold", "--format", "json"])
+        XCTAssertEqual(withGraph.body, full.stdout)
+        // Attributes in the body: an anonymous user with gold's attributes sees gold's tree.
+        let attrs = try server.call("/v1/screens/home", method: "POST",
+                                    body: #"{"user": {"id": "174", "tier": "gold", "country": "NO", "app_version": "5.3.0", "churn_score": 0.1}}"#)
+        XCTAssertEqual(attrs.status, 200)
+        XCTAssertTrue(attrs.body.contains("premium_greeting"), attrs.body)
+        let list = try server.call("/v1/screens")
+        XCTAssertTrue(list.body.contains("\"id\": \"home\""), list.body)
+        let graph = try server.call("/v1/graph/home?profile=gold")
+        XCTAssertTrue(graph.body.contains("\"edges\""), graph.body)
+        XCTAssertEqual(try server.call("/healthz").body, "ok\n")
+        let metrics = try server.call("/metrics")
+        XCTAssertTrue(metrics.body.contains("loom_requests_total{route=\"/v1/screens/{id}\",status=\"200\"}"), metrics.body)
+        XCTAssertTrue(metrics.body.contains("loom_not_modified_total 2"), metrics.body)
+    }
+
+    func testBadRequestsGetProblemDocumentsAndTheServerKeepsServing() throws {
+        let server = try Server(["--project", Host.moviesProject, "--workers", "1", "--max-body", "1"])
+        let malformed = try server.call("/v1/screens/home", method: "POST", body: #"{"profile": "#)
+        XCTAssertEqual(malformed.status, 422)
+        XCTAssertEqual(malformed.headers["content-type"], "application/problem+json")
+        XCTAssertTrue(malformed.body.contains("\"status\": 422") && malformed.body.contains("request body:1:"), malformed.body)
+        let unknownScreen = try server.call("/v1/screens/hom?profile=gold")
+        XCTAssertEqual(unknownScreen.status, 404)
+        XCTAssertTrue(unknownScreen.body.contains("did you mean 'home'"), unknownScreen.body)
+        let unknownProfile = try server.call("/v1/screens/home?profile=platinum")
+        XCTAssertEqual(unknownProfile.status, 422)
+        XCTAssertTrue(unknownProfile.body.contains("platinum"), unknownProfile.body)
+        let unknownKey = try server.call("/v1/screens/home", method: "POST", body: #"{"profil": "gold"}"#)
+        XCTAssertEqual(unknownKey.status, 422)
+        XCTAssertTrue(unknownKey.body.contains("did you mean 'profile'"), unknownKey.body)
+        let big = try server.call("/v1/screens/home", method: "POST", body: #"{"user": {"x": ""# + String(repeating: "a", count: 4000) + #""}}"#)
+        XCTAssertEqual(big.status, 413)
+        XCTAssertEqual(try server.call("/healthz").status, 200)
+        XCTAssertEqual(try server.call("/v1/screens/home?profile=gold").status, 200)
+    }
+
+    func testAPluginThatLoopsFailsThatRequestOnly() throws {
+        let dir = try Host.temporaryFolder("serve-loop")
+        try Host.write([
+            "loom.json": #"{"entry": "home"}"#,
+            "users.json": #"{"a": {"tier": "gold"}, "b": {"tier": "free"}}"#,
+            "screens/home.json": #"{"screen": "home", "root": {"type": "stack", "id": "root", "children": [{"type": "label", "id": "hello", "meta": {"text": "Hi"}, "rule": "spins_for_free"}]}}"#,
+            "plugins/spin/plugin.lua": """
+                return { name = "spin", version = "1.0.0", api = 1, register = function(host)
+                  host.rule("spins_for_free", function(user) if user.tier == "free" then while true do end end return true end)
+                end }
+                """,
+        ], under: dir)
+        let server = try Server(["--project", dir.path, "--workers", "1", "--lua-time-limit", "50"])
+        let free = try server.call("/v1/screens/home?profile=b")
+        XCTAssertEqual(free.status, 200, "a screen that fails closed answers what could be resolved")
+        XCTAssertTrue(free.body.contains("time limit") || free.body.contains("time budget"), free.body)
+        XCTAssertFalse(free.body.contains("\"hello\""), "the looping rule's component is hidden\n\(free.body)")
+        let gold = try server.call("/v1/screens/home?profile=a")
+        XCTAssertEqual(gold.status, 200)
+        XCTAssertTrue(gold.body.contains("\"hello\""), gold.body)
+    }
+
+    func testWatchReloadsGoodSetsAndKeepsServingOnBadOnes() throws {
+        let project = try Host.temporaryFolder("serve-watch").appendingPathComponent("movies")
+        try FileManager.default.copyItem(at: Host.repoRoot.appendingPathComponent(Host.moviesProject), to: project)
+        let server = try Server(["--project", project.path, "--workers", "1", "--watch"])
+        let before = try server.call("/v1/screens/home?profile=gold")
+        XCTAssertTrue(before.body.contains("\"Heat\""), before.body)
+        let home = project.appendingPathComponent("screens/home.json")
+        try (try String(contentsOf: home, encoding: .utf8)).replacingOccurrences(of: "\"title\": \"Heat\"", with: "\"title\": \"Heat (1995)\"")
+            .write(to: home, atomically: false, encoding: .utf8)
+        XCTAssertNotNil(server.running.wait(for: "reloaded after changes", inStderr: true), server.running.transcript)
+        XCTAssertTrue(try server.call("/v1/screens/home?profile=gold").body.contains("Heat (1995)"))
+        XCTAssertTrue(try server.call("/v1/status").body.contains("\"version\": 1"))
+        // A plugin with a syntax error: not loaded, the previous set keeps serving, the page says why.
+        let plugin = project.appendingPathComponent("plugins/movies/plugin.lua")
+        try (try String(contentsOf: plugin, encoding: .utf8) + "\nthis is not lua\n").write(to: plugin, atomically: false, encoding: .utf8)
+        XCTAssertNotNil(server.running.wait(for: "not reloaded (still serving the previous version)", inStderr: true), server.running.transcript)
+        let status = try server.call("/v1/status")
+        XCTAssertTrue(status.body.contains("plugin.lua:"), status.body)
+        let still = try server.call("/v1/screens/home?profile=gold")
+        XCTAssertEqual(still.status, 200)
+        XCTAssertTrue(still.body.contains("Heat (1995)"), still.body)
+        // The preview page is self-contained: no external scripts or styles.
+        let page = try server.call("/")
+        XCTAssertEqual(page.headers["content-type"], "text/html; charset=utf-8")
+        XCTAssertFalse(page.body.contains("http://") || page.body.contains("https://"), "no CDN")
+        XCTAssertTrue(page.body.contains("new EventSource('/v1/events')"))
+    }
+
+    /// The preview page in headless Chromium: both columns drawn from the API (trees, the
+    /// difference between gold and free highlighted, graphs), and a screenshot of the page.
+    func testPreviewRendersInHeadlessChromium() throws {
+        guard let chromium = Host.which("chromium") ?? Host.which("chromium-browser") else {
+            throw XCTSkip("chromium is not installed (scripts/test installs it; apt-get install -y chromium)")
+        }
+        let server = try Server(["--project", Host.moviesProject, "--workers", "2"])
+        let dir = try Host.temporaryFolder("serve-chromium")
+        let common = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+                      "--user-data-dir=" + dir.appendingPathComponent("profile").path, "--virtual-time-budget=8000"]
+        let page = server.base + "/?noevents"
+        let dom = try Host.runExecutable(chromium, common + ["--dump-dom", page], timeout: 120)
+        XCTAssertEqual(dom.status, 0, dom.transcript)
+        // Gold's column shows the premium tab, highlighted as a difference; free's shows it hidden with its rule.
+        XCTAssertTrue(dom.stdout.contains("stack #premium_tab"), dom.stdout.prefix(3000).description)
+        XCTAssertTrue(dom.stdout.contains("<li class=\"diff\"><span>stack #premium_tab"), "the difference is highlighted")
+        XCTAssertTrue(dom.stdout.contains("<li class=\"hidden\"><span>stack #premium_tab"), "hidden for free, with why")
+        XCTAssertTrue(dom.stdout.contains("/v1/graph/home?format=svg&amp;profile=gold"), "graph pictures")
+        let png = dir.appendingPathComponent("preview.png")
+        let shot = try Host.runExecutable(chromium, common + ["--window-size=1200,900", "--screenshot=" + png.path, page], timeout: 120)
+        XCTAssertEqual(shot.status, 0, shot.transcript)
+        let data = try Data(contentsOf: png)
+        // A PNG of the window's size (IHDR: width and height, big-endian, at bytes 16 and 20).
+        XCTAssertEqual(Array(data.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        let width = data[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = data[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        XCTAssertEqual(width, 1200)
+        XCTAssertEqual(height, 900)
+        XCTAssertGreaterThan(data.count, 20_000, "a page with content, not a blank one")
+    }
+
+    func testUsageErrors() throws {
+        assertExit(try Host.run(["serve", "--port", "70000"]), 64)
+        assertExit(try Host.run(["serve", "--workers", "0"]), 64)
+    }
+}
