@@ -24,14 +24,7 @@ struct StyleCommand: ParsableCommand {
     @Option(name: .customLong("plugins"), help: ArgumentHelp("A plugin folder, or a folder of plugin folders, whose styles/ folders are fallbacks after the project's (repeatable).", valueName: "dir"))
     var plugins: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("A device of `host devices` (default: \(DeviceCatalog.defaultName)).", valueName: "name"))
-    var device: String?
-
-    @Option(name: .long, help: ArgumentHelp("portrait or landscape (default: portrait).", valueName: "orientation"))
-    var orientation: String?
-
-    @Option(name: .long, help: ArgumentHelp("Size classes, horizontal then vertical, e.g. \"compact regular\" (default: the device's for the orientation).", valueName: "classes"))
-    var traits: String?
+    @OptionGroup var deviceOptions: DeviceOptions
 
     @Option(name: .customLong("type"), help: ArgumentHelp("Declare a key's type, as a style schema does (repeatable): boolean, integer, unsigned, float, string, color, insets, point, size, rect, font, gradient.", valueName: "key=type"))
     var types: [String] = []
@@ -41,9 +34,6 @@ struct StyleCommand: ParsableCommand {
 
     func validate() throws {
         if names.isEmpty { throw ValidationError("name a style") }
-        if case .failure(let e) = DeviceContext.parse(device: device, orientation: orientation, traits: traits) {
-            throw ValidationError(TextEscape.escaped(e.message))
-        }
         _ = try schema()
     }
 
@@ -66,7 +56,7 @@ struct StyleCommand: ParsableCommand {
     }
 
     func run() throws {
-        let context = try DeviceContext.parse(device: device, orientation: orientation, traits: traits).get()
+        let context = deviceOptions.context
         let root = project ?? Project.findRoot(from: ".") ?? "."
         var d = Diagnostics()
         let (proj, pd) = Project.load(root: root)
