@@ -132,4 +132,13 @@ final class ParamsTests: XCTestCase {
         let r = try Host.run(["test", "--project", p.path])
         assertExit(r, 0)
     }
+
+    func testAnItemBindingAParameterIsALocatedErrorAndHidden() throws {
+        let p = try Host.temporaryFolder("params-item")
+        try Host.write(["screens/s.json": #"{"screen": "s", "root": {"type": "list", "id": "l", "items": [{"title": "A", "meta": {"x": {"$param": "id"}}}, {"title": "B"}]}}"#], under: p)
+        let r = try Host.run(["run", p.appendingPathComponent("screens/s.json").path, "--param", "id=3", "--format", "json"])
+        assertExit(r, 1)
+        assertContains(r.stderr, "s.json:1:86: error: {\"$param\": …} is bound in a component's meta, not an item's: move it to the meta of 'l'", in: r)
+        XCTAssertFalse(r.stdout.contains("\"A\""), "the item fails closed\n\(r.transcript)")
+    }
 }

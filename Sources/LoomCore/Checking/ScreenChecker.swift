@@ -134,6 +134,12 @@ public enum ScreenChecker {
                 }
                 checkRule(item.rule, hasRule: item.hasRule, serial: item.serial, owner: "item at \(item.path)")
                 checkNesting([("meta", item.meta), ("size", item.size)], serial: item.serial, owner: "item at \(item.path)")
+                // Parameters are bound in components' meta only: an item's binding would reach its
+                // view as written, so it fails closed and says where to bind it instead.
+                if let m = item.meta, ParamBinding.hasBindings(m) {
+                    result.diagnostics.error("{\"$param\": …} is bound in a component's meta, not an item's: move it to the meta of '\(c.id ?? c.type)' (the item is hidden)", at: m.position.located(in: screen.file))
+                    result.invalid[item.serial] = "its meta binds a parameter (only components' meta may)"
+                }
                 for child in item.children { visit(child, parent: nil) }
             }
             if let f = c.footer { visit(f, parent: nil) }
