@@ -36,7 +36,7 @@ public struct APIResponse: Sendable {
     /// An RFC 9457 problem document with the diagnostics' locations.
     public static func problem(_ status: Int, _ title: String, detail: String, diagnostics: [Diagnostic] = []) -> APIResponse {
         var o: [(String, JSONValue)] = [
-            ("type", .string("https://github.com/loom/docs/serve.md#\(status)")),
+            ("type", .string("about:blank")),
             ("title", .string(title)), ("status", .int(status)), ("detail", .string(detail)),
         ]
         if !diagnostics.isEmpty {

@@ -2,12 +2,19 @@ import Foundation
 import LoomCore
 import LoomPlugins
 import LoomServe
+import LoomStyles
 import OrderedCollections
 
 /// What a `host serve` worker does for one request, with its own workspace: the same
 /// resolution and JSON as `host run --format json` (docs/serve.md).
 enum ServeHandler {
-    static let bodyKeys = ["user", "profile", "params", "now", "device", "traits"]
+    static let bodyKeys = ["user", "profile", "params", "now", "device", "orientation", "traits"]
+
+    /// What a request asks for besides the user: its params and its device context.
+    struct Extras {
+        var params: [String: String] = [:]
+        var device: DeviceContext?
+    }
 
     static func handle(_ ws: Workspace, _ req: APIRequest) -> APIResponse {
         // Each request has the whole total-time budget (--lua-total-time-limit) to itself.
@@ -31,10 +38,14 @@ enum ServeHandler {
                 return .problem(404, "Unknown screen", detail: "no screen '\(id)' in \(ws.project.screensDir)\(DidYouMean.hint(id, among: ids))")
             }
             var profile: UserProfile
-            switch user(req, ws) {
+            var extras = Extras()
+            switch user(req, ws, &extras) {
             case .success(let p): profile = p
             case .failure(let r): return r
             }
+            // The worker's workspace serves one request at a time: the device is this request's.
+            ws.useDevice(extras.device)
+            defer { ws.useDevice(nil) }
             let load = ws.loadDiagnostics
             if load.hasErrors {
                 return .problem(500, "The project has errors", detail: "the plugins or project files have errors; see diagnostics", diagnostics: load.sorted)
@@ -56,7 +67,7 @@ enum ServeHandler {
             var diagnostics = load
             diagnostics.append(contentsOf: loaded.diagnostics)
             let explain = ["1", "true", "yes"].contains(req.query["explain"] ?? "")
-            let resolution = ws.resolve(parsed, check: check, user: profile, explain: explain)
+            let resolution = ws.resolve(parsed, check: check, user: profile, explain: explain, params: extras.params)
             diagnostics.append(contentsOf: resolution.diagnostics)
             let withGraph = ["1", "true", "yes"].contains(req.query["graph"] ?? "")
             // The graph is explored only when asked for (it costs more than the resolution).
@@ -73,16 +84,17 @@ enum ServeHandler {
     }
 
     /// The user of a request: `profile` (query or body) and `user` attributes (body), `now`.
-    static func user(_ req: APIRequest, _ ws: Workspace) -> Result<UserProfile, APIResponse> {
+    static func user(_ req: APIRequest, _ ws: Workspace, _ extras: inout Extras) -> Result<UserProfile, APIResponse> {
         var name = req.query["profile"]
         var now = req.query["now"]
         var context: [String] = []
+        var device = (req.query["device"], req.query["orientation"], req.query["traits"])
+        var problems: [Diagnostic] = []
         if let doc = req.body {
             guard let o = doc.root.object else {
                 return .failure(.problem(422, "Invalid request", detail: "the body is a JSON object with \(bodyKeys.joined(separator: ", ")), found \(doc.root.kindDescription)",
                                          diagnostics: [.error("expected an object", at: doc.location(doc.root.position))]))
             }
-            var problems: [Diagnostic] = []
             for m in o.members where !bodyKeys.contains(m.key) {
                 problems.append(.error("unknown key '\(m.key)'\(DidYouMean.hint(m.key, among: bodyKeys))", at: doc.location(m.keyPosition)))
             }
@@ -99,12 +111,35 @@ enum ServeHandler {
                     problems.append(.error("\"user\" is an object of attributes, found \(u.kindDescription)", at: doc.location(u.position)))
                 }
             }
-            for k in ["params", "device", "traits"] where o[k] != nil {
-                problems.append(.error("'\(k)' is not supported by this version of the host yet", at: doc.location(o.member(k)!.keyPosition)))
+            if let p = o["params"] {
+                if let po = p.object {
+                    for m in po.members {
+                        if let v = m.value.string { extras.params[m.key] = v } else {
+                            problems.append(.error("a param is a string (as a step carries it), found \(m.value.kindDescription)", at: doc.location(m.value.position)))
+                        }
+                    }
+                } else {
+                    problems.append(.error("\"params\" is an object of strings, found \(p.kindDescription)", at: doc.location(p.position)))
+                }
             }
-            if !problems.isEmpty {
-                return .failure(.problem(422, "Invalid request", detail: problems.map(\.description).joined(separator: "; "), diagnostics: problems))
+            for (k, i) in [("device", 0), ("orientation", 1), ("traits", 2)] {
+                guard let v = o[k] else { continue }
+                guard let text = v.string else {
+                    problems.append(.error("\"\(k)\" is a string, found \(v.kindDescription)", at: doc.location(v.position)))
+                    continue
+                }
+                if i == 0 { device.0 = text } else if i == 1 { device.1 = text } else { device.2 = text }
             }
+        }
+        for (k, v) in req.query where k.hasPrefix("param.") { extras.params[String(k.dropFirst(6))] = v }
+        if device.0 != nil || device.1 != nil || device.2 != nil {
+            switch DeviceContext.parse(device: device.0, orientation: device.1, traits: device.2) {
+            case .success(let c): extras.device = c
+            case .failure(let d): problems.append(d)
+            }
+        }
+        if !problems.isEmpty {
+            return .failure(.problem(422, "Invalid request", detail: problems.map(\.description).joined(separator: "; "), diagnostics: problems))
         }
         switch ws.users.user(named: name, context: context, now: now) {
         case .success(let p): return .success(p)

@@ -71,6 +71,17 @@ final class ServeCommandTests: XCTestCase {
                                     body: #"{"user": {"id": "174", "tier": "gold", "country": "NO", "app_version": "5.3.0", "churn_score": 0.1}}"#)
         XCTAssertEqual(attrs.status, 200)
         XCTAssertTrue(attrs.body.contains("premium_greeting"), attrs.body)
+        // Params and the device, in the query or the body, as `host run --param` / `--device` give them.
+        let params = try Host.run(["run", Host.moviesProject + "/screens/movie_detail.json", "--user", "gold", "--param", "id=42", "--format", "json", "--no-graph"])
+        XCTAssertEqual(try server.call("/v1/screens/movie_detail?profile=gold&param.id=42").body, params.stdout)
+        XCTAssertEqual(try server.call("/v1/screens/movie_detail", method: "POST", body: #"{"profile": "gold", "params": {"id": "42"}}"#).body, params.stdout)
+        let ipad = try Host.run(["run", Host.homeScreen, "--user", "gold", "--device", "ipad", "--orientation", "landscape", "--format", "json", "--no-graph"])
+        XCTAssertEqual(try server.call("/v1/screens/home", method: "POST", body: #"{"profile": "gold", "device": "ipad", "orientation": "landscape"}"#).body, ipad.stdout)
+        // The device was this request's only: the next one has the default again.
+        XCTAssertEqual(try server.call("/v1/screens/home?profile=gold").body, try Host.run(["run", Host.homeScreen, "--user", "gold", "--format", "json", "--no-graph"]).stdout)
+        let badDevice = try server.call("/v1/screens/home", method: "POST", body: #"{"device": "nokia"}"#)
+        XCTAssertEqual(badDevice.status, 422)
+        XCTAssertTrue(badDevice.body.contains("unknown device 'nokia'"), badDevice.body)
         let list = try server.call("/v1/screens")
         XCTAssertTrue(list.body.contains("\"id\": \"home\""), list.body)
         let graph = try server.call("/v1/graph/home?profile=gold")
