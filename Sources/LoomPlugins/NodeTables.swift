@@ -43,13 +43,7 @@ extension PluginEngine {
     /// The frozen node table of a component (made once per component).
     @inline(__always)
     func nodeRef(_ c: Component) throws(LuaError) -> Int32 {
-        if let r = nodeRefs[key: IdentityMap.key(c)] { return r }
-        state.push(json: PluginEngine.nodeJSON(c), keepingOrder: true)
-        try sandbox.freezeTop()
-        let r = state.rawRef()
-        nodeRefs[key: IdentityMap.key(c)] = r
-        retained.append(c)
-        return r
+        try frozenRef(c) { PluginEngine.nodeJSON(c) }
     }
 
     /// A node's static fields (what every resolution shares).
@@ -112,12 +106,20 @@ extension PluginEngine {
     }
 
     func itemRef(_ item: Item) throws(LuaError) -> Int32 {
-        if let r = nodeRefs[key: IdentityMap.key(item)] { return r }
-        state.push(json: PluginEngine.itemJSON(item), keepingOrder: true)
+        try frozenRef(item) { PluginEngine.itemJSON(item) }
+    }
+
+    /// The frozen table of a component or item, made once per object (kept alive, so its
+    /// identity cannot be reused by another).
+    @inline(__always)
+    private func frozenRef<T: AnyObject>(_ object: T, _ json: () -> JSONValue) throws(LuaError) -> Int32 {
+        let key = IdentityMap.key(object)
+        if let r = nodeRefs[key: key] { return r }
+        state.push(json: json(), keepingOrder: true)
         try sandbox.freezeTop()
         let r = state.rawRef()
-        nodeRefs[key: IdentityMap.key(item)] = r
-        retained.append(item)
+        nodeRefs[key: key] = r
+        retained.append(object)
         return r
     }
 
