@@ -118,21 +118,14 @@ extension ScreenPatch {
             let ch = it.children.map { replace(old, with: new, in: $0) }
             if zip(ch, it.children).contains(where: { $0 !== $1 }) {
                 changed = true
-                items[i] = Item(
-                    id: it.id, title: it.title, subtitle: it.subtitle, text: it.text, image: it.image, kind: it.kind,
-                    kindLocation: it.kindLocation, action: it.action, actionLocation: it.actionLocation, meta: it.meta,
-                    size: it.size, rule: it.rule, hasRule: it.hasRule, children: ch, location: it.location,
-                    path: it.path, serial: it.serial)
+                items[i] = it.copy(children: ch, path: it.path, serial: it.serial)
             }
         }
         let header = root.header.map { replace(old, with: new, in: $0) }
         let footer = root.footer.map { replace(old, with: new, in: $0) }
         if header !== root.header || footer !== root.footer { changed = true }
         guard changed else { return root }
-        return Component(
-            type: root.type, typeLocation: root.typeLocation, id: root.id, idLocation: root.idLocation, meta: root.meta,
-            children: children, rule: root.rule, hasRule: root.hasRule, items: items, hasItems: root.hasItems,
-            layout: root.layout, header: header, footer: footer, title: root.title, action: root.action,
-            actionLocation: root.actionLocation, style: root.style, location: root.location, path: root.path, serial: root.serial)
+        return root.copy(children: children, items: items, hasItems: root.hasItems, header: header, footer: footer,
+                         path: root.path, serial: root.serial)
     }
 }

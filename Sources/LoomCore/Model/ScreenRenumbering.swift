@@ -12,11 +12,8 @@ extension Screen {
             // Spots' root is the `components` list itself: its children are `components[i]`.
             serial = 1
             let children = root.children.enumerated().map { i, ch in Self.renumber(ch, path: "components[\(i)]", serial: &serial) }
-            r = Component(
-                type: root.type, typeLocation: root.typeLocation, id: root.id, idLocation: root.idLocation, meta: root.meta,
-                children: children, rule: root.rule, hasRule: root.hasRule, items: root.items, hasItems: root.hasItems,
-                layout: root.layout, header: root.header, footer: root.footer, title: root.title, action: root.action,
-                actionLocation: root.actionLocation, style: root.style, location: root.location, path: rootPath, serial: 0)
+            r = root.copy(children: children, items: root.items, hasItems: root.hasItems, header: root.header,
+                          footer: root.footer, path: rootPath, serial: 0)
         } else {
             r = Self.renumber(root, path: rootPath, serial: &serial)
         }
@@ -33,32 +30,43 @@ extension Screen {
         let children = c.children.enumerated().map { i, ch in renumber(ch, path: "\(path)/children[\(i)]", serial: &serial) }
         let items = c.items.enumerated().map { i, it in renumber(it, path: "\(path)/items[\(i)]", serial: &serial) }
         let footer = c.footer.map { renumber($0, path: path + "/footer", serial: &serial) }
-        return Component(
-            type: c.type, typeLocation: c.typeLocation, id: c.id, idLocation: c.idLocation, meta: c.meta,
-            children: children, rule: c.rule, hasRule: c.hasRule, items: items, hasItems: c.hasItems || !items.isEmpty,
-            layout: c.layout, header: header, footer: footer, title: c.title, action: c.action,
-            actionLocation: c.actionLocation, style: c.style, location: c.location, path: path, serial: mine)
+        return c.copy(children: children, items: items, hasItems: c.hasItems || !items.isEmpty, header: header,
+                      footer: footer, path: path, serial: mine)
     }
 
     private static func renumber(_ it: Item, path: String, serial: inout Int) -> Item {
         let mine = serial
         serial += 1
         let children = it.children.enumerated().map { i, ch in renumber(ch, path: "\(path)/children[\(i)]", serial: &serial) }
-        return Item(
-            id: it.id, title: it.title, subtitle: it.subtitle, text: it.text, image: it.image, kind: it.kind,
-            kindLocation: it.kindLocation, action: it.action, actionLocation: it.actionLocation, meta: it.meta,
-            size: it.size, rule: it.rule, hasRule: it.hasRule, children: children, location: it.location,
-            path: path, serial: mine)
+        return it.copy(children: children, path: path, serial: mine)
     }
 }
 
 extension Component {
     /// A copy with other children and items (paths and serials are fixed by `Screen.replacingRoot`).
     public func replacing(children: [Component]? = nil, items: [Item]? = nil) -> Component {
+        copy(children: children ?? self.children, items: items ?? self.items, hasItems: hasItems || items != nil,
+             header: header, footer: footer, path: path, serial: serial)
+    }
+
+    /// The one place a component is copied with other parts: every other field as it is.
+    public func copy(children: [Component], items: [Item], hasItems: Bool, header: Component?, footer: Component?,
+                     path: String, serial: Int) -> Component {
         Component(
             type: type, typeLocation: typeLocation, id: id, idLocation: idLocation, meta: meta,
-            children: children ?? self.children, rule: rule, hasRule: hasRule, items: items ?? self.items,
-            hasItems: hasItems || items != nil, layout: layout, header: header, footer: footer, title: title,
-            action: action, actionLocation: actionLocation, style: style, location: location, path: path, serial: serial)
+            children: children, rule: rule, hasRule: hasRule, items: items, hasItems: hasItems,
+            layout: layout, header: header, footer: footer, title: title, action: action,
+            actionLocation: actionLocation, style: style, location: location, path: path, serial: serial)
+    }
+}
+
+extension Item {
+    /// The one place an item is copied with other children: every other field as it is.
+    public func copy(children: [Component], path: String, serial: Int) -> Item {
+        Item(
+            id: id, title: title, subtitle: subtitle, text: text, image: image, kind: kind,
+            kindLocation: kindLocation, action: action, actionLocation: actionLocation, meta: meta,
+            size: size, rule: rule, hasRule: hasRule, children: children, location: location,
+            path: path, serial: serial)
     }
 }
