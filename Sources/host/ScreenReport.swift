@@ -55,9 +55,7 @@ struct ScreenReport {
             graph = ws.navigationGraph(from: parsed, user: profile)
             if let g = graph { diagnostics.append(contentsOf: g.diagnostics) }
         }
-        var report = ScreenReport(resolution: resolution, profile: profile, graph: graph, explain: explain, diagnostics: diagnostics)
-        if let t = parsed.title { report.screenInfo.append(("title", t)) }
-        if let d = parsed.description { report.screenInfo.append(("description", d)) }
+        var report = ScreenReport(parsed, resolution: resolution, profile: profile, graph: graph, explain: explain, diagnostics: diagnostics)
         if !patches.isEmpty {
             // Compared without --explain's hidden nodes: what the user saw, then sees.
             let after = explain ? ws.resolveUncached(parsed, check: check, user: profile).tree.map { TreeOutput.json($0, explain: false) }
@@ -95,5 +93,15 @@ struct ScreenReport {
             o["diagnostics"] = TreeOutput.diagnosticsJSON(diagnostics.sorted)
             return JSONValue.object(o).serialized(pretty: true) + "\n"
         }
+    }
+}
+
+extension ScreenReport {
+    /// A report of `screen` resolved: its `title` and `description` shown as written.
+    init(_ screen: Screen, resolution: Resolution, profile: UserProfile, graph: NavigationOutput?, explain: Bool,
+         diagnostics: Diagnostics) {
+        self.init(resolution: resolution, profile: profile, graph: graph, explain: explain, diagnostics: diagnostics)
+        if let t = screen.title { screenInfo.append(("title", t)) }
+        if let d = screen.description { screenInfo.append(("description", d)) }
     }
 }

@@ -73,10 +73,8 @@ enum ServeHandler {
             // The graph is explored only when asked for (it costs more than the resolution).
             let graph = withGraph ? ws.navigationGraph(from: parsed, user: profile) : nil
             if let graph { diagnostics.append(contentsOf: graph.diagnostics) }
-            var report = ScreenReport(resolution: resolution, profile: profile, graph: graph,
-                                      explain: explain, diagnostics: diagnostics)
-            if let t = parsed.title { report.screenInfo.append(("title", t)) }
-            if let d = parsed.description { report.screenInfo.append(("description", d)) }
+            var report = ScreenReport(parsed, resolution: resolution, profile: profile, graph: graph, explain: explain,
+                                      diagnostics: diagnostics)
             report.diagnostics.append(contentsOf: InputNotes.diagnostics(file, in: ws, profile: profile))
             // A screen that fails closed still answers 200: what could be resolved, plus diagnostics.
             return APIResponse(status: 200, body: report.rendered(.json, style: Style(color: false)))
