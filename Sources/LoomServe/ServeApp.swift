@@ -52,8 +52,6 @@ public struct APIResponse: Sendable {
 public struct ServeOptions: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
-    public var workers = ProcessInfo.processInfo.activeProcessorCount
-    public var maxPending = 64
     public var maxBodyBytes = 256 * 1024
     public init() {}
 }

@@ -30,9 +30,6 @@ public final class WorkerPool<Context>: @unchecked Sendable {
         cond.unlock()
     }
 
-    /// Jobs waiting for a worker.
-    public var pending: Int { cond.lock(); defer { cond.unlock() }; return queue.count }
-
     /// Runs `job` on a worker with its context; nil when the queue is full.
     public func submit<T: Sendable>(_ job: @escaping @Sendable (Context) -> T) async -> T? {
         await withCheckedContinuation { (cont: CheckedContinuation<T?, Never>) in

@@ -55,8 +55,6 @@ struct Serve: ParsableCommand {
         var o = ServeOptions()
         o.host = host
         o.port = port
-        o.workers = workers
-        o.maxPending = queue
         o.maxBodyBytes = maxBody * 1024
         let options = engine.workspaceOptions
         let pool = WorkerPool<Workspace>(workers: workers, maxPending: queue) {
@@ -76,7 +74,7 @@ struct Serve: ParsableCommand {
             do {
                 try await ServeApp.run(options: serveOptions, pool: pool, metrics: metrics, reload: reload, page: PreviewPage.html,
                                       handler: ServeHandler.handle) { host, port in
-                    FileHandle.standardError.write(Data("listening on http://\(host):\(port) (\(serveOptions.workers) workers)\n".utf8))
+                    FileHandle.standardError.write(Data("listening on http://\(host):\(port) (\(pool.workers) workers)\n".utf8))
                 }
             } catch {
                 failure.set("\(error)")
