@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "LoomTesting", targets: ["LoomTesting"]),
         .library(name: "LoomStyles", targets: ["LoomStyles"]),
         .library(name: "LoomSolver", targets: ["LoomSolver"]),
+        .library(name: "LoomLayout", targets: ["LoomLayout"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,7 +63,7 @@ let package = Package(
         // Scenarios, snapshots, structural diffs and reports (`host test`).
         .target(
             name: "LoomTesting",
-            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomPlugins", "LoomDiff", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomPlugins", "LoomDiff", "LoomLayout", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomTesting"
         ),
         // Styles: MRGArchitect's property files (imports, device cascade, size-class traits,
@@ -78,6 +79,33 @@ let package = Package(
             name: "LoomSolver",
             dependencies: [],
             path: "Sources/LoomSolver"
+        ),
+        // FreeType 2 from the system (libfreetype-dev) for glyph metrics.
+        .systemLibrary(
+            name: "CFreeType",
+            path: "Sources/CFreeType",
+            pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]
+        ),
+        // Text metrics: installed fonts by name (fonts-dejavu-core), glyph advances and kerning
+        // from FreeType, wrapping to a width and a line limit.
+        .target(
+            name: "LoomText",
+            dependencies: ["CFreeType"],
+            path: "Sources/LoomText"
+        ),
+        // The layout pass (Mortar, Matrioska, Spots): a resolved tree, its constraints, stacks,
+        // containers, collections and intrinsic sizes into frames for a device; findings.
+        .target(
+            name: "LoomLayout",
+            dependencies: ["LoomCore", "LoomStyles", "LoomSolver", "LoomText", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomLayout"
+        ),
+        // Wireframe pictures of laid-out screens: SVG, PNG through rsvg-convert, matrices.
+        .target(
+            name: "LoomRender",
+            dependencies: ["LoomCore", "LoomStyles", "LoomLayout", "LoomText"],
+            path: "Sources/LoomRender"
         ),
         // Changes between two resolutions of a screen, classified as Spots' differ does
         // (inserted, deleted, moved, hard and soft updates), and graph edges gained or lost.
@@ -111,13 +139,14 @@ let package = Package(
             name: "host",
             dependencies: [
                 "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation", "LoomServe",
+                "LoomText", "LoomLayout", "LoomRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"
         ),
         .executableTarget(
             name: "loom-bench",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime", "LoomStyles", "LoomSolver", "LoomPopulation", "LoomCache"],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime", "LoomStyles", "LoomSolver", "LoomPopulation", "LoomCache", "LoomText", "LoomLayout"],
             path: "Sources/loom-bench"
         ),
         // Fuzz targets (docs/fuzzing.md, scripts/fuzz): the targets' bodies, then one executable
@@ -145,6 +174,9 @@ let package = Package(
         .testTarget(name: "LoomCacheTests", dependencies: ["LoomCache", "LoomCore"], path: "Tests/LoomCacheTests"),
         .testTarget(name: "LoomDiffTests", dependencies: ["LoomDiff", "LoomCore"], path: "Tests/LoomDiffTests"),
         .testTarget(name: "LoomSolverTests", dependencies: ["LoomSolver"], path: "Tests/LoomSolverTests"),
+        .testTarget(name: "LoomTextTests", dependencies: ["LoomText"], path: "Tests/LoomTextTests"),
+        .testTarget(name: "LoomLayoutTests", dependencies: ["LoomLayout", "LoomText", "LoomSolver", "LoomStyles", "LoomCore"], path: "Tests/LoomLayoutTests"),
+        .testTarget(name: "LoomRenderTests", dependencies: ["LoomRender", "LoomLayout", "LoomText", "LoomStyles", "LoomCore"], path: "Tests/LoomRenderTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -62,12 +62,21 @@ extension PluginEngine {
         if case .string(let s)? = o["item_view"] { itemView = s }
         var description: String?
         if case .string(let s)? = o["description"] { description = s }
+        var layoutAs: String?
+        if let la = o["layout_as"] {
+            guard case .string(let s) = la, ComponentRegistration.layoutRoles.contains(s) else {
+                let found = if case .string(let s) = la { "'\(s)'\(DidYouMean.hint(s, among: ComponentRegistration.layoutRoles))" } else { "a non-string" }
+                return .failure(LuaHostError("host.\(fname)('\(type)'): options.layout_as must be one of \(ComponentRegistration.layoutRoles.joined(separator: ", ")), found \(found)"))
+            }
+            layoutAs = s
+        }
         state.pushCopy(2)
         let builder = LuaComponentBuilder(engine: self, function: state.ref(), kind: kind, type: type, plugin: info, owner: owner)
         let reg = ComponentRegistration(
             type: type, kind: kind, plugin: info, location: loc, meta: meta, openMeta: openMeta, renamed: renamed,
             childMeta: childMeta, aliases: aliases, itemView: itemView, description: description, layout: layout, builder: builder)
         reg.styleTypes = styleTypes
+        reg.layoutAs = layoutAs
         do {
             try factory.register(reg)
         } catch {

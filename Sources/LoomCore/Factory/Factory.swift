@@ -101,6 +101,11 @@ public final class ComponentRegistration {
     /// The declared types of its style keys (`options.style`: key → type name, sorted by key);
     /// nil when it declares none (values are typed by their form, without warnings).
     public var styleTypes: [(key: String, type: String)]?
+    /// How the component takes part in layout (`options.layout_as`, one of `layoutRoles`); nil:
+    /// from its kind (docs/layout.md).
+    public var layoutAs: String?
+    /// The values `options.layout_as` takes.
+    public static let layoutRoles = ["label", "button", "image", "view", "stack", "vstack", "hstack", "container", "tab_bar", "navigation", "collection"]
     public var builder: any ComponentBuilding
 
     public init(

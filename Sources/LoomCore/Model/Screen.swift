@@ -32,6 +32,9 @@ public final class Component: Sendable {
     /// The `style` key as written (a name, a list of names or an inline object), kept and shown
     /// until styles are resolved.
     public let style: JSONNode?
+    /// The `constraints` key as written: a list of constraint strings (docs/layout.md), each
+    /// with its location; parsed and checked by the layout pass (nil when absent).
+    public let constraints: JSONNode?
     /// Where the component's object starts.
     public let location: SourceLocation
     /// `root/children[1]/children[0]`.
@@ -43,7 +46,8 @@ public final class Component: Sendable {
         type: String, typeLocation: SourceLocation, id: String?, idLocation: SourceLocation?, meta: JSONNode?,
         children: [Component], rule: RuleExpression?, hasRule: Bool, items: [Item], hasItems: Bool,
         layout: JSONNode?, header: Component?, footer: Component?, title: String?, action: String?,
-        actionLocation: SourceLocation?, style: JSONNode?, location: SourceLocation, path: String, serial: Int
+        actionLocation: SourceLocation?, style: JSONNode?, location: SourceLocation, path: String, serial: Int,
+        constraints: JSONNode? = nil
     ) {
         self.type = type
         self.typeLocation = typeLocation
@@ -63,6 +67,7 @@ public final class Component: Sendable {
         self.action = action
         self.actionLocation = actionLocation
         self.style = style
+        self.constraints = constraints
         self.location = location
         self.path = path
         self.serial = serial

@@ -4,6 +4,7 @@
 public struct ScreenParser {
     public static let componentKeys: Set<String> = [
         "type", "id", "meta", "children", "rule", "items", "layout", "header", "footer", "action", "style", "title",
+        "constraints",
     ]
     /// Spots' ComponentModel keys, accepted in Spots files (`kind` is the type, `span` goes to the layout).
     public static let spotsComponentKeys: Set<String> = ["kind", "span"]
@@ -196,7 +197,7 @@ public struct ScreenParser {
             children: children, rule: failClosed ? nil : rule, hasRule: obj["rule"] != nil || failClosed,
             items: items, hasItems: obj["items"] != nil, layout: layout, header: header, footer: footer,
             title: title?.0, action: action?.0, actionLocation: action?.1, style: obj["style"],
-            location: loc(node.position), path: path, serial: serial)
+            location: loc(node.position), path: path, serial: serial, constraints: obj["constraints"])
     }
 
     mutating func item(_ node: JSONNode, path: String) -> Item? {

@@ -56,7 +56,8 @@ extension Component {
             type: type, typeLocation: typeLocation, id: id, idLocation: idLocation, meta: meta,
             children: children, rule: rule, hasRule: hasRule, items: items, hasItems: hasItems,
             layout: layout, header: header, footer: footer, title: title, action: action,
-            actionLocation: actionLocation, style: style, location: location, path: path, serial: serial)
+            actionLocation: actionLocation, style: style, location: location, path: path, serial: serial,
+            constraints: constraints)
     }
 }
 

@@ -1,0 +1,154 @@
+import LoomCore
+import LoomStyles
+import LoomText
+import OrderedCollections
+
+/// A rectangle in screen points (origin top left), rounded to the device's pixel grid.
+public struct Frame: Sendable, Hashable {
+    public var x, y, width, height: Double
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+    public var maxX: Double { x + width }
+    public var maxY: Double { y + height }
+
+    /// `{x, y, width, height}` (integral values as integers).
+    public var json: JSONValue {
+        .object(["x": .double(x), "y": .double(y), "width": .double(width), "height": .double(height)])
+    }
+
+    /// `@ 16,88 343×44` as the text output prints it.
+    public var text: String { "@ \(Frame.number(x)),\(Frame.number(y)) \(Frame.number(width))×\(Frame.number(height))" }
+
+    static func number(_ d: Double) -> String {
+        if d == d.rounded(), abs(d) < 1e15 { return String(Int(d)) }
+        var s = String(format: "%.3f", d)
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return s
+    }
+}
+
+/// How a component takes part in layout: declared by its registration (`layout_as`), else
+/// from its kind (single → view, cluster → container, wrapper → container, collection →
+/// collection).
+public enum LayoutRole: String, Sendable, Hashable, CaseIterable {
+    case label, button, image, view
+    case stack, vstack, hstack, container
+    case tabBar = "tab_bar", navigation, collection
+    /// The screen's root.
+    case screen
+    /// An item of a collection.
+    case item
+}
+
+/// One node laid out: a visible component, a collection's item, or a node a builder created.
+public struct LaidOutNode: Sendable {
+    /// The node's path (`root/children[1]`, `…/items[2]`, `…/ui[0]` for created nodes).
+    public var path: String
+    public var type: String
+    public var id: String?
+    public var view: String
+    public var role: LayoutRole
+    public var frame: Frame
+    /// Measured text (labels, buttons), nil otherwise.
+    public var text: TextMetrics?
+    /// The node's action (a tappable node).
+    public var action: String?
+    /// Colours from the resolved style (`background`, `text_color`), as written.
+    public var background: String?
+    public var textColor: String?
+    /// Where the node is written (JSON or Lua).
+    public var location: SourceLocation?
+    /// Hidden by a rule (laid out only for `host render --show-hidden`).
+    public var hidden: Bool
+    public var children: [LaidOutNode]
+
+    public init(path: String, type: String, id: String?, view: String, role: LayoutRole, frame: Frame, text: TextMetrics? = nil,
+                action: String? = nil, background: String? = nil, textColor: String? = nil, location: SourceLocation? = nil,
+                hidden: Bool = false, children: [LaidOutNode] = []) {
+        self.path = path
+        self.type = type
+        self.id = id
+        self.view = view
+        self.role = role
+        self.frame = frame
+        self.text = text
+        self.action = action
+        self.background = background
+        self.textColor = textColor
+        self.location = location
+        self.hidden = hidden
+        self.children = children
+    }
+
+    /// This node and every node below it, depth first.
+    public func walk(_ body: (LaidOutNode) -> Void) {
+        body(self)
+        for c in children { c.walk(body) }
+    }
+}
+
+/// A problem the layout found on a laid-out screen.
+public struct LayoutFinding: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A visible node (partly) outside the screen.
+        case outsideScreen = "outside_screen"
+        /// A visible node (partly) outside the safe area.
+        case outsideSafeArea = "outside_safe_area"
+        /// Siblings that overlap in a container that does not allow it.
+        case overlap
+        /// Text that needs more lines than it has.
+        case truncated
+        /// A tappable node smaller than 44×44 points.
+        case smallTapTarget = "small_tap_target"
+        /// A required constraint that could not be satisfied (it was left out).
+        case unsatisfiable
+        /// A node whose frame the constraints do not determine.
+        case ambiguous
+    }
+    public var kind: Kind
+    public var path: String
+    public var message: String
+    public var location: SourceLocation?
+    public init(kind: Kind, path: String, message: String, location: SourceLocation? = nil) {
+        self.kind = kind
+        self.path = path
+        self.message = message
+        self.location = location
+    }
+}
+
+/// A screen laid out for one device and orientation.
+public struct LayoutResult: Sendable {
+    public var device: Device
+    public var orientation: Orientation
+    /// The screen in points.
+    public var width: Double
+    public var height: Double
+    public var safeArea: EdgeInsets
+    /// The root's laid-out tree (nil when the screen shows nothing).
+    public var root: LaidOutNode?
+    public var findings: [LayoutFinding]
+    public init(device: Device, orientation: Orientation, width: Double, height: Double, safeArea: EdgeInsets,
+                root: LaidOutNode?, findings: [LayoutFinding]) {
+        self.device = device
+        self.orientation = orientation
+        self.width = width
+        self.height = height
+        self.safeArea = safeArea
+        self.root = root
+        self.findings = findings
+    }
+
+    /// The first node (depth first) with this id, else with this path.
+    public func node(_ idOrPath: String) -> LaidOutNode? {
+        var found: LaidOutNode?
+        root?.walk { n in if found == nil, n.id == idOrPath { found = n } }
+        if found == nil { root?.walk { n in if found == nil, n.path == idOrPath { found = n } } }
+        return found
+    }
+}

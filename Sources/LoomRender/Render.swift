@@ -1,0 +1,2 @@
+// Wireframe pictures (SVG, PNG) of a LayoutResult.
+import LoomText

@@ -1,0 +1,68 @@
+// What the layout pass asks of text measurement (docs/layout.md, "Text"). The FreeType
+// implementation is `FontLibrary`; tests may give a measurer of their own.
+
+/// A font as a style names it: `{ "name": "DejaVuSans-Bold", "size": 17 }`.
+public struct FontRequest: Sendable, Hashable {
+    public var name: String
+    /// Points.
+    public var size: Double
+    public init(name: String, size: Double) {
+        self.name = name
+        self.size = size
+    }
+}
+
+/// Which installed font file a requested name resolved to.
+public struct FontFace: Sendable, Hashable {
+    /// The name the style asked for.
+    public var requested: String
+    /// The face used (`DejaVuSans-Bold`).
+    public var name: String
+    /// Its file (`/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf`).
+    public var file: String
+    /// True when the requested name is not installed and the documented fallback was used.
+    public var isFallback: Bool
+    public init(requested: String, name: String, file: String, isFallback: Bool) {
+        self.requested = requested
+        self.name = name
+        self.file = file
+        self.isFallback = isFallback
+    }
+}
+
+/// A measured text: the lines it wraps to and the box they take, in points.
+public struct TextMetrics: Sendable, Hashable {
+    public var face: FontFace
+    /// The text of each line drawn, after wrapping and the `lines` limit (the last one cut with
+    /// "…" when truncated).
+    public var lines: [String]
+    /// The widest drawn line's advance width.
+    public var width: Double
+    /// `lines.count` × line height.
+    public var height: Double
+    /// The font's line height (ascender − descender + line gap, scaled to the size).
+    public var lineHeight: Double
+    /// The font's ascender at this size (the baseline of line k is at k × lineHeight + ascender).
+    public var ascender: Double
+    /// How many lines the text needs at the width given (without the limit).
+    public var neededLines: Int
+    /// True when `neededLines` exceeds the limit: the text is cut.
+    public var truncated: Bool
+    public init(face: FontFace, lines: [String], width: Double, height: Double, lineHeight: Double, ascender: Double,
+                neededLines: Int, truncated: Bool) {
+        self.face = face
+        self.lines = lines
+        self.width = width
+        self.height = height
+        self.lineHeight = lineHeight
+        self.ascender = ascender
+        self.neededLines = neededLines
+        self.truncated = truncated
+    }
+}
+
+/// Measures text. `maxWidth` nil: one line per hard line break, no wrapping. `lines` nil or 0:
+/// no limit (UILabel's numberOfLines = 0).
+public protocol TextMeasuring: AnyObject {
+    func measure(_ text: String, font: FontRequest, maxWidth: Double?, lines: Int?) -> TextMetrics
+}

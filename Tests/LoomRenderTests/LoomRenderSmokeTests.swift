@@ -1,0 +1,8 @@
+import XCTest
+@testable import LoomRender
+
+final class LoomRenderModuleTests: XCTestCase {
+    func testModuleLinks() {
+        XCTAssertTrue(true)
+    }
+}

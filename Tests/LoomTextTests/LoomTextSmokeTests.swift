@@ -1,0 +1,8 @@
+import XCTest
+@testable import LoomText
+
+final class LoomTextModuleTests: XCTestCase {
+    func testModuleLinks() {
+        XCTAssertTrue(true)
+    }
+}
