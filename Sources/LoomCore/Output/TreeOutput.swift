@@ -16,11 +16,18 @@ public struct Style: Sendable {
     public func warning(_ s: String) -> String { wrap(s, "1;33") }
 }
 
+/// Frames to show beside nodes (`host run --layout`), by node or item path: the JSON value
+/// (`{x, y, width, height}`) and the text form (`@ 16,88 343×44`). Made by the layout pass.
+public struct TreeFrames: Sendable {
+    public var byPath: [String: (json: JSONValue, text: String)]
+    public init(byPath: [String: (json: JSONValue, text: String)] = [:]) { self.byPath = byPath }
+}
+
 public enum TreeOutput {
     // MARK: JSON
 
     /// A node as `--format json` prints it; rule traces only with `explain`.
-    public static func json(_ n: ResolvedNode, explain: Bool = false) -> JSONValue {
+    public static func json(_ n: ResolvedNode, explain: Bool = false, frames: TreeFrames? = nil) -> JSONValue {
         var o: OrderedDictionary<String, JSONValue> = ["type": .string(n.type)]
         if let id = n.id { o["id"] = .string(id) }
         if n.hidden {
@@ -29,6 +36,7 @@ public enum TreeOutput {
         } else {
             o["view"] = .string(n.view)
             o["props"] = n.props
+            if let f = frames?.byPath[n.path] { o["frame"] = f.json }
             if let m = n.extraMeta { o["extra_meta"] = m }
             if let rs = n.resolvedStyle {
                 o["style"] = rs.values
@@ -38,15 +46,15 @@ public enum TreeOutput {
             }
         }
         if explain, let r = n.rule { o["rule"] = r.json }
-        if let h = n.header { o["header"] = json(h, explain: explain) }
-        if !n.children.isEmpty { o["children"] = .array(n.children.map { json($0, explain: explain) }) }
-        if let items = n.items, !n.hidden { o["items"] = .array(items.map { json($0, explain: explain) }) }
-        if let f = n.footer { o["footer"] = json(f, explain: explain) }
+        if let h = n.header { o["header"] = json(h, explain: explain, frames: frames) }
+        if !n.children.isEmpty { o["children"] = .array(n.children.map { json($0, explain: explain, frames: frames) }) }
+        if let items = n.items, !n.hidden { o["items"] = .array(items.map { json($0, explain: explain, frames: frames) }) }
+        if let f = n.footer { o["footer"] = json(f, explain: explain, frames: frames) }
         if let a = n.action { o["action"] = .string(a) }
         return .object(o)
     }
 
-    public static func json(_ i: ResolvedItem, explain: Bool = false) -> JSONValue {
+    public static func json(_ i: ResolvedItem, explain: Bool = false, frames: TreeFrames? = nil) -> JSONValue {
         var o: OrderedDictionary<String, JSONValue> = [:]
         if let k = i.kind { o["kind"] = .string(k) }
         if let id = i.id { o["id"] = .string(id) }
@@ -58,9 +66,10 @@ public enum TreeOutput {
             o["view"] = .string(i.view)
             o["props"] = i.props
             if let sz = i.size { o["size"] = sz }
+            if let f = frames?.byPath[i.path] { o["frame"] = f.json }
         }
         if explain, let r = i.rule { o["rule"] = r.json }
-        if !i.children.isEmpty { o["children"] = .array(i.children.map { json($0, explain: explain) }) }
+        if !i.children.isEmpty { o["children"] = .array(i.children.map { json($0, explain: explain, frames: frames) }) }
         if let a = i.action { o["action"] = .string(a) }
         return .object(o)
     }
@@ -98,14 +107,14 @@ public enum TreeOutput {
         return parts.joined(separator: " ")
     }
 
-    public static func text(_ r: Resolution, style: Style, explain: Bool = false) -> String {
+    public static func text(_ r: Resolution, style: Style, explain: Bool = false, frames: TreeFrames? = nil) -> String {
         let e = TextEscape.escaped
         var out = style.bold("screen \(e(r.screen))") + style.dim("  user \(e(r.user.name ?? "(anonymous)"))") + "\n"
         guard let tree = r.tree else {
             out += style.hidden("(nothing visible: the root is hidden)") + "\n"
             return out
         }
-        line(tree, prefix: "", isLast: true, isRoot: true, style: style, explain: explain, out: &out)
+        line(tree, prefix: "", isLast: true, isRoot: true, style: style, explain: explain, frames: frames, out: &out)
         return out
     }
 
@@ -135,8 +144,8 @@ public enum TreeOutput {
         return s
     }
 
-    static func line(_ n: ResolvedNode, prefix: String, isLast: Bool, isRoot: Bool, style: Style, explain: Bool, out: inout String,
-                     role: String? = nil) {
+    static func line(_ n: ResolvedNode, prefix: String, isLast: Bool, isRoot: Bool, style: Style, explain: Bool,
+                     frames: TreeFrames? = nil, out: inout String, role: String? = nil) {
         let branch = isRoot ? "" : (isLast ? "└─ " : "├─ ")
         let e = TextEscape.escaped
         var s = prefix + branch + (role.map { style.dim($0 + ": ") } ?? "") + style.type(e(n.type))
@@ -147,6 +156,7 @@ public enum TreeOutput {
             s += "  " + style.view(e(n.view))
             let p = propsSummary(n.props)
             if !p.isEmpty { s += "  " + p }
+            if let f = frames?.byPath[n.path] { s += "  " + f.text }
         }
         if let a = n.action { s += style.dim("  → " + e(a)) }
         if explain, let r = n.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
@@ -167,11 +177,11 @@ public enum TreeOutput {
         var k = 0
         if let h = n.header {
             k += 1
-            line(h, prefix: childPrefix, isLast: k == total, isRoot: false, style: style, explain: explain, out: &out, role: "header")
+            line(h, prefix: childPrefix, isLast: k == total, isRoot: false, style: style, explain: explain, frames: frames, out: &out, role: "header")
         }
         for c in n.children {
             k += 1
-            line(c, prefix: childPrefix, isLast: k == total, isRoot: false, style: style, explain: explain, out: &out)
+            line(c, prefix: childPrefix, isLast: k == total, isRoot: false, style: style, explain: explain, frames: frames, out: &out)
         }
         for i in items {
             k += 1
@@ -186,6 +196,7 @@ public enum TreeOutput {
                 let p = propsSummary(i.props, limit: 4)
                 if !p.isEmpty { s += "  " + p }
                 if let sz = i.size { s += "  " + style.dim("size " + compact(sz)) }
+                if let f = frames?.byPath[i.path] { s += "  " + f.text }
             }
             if let a = i.action { s += style.dim("  → " + e(a)) }
             if explain, let r = i.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
@@ -195,11 +206,12 @@ public enum TreeOutput {
                 explainLines(t, prefix: ip + "    ", style: style, out: &out)
             }
             for (j, c) in i.children.enumerated() {
-                line(c, prefix: ip, isLast: j == i.children.count - 1, isRoot: false, style: style, explain: explain, out: &out)
+                line(c, prefix: ip, isLast: j == i.children.count - 1, isRoot: false, style: style, explain: explain, frames: frames,
+                     out: &out)
             }
         }
         if let f = n.footer {
-            line(f, prefix: childPrefix, isLast: true, isRoot: false, style: style, explain: explain, out: &out, role: "footer")
+            line(f, prefix: childPrefix, isLast: true, isRoot: false, style: style, explain: explain, frames: frames, out: &out, role: "footer")
         }
     }
 
