@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomNavigation
+import LoomStyles
 import LuaRuntime
 
 /// A screen file parsed and checked: the screen (nil when it cannot be parsed), every problem
@@ -28,6 +29,9 @@ public final class Workspace {
         public var verbose = false
         /// Plugin folders loaded instead of the project's (`host diff --plugins-old`).
         public var replacesProjectPlugins: [String]? = nil
+        /// The device context resolutions use (`--device`, `--orientation`, `--traits`); nil:
+        /// the default device, not chosen (see `useDevice`).
+        public var device: DeviceContext? = nil
         public init() {}
     }
 
@@ -84,6 +88,7 @@ public final class Workspace {
         let (u, ud) = UserProfiles.load(project.usersFile)
         users = u
         diagnostics.append(contentsOf: ud)
+        useDevice(options.device)
     }
 
     /// The project folder of a command: `explicit` (`--project`) when given; else, when `screen`
@@ -158,9 +163,17 @@ public final class Workspace {
         _ screen: Screen, check: ScreenCheck, user: UserProfile, explain: Bool = false, params: [String: String] = [:]
     ) -> Resolution {
         let ctx = ResolutionContext(user: user, screenID: screen.id, explain: explain, params: params)
-        ctx.entrySteps = { [unowned self] in self.entrySteps(to: screen.id) }
-        prepareStyles(ctx)
+        prepare(ctx)
         return resolver(screen, check: check, cacheKey: screen.file + styleCacheSuffix).resolve(for: user, context: ctx)
+    }
+
+    /// Gives a resolution context what every resolution of this workspace has: the entry steps
+    /// to its screen, the device attributes and, with styles, each component's resolved style.
+    /// For callers that keep their own `Resolver` (`host eval`, `host matrix`).
+    public func prepare(_ ctx: ResolutionContext) {
+        let id = ctx.screenID
+        ctx.entrySteps = { [unowned self] in self.entrySteps(to: id) }
+        prepareStyles(ctx)
     }
 
     /// A resolver for a parsed screen, sharing the screen's cache of resolved single

@@ -46,12 +46,12 @@ public final class EvalWorker {
             case .success(let user):
                 for (n, s) in screens.screens.enumerated() {
                     if let plan = plans[n] {
-                        let v = plan.visible(for: user.profile) { s.resolver.resolve(for: user.profile) }
+                        let v = plan.visible(for: user.profile) { screens.resolve(n, for: user.profile) }
                         for d in v.diagnostics { chunk.notes.add(d, line: user.line) }
                         writer.visibleLine(user: user.label, screen: s.id, fragment: v.fragment, into: &chunk.text)
                         continue
                     }
-                    let r = s.resolver.resolve(for: user.profile)
+                    let r = screens.resolve(n, for: user.profile)
                     for d in r.diagnostics.items { chunk.notes.add(d, line: user.line) }
                     writer.line(user: user.label, screen: s.id, r, into: &chunk.text)
                 }

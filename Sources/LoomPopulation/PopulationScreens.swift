@@ -17,6 +17,7 @@ public final class PopulationScreens {
             return (nil, Diagnostics([.error("cannot start the Lua runtime: \(error)")]))
         }
         var d = ws.loadDiagnostics
+        d.append(contentsOf: ws.styleLoadDiagnostics)
         var out: [(String, String, Screen, Resolver)] = []
         for arg in args {
             switch ws.locateScreen(arg) {
@@ -31,6 +32,15 @@ public final class PopulationScreens {
         }
         if d.hasErrors || out.count != args.count { return (nil, d) }
         return (PopulationScreens(workspace: ws, screens: out), d)
+    }
+
+    /// Screen `n` resolved for a user as `host run` resolves it: with the workspace's device
+    /// context (`--device`), its attributes for rules and the components' styles.
+    public func resolve(_ n: Int, for user: UserProfile) -> Resolution {
+        let s = screens[n]
+        let ctx = ResolutionContext(user: user, screenID: s.id, explain: false, params: [:])
+        workspace.prepare(ctx)
+        return s.resolver.resolve(for: user, context: ctx)
     }
 
     init(workspace: Workspace, screens: [(id: String, file: String, screen: Screen, resolver: Resolver)]) {

@@ -116,7 +116,7 @@ public final class MatrixWorker {
             switch parser.parse(p) {
             case .failure(let d): failures.append(d)
             case .success(let user):
-                let r = s.resolver.resolve(for: user.profile)
+                let r = screens.resolve(0, for: user.profile)
                 for d in r.diagnostics.items { notes.add(d, line: user.line) }
                 var g: NavigationGraph?
                 if graph {

@@ -68,7 +68,9 @@ final class ScenarioFileRunner {
         } catch {
             return fileFailure("cannot start the Lua runtime: \(error)")
         }
-        let load = ws.loadDiagnostics
+        var load = ws.loadDiagnostics
+        // Property files that cannot be read fail the file as plugins that do not load do.
+        load.append(contentsOf: ws.styleLoadDiagnostics)
         if load.hasErrors {
             return fileFailure("the project \(file.projectRoot) does not load:\n" + load.sorted.filter { $0.severity == .error }.map { "  \($0)" }.joined(separator: "\n"))
         }

@@ -10,6 +10,7 @@ struct CheckReport {
     /// Checks `screens` (files or ids; every screen of the project when empty) and the flows.
     static func check(_ screens: [String], in ws: Workspace) -> CheckReport {
         var diagnostics = ws.loadDiagnostics
+        diagnostics.append(contentsOf: ws.styleLoadDiagnostics)
         var files: [String] = []
         if screens.isEmpty {
             files = ws.project.screenFiles()

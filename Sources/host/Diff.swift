@@ -34,6 +34,14 @@ struct Diff: ParsableCommand {
     var pluginsOld: String?
 
     @OptionGroup var engine: EngineOptions
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    /// The engine's workspace options with the chosen device context.
+    var workspaceOptions: Workspace.Options {
+        var o = engine.workspaceOptions
+        o.device = deviceOptions.chosen
+        return o
+    }
 
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -57,18 +65,18 @@ struct Diff: ParsableCommand {
                 let project = Workspace.projectRoot(explicit: engine.project, screen: old)
                 let c = try GitRevisionCheckout(rev: rev, project: project, screen: old)
                 checkout = c
-                var o = engine.workspaceOptions
+                var o = workspaceOptions
                 o.project = c.projectRoot
                 oldSide = try DiffSide(label: "\(rev)", options: o, screen: c.screen)
-                newSide = try DiffSide(label: "working tree", options: engine.workspaceOptions, screen: old)
+                newSide = try DiffSide(label: "working tree", options: workspaceOptions, screen: old)
             } else if let pluginsOld {
-                var o = engine.workspaceOptions
+                var o = workspaceOptions
                 o.replacesProjectPlugins = [pluginsOld]
                 oldSide = try DiffSide(label: "plugins \(pluginsOld)", options: o, screen: old)
-                newSide = try DiffSide(label: "project plugins", options: engine.workspaceOptions, screen: old)
+                newSide = try DiffSide(label: "project plugins", options: workspaceOptions, screen: old)
             } else {
-                oldSide = try DiffSide(label: old, options: engine.workspaceOptions, screen: old)
-                newSide = try DiffSide(label: new!, options: engine.workspaceOptions, screen: new!)
+                oldSide = try DiffSide(label: old, options: workspaceOptions, screen: old)
+                newSide = try DiffSide(label: new!, options: workspaceOptions, screen: new!)
             }
         } catch let d as Diagnostic {
             Console.report(Diagnostics([d]))

@@ -3,6 +3,7 @@ import Foundation
 import LoomCore
 import LoomPlugins
 import LoomPopulation
+import LoomStyles
 
 extension EvalSelect: ExpressibleByArgument {}
 extension EvalOutputFormat: ExpressibleByArgument {}
@@ -55,9 +56,11 @@ struct PopulationOptions: ParsableArguments {
     }
 
     /// The screens in the caller's workspace (load problems reported; exit 1 on errors).
-    func screens(_ args: [String], engine: EngineOptions) throws -> PopulationScreens {
+    func screens(_ args: [String], engine: EngineOptions, device: DeviceContext?) throws -> PopulationScreens {
         engine.apply()
-        let (screens, d) = PopulationScreens.open(options: engine.workspaceOptions, screens: args)
+        var options = engine.workspaceOptions
+        options.device = device
+        let (screens, d) = PopulationScreens.open(options: options, screens: args)
         Console.report(d)
         guard let screens else { throw ExitCode(1) }
         return screens
@@ -80,6 +83,7 @@ struct Eval: ParsableCommand {
 
     @OptionGroup var population: PopulationOptions
     @OptionGroup var engine: EngineOptions
+    @OptionGroup var deviceOptions: DeviceOptions
 
     @Option(name: .long, help: "Output format: jsonl, csv or json.")
     var format: EvalOutputFormat = .jsonl
@@ -92,7 +96,7 @@ struct Eval: ParsableCommand {
     }
 
     func run() throws {
-        let main = try population.screens(screens, engine: engine)
+        let main = try population.screens(screens, engine: engine, device: deviceOptions.chosen)
         let input = try population.input()
         let writer = EvalLineWriter(format: format, select: select)
         var report = EvalReport(jobs: population.jobs, failFast: population.failFast)

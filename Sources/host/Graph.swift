@@ -20,6 +20,7 @@ struct Graph: ParsableCommand {
 
     @OptionGroup var user: UserOptions
     @OptionGroup var engine: EngineOptions
+    @OptionGroup var deviceOptions: DeviceOptions
 
     @Option(name: .long, help: "text, json, dot, mermaid or svg.")
     var format: GraphOutputFormat = .text
@@ -29,6 +30,7 @@ struct Graph: ParsableCommand {
 
     func run() throws {
         let ws = try engine.workspace(screen: screen)
+        ws.useDevice(deviceOptions.chosen)
         var report = try GraphReport.explore(from: screen, in: ws, user: user)
         let text = try report.rendered(format)
         report.write(text, to: output)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCore
+import LoomPlugins
 import LoomPopulation
 
 /// `host matrix`'s output formats.
@@ -22,6 +23,14 @@ struct Matrix: ParsableCommand {
 
     @OptionGroup var population: PopulationOptions
     @OptionGroup var engine: EngineOptions
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    /// The engine's workspace options with the chosen device context.
+    var workspaceOptions: Workspace.Options {
+        var o = engine.workspaceOptions
+        o.device = deviceOptions.chosen
+        return o
+    }
 
     @Option(name: .long, help: ArgumentHelp("Comma-separated attributes whose values make the segments (default: each user).", valueName: "attrs"))
     var by: String?
@@ -37,7 +46,7 @@ struct Matrix: ParsableCommand {
     }
 
     func run() throws {
-        let main = try population.screens([screen], engine: engine)
+        let main = try population.screens([screen], engine: engine, device: deviceOptions.chosen)
         let input = try population.input()
         let screenID = main.screens[0].id
         var matrix = SegmentMatrix(by: byAttributes)
@@ -45,7 +54,7 @@ struct Matrix: ParsableCommand {
         var notes = ResolutionNotes()
         var stopped = false
         let handoff = WorkspaceHandoff(main)
-        let options = engine.workspaceOptions, parser = input.parser, by = byAttributes, graph = !noGraph
+        let options = workspaceOptions, parser = input.parser, by = byAttributes, graph = !noGraph
         let args = [screen]
         let progress = Progress()
         PopulationPipeline.run(

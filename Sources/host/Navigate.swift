@@ -18,6 +18,7 @@ struct Navigate: ParsableCommand {
 
     @OptionGroup var user: UserOptions
     @OptionGroup var engine: EngineOptions
+    @OptionGroup var deviceOptions: DeviceOptions
 
     @Option(name: .long, help: "Comma-separated steps, e.g. \"movie:42,back\".")
     var steps: String?
@@ -34,6 +35,7 @@ struct Navigate: ParsableCommand {
 
     func run() throws {
         let ws = try engine.workspace(screen: screen)
+        ws.useDevice(deviceOptions.chosen)
         let replay = try NavigationReplay.replay(from: screen, in: ws, user: user, link: link, steps: steps)
         Console.out(replay.rendered(format))
         if Console.report(replay.diagnostics) { throw ExitCode(1) }

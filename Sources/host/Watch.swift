@@ -21,6 +21,7 @@ struct Watch: ParsableCommand {
 
     @OptionGroup var user: UserOptions
     @OptionGroup var engine: EngineOptions
+    @OptionGroup var deviceOptions: DeviceOptions
 
     @Option(name: .long, help: ArgumentHelp("Wait this long after the last change before resolving again, in milliseconds (10…10000; default: 100).", valueName: "ms"))
     var debounce: Int = 100
@@ -56,7 +57,9 @@ struct Watch: ParsableCommand {
     private func resolveOnce(previous: JSONValue?) -> JSONValue? {
         let report: ScreenReport
         do {
-            let ws = try Workspace(options: engine.workspaceOptions, anchor: screen)
+            var options = engine.workspaceOptions
+            options.device = deviceOptions.chosen
+            let ws = try Workspace(options: options, anchor: screen)
             report = try ScreenReport.resolve(screen, in: ws, user: user, explain: false, graph: true)
         } catch {
             // ScreenReport reported the located errors; a Lua runtime that cannot start is said here.

@@ -222,4 +222,54 @@ final class StyleIntegrationTests: XCTestCase {
         assertContains(r.stdout, "expected style.height of 'login' (card) on ipad portrait, regular regular to be 44, got 60", in: r, "stdout")
         assertContains(r.stdout, "iphone-16", in: r, "stdout")
     }
+
+    /// A property file that is not valid JSON fails `host check` and `host test` with its
+    /// location, as it fails `host run`.
+    func testCheckAndTestReportUnreadablePropertyFiles() throws {
+        let root = try project([
+            "styles/Broken.json": "{\n  \"title_color\": ,\n}",
+            "scenarios/s.lua": """
+                scenario("opens", function(t)
+                  local s = t:open("s", { user = "plain" })
+                  s:expect_visible("login")
+                end)
+                """,
+        ])
+        let check = try Host.run(["check"], directory: root)
+        assertExit(check, 1)
+        assertMatches(check.stderr, #"styles/Broken\.json:2:\d+: error: "#, in: check, "stderr")
+        let test = try Host.run(["test"], directory: root)
+        assertExit(test, 1)
+        assertMatches(test.stdout + test.stderr, #"styles/Broken\.json:2:\d+: error: "#, in: test, "output")
+    }
+
+    /// `--device` reaches every command that resolves: rules reading `device.idiom` see the
+    /// chosen device in `host eval`, `host matrix`, `host diff`, `host graph` and `host navigate`.
+    func testEveryResolvingCommandTakesTheDevice() throws {
+        let root = try project()
+        let eval = try Host.run(["eval", "screens/s.json", "--users", "users.json", "--device", "ipad"], directory: root)
+        assertExit(eval, 0)
+        assertContains(eval.stdout, #""pad_only""#, in: eval, "stdout")
+        let phone = try Host.run(["eval", "screens/s.json", "--users", "users.json"], directory: root)
+        assertExit(phone, 0)
+        let plain = lines(of: phone.stdout, matching: #""user":"plain""#)
+        XCTAssertEqual(plain.count, 1, phone.transcript)
+        XCTAssertFalse(plain.joined().contains("pad_only"), phone.transcript)
+        XCTAssertTrue(lines(of: eval.stdout, matching: #""user":"plain""#).joined().contains("pad_only"), eval.transcript)
+        let matrix = try Host.run(["matrix", "screens/s.json", "--users", "users.json", "--device", "ipad"], directory: root)
+        assertExit(matrix, 0)
+        assertContains(matrix.stdout, "pad_only", in: matrix, "stdout")
+        let diff = try Host.run(["diff", "screens/s.json", "screens/s.json", "--user", "plain", "--device", "ipad"], directory: root)
+        assertExit(diff, 0)
+        for cmd in [["graph", "screens/s.json"], ["graph", "screens/s.json", "--format", "json"]] {
+            let r = try Host.run(cmd + ["--user", "plain", "--device", "ipad"], directory: root)
+            assertExit(r, 0)
+            let bad = try Host.run(cmd + ["--user", "plain", "--device", "ipadd"], directory: root)
+            assertExit(bad, 64)
+            assertContains(bad.stderr, "did you mean 'ipad'", in: bad, "stderr")
+        }
+        let nav = try Host.run(["navigate", "screens/s.json", "--user", "plain", "--device", "ipadd", "--steps", "x"], directory: root)
+        assertExit(nav, 64)
+        assertContains(nav.stderr, "did you mean 'ipad'", in: nav, "stderr")
+    }
 }
