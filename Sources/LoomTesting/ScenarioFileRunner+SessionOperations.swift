@@ -74,6 +74,12 @@ extension ScenarioFileRunner {
         case "expect_style":
             try expectStyle(s, args)
             return .null
+        case "expect_frame":
+            try expectFrame(s, args)
+            return .null
+        case "expect_fits":
+            try expectFits(s, args)
+            return .null
         case "mutate":
             return try mutate(s, args)
         case "expect_change":

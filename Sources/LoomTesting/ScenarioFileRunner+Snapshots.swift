@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomLayout
 import LoomNavigation
 import LoomPlugins
 import LuaRuntime
@@ -48,9 +49,17 @@ extension ScenarioFileRunner {
             return t
         }
         let userText = (s.user.name ?? "(anonymous)") + " " + JSONNormal.text(.object(s.user.attributes))
+        // A screen opened for a device is laid out: frames beside the nodes, layout problems
+        // among the diagnostics.
+        var frames: TreeFrames?
+        if s.device != nil, r.tree != nil {
+            let laid = try s.layout()
+            frames = laid.result.treeFrames
+            diags.append(contentsOf: laid.diagnostics)
+        }
         return SnapshotDocument(
             screen: screen.id, user: userText, stack: s.simulator.stack.description,
-            tree: r.tree.map(SnapNode.init), diagnostics: diags.sorted.map { rel($0.description) }, graph: rel(graphText))
+            tree: r.tree.map { SnapNode($0, frames: frames) }, diagnostics: diags.sorted.map { rel($0.description) }, graph: rel(graphText))
     }
 
     func snapshot(_ s: ScenarioSession, name: String?, graph: SnapshotGraph = .user) throws(ScenarioFailure) {

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomDiff
+import LoomLayout
 import LoomPlugins
 import LoomStyles
 import LoomNavigation
@@ -35,6 +36,8 @@ final class ScenarioSession {
     /// The device, orientation and size classes the session's screens resolve for (`t:open`
     /// options `device`, `orientation`, `traits`).
     var device: DeviceContext?
+    /// The screens laid out for the session's device, by navigation entry (ScenarioSession+Layout).
+    var layouts: [String: LayoutOutcome] = [:]
 
     init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
         self.ws = ws
@@ -86,7 +89,10 @@ final class ScenarioSession {
         let params = simulator.current?.params ?? [:]
         ws.useDevice(device)
         let r = ws.resolveUncached(screen, check: check, user: user, params: params)
-        if let top = simulator.current { cache[ScenarioSession.cacheKey(top)] = (screen, check, r) }
+        if let top = simulator.current {
+            cache[ScenarioSession.cacheKey(top)] = (screen, check, r)
+            layouts[ScenarioSession.cacheKey(top)] = nil
+        }
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((screenID, d))
         }

@@ -22,7 +22,7 @@ struct SnapNode: Sendable, Equatable {
     var extras: [(key: String, value: JSONValue)] = []
 
     /// The extras' keys, in the order a snapshot line shows them.
-    static let extraKeys = ["style", "extra_meta", "size"]
+    static let extraKeys = ["style", "extra_meta", "size", "frame"]
 
     init(isItem: Bool, type: String, id: String?, view: String, props: JSONValue, action: String?, children: [SnapNode] = [],
          role: String? = nil, extras: [(key: String, value: JSONValue)] = []) {
@@ -37,21 +37,23 @@ struct SnapNode: Sendable, Equatable {
         self.extras = extras
     }
 
-    /// A visible resolved tree (hidden nodes, present only with explain, are left out).
-    init(_ n: ResolvedNode) { self.init(n, role: nil) }
+    /// A visible resolved tree (hidden nodes, present only with explain, are left out); with
+    /// `frames` (a screen opened for a device), each laid-out node's frame.
+    init(_ n: ResolvedNode, frames: TreeFrames? = nil) { self.init(n, role: nil, frames: frames) }
 
-    init(_ n: ResolvedNode, role: String?) {
+    init(_ n: ResolvedNode, role: String?, frames: TreeFrames? = nil) {
         var kids: [SnapNode] = []
-        if let h = n.header, !h.hidden { kids.append(SnapNode(h, role: "header")) }
-        for c in n.children where !c.hidden { kids.append(SnapNode(c)) }
+        if let h = n.header, !h.hidden { kids.append(SnapNode(h, role: "header", frames: frames)) }
+        for c in n.children where !c.hidden { kids.append(SnapNode(c, frames: frames)) }
         for i in n.items ?? [] where !i.hidden {
             var item = SnapNode(
                 isItem: true, type: i.kind ?? "item", id: i.id, view: i.view, props: JSONNormal.sorted(i.props), action: i.action)
             if let sz = i.size { item.extras = [("size", JSONNormal.sorted(sz))] }
-            item.children = i.children.filter { !$0.hidden }.map { SnapNode($0) }
+            if let f = frames?.byPath[i.path] { item.extras.append(("frame", f.json)) }
+            item.children = i.children.filter { !$0.hidden }.map { SnapNode($0, frames: frames) }
             kids.append(item)
         }
-        if let f = n.footer, !f.hidden { kids.append(SnapNode(f, role: "footer")) }
+        if let f = n.footer, !f.hidden { kids.append(SnapNode(f, role: "footer", frames: frames)) }
         var extras: [(key: String, value: JSONValue)] = []
         // The resolved style when one applies (the device's values), else `style` as written.
         if let rs = n.resolvedStyle {
@@ -60,6 +62,7 @@ struct SnapNode: Sendable, Equatable {
             extras.append(("style", JSONNormal.sorted(st)))
         }
         if let m = n.extraMeta { extras.append(("extra_meta", JSONNormal.sorted(m))) }
+        if let f = frames?.byPath[n.path] { extras.append(("frame", f.json)) }
         self.init(isItem: false, type: n.type, id: n.id, view: n.view, props: JSONNormal.sorted(n.props), action: n.action,
                   children: kids, role: role, extras: extras)
     }

@@ -1,4 +1,5 @@
 import LoomCore
+import LoomLayout
 import LoomPlugins
 
 /// What `host check` finds: every static problem of the project's plugins, screens and flows.
@@ -23,7 +24,10 @@ struct CheckReport {
             }
         }
         for f in files {
-            diagnostics.append(contentsOf: ws.screen(file: f).diagnostics)
+            let loaded = ws.screen(file: f)
+            diagnostics.append(contentsOf: loaded.diagnostics)
+            // Constraint strings are checked without laying out (docs/layout.md).
+            if let s = loaded.screen { diagnostics.append(contentsOf: ConstraintCheck.check(s)) }
         }
         diagnostics.append(contentsOf: ws.checkNavigation())
         diagnostics.append(contentsOf: RuntimeCheck.diagnostics(files, in: ws))

@@ -29,6 +29,9 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("no-graph"), help: "Do not explore the navigation graph.")
     var noGraph = false
 
+    @Flag(name: .long, help: "Lay the screen out for the device (--device, default \(DeviceCatalog.defaultName); --orientation): each node's frame in screen points, then the layout's findings (docs/layout.md).")
+    var layout = false
+
     @Option(name: .long, help: ArgumentHelp("Apply a patch file (Spots' append, prepend, insert, update, delete, reload; see docs/changes.md) before resolving, and report what changed (repeatable, applied in order).", valueName: "file"))
     var patch: [String] = []
 
@@ -39,7 +42,7 @@ struct Run: ParsableCommand {
         if let key = cacheOptions.cacheKey {
             engine.apply()
             let c = RunCacheEntry(options: cacheOptions, key: key, screen: screen, engine: engine, user: user, patches: patch,
-                                  flags: ["explain=\(explain)", "graph=\(!noGraph)"] + params.hashed + deviceOptions.hashed)
+                                  flags: ["explain=\(explain)", "graph=\(!noGraph)", "layout=\(layout)"] + params.hashed + deviceOptions.hashed)
             if c.serve(format: format, explain: explain) { return }
             cache = c
         }
@@ -48,6 +51,7 @@ struct Run: ParsableCommand {
         var report = try ScreenReport.resolve(
             screen, in: ws, user: user, explain: explain, graph: !noGraph, patches: patch, params: params.values)
         report.diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: report.profile))
+        if layout { try report.layOut(in: ws, for: deviceOptions.context) }
         Console.out(report.rendered(format))
         cache?.save(report)
         if Console.report(report.diagnostics) { throw ExitCode(1) }

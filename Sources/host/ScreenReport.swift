@@ -2,7 +2,10 @@ import ArgumentParser
 import Foundation
 import LoomCore
 import LoomDiff
+import LoomLayout
 import LoomPlugins
+import LoomStyles
+import LoomText
 import OrderedCollections
 
 /// What `host run` prints: a screen resolved for a user, with the graph they can walk.
@@ -16,6 +19,8 @@ struct ScreenReport {
     var screenInfo: [(key: String, value: JSONValue)] = []
     /// With `--patch`: what the patches changed for this user (Spots' classes).
     var changes: [TreeChange]?
+    /// With `--layout`: the screen laid out for the device.
+    var layout: LayoutResult?
 
     /// Loads, checks and resolves `screen` (a file or an id); reports and exits 1 when the
     /// screen, the user or the project cannot be used.
@@ -68,10 +73,15 @@ struct ScreenReport {
     func rendered(_ format: OutputFormat, style: Style = Console.outStyle) -> String {
         switch format {
         case .text:
-            var out = TreeOutput.text(resolution, style: style, explain: explain)
-            if !screenInfo.isEmpty, let firstLine = out.firstIndex(of: "\n") {
-                let lines = screenInfo.map { "\($0.key): " + TreeOutput.compact($0.value) + "\n" }.joined()
-                out.insert(contentsOf: lines, at: out.index(after: firstLine))
+            var out = TreeOutput.text(resolution, style: style, explain: explain, frames: layout?.treeFrames)
+            var header = screenInfo.map { "\($0.key): " + TreeOutput.compact($0.value) + "\n" }
+            if let layout { header.append(style.dim(layout.headerLine) + "\n") }
+            if !header.isEmpty, let firstLine = out.firstIndex(of: "\n") {
+                out.insert(contentsOf: header.joined(), at: out.index(after: firstLine))
+            }
+            if let layout {
+                out += "\nfindings: " + (layout.findings.isEmpty ? "none" : "\(layout.findings.count)") + "\n"
+                for f in layout.findingLines { out += "  " + TextEscape.escaped(f) + "\n" }
             }
             if let changes {
                 out += "\nchanges: " + (changes.isEmpty ? "none" : "\(changes.count)") + "\n"
@@ -87,7 +97,8 @@ struct ScreenReport {
             o["screen"] = .string(resolution.screen)
             for (k, v) in screenInfo { o[k] = v }
             o["user"] = .object(["name": profile.name.map { .string($0) } ?? .null, "attributes": .object(profile.attributes)])
-            o["tree"] = resolution.tree.map { TreeOutput.json($0, explain: explain) } ?? .null
+            o["tree"] = resolution.tree.map { TreeOutput.json($0, explain: explain, frames: layout?.treeFrames) } ?? .null
+            if let layout { o["layout"] = layout.json }
             if let changes { o["changes"] = .array(changes.map(\.json)) }
             o["graph"] = graph?.json ?? .null
             o["diagnostics"] = TreeOutput.diagnosticsJSON(diagnostics.sorted)
@@ -97,6 +108,29 @@ struct ScreenReport {
 }
 
 extension ScreenReport {
+    /// Lays the resolved tree out for a device (`--layout`): frames, findings, and the layout's
+    /// diagnostics (constraint errors, broken and ambiguous constraints). Exits 1 when no font
+    /// can be loaded.
+    mutating func layOut(in ws: Workspace, for context: DeviceContext) throws {
+        let fonts: FontLibrary
+        switch FontLibrary.shared {
+        case .success(let f): fonts = f
+        case .failure(let e):
+            diagnostics.error("cannot lay out: \(e.message)")
+            Console.report(diagnostics)
+            throw ExitCode(1)
+        }
+        guard let tree = resolution.tree else {
+            layout = LayoutResult(device: context.device, orientation: context.orientation, width: context.device.size(context.orientation).width,
+                                  height: context.device.size(context.orientation).height, safeArea: context.device.safeAreaInsets(context.orientation),
+                                  root: nil, findings: [])
+            return
+        }
+        let out = LayoutEngine(factory: ws.factory, measurer: fonts).layout(tree, device: context.device, orientation: context.orientation)
+        diagnostics.append(contentsOf: out.diagnostics)
+        layout = out.result
+    }
+
     /// A report of `screen` resolved: its `title` and `description` shown as written.
     init(_ screen: Screen, resolution: Resolution, profile: UserProfile, graph: NavigationOutput?, explain: Bool,
          diagnostics: Diagnostics) {
