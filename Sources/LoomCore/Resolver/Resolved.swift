@@ -221,6 +221,8 @@ public final class ResolutionContext {
     /// counted where they are evaluated, builders by the engine (answers it serves from its
     /// caches do not count).
     @exclusivity(unchecked) public var pluginCalls = 0
+    /// The nodes builders created in this resolution (`ui.*`): serials, checks, bounds.
+    @exclusivity(unchecked) var created = CreatedNodesState()
     /// Rule outcomes of the rule plan, replayed while building (no plugin call twice).
     var replayLeaves: [UInt8]?
     var replayIndex = 0
