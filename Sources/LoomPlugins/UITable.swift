@@ -176,7 +176,7 @@ extension PluginEngine {
                 return .failure(LuaHostError(
                     "[\(i)] is not a node made by ui.* in this builder call (the children a builder was given go in its result's 'children', not under a created node)"))
             }
-            guard !scope.placed[j] else { return .failure(LuaHostError("[\(i)] is already placed under another node")) }
+            guard !scope.placed[j] else { return .failure(LuaHostError("[\(i)] is placed twice (a created node goes in one place)")) }
             scope.placed[j] = true
             node.children.append(.created(scope.nodes[j]))
         }
@@ -187,7 +187,7 @@ extension PluginEngine {
     /// marking it placed; nil when the entry is not a marker of this call.
     func createdChild(_ scope: BuildScope) -> Result<CreatedNode, LuaHostError>? {
         guard state.type(-1) == .userdata, let p = state.toPointer(-1), let j = scope.markers[p] else { return nil }
-        if scope.placed[j] { return .failure(LuaHostError("it is already placed under another node")) }
+        if scope.placed[j] { return .failure(LuaHostError("it is placed twice (a created node goes in one place)")) }
         scope.placed[j] = true
         return .success(scope.nodes[j])
     }
