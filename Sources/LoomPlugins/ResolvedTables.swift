@@ -13,7 +13,8 @@ extension PluginEngine {
         // A single component's table depends on its node only: made once, kept (frozen).
         let ctx = data.context
         let plain = ctx.params.isEmpty && ctx.boundMeta.isEmpty
-        let single = plain && (n.origin.map { singleCache[ObjectIdentifier($0)] != nil } ?? false)
+        // (Not one with created children: those differ per resolution.)
+        let single = plain && n.children.isEmpty && (n.origin.map { singleCache[ObjectIdentifier($0)] != nil } ?? false)
         if single, let r = singleTables[ObjectIdentifier(n.origin!)] { return pushRef(r) }
         state.newTable(nrec: 7)
         state.push(n.type)

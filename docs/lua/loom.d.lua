@@ -331,7 +331,7 @@ function loom_Test:each_user(users, body) end
 ---@param reason? string Why.
 function loom_Test:skip(reason) end
 
---- `s`, a user walking the app from `t:open`. `x` names a component by id, an item by id or title, or anything by its action (`movie:42`), tried in that order. A failed expectation raises an error at the scenario's line.
+--- `s`, a user walking the app from `t:open`. `x` names a component by id, an item by id or title, anything by its action (`movie:42`), or a component by its path in the resolved tree (`root/children[0]/ui[1]`, how a node a builder created with `ui.*` is named), tried in that order. A failed expectation raises an error at the scenario's line.
 ---@class loom.Session
 local loom_Session = {}
 

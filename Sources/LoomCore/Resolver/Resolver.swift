@@ -34,7 +34,8 @@ public struct Resolver {
         guard !ctx.explain, let cache else {
             let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
             ctx.reportNotCalledAgain()
-            return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
+            return Resolution(
+                screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics, evaluatedCreatedRules: ctx.created.evaluatedRule)
         }
         // Builders are deterministic and see no user: the tree depends on the rules' outcomes
         // only. Evaluate every rule that would be reached (same order, same short-circuits, same
@@ -58,7 +59,8 @@ public struct Resolver {
         if !ctx.created.evaluatedRule {
             cache.store(key, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...]))
         }
-        return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
+        return Resolution(
+            screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics, evaluatedCreatedRules: ctx.created.evaluatedRule)
     }
 
     @inline(__always)
@@ -219,7 +221,9 @@ public struct Resolver {
             actionLocation: c.actionLocation, meta: boundMeta ?? c.metaValue, path: c.path, location: c.location, serial: c.serial,
             origin: c, header: header, footer: footer, style: c.style?.plain,
             extraMeta: extraMeta(c, ctx: ctx), resolvedStyle: nodeStyle)
-        if reg?.kind == .single, c.creation == nil, let cache { cache.singles[c.serial] = node }
+        // A single that created children is not reused whole: what they show depends on their
+        // rules, evaluated per resolution (its builder's output stays cached by the engine).
+        if reg?.kind == .single, c.creation == nil, output.children == nil, let cache { cache.singles[c.serial] = node }
         node.rule = trace
         return node
     }
