@@ -9,7 +9,8 @@ extension PluginEngine {
 
     /// Reads a builder's result `{ view, props, children? }` at the top of the stack (pops it).
     /// `childrenIndex` is the stack index of the children list that was passed, for identity.
-    func readBuildResult(what: String, childrenIndex: Int32?, childIDs: [String?]) -> Result<BuildOutput, BuildFailure> {
+    /// `scope`: the nodes the call created with `ui.*` (markers in `children` name them).
+    func readBuildResult(what: String, childrenIndex: Int32?, childIDs: [String?], scope: BuildScope? = nil) -> Result<BuildOutput, BuildFailure> {
         defer { state.pop(1) }
         guard state.type(-1) == .table else {
             return .failure(BuildFailure("\(what) must return a table { view = NAME, props = TABLE }, returned \(state.type(-1) == .nil ? "nothing" : "a " + state.typeName(-1))"))
@@ -43,12 +44,12 @@ extension PluginEngine {
             return .failure(BuildFailure("\(what): 'props' must be a table, found a \(tn)"))
         }
         state.pop(1)
-        var order: [Int]?
+        var order: [BuiltChild]?
         state.getField(-1, "children")
-        if state.type(-1) == .table, let ci = childrenIndex {
-            var out: [Int] = []
+        if state.type(-1) == .table, childrenIndex != nil || !(scope?.nodes.isEmpty ?? true) {
+            var out: [BuiltChild] = []
             let n = state.rawLength(-1)
-            if n > 0 {
+            if n > 0, let ci = childrenIndex {
                 // The children passed, by table identity and by id: one pass each, so a
                 // builder returning thousands of children stays linear.
                 var byIdentity: [UnsafeRawPointer: Int] = [:]
@@ -61,6 +62,16 @@ extension PluginEngine {
                 for (j, id) in childIDs.enumerated() { if let id, byID[id] == nil { byID[id] = j } }
                 for i in 1...n {
                     state.getIndex(-1, i)
+                    if let scope, let made = createdChild(scope) {
+                        state.pop(1)
+                        switch made {
+                        case .success(let node): out.append(.created(node))
+                        case .failure(let e):
+                            state.pop(1)
+                            return .failure(BuildFailure("\(what): 'children'[\(i)]: \(e.message)"))
+                        }
+                        continue
+                    }
                     var found: Int?
                     if let s = state.toString(-1) {
                         found = byID[s]
@@ -70,21 +81,37 @@ extension PluginEngine {
                     state.pop(1)
                     guard let f = found else {
                         state.pop(1)
-                        return .failure(BuildFailure("\(what): 'children'[\(i)] is not one of the children it was given (return them, or their ids)"))
+                        return .failure(BuildFailure("\(what): 'children'[\(i)] is not one of the children it was given, nor a node it created with ui.* (return them, their ids, or created nodes)"))
                     }
-                    out.append(f)
+                    out.append(.given(f))
+                }
+            } else if n > 0, let scope {
+                // No children given (a single, a collection): created nodes only.
+                for i in 1...n {
+                    state.getIndex(-1, i)
+                    let made = createdChild(scope)
+                    state.pop(1)
+                    switch made {
+                    case .success(let node)?: out.append(.created(node))
+                    case .failure(let e)?:
+                        state.pop(1)
+                        return .failure(BuildFailure("\(what): 'children'[\(i)]: \(e.message)"))
+                    case nil:
+                        state.pop(1)
+                        return .failure(BuildFailure("\(what): 'children'[\(i)] is not a node it created with ui.* (it was given no children to return)"))
+                    }
                 }
             }
             order = out
         } else if state.type(-1) == .table {
             state.pop(1)
-            return .failure(BuildFailure("\(what): 'children' is only for wrappers and clusters (it had no children to return); leave it out"))
+            return .failure(BuildFailure("\(what): 'children' lists the children a wrapper or cluster was given and nodes created with ui.*; this builder was given none and created none, so leave it out"))
         } else if state.type(-1) != .nil {
             let tn = state.typeName(-1)
             state.pop(1)
-            return .failure(BuildFailure("\(what): 'children' must be a list of the children it was given, found a \(tn)"))
+            return .failure(BuildFailure("\(what): 'children' must be a list of the children it was given or nodes it created with ui.*, found a \(tn)"))
         }
         state.pop(1)
-        return .success(BuildOutput(view: view, props: props, childOrder: order))
+        return .success(BuildOutput(view: view, props: props, children: order))
     }
 }

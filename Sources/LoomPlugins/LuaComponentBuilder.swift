@@ -35,7 +35,9 @@ final class LuaComponentBuilder: ComponentBuilding {
         // A single's output depends on its node only, unless the resolution has parameters
         // (then its node carries them, and its meta may be bound to them): cached otherwise, by
         // component, or with a resolved style by component and style (its node carries them).
+        // A created node (`ui.*`) is a new object each resolution: never cached by identity.
         let cacheable = kind == .single && request.context.params.isEmpty && request.context.boundMeta.isEmpty
+            && request.component.creation == nil
         let nodeStyle = request.context.nodeStyles.isEmpty ? nil : request.context.nodeStyles[request.component.serial]
         let style = cacheable ? nodeStyle : nil
         let styledKey = style.map { StyledSingle(component: ObjectIdentifier(request.component), style: $0.id) }
@@ -109,15 +111,25 @@ final class LuaComponentBuilder: ComponentBuilding {
         }
         let previousOwner = engine.enter(owner)
         defer { engine.leave(previousOwner) }
+        // The nodes this call creates with `ui.*` (builders do not nest: one scope at a time).
+        let scope = BuildScope()
+        let outerScope = engine.buildScope
+        engine.buildScope = scope
+        defer { engine.buildScope = outerScope }
         do {
             try state.pcall(nargs: nargs, nresults: 1)
         } catch {
+            _ = engine.endBuildScope(scope)
             exhausted.note(error, in: request.context)
             return .failure(engine.failure(error))
         }
-        let result = engine.readBuildResult(
-            what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,
-            childIDs: kind == .wrapper ? Array(request.children.prefix(1).map(\.id)) : request.children.map(\.id))
+        let what = "the builder of '\(type)' (plugin \(plugin.name))"
+        var result = engine.readBuildResult(
+            what: what, childrenIndex: childrenIndex,
+            childIDs: kind == .wrapper ? Array(request.children.prefix(1).map(\.id)) : request.children.map(\.id), scope: scope)
+        if let unplaced = engine.endBuildScope(scope), case .success = result {
+            result = .failure(BuildFailure("\(what): \(unplaced)"))
+        }
         if cacheable, case .success(let out) = result {
             if let styledKey {
                 styledSingles[styledKey] = out

@@ -26,6 +26,8 @@ final class LuaRule: RuleEvaluating, AttributeReading {
     /// The frozen defaults a reference without arguments receives (-2: not made yet; -1: none).
     private var defaultsTable: Int32 = -2
 
+    func defaultsRefForCreated() throws(LuaError) -> Int32 { try defaultsRef() }
+
     /// The arguments of a reference that gives none: nil, or the declared defaults.
     @inline(__always)
     private func defaultsRef() throws(LuaError) -> Int32 {
@@ -93,6 +95,8 @@ final class LuaRule: RuleEvaluating, AttributeReading {
             user = try engine.userRef(context, owner: owner)
             let subjectKey: UInt
             switch subject {
+            case .component(let c) where c.creation != nil:
+                return evaluateCreated(args: args, subject: c, user: user, context: context)
             case .component(let c):
                 node = try engine.nodeRef(c)
                 subjectKey = IdentityMap.key(c)
@@ -104,6 +108,49 @@ final class LuaRule: RuleEvaluating, AttributeReading {
                 argsRef = try engine.argsRef(args, subject: subjectKey, location: location, schema: arguments)
             } else {
                 argsRef = try defaultsRef()
+            }
+        } catch {
+            return .failure(engine.failure(error))
+        }
+        let answer: Bool?
+        do {
+            answer = try state.callRule(owner: owner, function: fnRef, user: user, args: argsRef, node: node)
+        } catch {
+            exhausted.note(error, in: context)
+            return .failure(engine.failure(error))
+        }
+        if let answer { return .success(answer) }
+        defer { state.pop(1) }
+        return .failure(BuildFailure("rule '\(name)' (plugin \(plugin.name)) returned \(state.type(-1) == .nil ? "nil" : "a " + state.typeName(-1)), expected a boolean"))
+    }
+}
+
+extension LuaRule {
+    /// A rule guarding a node a builder created (`ui.*`): its node and arguments are made for
+    /// this call and released after (created nodes are new objects each resolution, and nodes
+    /// made on one Lua line may differ in their arguments: nothing is cached by identity or
+    /// location).
+    private func evaluateCreated(args: JSONNode?, subject c: Component, user: Int32, context: ResolutionContext) -> Result<Bool, BuildFailure> {
+        let engine = self.engine
+        var made: [Int32] = []
+        defer { for r in made { state.release(rawRef: r) } }
+        let node: Int32, argsRef: Int32
+        do {
+            state.push(json: PluginEngine.nodeJSON(c), keepingOrder: true)
+            try engine.sandbox.freezeTop()
+            node = state.rawRef()
+            made.append(node)
+            if let args {
+                if let schema = arguments, schema.hasDefaults {
+                    state.push(json: schema.withDefaults(args.plain), keepingOrder: true)
+                } else {
+                    state.push(json: args, keepingOrder: true)
+                }
+                if state.type(-1) == .table { try engine.sandbox.freezeTop() }
+                argsRef = state.rawRef()
+                made.append(argsRef)
+            } else {
+                argsRef = try defaultsRefForCreated()
             }
         } catch {
             return .failure(engine.failure(error))

@@ -72,7 +72,10 @@ extension PluginEngine {
         let ctx = request.context
         let bound = ctx.boundMeta[c.serial]
         let style = ctx.nodeStyles.isEmpty ? nil : ctx.nodeStyles[c.serial]
-        guard c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil || style != nil else { return try pushNode(c) }
+        // A created node (`ui.*`) is a new object each resolution: its table is made per build,
+        // not kept by identity.
+        guard c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil || style != nil || c.creation != nil
+        else { return try pushNode(c) }
         var node = PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil)
         if case .object(var o) = node {
             // With parameters the table is this resolution's: meta with its bindings

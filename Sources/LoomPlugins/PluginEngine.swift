@@ -69,6 +69,10 @@ public final class PluginEngine {
     @exclusivity(unchecked) var singleTables: [ObjectIdentifier: Int32] = [:]
     @exclusivity(unchecked) var metaRefs: [ObjectIdentifier: Int32] = [:]
     var navRef: LuaRef?
+    /// The nodes the running builder call creates with `ui.*` (nil outside a builder call).
+    var buildScope: BuildScope?
+    /// `ui.<type>` constructors by type name (one per registered type or alias).
+    var uiConstructors: [String: Int32] = [:]
     /// The Lua tables of the resolution running now (see `ResolutionTables`).
     @exclusivity(unchecked) var currentResolution: ResolutionTables?
     /// The rule hot path's cache of the last user view handed out: plain values (no reference

@@ -57,6 +57,9 @@ extension PluginEngine {
         }
         do {
             try sandbox.pushEnvironment(label: name, folder: folder.path)
+            // `ui`: creating nodes inside builders (docs/plugin-api.md, "Creating nodes: ui.*").
+            pushUITable()
+            state.setField(-2, "ui")
             try sandbox.loadChunk(source: source, chunkName: file, envIndex: -1)
             try state.pcall(nargs: 0, nresults: 1)
         } catch {

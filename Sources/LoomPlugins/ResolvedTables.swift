@@ -13,7 +13,8 @@ extension PluginEngine {
         // A single component's table depends on its node only: made once, kept (frozen).
         let ctx = data.context
         let plain = ctx.params.isEmpty && ctx.boundMeta.isEmpty
-        let single = plain && (n.origin.map { singleCache[ObjectIdentifier($0)] != nil } ?? false)
+        // (Not one with created children: those differ per resolution.)
+        let single = plain && n.children.isEmpty && (n.origin.map { singleCache[ObjectIdentifier($0)] != nil } ?? false)
         if single, let r = singleTables[ObjectIdentifier(n.origin!)] { return pushRef(r) }
         state.newTable(nrec: 7)
         state.push(n.type)
@@ -28,7 +29,7 @@ extension PluginEngine {
         // builder gave them (the order of a node's meta it passed on, say).
         state.push(json: n.props, keepingOrder: !single)
         state.setField(-2, "props")
-        if let origin = n.origin, ctx.boundMeta[n.serial] == nil {
+        if let origin = n.origin, origin.creation == nil, ctx.boundMeta[n.serial] == nil {
             pushMeta(origin)
         } else {
             state.push(json: n.meta ?? .object([:]))

@@ -93,7 +93,9 @@ public final class VisibilityPlan {
         }
         fragment += "]"
         let answer = (fragment, r.diagnostics.items)
-        if let k, cache.count < VisibilityPlan.maxKeys { cache[k] = answer }
+        // A tree holding nodes a builder created with a rule depends on their outcomes too (not
+        // in this plan): such answers are not shared by key.
+        if let k, !r.evaluatedCreatedRules, cache.count < VisibilityPlan.maxKeys { cache[k] = answer }
         return answer
     }
 }

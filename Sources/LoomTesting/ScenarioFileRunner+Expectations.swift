@@ -11,7 +11,7 @@ extension ScenarioFileRunner {
 
     func visibleMatch(_ s: ScenarioSession, _ x: String, _ what: String) throws(ScenarioFailure) -> TreeMatch {
         let (screen, _, r) = try s.current()
-        let found = TreeSearch.find(x, in: TreeSearch.all(r.tree), categories: [.componentID, .itemID, .itemTitle])
+        let found = TreeSearch.find(x, in: TreeSearch.all(r.tree), categories: [.componentID, .itemID, .itemTitle, .nodePath])
         if let m = found.first { return m }
         throw ScenarioFailure("\(what)('\(x)'): no visible component or item '\(x)' \(where_(s))" + absentDetail(s, screen, x))
     }
@@ -41,12 +41,19 @@ extension ScenarioFileRunner {
         return lines.isEmpty ? "" : "\n" + lines.joined(separator: "\n")
     }
 
+    /// Whether `x` names something of the screen as resolved with everything hidden shown (a
+    /// node a builder created is in no screen file: its id or path is known only from there).
+    func existsHidden(_ s: ScenarioSession, _ x: String) -> Bool {
+        guard let (_, explained) = try? s.explained() else { return false }
+        return !TreeSearch.find(x, in: TreeSearch.all(explained.tree)).isEmpty
+    }
+
     func expectVisible(_ s: ScenarioSession, _ x: String) throws(ScenarioFailure) {
         let (screen, _, r) = try s.current()
         if !TreeSearch.find(x, in: TreeSearch.all(r.tree)).isEmpty { return }
         let names = TreeSearch.names(in: screen)
-        if !names.contains(x) {
-            throw ScenarioFailure("expected '\(x)' to be visible \(where_(s)), but screen \(screen.id) has no component or item '\(x)' (by id, title or action)\(DidYouMean.hint(x, among: names))")
+        if !names.contains(x) && !existsHidden(s, x) {
+            throw ScenarioFailure("expected '\(x)' to be visible \(where_(s)), but screen \(screen.id) has no component or item '\(x)' (by id, title, action or path)\(DidYouMean.hint(x, among: names))")
         }
         throw ScenarioFailure("expected '\(x)' to be visible \(where_(s)), but it is hidden" + absentDetail(s, screen, x))
     }
@@ -56,8 +63,8 @@ extension ScenarioFileRunner {
         let visible = TreeSearch.find(x, in: TreeSearch.all(r.tree))
         if visible.isEmpty {
             let names = TreeSearch.names(in: screen)
-            if !names.contains(x) {
-                throw ScenarioFailure("expected '\(x)' to be hidden \(where_(s)), but screen \(screen.id) has no component or item '\(x)' at all (by id, title or action), so the expectation proves nothing\(DidYouMean.hint(x, among: names))")
+            if !names.contains(x) && !existsHidden(s, x) {
+                throw ScenarioFailure("expected '\(x)' to be hidden \(where_(s)), but screen \(screen.id) has no component or item '\(x)' at all (by id, title, action or path), so the expectation proves nothing\(DidYouMean.hint(x, among: names))")
             }
             return
         }

@@ -148,6 +148,9 @@ struct TreeMatch {
     /// Components: the serial (to relate to the screen model); items: -1.
     var serial: Int
     var itemPath: String?
+    /// A component's path in the resolved tree (`root/children[0]/ui[1]`): how a node a builder
+    /// created is named.
+    var nodePath: String? = nil
 
     var label: String {
         var s = (isItem ? "item " : "") + type
@@ -158,10 +161,11 @@ struct TreeMatch {
 }
 
 /// Finding things in resolved trees and screens by what a scenario names them: a component's
-/// id, an item's id, title or action (and a component's action).
+/// id, an item's id, title or action (and a component's action), or a component's path
+/// (`root/children[0]/ui[1]`, what names a node a builder created).
 enum TreeSearch {
     enum Category: Int, CaseIterable {
-        case componentID, itemID, itemTitle, action
+        case componentID, itemID, itemTitle, action, nodePath
     }
 
     static func all(_ root: ResolvedNode?) -> [TreeMatch] {
@@ -169,7 +173,7 @@ enum TreeSearch {
         func visit(_ n: ResolvedNode, path: String) {
             out.append(TreeMatch(
                 path: path, isItem: false, type: n.type, id: n.id, title: nil, action: n.action, props: n.props,
-                hidden: n.hidden, hiddenReason: n.hiddenReason, rule: n.rule, serial: n.serial, itemPath: nil))
+                hidden: n.hidden, hiddenReason: n.hiddenReason, rule: n.rule, serial: n.serial, itemPath: nil, nodePath: n.path))
             if let h = n.header { visit(h, path: path + "/" + (h.id ?? "header")) }
             var perType: [String: Int] = [:]
             for c in n.children {
@@ -201,6 +205,7 @@ enum TreeSearch {
         case .itemID: return m.isItem && m.id == x
         case .itemTitle: return m.isItem && m.title == x
         case .action: return m.action == x
+        case .nodePath: return !m.isItem && m.nodePath == x
         }
     }
 

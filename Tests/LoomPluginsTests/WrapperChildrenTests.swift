@@ -77,7 +77,7 @@ final class WrapperChildrenTests: XCTestCase {
     func testWrapperReturningAnotherTableIsAnError() throws {
         let (shown, text) = try resolveWrapper(#"return { view = "Card", children = { { id = "inner" } } }"#)
         XCTAssertFalse(shown.contains("root"), text)
-        XCTAssertTrue(text.contains("'children'[1] is not one of the children it was given"), text)
+        XCTAssertTrue(text.contains("'children'[1] is not one of the children it was given, nor a node it created with ui.*"), text)
         let (_, text2) = try resolveWrapper(#"return { view = "Card", children = { "other" } }"#)
         XCTAssertTrue(text2.contains("'children'[1] is not one of the children it was given"), text2)
     }
@@ -86,6 +86,6 @@ final class WrapperChildrenTests: XCTestCase {
         let register = #"host.single("w_label", function(node) return { view = "Label", children = {} } end)"#
         let dir = try project(register: register, screen: #"{"screen": "s", "root": {"type": "w_label", "id": "c"}}"#)
         let (_, text) = try resolve(dir)
-        XCTAssertTrue(text.contains("'children' is only for wrappers and clusters"), text)
+        XCTAssertTrue(text.contains("this builder was given none and created none, so leave it out"), text)
     }
 }

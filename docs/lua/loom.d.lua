@@ -93,6 +93,7 @@ function loom_Host.log(...) end
 ---@field description? string One line for `host plugins`.
 ---@field style? table<string, string> Style schema: style key → type (`boolean`, `integer`, `unsigned`, `float`, `string`, `color`, `insets`, `point`, `size`, `rect`, `font`, `gradient`), e.g. `{ title_color = "color", padding = "insets" }`. A value that does not parse is a located error in the property file and the key is not applied; a key it does not declare is a warning with a did-you-mean, passed through as JSON. An unknown type name is a registration error. Without it values are typed by their form (docs/styles.md).
 ---@field layout? loom.ArgSchema (collection) Schema of the `layout` keys (the spots plugin declares `span`, `item-spacing`, …). An unknown key is a warning with a did-you-mean, a number written as a string a warning, a wrong type an error that hides the collection. Without it `layout` is not checked.
+---@field layout_as? "label"|"button"|"image"|"view"|"stack"|"vstack"|"hstack"|"container"|"tab_bar"|"navigation"|"collection" How the component takes part in layout (`ComponentRegistration.layoutRoles`); another value is a registration error with a did-you-mean. Without it the role follows from its kind (docs/layout.md).
 
 --- The `options` of `host.rule`.
 ---@class loom.RuleOptions
@@ -257,7 +258,36 @@ function loom_Nav.none() end
 ---@class loom.BuildResult
 ---@field view string The view name, non-empty.
 ---@field props? table<string, any> A table of named fields (not a list): strings, numbers, booleans and nested tables; nil means `{}`. Tables the host handed in keep their JSON key order, tables the builder made are written with sorted keys.
----@field children? loom.ResolvedChild[]|string[] (wrapper, cluster) A subset or reordering of the children received (for a wrapper, `{ child }` or `{}`): the child tables or their ids. An empty list shows none of them; leaving `children` out keeps them all, in order. Other kinds must not return `children`.
+---@field children? (loom.ResolvedChild|string|loom.Created)[] The children to show, in order: (wrapper, cluster) children it received, a subset or a reordering (the child tables or their ids; for a wrapper `{ child }` or `{}`), and (any kind) nodes it created with `ui.*`, mixed freely. An empty list shows none; leaving `children` out keeps the children received, in order. A single or a collection lists created nodes only.
+
+--- The global `ui` of plugin code: creates nodes inside a builder call. `ui.<type>{…}` for any registered component type or alias (`ui["my-type"]{…}` for names that are not Lua identifiers); an unknown name is an error at the caller's line with a did-you-mean. Each call returns a `loom.Created` marker, placed once: in the builder's `children` or in another created node's list part. Read-only; creating a node outside a builder call (while a plugin loads, in a rule or an item view) is an error.
+---@class loom.UI
+---@field [string] fun(t?: loom.UINode): loom.Created `ui.label{ text = "Hi" }`: a node of that type (the name is checked when indexed).
+local loom_UI = {}
+
+--- The same as `ui[type](t)`, for a type held in a variable.
+---@param type string A registered component type or alias.
+---@param t? loom.UINode Its fields and children.
+---@return loom.Created # The marker of the node created.
+function loom_UI.node(type, t) end
+
+-- Plugin code's global `ui`.
+---@type loom.UI
+ui = loom_UI
+
+--- The table a `ui.*` call takes: the keys below; every other named field (`text`, `title`, …) goes into meta; its list part holds the node's children (markers of nodes made by `ui.*` in the same builder call). `type`, `children`, `items`, `layout`, `header` and `footer` are errors. Keys are read in sorted order.
+---@class loom.UINode
+---@field id? string The node's id (unique within the subtree one created node holds).
+---@field rule? string|table A rule name, a rule object or an AND / OR / NOT expression, exactly as in screen JSON; evaluated for the user in every resolution. A bad rule hides the node, with an error at the call.
+---@field style? string|string[]|table<string, any> As in screen JSON: a style name, a list of names or an inline object.
+---@field constraints? string[] Constraint strings, kept as written for the layout pass (docs/layout.md).
+---@field action? string The step a tap emits.
+---@field meta? table<string, any> Meta given explicitly; the other named fields join it after its keys (a key in both is an error). `title = "Buy"` is `meta.title`, what the standard builders read.
+---@field [integer] loom.Created The node's children, in order.
+
+--- What a `ui.*` call returns: a read-only marker of the node created (not a node table). Place it once, in the same builder call: in the builder's `children` or in another created node's list part. A created node placed nowhere, or twice, fails the builder.
+---@class loom.Created
+---@field type string The type it was created with, as written.
 
 --- The read-only user a rule receives: the profile's attributes from users.json, with `--context` overrides. JSON numbers arrive as integers when integral in the file, floats otherwise; arrays as sequences; null as nil.
 ---@class loom.User
@@ -301,7 +331,7 @@ function loom_Test:each_user(users, body) end
 ---@param reason? string Why.
 function loom_Test:skip(reason) end
 
---- `s`, a user walking the app from `t:open`. `x` names a component by id, an item by id or title, or anything by its action (`movie:42`), tried in that order. A failed expectation raises an error at the scenario's line.
+--- `s`, a user walking the app from `t:open`. `x` names a component by id, an item by id or title, anything by its action (`movie:42`), or a component by its path in the resolved tree (`root/children[0]/ui[1]`, how a node a builder created with `ui.*` is named), tried in that order. A failed expectation raises an error at the scenario's line.
 ---@class loom.Session
 local loom_Session = {}
 

@@ -14,6 +14,17 @@ public struct ScreenCheck: Sendable {
 
 public enum ScreenChecker {
     public static func check(_ screen: Screen, factory: Factory) -> ScreenCheck {
+        check(root: screen.root, parent: nil, factory: factory, created: false)
+    }
+
+    /// The same checks of nodes a builder created (`ui.*`): `root` and what it holds, under a
+    /// parent of type `parent`. Every rule reference is checked (created nodes made on one Lua
+    /// line may differ in their arguments); ids are unique within the subtree.
+    public static func check(created root: Component, parent: ComponentRegistration?, factory: Factory) -> ScreenCheck {
+        check(root: root, parent: parent, factory: factory, created: true)
+    }
+
+    static func check(root: Component, parent rootParent: ComponentRegistration?, factory: Factory, created: Bool) -> ScreenCheck {
         var result = ScreenCheck()
         var ids: [String: SourceLocation] = [:]
         var ruleArgsChecked = Set<SourceLocation>()
@@ -30,22 +41,23 @@ public enum ScreenChecker {
                     result.invalid[serial] = "its rule '\(ref.name)' is not registered"
                     continue
                 }
-                guard ruleArgsChecked.insert(ref.location).inserted else { continue }
+                guard created || ruleArgsChecked.insert(ref.location).inserted else { continue }
+                let file = ref.location.file
                 // The declared schema first (the host writes the messages, each at its place);
                 // the plugin's `check` (cross-field conditions) only on arguments that fit it.
                 if let schema = reg.arguments, ref.args?.firstTooDeep() == nil {
                     let problems = ArgumentValidator.validate(ref.args, against: schema, at: SourcePosition(line: ref.location.line, column: ref.location.column))
                     for p in problems {
-                        result.diagnostics.error("rule '\(ref.name)': \(p.message)", at: p.position.located(in: screen.file))
+                        result.diagnostics.error("rule '\(ref.name)': \(p.message)", at: p.position.located(in: file))
                     }
                     if !problems.isEmpty {
                         result.invalid[serial] = "the arguments of rule '\(ref.name)' are invalid"
                         continue
                     }
                 }
-                let messages = reg.evaluator.check(args: ref.args, file: screen.file)
+                let messages = reg.evaluator.check(args: ref.args, file: file)
                 for m in messages {
-                    let at = ref.args.map { $0.position.located(in: screen.file) } ?? ref.location
+                    let at = ref.args.map { $0.position.located(in: file) } ?? ref.location
                     result.diagnostics.error("rule '\(ref.name)': \(m)", at: at)
                 }
                 if !messages.isEmpty { result.invalid[serial] = "the arguments of rule '\(ref.name)' are invalid" }
@@ -53,6 +65,7 @@ public enum ScreenChecker {
         }
 
         func visit(_ c: Component, parent: ComponentRegistration?) {
+            let file = c.location.file
             let owner = "component '\(c.type)'" + (c.id.map { " '\($0)'" } ?? "") + " at \(c.path)"
             if let id = c.id {
                 if let first = ids[id] {
@@ -63,7 +76,7 @@ public enum ScreenChecker {
                 }
             }
             checkRule(c.rule, hasRule: c.hasRule, serial: c.serial, owner: owner)
-            checkNesting([("meta", c.meta), ("layout", c.layout), ("style", c.style)], serial: c.serial, owner: owner)
+            checkNesting([("meta", c.meta), ("layout", c.layout), ("style", c.style)], serial: c.serial, owner: owner, file: file)
 
             let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
             let reg = isSpotsRoot ? nil : factory.componentRegistration(c.type)
@@ -76,7 +89,7 @@ public enum ScreenChecker {
                 if let metaNode = c.meta, let meta = metaNode.object {
                     let schema = reg.meta ?? MetaSchema()
                     let ok = schema.validate(
-                        meta, file: screen.file, open: reg.openMeta, renamed: reg.renamed, owner: ownerLabel,
+                        meta, file: file, open: reg.openMeta, renamed: reg.renamed, owner: ownerLabel,
                         also: parent?.childMeta, diagnostics: &result.diagnostics)
                     if !ok { result.invalid[c.serial] = "its meta is invalid" }
                     if !reg.openMeta {
@@ -106,7 +119,7 @@ public enum ScreenChecker {
                         result.invalid[c.serial] = "a collection with children"
                     }
                     if let layout = c.layout?.object, let schema = reg.layout {
-                        checkLayout(layout, keys: LayoutKeys.fieldTypes(schema), owner: ownerLabel, serial: c.serial)
+                        checkLayout(layout, keys: LayoutKeys.fieldTypes(schema), owner: ownerLabel, serial: c.serial, file: file)
                     }
                     for item in c.items where item.kind != nil && factory.items[item.kind!] == nil {
                         result.diagnostics.warning("item kind '\(item.kind!)' has no registered view; it falls back to the default item view of '\(c.type)' (\(reg.itemView))\(DidYouMean.hint(item.kind!, among: factory.items.keys))", at: item.kindLocation ?? item.location)
@@ -133,11 +146,11 @@ public enum ScreenChecker {
                     }
                 }
                 checkRule(item.rule, hasRule: item.hasRule, serial: item.serial, owner: "item at \(item.path)")
-                checkNesting([("meta", item.meta), ("size", item.size)], serial: item.serial, owner: "item at \(item.path)")
+                checkNesting([("meta", item.meta), ("size", item.size)], serial: item.serial, owner: "item at \(item.path)", file: file)
                 // Parameters are bound in components' meta only: an item's binding would reach its
                 // view as written, so it fails closed and says where to bind it instead.
                 if let m = item.meta, ParamBinding.hasBindings(m) {
-                    result.diagnostics.error("{\"$param\": …} is bound in a component's meta, not an item's: move it to the meta of '\(c.id ?? c.type)' (the item is hidden)", at: m.position.located(in: screen.file))
+                    result.diagnostics.error("{\"$param\": …} is bound in a component's meta, not an item's: move it to the meta of '\(c.id ?? c.type)' (the item is hidden)", at: m.position.located(in: file))
                     result.invalid[item.serial] = "its meta binds a parameter (only components' meta may)"
                 }
                 for child in item.children { visit(child, parent: nil) }
@@ -147,32 +160,32 @@ public enum ScreenChecker {
 
         /// Values handed to Lua stay within `Limits.maxNesting` levels: a deeper one is reported
         /// at the JSON location where the limit is crossed, before any Lua runs.
-        func checkNesting(_ values: [(String, JSONNode?)], serial: Int, owner: String) {
+        func checkNesting(_ values: [(String, JSONNode?)], serial: Int, owner: String, file: String) {
             for case let (name, node?) in values {
                 guard let deep = node.firstTooDeep() else { continue }
-                result.diagnostics.error("the \(name) of \(owner) is \(Limits.nestingMessage)", at: deep.position.located(in: screen.file))
+                result.diagnostics.error("the \(name) of \(owner) is \(Limits.nestingMessage)", at: deep.position.located(in: file))
                 result.invalid[serial] = "its \(name) is \(Limits.nestingMessage)"
             }
         }
 
-        func checkLayout(_ layout: JSONObject, keys layoutKeys: [String: MetaSchema.FieldType], owner: String, serial: Int) {
+        func checkLayout(_ layout: JSONObject, keys layoutKeys: [String: MetaSchema.FieldType], owner: String, serial: Int, file: String) {
             for m in layout.members {
                 guard let t = layoutKeys[m.key] else {
-                    result.diagnostics.warning("unknown layout key '\(m.key)' for \(owner)\(DidYouMean.hint(m.key, among: layoutKeys.keys))", at: m.keyPosition.located(in: screen.file))
+                    result.diagnostics.warning("unknown layout key '\(m.key)' for \(owner)\(DidYouMean.hint(m.key, among: layoutKeys.keys))", at: m.keyPosition.located(in: file))
                     continue
                 }
                 // Spots read numbers written as strings ("span": "1"); Loom reads them too and says so.
                 if case .string(let s) = m.value.kind, (t == .number || t == .integer), let n = Double(s) {
-                    result.diagnostics.warning("layout '\(m.key)' of \(owner) should be a number, found the string \"\(s)\"; read as \(n == n.rounded() ? String(Int(n)) : String(n))", at: m.value.position.located(in: screen.file))
+                    result.diagnostics.warning("layout '\(m.key)' of \(owner) should be a number, found the string \"\(s)\"; read as \(n == n.rounded() ? String(Int(n)) : String(n))", at: m.value.position.located(in: file))
                     continue
                 }
-                if !MetaSchema.check(m.value, t, field: m.key, file: screen.file, owner: owner, diagnostics: &result.diagnostics) {
+                if !MetaSchema.check(m.value, t, field: m.key, file: file, owner: owner, diagnostics: &result.diagnostics) {
                     result.invalid[serial] = "its layout is invalid"
                 }
             }
         }
 
-        visit(screen.root, parent: nil)
+        visit(root, parent: rootParent)
         return result
     }
 }

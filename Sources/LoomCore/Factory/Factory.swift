@@ -59,12 +59,24 @@ public struct BuildRequest {
 public struct BuildOutput: Sendable {
     public var view: String
     public var props: JSONValue
-    /// Indices into the children given, when the builder chose a subset or an order.
-    public var childOrder: [Int]?
+    /// The children the builder returned, when it returned `children`: those it was given (a
+    /// subset or an order) and nodes it created with `ui.*`, in its order. nil: the children
+    /// given, as given.
+    public var children: [BuiltChild]?
+    /// Indices into the children given, when the builder chose a subset or an order (and
+    /// created none).
+    public var childOrder: [Int]? {
+        children?.compactMap { if case .given(let i) = $0 { i } else { nil } }
+    }
     public init(view: String, props: JSONValue, childOrder: [Int]? = nil) {
         self.view = view
         self.props = props
-        self.childOrder = childOrder
+        self.children = childOrder?.map { .given($0) }
+    }
+    public init(view: String, props: JSONValue, children: [BuiltChild]?) {
+        self.view = view
+        self.props = props
+        self.children = children
     }
 }
 

@@ -39,15 +39,18 @@ public final class Component: Sendable {
     public let location: SourceLocation
     /// `root/children[1]/children[0]`.
     public let path: String
-    /// A number unique within the screen, in document order.
+    /// A number unique within the screen, in document order (a node a builder created has one
+    /// past the screen's, unique within its resolution).
     public let serial: Int
+    /// Set when a builder created this node with `ui.*` (nil for a screen file's components).
+    public let creation: Creation?
 
     public init(
         type: String, typeLocation: SourceLocation, id: String?, idLocation: SourceLocation?, meta: JSONNode?,
         children: [Component], rule: RuleExpression?, hasRule: Bool, items: [Item], hasItems: Bool,
         layout: JSONNode?, header: Component?, footer: Component?, title: String?, action: String?,
         actionLocation: SourceLocation?, style: JSONNode?, location: SourceLocation, path: String, serial: Int,
-        constraints: JSONNode? = nil
+        constraints: JSONNode? = nil, creation: Creation? = nil
     ) {
         self.type = type
         self.typeLocation = typeLocation
@@ -71,6 +74,7 @@ public final class Component: Sendable {
         self.location = location
         self.path = path
         self.serial = serial
+        self.creation = creation
     }
 
     /// This component and all below it, depth first (header, children, items' nested

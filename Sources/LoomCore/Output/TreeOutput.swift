@@ -46,6 +46,7 @@ public enum TreeOutput {
             }
         }
         if explain, let r = n.rule { o["rule"] = r.json }
+        if explain, n.isCreated { o["created_at"] = .string(n.location.description) }
         if let h = n.header { o["header"] = json(h, explain: explain, frames: frames) }
         if !n.children.isEmpty { o["children"] = .array(n.children.map { json($0, explain: explain, frames: frames) }) }
         if let items = n.items, !n.hidden { o["items"] = .array(items.map { json($0, explain: explain, frames: frames) }) }
@@ -160,6 +161,7 @@ public enum TreeOutput {
         }
         if let a = n.action { s += style.dim("  → " + e(a)) }
         if explain, let r = n.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
+        if explain, n.isCreated { s += style.dim("  [created at " + e(n.location.description) + "]") }
         out += s + "\n"
         let childPrefix = prefix + (isRoot ? "" : (isLast ? "   " : "│  "))
         if !n.hidden, let rs = n.resolvedStyle {

@@ -221,6 +221,8 @@ public final class ResolutionContext {
     /// counted where they are evaluated, builders by the engine (answers it serves from its
     /// caches do not count).
     @exclusivity(unchecked) public var pluginCalls = 0
+    /// The nodes builders created in this resolution (`ui.*`): serials, checks, bounds.
+    @exclusivity(unchecked) var created = CreatedNodesState()
     /// Rule outcomes of the rule plan, replayed while building (no plugin call twice).
     var replayLeaves: [UInt8]?
     var replayIndex = 0
@@ -272,6 +274,9 @@ public struct Resolution: Sendable {
     /// nil when the root itself is hidden.
     public var tree: ResolvedNode?
     public var diagnostics: Diagnostics
+    /// True when a rule of a node a builder created (`ui.*`) was evaluated: the tree depends on
+    /// more than the outcomes of the screen's own rules (outcome-keyed caches must not share it).
+    public var evaluatedCreatedRules = false
 
     /// Every visible action (components and items), in document order.
     public var actions: [(action: String, location: SourceLocation?, path: String, gated: Bool)] {

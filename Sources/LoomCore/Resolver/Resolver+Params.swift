@@ -4,7 +4,7 @@ extension Resolver {
     /// True when the component's meta binds a parameter (looked up once per component with a cache).
     func hasParamBindings(_ c: Component) -> Bool {
         guard let meta = c.meta else { return false }
-        if let cache {
+        if let cache, c.creation == nil {
             if let known = cache.paramBindings[c.serial] { return known }
             let found = ParamBinding.hasBindings(meta)
             cache.paramBindings[c.serial] = found

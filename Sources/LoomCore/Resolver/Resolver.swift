@@ -34,7 +34,8 @@ public struct Resolver {
         guard !ctx.explain, let cache else {
             let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
             ctx.reportNotCalledAgain()
-            return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
+            return Resolution(
+                screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics, evaluatedCreatedRules: ctx.created.evaluatedRule)
         }
         // Builders are deterministic and see no user: the tree depends on the rules' outcomes
         // only. Evaluate every rule that would be reached (same order, same short-circuits, same
@@ -53,8 +54,13 @@ public struct Resolver {
         let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
         ctx.replayLeaves = nil
         ctx.reportNotCalledAgain()
-        cache.store(key, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...]))
-        return Resolution(screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics)
+        // A tree holding created nodes with rules depends on their outcomes too: not reused by
+        // the plan's outcomes alone (built again each time; their builders' outputs stay cached).
+        if !ctx.created.evaluatedRule {
+            cache.store(key, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...]))
+        }
+        return Resolution(
+            screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics, evaluatedCreatedRules: ctx.created.evaluatedRule)
     }
 
     @inline(__always)
@@ -65,12 +71,18 @@ public struct Resolver {
     /// The registration of a component's type (looked up once per component with a cache).
     @inline(__always)
     func registration(_ c: Component) -> ComponentRegistration? {
-        guard let cache else { return factory.componentRegistration(c.type) }
+        guard let cache, c.creation == nil else { return factory.componentRegistration(c.type) }
         return cache.registration(c, serials: screen.serialCount, factory: factory)
     }
 
     /// A rule guarding a component or item: evaluated, or replayed from the rule plan's outcomes.
     func reached(_ rule: RuleExpression, subject: RuleSubject, ctx: ResolutionContext) -> RuleTrace {
+        // A created node's rule is not in the rule plan: always evaluated.
+        if case .component(let c) = subject, c.creation != nil {
+            ctx.created.evaluatedRule = true
+            var live = LiveRuleWalk(factory: factory, subject: subject, ctx: ctx)
+            return RuleEvaluator.run(rule, &live)
+        }
         if let leaves = ctx.replayLeaves {
             var replay = ReplayRuleWalk(leaves: leaves, cursor: ctx.replayIndex)
             let trace = RuleEvaluator.run(rule, &replay)
@@ -95,7 +107,7 @@ public struct Resolver {
     }
 
     func resolve(_ c: Component, parentMeta: MetaSchema?, ctx: ResolutionContext) -> ResolvedNode? {
-        if let why = check.invalid[c.serial] { return hiddenNode(c, reason: why, rule: nil, ctx: ctx) }
+        if let why = invalidReason(c, ctx: ctx) { return hiddenNode(c, reason: why, rule: nil, ctx: ctx) }
         var trace: RuleTrace?
         if let rule = c.rule {
             let t = reached(rule, subject: .component(c), ctx: ctx)
@@ -115,7 +127,7 @@ public struct Resolver {
             nodeStyle = st
             ctx.nodeStyles[c.serial] = st
         }
-        if reg?.kind == .single, let cached = cache?.singles[c.serial] {
+        if reg?.kind == .single, c.creation == nil, let cached = cache?.singles[c.serial] {
             var n = cached
             n.rule = trace
             return n
@@ -189,8 +201,8 @@ public struct Resolver {
             output = BuildOutput(view: "Screen", props: .object([:]))
         }
         var finalChildren: [ResolvedNode]
-        if let order = output.childOrder {
-            finalChildren = order.filter { $0 >= 0 && $0 < shown.count }.map { shown[$0] }
+        if let built = output.children {
+            finalChildren = resolveBuilt(built, parent: c, registration: reg, shown: shown, ctx: ctx)
             if ctx.explain {
                 // Children the builder dropped stay visible as hidden, with why.
                 let kept = Set(finalChildren.map(\.serial))
@@ -208,8 +220,10 @@ public struct Resolver {
             items: reg?.kind == .collection ? (ctx.explain ? items : shownItems) : nil, action: c.action,
             actionLocation: c.actionLocation, meta: boundMeta ?? c.metaValue, path: c.path, location: c.location, serial: c.serial,
             origin: c, header: header, footer: footer, style: c.style?.plain,
-            extraMeta: check.undeclaredMeta.isEmpty ? nil : check.undeclaredMeta[c.serial], resolvedStyle: nodeStyle)
-        if reg?.kind == .single, let cache { cache.singles[c.serial] = node }
+            extraMeta: extraMeta(c, ctx: ctx), resolvedStyle: nodeStyle)
+        // A single that created children is not reused whole: what they show depends on their
+        // rules, evaluated per resolution (its builder's output stays cached by the engine).
+        if reg?.kind == .single, c.creation == nil, output.children == nil, let cache { cache.singles[c.serial] = node }
         node.rule = trace
         return node
     }

@@ -1,0 +1,25 @@
+-- card: the nodes its builder creates are shown, gated and named by path like any other.
+
+scenario("a card is a label and a button", function(t)
+  local s = t:open("deals", { user = "gold" })
+  s:expect_visible("deal")
+  s:expect_visible("root/children[0]/ui[0]")
+  s:expect_prop("root/children[0]/ui[0]", "text", "Movie night")
+  s:expect_prop("root/children[0]/ui[1]", "title", "Buy")
+  expect_eq(s:actions(), { "buy_tickets" })
+  s:expect_snapshot()
+end)
+
+scenario("the button's rule hides it from a silver user", function(t)
+  local s = t:open("deals", { user = "silver" })
+  s:expect_visible("root/children[0]/ui[0]")
+  s:expect_hidden("root/children[0]/ui[1]")
+  expect_eq(s:actions(), {})
+  s:expect_snapshot()
+end)
+
+scenario("the created button navigates", function(t)
+  local s = t:open("deals", { user = "gold" })
+  s:tap("buy_tickets")
+  s:expect_screen("checkout")
+end)
