@@ -363,6 +363,15 @@ function loom_Session:expect_prop(x, key, value) end
 ---@param value any The expected value (nil: absent).
 function loom_Session:expect_style(id, key, value) end
 
+--- The frame of a visible component or item on the current screen laid out for the session's device (`t:open{ device = … }`, else the default device; docs/layout.md): each key given is compared within half a device pixel, in screen points. Fails naming the keys that differ and the whole frame.
+---@param id string A component or item id, or a node path (`root/children[0]/ui[1]`).
+---@param frame table Any of `x`, `y`, `width`, `height` (numbers).
+function loom_Session:expect_frame(id, frame) end
+
+--- The component or item and everything in it fits on the current screen laid out for the session's device: no layout finding (outside the screen or the safe area, overlapping siblings, truncated text, a tap target under 44×44 points, a broken or ambiguous constraint) concerns it or a node inside it. Fails listing the findings.
+---@param id string A component or item id, or a node path.
+function loom_Session:expect_fits(id) end
+
 --- Compares the current screen, as this user sees it, with its golden snapshot (recorded when missing, except under `CI=true`). `s:expect_snapshot{ graph = "screen" }` keeps only this screen's edges in it, `{ graph = false }` no graph.
 ---@param name? string|loom.SnapshotOptions A suffix for a second snapshot in one scenario, or the options.
 ---@param options? loom.SnapshotOptions The options, after a name.
