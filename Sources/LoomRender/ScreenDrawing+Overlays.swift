@@ -20,8 +20,8 @@ extension ScreenDrawing {
             let action = n.action!
             let shown = action.count > ScreenDrawing.badgeMaxCharacters
                 ? String(action.prefix(ScreenDrawing.badgeMaxCharacters - 1)) + "…" : action
-            // DejaVu Sans averages about 0.6 em per character at this size.
-            let w = Double(shown.count) * ScreenDrawing.badgeFontSize * 0.6 + 6
+            // DejaVu Sans: about 0.65 em per character, punctuation included.
+            let w = Double(shown.count) * ScreenDrawing.badgeFontSize * 0.65 + 6
             let x = max(0, n.frame.maxX - w - 2)
             let y = n.frame.y + 2
             var group: [(String, String)] = [("class", "badge"), ("data-path", n.path)]

@@ -87,7 +87,7 @@ struct ScreenDrawing {
         let centred = n.role == .button
         let x = centred ? n.frame.x + n.frame.width / 2 : n.frame.x
         let top = n.frame.y + (n.frame.height - m.height) / 2
-        var attrs: [(String, String)] = [("clip-path", "url(#\(clip))"), ("font-family", ScreenDrawing.family(m.face)),
+        var attrs: [(String, String)] = [("clip-path", "url(#\(clip))"), ("font-family", family(m.face)),
                                          ("font-size", SVGText.number(fonts.size(of: m)))]
         let name = m.face.name.lowercased()
         if name.contains("bold") { attrs.append(("font-weight", "bold")) }
@@ -101,17 +101,11 @@ struct ScreenDrawing {
         b.end("text")
     }
 
-    /// The measured face first, then its family (`DejaVuSans-Bold` → `DejaVu Sans`) when that
-    /// differs, then the generic `sans-serif`.
-    static func family(_ face: FontFace) -> String {
+    /// The measured face first, then its family as the font file names it (`DejaVuSans-Bold` →
+    /// `DejaVu Sans`) when that differs, then the generic `sans-serif`.
+    func family(_ face: FontFace) -> String {
         var names = [face.name]
-        let base = String(face.name.split(separator: "-").first ?? Substring(face.name))
-        var spaced = ""
-        for (i, ch) in base.enumerated() {
-            if i > 0, ch.isUppercase, let prev = spaced.last, prev.isLowercase { spaced.append(" ") }
-            spaced.append(ch)
-        }
-        if spaced != face.name { names.append(spaced) }
+        if let f = fonts.family(of: face), f != face.name { names.append(f) }
         return names.map { "'\($0.replacingOccurrences(of: "'", with: ""))'" }.joined(separator: ", ") + ", sans-serif"
     }
 }
