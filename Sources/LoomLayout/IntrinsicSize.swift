@@ -1,0 +1,110 @@
+import LoomCore
+import LoomSolver
+import LoomStyles
+import LoomText
+
+/// Intrinsic sizes (docs/layout.md, "Intrinsic sizes"). Labels and buttons: their text measured
+/// with the style's `font` (default DejaVuSans 17), `lines` (default 1; 0 = no limit) and
+/// `padding` (labels default 0; buttons default 6 12 6 12, their content insets); images: a
+/// `size` from meta, else from the style. Each known dimension v adds Auto Layout's pair:
+/// hugging `width <= v @ 250` and compression resistance `width >= v @ 750` (and for height).
+struct IntrinsicSizer {
+    static let defaultFontName = "DejaVuSans"
+    static let defaultFontSize = 17.0
+    static let buttonPadding = EdgeInsets(top: 6, left: 12, bottom: 6, right: 12)
+    static let hugging = Priority.low
+    static let compressionResistance = Priority.high
+    /// Slack added to a width before wrapping at it, so a label exactly as wide as its text does
+    /// not wrap through rounding error.
+    static let widthSlack = 1e-6
+
+    let measurer: any TextMeasuring
+
+    static func isText(_ role: LayoutRole) -> Bool { role == .label || role == .button }
+
+    /// The text a label or button shows: props `text`, else `title`, else a localized key
+    /// (`text_key`, `title_key`) measured as written (the key stands in for the translation).
+    static func text(_ n: LNode) -> String? {
+        for k in ["text", "title", "text_key", "title_key"] {
+            if let s = n.props[k]?.string { return s }
+        }
+        for k in ["text", "title"] {
+            if let s = n.meta?[k]?.string { return s }
+            if let s = n.meta?[k]?["key"]?.string { return s }
+        }
+        return nil
+    }
+
+    /// Text, font, lines, padding and one-line sizes of every label and button; sizes of images.
+    func measureOneLine(_ tree: inout LayoutTree) {
+        for i in tree.nodes.indices {
+            var n = tree.nodes[i]
+            switch n.role {
+            case .label, .button:
+                n.text = IntrinsicSizer.text(n)
+                if let f = StyleRead.font(n.style?["font"]) { n.font = f }
+                n.lines = StyleRead.number(n.style?["lines"]).map { max(0, Int($0)) } ?? 1
+                n.padding = StyleRead.insets(n.style?["padding"]) ?? (n.role == .button ? IntrinsicSizer.buttonPadding : EdgeInsets())
+                if let t = n.text {
+                    let m = measurer.measure(t, font: n.font, maxWidth: nil, lines: n.lines)
+                    n.oneLineWidth = m.width + n.padding.left + n.padding.right
+                    n.intrinsicWidth = n.oneLineWidth
+                    n.intrinsicHeight = m.height + n.padding.top + n.padding.bottom
+                } else {
+                    n.intrinsicWidth = n.padding.left + n.padding.right
+                    n.intrinsicHeight = n.padding.top + n.padding.bottom
+                }
+            case .image:
+                let s = StyleRead.size(n.meta?["size"]) ?? StyleRead.size(n.props["size"]) ?? StyleRead.size(n.style?["size"])
+                n.intrinsicWidth = s?.width
+                n.intrinsicHeight = s?.height
+            default:
+                break
+            }
+            tree.nodes[i] = n
+        }
+    }
+
+    /// After a pass: each label or button allowed more than one line (`lines` ≠ 1) whose solved
+    /// width is below its one-line width is measured again at the solved width (less padding);
+    /// its intrinsic height becomes the wrapped text's. True when any changed (then the system
+    /// is built and solved again, once).
+    func rewrap(_ tree: inout LayoutTree, solved: LayoutSystem) -> Bool {
+        var changed = false
+        for i in tree.nodes.indices {
+            let n = tree.nodes[i]
+            guard IntrinsicSizer.isText(n.role), let t = n.text, n.lines != 1, let one = n.oneLineWidth else { continue }
+            let w = solved.value(i, .width)
+            guard w < one - IntrinsicSizer.widthSlack else { continue }
+            let content = max(0, w - n.padding.left - n.padding.right)
+            let m = measurer.measure(t, font: n.font, maxWidth: content + IntrinsicSizer.widthSlack, lines: n.lines)
+            let h = m.height + n.padding.top + n.padding.bottom
+            if h != n.intrinsicHeight {
+                tree.nodes[i].intrinsicHeight = h
+                changed = true
+            }
+        }
+        return changed
+    }
+
+    /// The text as drawn at each label's and button's final width (for findings and output).
+    func measureFinal(_ tree: inout LayoutTree, solved: LayoutSystem) {
+        for i in tree.nodes.indices {
+            let n = tree.nodes[i]
+            guard IntrinsicSizer.isText(n.role), let t = n.text else { continue }
+            let content = max(0, solved.value(i, .width) - n.padding.left - n.padding.right)
+            tree.nodes[i].metrics = measurer.measure(t, font: n.font, maxWidth: content + IntrinsicSizer.widthSlack, lines: n.lines)
+        }
+    }
+
+    static func addConstraints(_ i: Int, _ n: LNode, _ made: inout MadeConstraints) {
+        if let w = n.intrinsicWidth {
+            made.add(i, .width, .lessOrEqual, constant: w, priority: hugging, "intrinsic width: width <= \(Frame.number(w))")
+            made.add(i, .width, .greaterOrEqual, constant: w, priority: compressionResistance, "intrinsic width: width >= \(Frame.number(w))")
+        }
+        if let h = n.intrinsicHeight {
+            made.add(i, .height, .lessOrEqual, constant: h, priority: hugging, "intrinsic height: height <= \(Frame.number(h))")
+            made.add(i, .height, .greaterOrEqual, constant: h, priority: compressionResistance, "intrinsic height: height >= \(Frame.number(h))")
+        }
+    }
+}

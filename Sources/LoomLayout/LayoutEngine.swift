@@ -1,0 +1,79 @@
+import LoomCore
+import LoomSolver
+import LoomStyles
+import LoomText
+
+/// The layout pass's answer: the laid-out screen and what went wrong on the way (unsatisfiable
+/// and ambiguous constraints, constraint errors), each located.
+public struct LayoutOutcome: Sendable {
+    public var result: LayoutResult
+    public var diagnostics: [Diagnostic]
+    /// The constraint system of the final pass (for comparisons with kiwisolver: `json`).
+    public var system: LayoutSystemExport
+    public init(result: LayoutResult, diagnostics: [Diagnostic], system: LayoutSystemExport) {
+        self.result = result
+        self.diagnostics = diagnostics
+        self.system = system
+    }
+}
+
+/// Lays a resolved tree out for a device (docs/layout.md, "The layout pass"): one variable set
+/// (left, top, width, height) per laid-out node, the constraints the roles, intrinsic sizes and
+/// the nodes' own `constraints` make, solved with `LoomSolver`, then rounded to the pixel grid.
+/// Headless and deterministic: the same tree, device and measurer give the same result.
+public struct LayoutEngine {
+    public let factory: Factory
+    public let measurer: any TextMeasuring
+
+    public init(factory: Factory, measurer: any TextMeasuring) {
+        self.factory = factory
+        self.measurer = measurer
+    }
+
+    /// Lays `root` out on `device` in `orientation`. Nodes hidden by rules (present only in an
+    /// explained resolution) are skipped, or with `showHidden` laid out as if shown and marked
+    /// `hidden`.
+    public func layout(_ root: ResolvedNode, device: Device, orientation: Orientation, showHidden: Bool = false) -> LayoutOutcome {
+        let screen = ScreenGeometry(device: device, orientation: orientation)
+        var tree = LayoutTree(root: root, factory: factory, showHidden: showHidden)
+        let intrinsic = IntrinsicSizer(measurer: measurer)
+        intrinsic.measureOneLine(&tree)
+
+        // Pass 1 with one-line text sizes; pass 2 (only when a wrapping label came out narrower
+        // than its one-line width) with those labels re-measured at their solved widths.
+        var system = LayoutSystemBuilder(tree: tree, screen: screen).build()
+        if intrinsic.rewrap(&tree, solved: system) {
+            system = LayoutSystemBuilder(tree: tree, screen: screen).build()
+        }
+        intrinsic.measureFinal(&tree, solved: system)
+
+        var diagnostics = system.diagnostics
+        var findings = system.findings
+        let ambiguous = system.ambiguityFindings(tree)
+        findings.append(contentsOf: ambiguous.findings)
+        diagnostics.append(contentsOf: ambiguous.diagnostics)
+
+        let grid = PixelGrid(scale: device.scale)
+        let laidOut = tree.nodes.isEmpty ? nil : tree.laidOut(0, solved: system, grid: grid)
+        var result = LayoutResult(device: device, orientation: orientation, width: screen.width, height: screen.height,
+                                  safeArea: screen.safeArea, root: laidOut, findings: [])
+        findings.append(contentsOf: FindingsCheck(tree: tree, screen: screen).findings(result))
+        result.findings = findings
+        return LayoutOutcome(result: result, diagnostics: diagnostics, system: system.export(tree))
+    }
+}
+
+/// The screen in points for a device and orientation, and its safe area.
+struct ScreenGeometry {
+    var width: Double
+    var height: Double
+    var safeArea: EdgeInsets
+    var scale: Double
+    init(device: Device, orientation: Orientation) {
+        let size = device.size(orientation)
+        width = size.width
+        height = size.height
+        safeArea = device.safeAreaInsets(orientation)
+        scale = device.scale
+    }
+}

@@ -1,0 +1,59 @@
+import LoomCore
+import LoomSolver
+
+/// Builds one pass's constraint system (docs/layout.md, "Order of constraints"):
+/// 1. the root's frame = the screen (required);
+/// 2. for each node in preorder: width ≥ 0 and height ≥ 0 (required), the constraints its role
+///    makes for its children (stack, navigation, tab bar, collection), its intrinsic size;
+/// 3. for each node in preorder: its own `constraints`, string by string, guide parts in order.
+/// Then the solver's values are updated.
+struct LayoutSystemBuilder {
+    let tree: LayoutTree
+    let screen: ScreenGeometry
+
+    func build() -> LayoutSystem {
+        var sys = LayoutSystem(tree: tree)
+        guard !tree.nodes.isEmpty else { return sys }
+        var made = MadeConstraints(system: sys, tree: tree)
+        let root = 0
+        made.add(root, .left, .equal, constant: 0, "the root fills the screen: left == 0")
+        made.add(root, .top, .equal, constant: 0, "the root fills the screen: top == 0")
+        made.add(root, .width, .equal, constant: screen.width, "the root fills the screen: width == \(Frame.number(screen.width))")
+        made.add(root, .height, .equal, constant: screen.height, "the root fills the screen: height == \(Frame.number(screen.height))")
+        for i in tree.nodes.indices {
+            made.add(i, .width, .greaterOrEqual, constant: 0, "width >= 0")
+            made.add(i, .height, .greaterOrEqual, constant: 0, "height >= 0")
+            switch tree.nodes[i].role {
+            case .stack, .vstack, .hstack: StackLayout(tree: tree, stack: i).add(to: &made)
+            case .navigation: BarLayout(tree: tree, screen: screen).navigation(i, &made)
+            case .tabBar: BarLayout(tree: tree, screen: screen).tabBar(i, &made)
+            case .collection: CollectionLayout(tree: tree, collection: i).add(to: &made)
+            default: break
+            }
+            IntrinsicSizer.addConstraints(i, tree.nodes[i], &made)
+        }
+        sys = made.system
+        var own = OwnConstraints(tree: tree, screen: screen)
+        for i in tree.nodes.indices { own.add(i, to: &sys) }
+        sys.solve()
+        return sys
+    }
+}
+
+/// Constraints the layout pass makes (not written by anybody), described by what made them.
+struct MadeConstraints {
+    var system: LayoutSystem
+    let tree: LayoutTree
+
+    mutating func add(_ node: Int, _ v: FrameVar, _ r: Relation, constant: Double, priority: Double = Priority.required,
+                      _ text: String) {
+        add(node, Anchors.expr(node, v), r, LinearExpression(constant: constant), priority: priority, text)
+    }
+
+    mutating func add(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression,
+                      priority: Double = Priority.required, _ text: String) {
+        let c = Constraint(lhs, r, rhs, strength: Strength.forPriority(priority))
+        let suffix = priority == Priority.required ? "" : " @ \(Frame.number(priority))"
+        system.add(c, ConstraintOrigin(node: node, text: text + suffix, written: nil, location: nil))
+    }
+}
