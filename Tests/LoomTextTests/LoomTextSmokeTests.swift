@@ -1,8 +1,0 @@
-import XCTest
-@testable import LoomText
-
-final class LoomTextModuleTests: XCTestCase {
-    func testModuleLinks() {
-        XCTAssertTrue(true)
-    }
-}
