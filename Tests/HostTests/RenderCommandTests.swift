@@ -100,6 +100,9 @@ final class RenderCommandTests: XCTestCase {
         guard Host.which("rsvg-convert") != nil else {
             throw XCTSkip("rsvg-convert is not installed (scripts/setup-deps installs librsvg2-bin); host render --format png not checked")
         }
+        guard Host.which("python3") != nil else {
+            throw XCTSkip("python3 is not installed: scripts/png-mask cannot decode the PNG")
+        }
         let root = try project()
         let png = root.appendingPathComponent("home.png")
         let args = ["--user", "free", "--device", "iphone-se-1st", "--no-safe-area"]

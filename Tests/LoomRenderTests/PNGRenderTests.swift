@@ -19,6 +19,9 @@ final class PNGRenderTests: XCTestCase {
         guard PNGConverter.locate() != nil else {
             throw XCTSkip("rsvg-convert is not installed (scripts/setup-deps installs librsvg2-bin); PNG output not checked")
         }
+        guard PNGRenderTests.onPath("python3") else {
+            throw XCTSkip("python3 is not installed: scripts/png-mask cannot decode the PNG")
+        }
         // Without safe-area guides every mark belongs to a node.
         let result = RenderFixtures.screen(hidden: true)
         let picture = SVGRenderer(options: RenderOptions(safeAreaGuides: false)).render(result)
@@ -56,6 +59,11 @@ final class PNGRenderTests: XCTestCase {
         let g = try PNGRenderTests.mask(guided, background: WireframeLegend.screenBackground)
         XCTAssertGreaterThan((0..<640).filter { g.bits[40 * 640 + $0] != 0 || g.bits[39 * 640 + $0] != 0 }.count, 100)
         XCTAssertEqual((0..<640).filter { mask.bits[40 * 640 + $0] != 0 }.count, 0)
+    }
+
+    static func onPath(_ name: String) -> Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") }
     }
 
     /// IHDR width and height (bytes 16…23 of a PNG).
