@@ -24,9 +24,9 @@ struct Render: ParsableCommand {
 
             Examples:
               host render home --user gold > home.svg
-              host render screens/home.json --user free --device ipad --orientation landscape --format png -o home.png
+              host render home --user free --device ipad --format png -o home.png
               host render home --user free --show-hidden -o home-hidden.svg
-              host render home --matrix --users gold,free --devices iphone-se-1st,iphone-15 --format png -o matrix.png
+              host render home --matrix --users gold,free --format png -o m.png
             """)
 
     @Argument(help: "The screen file or screen id.")

@@ -118,6 +118,17 @@ final class SVGRendererTests: XCTestCase {
         XCTAssertNil(FontFileInfo.read("/etc/hostname"), "not a font")
     }
 
+    func testFontSizeAndFamilyOfWhatFontLibraryMeasured() throws {
+        let library = try FontLibrary.shared.get()
+        for (name, size) in [("DejaVuSans-Bold", 13.0), ("DejaVuSans", 17.0), ("DejaVuSerif", 22.5)] {
+            let m = library.measure("Hello", font: FontRequest(name: name, size: size), maxWidth: nil, lines: nil)
+            XCTAssertEqual(FontSizes().size(of: m), size, accuracy: 1e-9, m.face.name)
+        }
+        let m = library.measure("Hi", font: FontRequest(name: "DejaVuSans-Bold", size: 13), maxWidth: nil, lines: nil)
+        let drawing = ScreenDrawing(idPrefix: "", fonts: FontSizes())
+        XCTAssertEqual(drawing.family(m.face), "'\(m.face.name)', 'DejaVu Sans', sans-serif")
+    }
+
     func testStyleColoursAndAColourThatIsNotOne() {
         var r = RenderFixtures.screen()
         r.root!.children[1].background = "#80FF0000"
