@@ -44,6 +44,13 @@ struct SVGBuilder {
     private(set) var text = ""
     private var depth = 0
 
+    /// `<name a="v" …` (unclosed), for an element written on one line.
+    static func tag(_ name: String, _ attributes: [(String, String)]) -> String {
+        var t = "<" + name
+        for (k, v) in attributes { t += " \(k)=\"\(SVGText.escaped(v))\"" }
+        return t
+    }
+
     /// `<name a="v" …/>` (`close: false`: `<name …>` and one level deeper).
     mutating func element(_ name: String, _ attributes: [(String, String)], close: Bool = true) {
         text += String(repeating: "  ", count: depth) + "<" + name
@@ -66,13 +73,5 @@ struct SVGBuilder {
 
     mutating func raw(_ line: String) {
         text += String(repeating: "  ", count: depth) + line + "\n"
-    }
-
-    /// Appends another builder's lines, indented at this depth.
-    mutating func append(_ other: SVGBuilder) {
-        let pad = String(repeating: "  ", count: depth)
-        for line in other.text.split(separator: "\n", omittingEmptySubsequences: false) where !line.isEmpty {
-            text += pad + line + "\n"
-        }
     }
 }

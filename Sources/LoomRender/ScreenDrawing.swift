@@ -93,12 +93,15 @@ struct ScreenDrawing {
         if name.contains("bold") { attrs.append(("font-weight", "bold")) }
         if name.contains("italic") || name.contains("oblique") { attrs.append(("font-style", "italic")) }
         if centred { attrs.append(("text-anchor", "middle")) }
-        b.element("text", attrs + colour, close: false)
-        for (k, line) in m.lines.enumerated() {
+        // One line of XML with xml:space="preserve": the spaces of a line are drawn as measured,
+        // and no indentation gets between the lines.
+        var line = SVGBuilder.tag("text", [("xml:space", "preserve")] + attrs + colour) + ">"
+        for (k, text) in m.lines.enumerated() {
             let baseline = top + Double(k) * m.lineHeight + m.ascender
-            b.element("tspan", [("x", SVGText.number(x)), ("y", SVGText.number(baseline))], text: line)
+            line += SVGBuilder.tag("tspan", [("x", SVGText.number(x)), ("y", SVGText.number(baseline))]) + ">"
+                + SVGText.escaped(text) + "</tspan>"
         }
-        b.end("text")
+        b.raw(line + "</text>")
     }
 
     /// The measured face first, then its family as the font file names it (`DejaVuSans-Bold` →

@@ -65,6 +65,14 @@ final class SVGRendererTests: XCTestCase {
         XCTAssertEqual(xml.all("tspan").first?.text, "a\u{FFFD}b\u{FFFD}c")
     }
 
+    func testSpacesInALineAreKept() throws {
+        let xml = XMLCollector.parse(SVGRenderer().render(RenderFixtures.screen(title: "  two  spaces ")).text)
+        XCTAssertNil(xml.error)
+        XCTAssertEqual(xml.all("tspan").first?.text, "  two  spaces ")
+        XCTAssertEqual(xml.all("text").first?.attributes["xml:space"], "preserve")
+        XCTAssertEqual(xml.all("text").first?.text, "", "nothing but the tspans inside <text>")
+    }
+
     func testTheSameResultDrawsTheSameBytes() {
         let r = RenderFixtures.screen(hidden: true, findings: [LayoutFinding(kind: .truncated, path: "root/children[0]/children[0]", message: "cut")])
         let a = SVGRenderer().render(r).text
