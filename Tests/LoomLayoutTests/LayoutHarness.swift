@@ -52,6 +52,13 @@ final class PassBuilder: ComponentBuilding {
     }
 }
 
+final class Never: RuleEvaluating {
+    func check(args: JSONNode?, file: String) -> [String] { [] }
+    func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
+        .success(false)
+    }
+}
+
 enum Harness {
     static func factory() throws -> Factory {
         let f = Factory()
@@ -63,6 +70,7 @@ enum Harness {
             ("container", .cluster, "container"), ("navigation", .wrapper, "navigation"), ("tab_bar", .cluster, "tab_bar"),
             ("list", .collection, "collection"), ("grid", .collection, "collection"), ("carousel", .collection, "collection"),
         ]
+        try f.register(RuleRegistration(name: "never", plugin: p, location: at, evaluator: Never()))
         for (t, k, role) in types {
             let r = ComponentRegistration(type: t, kind: k, plugin: p, location: at, openMeta: true, builder: PassBuilder(t))
             r.layoutAs = role
@@ -110,5 +118,7 @@ extension LayoutOutcome {
 
 func XCTAssertFrame(_ f: Frame?, _ x: Double, _ y: Double, _ w: Double, _ h: Double, file: StaticString = #filePath, line: UInt = #line) {
     guard let f else { return XCTFail("no frame", file: file, line: line) }
-    XCTAssertEqual([f.x, f.y, f.width, f.height], [x, y, w, h], "frame \(f.text)", file: file, line: line)
+    // Expected values to 3 decimals (frames are on a 1/3 or 1/2 point grid).
+    let ok = zip([f.x, f.y, f.width, f.height], [x, y, w, h]).allSatisfy { abs($0 - $1) < 1e-3 }
+    XCTAssertTrue(ok, "frame \(f.text), expected @ \(x),\(y) \(w)×\(h)", file: file, line: line)
 }
