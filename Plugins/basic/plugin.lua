@@ -10,6 +10,10 @@
 -- The meta fields every basic component understands; anything else passes through.
 local META = { text = "text", title = "text", url = "string" }
 
+-- The style keys labels and buttons read when laid out (docs/layout.md, "Intrinsic sizes"),
+-- typed; other keys (an app's own: tint, corner_radius…) are typed by their form (open_style).
+local TEXT_STYLE = { font = "font", lines = "integer", text_color = "color", padding = "insets", background = "color" }
+
 local function is_localized(v)
   return type(v) == "table" and v.type == "localized_string" and type(v.key) == "string"
 end
@@ -57,19 +61,19 @@ return {
   api = 1,
   register = function(host)
     host.single("label", builder("Label"), {
-      meta = META, open_meta = true,
+      meta = META, open_meta = true, style = TEXT_STYLE, open_style = true, layout_as = "label",
       description = "a text label (Label): meta text, title, url and free props",
     })
     host.single("button", builder("Button"), {
-      meta = META, open_meta = true,
+      meta = META, open_meta = true, style = TEXT_STYLE, open_style = true, layout_as = "button",
       description = "a button (Button): meta title, text, url and free props",
     })
     host.single("image", builder("Image"), {
-      meta = META, open_meta = true,
-      description = "an image (Image): meta url, title, text and free props",
+      meta = META, open_meta = true, style = { size = "size", background = "color" }, open_style = true, layout_as = "image",
+      description = "an image (Image): meta url, title, text and free props (its layout size: meta or style size)",
     })
     host.single("view", builder("View"), {
-      meta = META, open_meta = true,
+      meta = META, open_meta = true, layout_as = "view",
       description = "a generic view (View): all meta passes through as props",
     })
   end,

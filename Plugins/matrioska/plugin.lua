@@ -122,10 +122,12 @@ return {
         requires_navigation = "any",
       },
       renamed = { axis = "orientation" },
+      layout_as = "stack",
       description = "Matrioska stack (StackView): StackConfig orientation, spacing, title, preserve_parent_width, background_color",
     })
     host.cluster("tab_bar", build_tab_bar, {
       aliases = { "tabbar" },
+      layout_as = "tab_bar",
       meta = { selected_index = "integer", default_tab_id = "string" },
       child_meta = {
         tab_config = { title = "string", icon_name = "string" },
@@ -135,6 +137,7 @@ return {
     })
     host.wrapper("navigation", build_navigation, {
       meta = { title = "text" },
+      layout_as = "navigation",
       description = "Matrioska navigation (NavigationController) around exactly one child: meta title",
     })
   end,

@@ -77,15 +77,15 @@ return {
   api = 1,
   register = function(host)
     host.collection("list", builder("ListView"), {
-      meta = META, layout = LAYOUT, item_view = "ListItem",
+      meta = META, layout = LAYOUT, item_view = "ListItem", layout_as = "collection",
       description = "Spots list (ListView, items ListItem): title, items, header, footer, layout",
     })
     host.collection("grid", builder("GridView"), {
-      meta = META, layout = LAYOUT, item_view = "GridItem",
+      meta = META, layout = LAYOUT, item_view = "GridItem", layout_as = "collection",
       description = "Spots grid (GridView, items GridItem): title, items, header, footer, layout (span = columns)",
     })
     host.collection("carousel", builder("CarouselView"), {
-      meta = META, layout = LAYOUT, item_view = "CarouselItem",
+      meta = META, layout = LAYOUT, item_view = "CarouselItem", layout_as = "collection",
       description = "Spots carousel (CarouselView, items CarouselItem): title, items, header, footer, layout",
     })
   end,

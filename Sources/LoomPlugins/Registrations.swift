@@ -58,6 +58,8 @@ extension PluginEngine {
         }
         var openMeta = false
         if case .bool(let b)? = o["open_meta"] { openMeta = b }
+        var openStyle = false
+        if case .bool(let b)? = o["open_style"] { openStyle = b }
         var itemView = "ItemView"
         if case .string(let s)? = o["item_view"] { itemView = s }
         var description: String?
@@ -76,6 +78,7 @@ extension PluginEngine {
             type: type, kind: kind, plugin: info, location: loc, meta: meta, openMeta: openMeta, renamed: renamed,
             childMeta: childMeta, aliases: aliases, itemView: itemView, description: description, layout: layout, builder: builder)
         reg.styleTypes = styleTypes
+        reg.openStyle = openStyle
         reg.layoutAs = layoutAs
         do {
             try factory.register(reg)

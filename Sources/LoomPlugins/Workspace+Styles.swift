@@ -170,7 +170,7 @@ extension Workspace {
         if let s = styles.schemas[reg.type] { return s }
         var o = OrderedDictionary<String, StyleType>()
         for (k, t) in types { if let st = StyleType(rawValue: t) { o[k] = st } }
-        let schema = StyleSchema(o, owner: reg.type)
+        let schema = StyleSchema(o, owner: reg.type, strict: !reg.openStyle)
         styles.schemas[reg.type] = schema
         return schema
     }

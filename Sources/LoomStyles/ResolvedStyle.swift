@@ -115,7 +115,10 @@ extension StyleLibrary {
         var out = ResolvedStyle(names: names, context: context, diagnostics: cascade.diagnostics)
         for (key, e) in layer {
             let outcome: StyleValueParser.Outcome
-            if let schema, schema.strict || schema.types[key] != nil {
+            if let layout = LayoutStyleKeys.parse(key, e.value, at: e.valueLocation, file: e.valueLocation.file),
+               schema?.types[key] == nil {
+                outcome = layout
+            } else if let schema, schema.strict || schema.types[key] != nil {
                 if let t = schema.types[key] {
                     outcome = StyleValueParser.parse(e.value, as: t, key: key, file: e.valueLocation.file)
                 } else {
@@ -132,5 +135,31 @@ extension StyleLibrary {
             }
         }
         return out
+    }
+}
+
+/// The style keys the layout pass reads on every component, whatever its declared schema
+/// (docs/layout.md): `layout_margins` (insets) and `constraints` (constraint name → the
+/// constant that replaces its own, so the device cascade and traits adjust layout).
+public enum LayoutStyleKeys {
+    public static let names = ["constraints", "layout_margins"]
+
+    /// The parsed value of a layout key, nil for any other key.
+    static func parse(_ key: String, _ value: JSONNode, at location: SourceLocation, file: String) -> StyleValueParser.Outcome? {
+        switch key {
+        case "layout_margins":
+            return StyleValueParser.parse(value, as: .insets, key: key, file: file)
+        case "constraints":
+            guard let o = value.object else {
+                return .failure(.error("'constraints' maps constraint names to numbers ({\"poster_top\": 40}), found \(value.kindName)", at: location))
+            }
+            for m in o.members where m.value.double == nil {
+                return .failure(.error("'constraints.\(TextEscape.escaped(m.key))' is the constant of a named constraint: a number, found \(m.value.kindName)",
+                                       at: m.value.position.located(in: file)))
+            }
+            return .success(.json(value.plain))
+        default:
+            return nil
+        }
     }
 }

@@ -19,9 +19,10 @@ struct Host: ParsableCommand {
               host schema screen --with-plugins
               host diff screens/home.json --rev HEAD~1 --users all
               host serve --project docs/examples/movies --port 8080
+              host render home --user gold --device iphone-15 --format png -o home.png
             """,
         version: LoomVersion.string,
-        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self, Diff.self, Watch.self, CacheCommand.self, StyleCommand.self, DevicesCommand.self, Eval.self, Matrix.self, Serve.self]
+        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self, Diff.self, Watch.self, CacheCommand.self, StyleCommand.self, DevicesCommand.self, Eval.self, Matrix.self, Serve.self, Render.self]
     )
 
     /// The arguments with their exact bytes: a file name that is not UTF-8 is still found.

@@ -315,6 +315,30 @@ if wanted("solver") {
     results["solver"] = .object(fig)
 }
 
+// MARK: layout — a 1,000-node screen (4,000 written constraints) laid out, against kiwisolver on the same system and a cold resolution (LayoutBench.swift).
+
+if wanted("layout") {
+    let l = layoutBench(runs: quick ? 1 : 3, tmp: tmp)
+    var fig: OrderedDictionary<String, JSONValue> = [
+        "nodes": .int(l.nodes), "written_constraints": .int(l.writtenConstraints), "constraints": .int(l.constraints),
+        "variables": .int(l.variables), "measurer": .string(l.measurer), "layout_ms": r(l.layoutMs), "loomsolver_ms": r(l.solveMs),
+        "cold_resolve_ms": r(l.coldResolveMs), "layout_vs_cold_resolve": r(l.layoutMs / l.coldResolveMs, 3),
+    ]
+    var text = String(format: "layout        %d nodes, %d constraints (%d written): layout %.1f ms (LoomSolver alone %.1f ms), cold resolution %.1f ms, layout/resolution %.2f (target ≤ 2.0)",
+                      l.nodes, l.constraints, l.writtenConstraints, l.layoutMs, l.solveMs, l.coldResolveMs, l.layoutMs / l.coldResolveMs)
+    if let k = l.kiwiMs {
+        fig["kiwisolver_ms"] = r(k)
+        fig["kiwisolver"] = .string(l.kiwiVersion ?? "?")
+        fig["ratio"] = r(l.layoutMs / k, 3)
+        text += String(format: "; kiwisolver %@ %.1f ms, layout/kiwisolver %.2f (aim ≤ 1.0)", l.kiwiVersion ?? "?", k, l.layoutMs / k)
+    } else {
+        fig["skipped"] = .string(l.skipped ?? "")
+        text += "; " + (l.skipped ?? "")
+    }
+    lines.append(text)
+    results["layout"] = .object(fig)
+}
+
 // MARK: styles — a 1,000-component screen resolved with each component's style from 200 property files (StylesBench.swift).
 
 if wanted("styles") {

@@ -188,7 +188,7 @@ final class CheckAndPluginsTests: XCTestCase {
         XCTAssertEqual(row(rows, "rollout")?[0], "rule")
         XCTAssertEqual(row(rows, "label")?[0], "single")
         XCTAssertTrue(row(rows, "tab_bar")?[1].contains("tabbar") == true, "the alias is not shown")
-        assertMatches(r.stdout, #"^4 plugins loaded \(basic, matrioska, spots, targeting\), 0 failed$"#, in: r, "stdout")
+        assertMatches(r.stdout, #"^5 plugins loaded \(basic, matrioska, mortar, spots, targeting\), 0 failed$"#, in: r, "stdout")
         XCTAssertEqual(r.stderr, "", r.transcript)
     }
 
@@ -202,7 +202,7 @@ final class CheckAndPluginsTests: XCTestCase {
         let flows = regs.filter { $0["kind"] as? String == "flow" }.compactMap { $0["name"] as? String }
         XCTAssertEqual(flows, ["premium"], "the movies plugin's Lua flow")
         let plugins = (o["plugins"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-        XCTAssertEqual(Array(plugins.prefix(4)), ["basic", "matrioska", "spots", "targeting"], "standard plugins load first")
+        XCTAssertEqual(Array(plugins.prefix(5)), ["basic", "matrioska", "mortar", "spots", "targeting"], "standard plugins load first")
         XCTAssertTrue(plugins.contains("movies"), "\(plugins)")
     }
 

@@ -42,6 +42,7 @@ final class KiwiComparisonTests: XCTestCase {
             XCTAssertEqual(unsat.count, 1, "\(name): \(o.messages)")
             XCTAssertTrue(unsat.first?.message.hasPrefix("unsatisfiable constraint 'width == 900' on #title") ?? false)
             XCTAssertEqual(unsat.first?.location?.description, "s.json:6:106")
+            if ProcessInfo.processInfo.environment["LAYOUT_DEBUG"] != nil { print(name, o.messages); o.result.root?.walk { print($0.path, $0.id ?? "", $0.frame.text) } }
             var frames = OrderedDictionaryBox()
             o.result.root?.walk { frames.add($0.path, $0.frame) }
             let scale = DeviceCatalog.device(named: name)!.scale

@@ -12,6 +12,8 @@ final class PluginLoadingTests: XCTestCase {
         "navigation": ("matrioska", .wrapper, "wrapper"),
         "list": ("spots", .collection, "collection"), "grid": ("spots", .collection, "collection"),
         "carousel": ("spots", .collection, "collection"),
+        "vstack": ("mortar", .cluster, "cluster"), "hstack": ("mortar", .cluster, "cluster"),
+        "container": ("mortar", .cluster, "cluster"),
     ]
     static let rules = ["equals", "in", "not_in", "at_least", "below", "rollout", "between"]
 
@@ -19,7 +21,7 @@ final class PluginLoadingTests: XCTestCase {
     func loadStandard(_ dir: String) throws -> PluginEngine {
         let engine = try PluginEngine()
         let folders = try PluginDiscovery.folders(in: dir).get()
-        XCTAssertEqual(folders.map(\.name), ["basic", "matrioska", "spots", "targeting"], dir)
+        XCTAssertEqual(folders.map(\.name), ["basic", "matrioska", "mortar", "spots", "targeting"], dir)
         engine.load(folders: folders)
         return engine
     }
@@ -28,7 +30,7 @@ final class PluginLoadingTests: XCTestCase {
         for dir in [PluginTestKit.standardPluginsDir, StandardPlugins.root] {
             let engine = try loadStandard(dir)
             XCTAssertTrue(engine.diagnostics.isEmpty, "\(dir): \(PluginTestKit.diagnosticsText(engine))")
-            XCTAssertEqual(engine.plugins.map(\.info.name), ["basic", "matrioska", "spots", "targeting"], dir)
+            XCTAssertEqual(engine.plugins.map(\.info.name), ["basic", "matrioska", "mortar", "spots", "targeting"], dir)
             XCTAssertTrue(engine.plugins.allSatisfy(\.loaded), dir)
             XCTAssertEqual(Set(engine.factory.components.keys), Set(Self.components.keys), dir)
             XCTAssertEqual(Set(engine.factory.rules.keys), Set(Self.rules), dir)
@@ -48,6 +50,13 @@ final class PluginLoadingTests: XCTestCase {
             XCTAssertEqual(engine.factory.components["tab_bar"]?.childMeta != nil, true, "tab_bar declares child_meta")
             XCTAssertEqual(engine.factory.components["spots"] == nil, true)
             XCTAssertEqual(engine.factory.components["list"]?.itemView, "ListItem", dir)
+            // Layout roles (docs/layout.md).
+            let roles = Dictionary(uniqueKeysWithValues: engine.factory.components.map { ($0.key, $0.value.layoutAs ?? "-") })
+            XCTAssertEqual(roles, ["label": "label", "button": "button", "image": "image", "view": "view", "stack": "stack",
+                                   "tab_bar": "tab_bar", "navigation": "navigation", "list": "collection", "grid": "collection",
+                                   "carousel": "collection", "vstack": "vstack", "hstack": "hstack", "container": "container"], dir)
+            XCTAssertEqual(engine.factory.components["label"]?.openStyle, true, dir)
+            XCTAssertEqual(engine.factory.components["label"]?.styleTypes?.map(\.key), ["background", "font", "lines", "padding", "text_color"], dir)
         }
     }
 

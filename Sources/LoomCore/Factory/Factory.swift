@@ -113,6 +113,9 @@ public final class ComponentRegistration {
     /// The declared types of its style keys (`options.style`: key → type name, sorted by key);
     /// nil when it declares none (values are typed by their form, without warnings).
     public var styleTypes: [(key: String, type: String)]?
+    /// `options.open_style`: keys outside `styleTypes` are typed by their form without a warning
+    /// (as `open_meta` does for meta); false: they warn and pass through as JSON.
+    public var openStyle = false
     /// How the component takes part in layout (`options.layout_as`, one of `layoutRoles`); nil:
     /// from its kind (docs/layout.md).
     public var layoutAs: String?

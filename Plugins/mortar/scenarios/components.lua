@@ -1,0 +1,20 @@
+-- mortar: vstack, hstack and container turn meta into props with defaults.
+
+scenario("stacks fill in their defaults", function(t)
+  local s = t:open("profile", { user = "member" })
+  s:expect_prop("page", "axis", "vertical")
+  s:expect_prop("page", "spacing", 8)
+  s:expect_prop("page", "alignment", "center")
+  s:expect_prop("page", "distribution", "fill")
+  s:expect_prop("row", "axis", "horizontal")
+  s:expect_prop("row", "spacing", 0)
+  s:expect_prop("row", "distribution", "fill_equally")
+  s:expect_prop("row", "alignment", "fill")
+end)
+
+scenario("a container shows its children", function(t)
+  local s = t:open("profile", { user = "visitor" })
+  s:expect_visible("avatar")
+  s:expect_hidden("bio")
+  expect_eq(s:props("card"), {})
+end)

@@ -1,2 +1,0 @@
-// Wireframe pictures (SVG, PNG) of a LayoutResult.
-import LoomText

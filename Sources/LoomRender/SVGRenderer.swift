@@ -1,0 +1,95 @@
+// A laid-out screen as an SVG wireframe (docs/render.md).
+import LoomCore
+import LoomLayout
+import LoomStyles
+
+/// What to draw besides the boxes.
+public struct RenderOptions: Sendable, Hashable {
+    /// Thin dashed lines at the safe area's edges.
+    public var safeAreaGuides: Bool
+    /// A red outline (with the message as a tooltip) on each node a finding names.
+    public var findings: Bool
+    /// The action of each tappable node as a badge at its top right.
+    public var badges: Bool
+    /// The document's `<title>` (nil: none).
+    public var title: String?
+    public init(safeAreaGuides: Bool = true, findings: Bool = true, badges: Bool = true, title: String? = nil) {
+        self.safeAreaGuides = safeAreaGuides
+        self.findings = findings
+        self.badges = badges
+        self.title = title
+    }
+}
+
+/// An SVG document and the size in pixels it is drawn at.
+public struct SVGPicture: Sendable, Hashable {
+    public var text: String
+    public var pixelWidth: Int
+    public var pixelHeight: Int
+    /// What could not be drawn as written (a colour that is not `#RRGGBB`/`#AARRGGBB`, a
+    /// finding naming no node), located at the node's source when known.
+    public var warnings: [Diagnostic]
+}
+
+/// Draws a `LayoutResult`: the canvas is the device's pixel size (points × scale), the viewBox
+/// the screen in points. Same result and options → the same bytes.
+public struct SVGRenderer: Sendable {
+    public var options: RenderOptions
+    public init(options: RenderOptions = RenderOptions()) { self.options = options }
+
+    /// The device's pixel size of a result's screen.
+    public static func pixelSize(_ r: LayoutResult) -> (width: Int, height: Int) {
+        (Int((r.width * r.device.scale).rounded()), Int((r.height * r.device.scale).rounded()))
+    }
+
+    public func render(_ r: LayoutResult) -> SVGPicture {
+        let (pw, ph) = SVGRenderer.pixelSize(r)
+        var b = SVGBuilder()
+        b.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+        b.element("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("version", "1.1"),
+                          ("width", String(pw)), ("height", String(ph)),
+                          ("viewBox", "0 0 \(SVGText.number(r.width)) \(SVGText.number(r.height))")], close: false)
+        if let t = options.title { b.element("title", [], text: t) }
+        var warnings: [Diagnostic] = []
+        drawScreen(r, idPrefix: "", into: &b, warnings: &warnings)
+        b.end("svg")
+        return SVGPicture(text: b.text, pixelWidth: pw, pixelHeight: ph, warnings: warnings)
+    }
+
+    /// The screen's content in points (0…width × 0…height); ids start with `idPrefix` so several
+    /// screens can share one document.
+    func drawScreen(_ r: LayoutResult, idPrefix: String, into b: inout SVGBuilder, warnings: inout [Diagnostic]) {
+        var drawing = ScreenDrawing(idPrefix: idPrefix, fonts: FontSizes())
+        var background = SVGColor(rgb: WireframeLegend.screenBackground, opacity: 1)
+        if let bg = r.root?.background, let c = drawing.color(bg, of: r.root!, what: "background", warnings: &warnings) {
+            background = c
+        }
+        b.element("rect", [("class", "screen"), ("x", "0"), ("y", "0"), ("width", SVGText.number(r.width)),
+                           ("height", SVGText.number(r.height)), ("fill", WireframeLegend.screenBackground)])
+        if background.rgb != WireframeLegend.screenBackground || background.opacity != 1 {
+            b.element("rect", [("class", "screen-background"), ("x", "0"), ("y", "0"), ("width", SVGText.number(r.width)),
+                               ("height", SVGText.number(r.height))] + ScreenDrawing.fill(background))
+        }
+        if let root = r.root { drawing.node(root, isRoot: true, into: &b, warnings: &warnings) }
+        if options.safeAreaGuides { safeArea(r, into: &b) }
+        if options.badges, let root = r.root { drawing.badges(root, into: &b) }
+        if options.findings { drawing.findings(r, into: &b, warnings: &warnings) }
+    }
+
+    private func safeArea(_ r: LayoutResult, into b: inout SVGBuilder) {
+        let s = r.safeArea
+        var lines: [(Double, Double, Double, Double)] = []
+        if s.top > 0 { lines.append((0, s.top, r.width, s.top)) }
+        if s.bottom > 0 { lines.append((0, r.height - s.bottom, r.width, r.height - s.bottom)) }
+        if s.left > 0 { lines.append((s.left, 0, s.left, r.height)) }
+        if s.right > 0 { lines.append((r.width - s.right, 0, r.width - s.right, r.height)) }
+        guard !lines.isEmpty else { return }
+        b.element("g", [("class", "safe-area"), ("stroke", WireframeLegend.safeAreaGuide), ("stroke-width", "0.5"),
+                        ("stroke-dasharray", "2 2"), ("fill", "none")], close: false)
+        for (x1, y1, x2, y2) in lines {
+            b.element("line", [("x1", SVGText.number(x1)), ("y1", SVGText.number(y1)),
+                               ("x2", SVGText.number(x2)), ("y2", SVGText.number(y2))])
+        }
+        b.end("g")
+    }
+}

@@ -1,0 +1,114 @@
+// The nodes of one screen: boxes by role, text, image placeholders, ghosts, badges, findings.
+import LoomCore
+import LoomLayout
+import LoomText
+
+struct ScreenDrawing {
+    let idPrefix: String
+    let fonts: FontSizes
+    private var clipCount = 0
+
+    init(idPrefix: String, fonts: FontSizes) {
+        self.idPrefix = idPrefix
+        self.fonts = fonts
+    }
+
+    static func fill(_ c: SVGColor) -> [(String, String)] {
+        c.opacity == 1 ? [("fill", c.rgb)] : [("fill", c.rgb), ("fill-opacity", SVGText.number(c.opacity))]
+    }
+
+    /// A style colour, or nil with a warning when it is not one.
+    func color(_ text: String, of n: LaidOutNode, what: String, warnings: inout [Diagnostic]) -> SVGColor? {
+        if let c = SVGColor.parse(text) { return c }
+        warnings.append(.warning("\(n.path): \(what) '\(TextEscape.escaped(text))' is not #RRGGBB or #AARRGGBB; drawn with the legend's colour", at: n.location))
+        return nil
+    }
+
+    /// The frame inset by half a stroke, so the outline stays inside the frame.
+    private static func inset(_ f: Frame, _ stroke: Double) -> [(String, String)] {
+        let h = min(stroke / 2, f.width / 2, f.height / 2)
+        return [("x", SVGText.number(f.x + h)), ("y", SVGText.number(f.y + h)),
+                ("width", SVGText.number(max(0, f.width - 2 * h))), ("height", SVGText.number(max(0, f.height - 2 * h)))]
+    }
+
+    mutating func node(_ n: LaidOutNode, isRoot: Bool, into b: inout SVGBuilder, warnings: inout [Diagnostic]) {
+        let style = WireframeLegend.style(n.role)
+        var group: [(String, String)] = [("class", n.hidden ? "node hidden" : "node"), ("data-role", n.role.rawValue),
+                                         ("data-path", n.path)]
+        if let id = n.id { group.append(("data-id", id)) }
+        if n.hidden { group.append(("opacity", SVGText.number(WireframeLegend.ghostOpacity))) }
+        b.element("g", group, close: false)
+        b.element("title", [], text: n.id.map { "\(n.type) \($0) (\(n.view)) \(n.path)" } ?? "\(n.type) (\(n.view)) \(n.path)")
+        var fill: [(String, String)] = style.fill.map { [("fill", $0)] } ?? [("fill", "none")]
+        if let bg = n.background, !(isRoot && n.role == .screen), let c = color(bg, of: n, what: "background", warnings: &warnings) {
+            fill = ScreenDrawing.fill(c)
+        }
+        // A ghost always gets an outline, dashed, so an unstyled hidden label still shows.
+        let stroke = style.stroke ?? (n.hidden ? "#8E8E93" : nil)
+        let width = style.stroke == nil ? (n.hidden ? 0.5 : 0) : style.strokeWidth
+        let drawsBox = !(isRoot && n.role == .screen) && (fill[0].1 != "none" || stroke != nil)
+        if drawsBox {
+            var rect = ScreenDrawing.inset(n.frame, width) + fill
+            if let stroke {
+                rect += [("stroke", stroke), ("stroke-width", SVGText.number(width))]
+                if n.hidden { rect.append(("stroke-dasharray", WireframeLegend.ghostDash)) }
+            }
+            if style.cornerRadius > 0 { rect.append(("rx", SVGText.number(min(style.cornerRadius, n.frame.height / 2)))) }
+            b.element("rect", rect)
+        }
+        if n.role == .image { placeholder(n.frame, style: style, into: &b) }
+        if let m = n.text, !m.lines.isEmpty { text(m, of: n, style: style, into: &b, warnings: &warnings) }
+        for c in n.children { node(c, isRoot: false, into: &b, warnings: &warnings) }
+        b.end("g")
+    }
+
+    /// An image: its box crossed by both diagonals.
+    private func placeholder(_ f: Frame, style: BoxStyle, into b: inout SVGBuilder) {
+        let h = min(style.strokeWidth / 2, f.width / 2, f.height / 2)
+        let (x0, y0, x1, y1) = (f.x + h, f.y + h, f.maxX - h, f.maxY - h)
+        let attrs: [(String, String)] = [("stroke", style.stroke ?? "#8E8E93"), ("stroke-width", SVGText.number(style.strokeWidth))]
+        b.element("line", [("x1", SVGText.number(x0)), ("y1", SVGText.number(y0)), ("x2", SVGText.number(x1)), ("y2", SVGText.number(y1))] + attrs)
+        b.element("line", [("x1", SVGText.number(x0)), ("y1", SVGText.number(y1)), ("x2", SVGText.number(x1)), ("y2", SVGText.number(y0))] + attrs)
+    }
+
+    /// The measured lines, vertically centred in the frame, each at its baseline (line k at
+    /// k × lineHeight + ascender below the text's top); buttons centre each line, other roles
+    /// start at the frame's left. Clipped to the frame.
+    private mutating func text(_ m: TextMetrics, of n: LaidOutNode, style: BoxStyle, into b: inout SVGBuilder,
+                               warnings: inout [Diagnostic]) {
+        clipCount += 1
+        let clip = "\(idPrefix)clip\(clipCount)"
+        b.element("clipPath", [("id", clip)], close: false)
+        b.element("rect", [("x", SVGText.number(n.frame.x)), ("y", SVGText.number(n.frame.y)),
+                           ("width", SVGText.number(n.frame.width)), ("height", SVGText.number(n.frame.height))])
+        b.end("clipPath")
+        var colour: [(String, String)] = [("fill", style.textColor)]
+        if let t = n.textColor, let c = color(t, of: n, what: "text_color", warnings: &warnings) { colour = ScreenDrawing.fill(c) }
+        let centred = n.role == .button
+        let x = centred ? n.frame.x + n.frame.width / 2 : n.frame.x
+        let top = n.frame.y + (n.frame.height - m.height) / 2
+        var attrs: [(String, String)] = [("clip-path", "url(#\(clip))"), ("font-family", family(m.face)),
+                                         ("font-size", SVGText.number(fonts.size(of: m)))]
+        let name = m.face.name.lowercased()
+        if name.contains("bold") { attrs.append(("font-weight", "bold")) }
+        if name.contains("italic") || name.contains("oblique") { attrs.append(("font-style", "italic")) }
+        if centred { attrs.append(("text-anchor", "middle")) }
+        // One line of XML with xml:space="preserve": the spaces of a line are drawn as measured,
+        // and no indentation gets between the lines.
+        var line = SVGBuilder.tag("text", [("xml:space", "preserve")] + attrs + colour) + ">"
+        for (k, text) in m.lines.enumerated() {
+            let baseline = top + Double(k) * m.lineHeight + m.ascender
+            line += SVGBuilder.tag("tspan", [("x", SVGText.number(x)), ("y", SVGText.number(baseline))]) + ">"
+                + SVGText.escaped(text) + "</tspan>"
+        }
+        b.raw(line + "</text>")
+    }
+
+    /// The measured face first, then its family as the font file names it (`DejaVuSans-Bold` →
+    /// `DejaVu Sans`) when that differs, then the generic `sans-serif`.
+    func family(_ face: FontFace) -> String {
+        var names = [face.name]
+        if let f = fonts.family(of: face), f != face.name { names.append(f) }
+        return names.map { "'\($0.replacingOccurrences(of: "'", with: ""))'" }.joined(separator: ", ") + ", sans-serif"
+    }
+}

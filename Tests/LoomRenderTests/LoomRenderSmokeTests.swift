@@ -1,8 +1,0 @@
-import XCTest
-@testable import LoomRender
-
-final class LoomRenderModuleTests: XCTestCase {
-    func testModuleLinks() {
-        XCTAssertTrue(true)
-    }
-}
