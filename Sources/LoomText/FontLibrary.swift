@@ -25,6 +25,7 @@ public final class FontLibrary: TextMeasuring, @unchecked Sendable {
     private let lock = NSLock()
     private let library: FT_Library
     private var opened: [String: FreeTypeFace] = [:]  // file → face, under `lock`
+    private var resolved: [String: FontFace] = [:]    // requested name → face, under `lock`
 
     /// Scans `directories` (recursively, sorted; see `FontDirectoryScan`) for `.ttf` and `.otf`
     /// files and checks each opens with FreeType. A face's name is its file name without the
@@ -84,6 +85,20 @@ public final class FontLibrary: TextMeasuring, @unchecked Sendable {
     /// else the documented fallback (`isFallback` true): a DejaVu family and style by keywords,
     /// that family's regular face when the style is not installed, else the first installed face.
     public func face(named requested: String) -> FontFace {
+        lock.lock()
+        defer { lock.unlock() }
+        return resolve(requested)
+    }
+
+    /// `face(named:)` under the lock, remembered per requested name.
+    private func resolve(_ requested: String) -> FontFace {
+        if let face = resolved[requested] { return face }
+        let face = resolveUncached(requested)
+        resolved[requested] = face
+        return face
+    }
+
+    private func resolveUncached(_ requested: String) -> FontFace {
         if let name = namesByLowercase[requested.lowercased()], let file = files[name] {
             return FontFace(requested: requested, name: name, file: file, isFallback: false)
         }
@@ -94,9 +109,9 @@ public final class FontLibrary: TextMeasuring, @unchecked Sendable {
     /// Measures `text` in `font` (docs/text.md, "Measuring"): hard line breaks, then greedy
     /// wrapping to `maxWidth` when given, then the `lines` limit with "…".
     public func measure(_ text: String, font: FontRequest, maxWidth: Double?, lines limit: Int?) -> TextMetrics {
-        var face = self.face(named: font.name)
         lock.lock()
         defer { lock.unlock() }
+        var face = resolve(font.name)
         guard let (usedFace, glyphs) = openedFace(for: &face) else {
             // Every font file vanished after loading: nothing can be measured.
             return TextMetrics(face: face, lines: [], width: 0, height: 0, lineHeight: 0, ascender: 0,

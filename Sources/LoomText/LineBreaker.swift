@@ -7,8 +7,21 @@ struct Cluster: Equatable {
     var lastGlyph: UInt32
     /// Sum of the scalars' advances (a combining mark adds its own advance as the font gives it).
     var advance: Int
-    var isSpace: Bool { character == " " }
-    var isHyphen: Bool { character == "-" }
+    /// U+0020 alone: a break opportunity, not drawn at a line's end.
+    var isSpace: Bool
+    /// U+002D alone: a line may break after it.
+    var isHyphen: Bool
+
+    init(character: Character, firstGlyph: UInt32, lastGlyph: UInt32, advance: Int) {
+        self.character = character
+        self.firstGlyph = firstGlyph
+        self.lastGlyph = lastGlyph
+        self.advance = advance
+        let scalars = character.unicodeScalars
+        let single = scalars.count == 1 ? scalars.first?.value : nil
+        isSpace = single == 0x20
+        isHyphen = single == 0x2D
+    }
 }
 
 /// Greedy line breaking and tail truncation over clusters, in design units (docs/text.md,

@@ -26,7 +26,10 @@ struct TextLayout {
     static func hardLines(_ text: String) -> [[Character]] {
         var result: [[Character]] = [[]]
         for character in text {
-            if character == "\n" || character == "\r\n" || character == "\r" {
+            // CR and LF never combine with other scalars: a Character starting with one is
+            // "\n", "\r" or "\r\n".
+            let first = character.unicodeScalars.first?.value
+            if first == 0x0A || first == 0x0D {
                 result.append([])
             } else {
                 result[result.count - 1].append(character)
@@ -36,8 +39,13 @@ struct TextLayout {
     }
 
     static func cluster(_ character: Character, face: FreeTypeFace) -> Cluster {
-        let glyphs = character.unicodeScalars.map { face.glyph($0) }
-        return Cluster(character: character, firstGlyph: glyphs.first?.index ?? 0, lastGlyph: glyphs.last?.index ?? 0,
-                       advance: glyphs.reduce(0) { $0 + $1.advance })
+        var first: UInt32?, last: UInt32 = 0, advance = 0
+        for scalar in character.unicodeScalars {
+            let glyph = face.glyph(scalar)
+            if first == nil { first = glyph.index }
+            last = glyph.index
+            advance += glyph.advance
+        }
+        return Cluster(character: character, firstGlyph: first ?? 0, lastGlyph: last, advance: advance)
     }
 }

@@ -34,15 +34,17 @@ public struct FontFace: Sendable, Hashable {
 public struct TextMetrics: Sendable, Hashable {
     public var face: FontFace
     /// The text of each line drawn, after wrapping and the `lines` limit (the last one cut with
-    /// "…" when truncated).
+    /// "…" when truncated), without the spaces at its end. Empty for "" (docs/text.md).
     public var lines: [String]
     /// The widest drawn line's advance width.
     public var width: Double
     /// `lines.count` × line height.
     public var height: Double
-    /// The font's line height (ascender − descender + line gap, scaled to the size).
+    /// The font's line height: FreeType's `face->height` (hhea ascender − descender + line gap)
+    /// scaled to the size.
     public var lineHeight: Double
-    /// The font's ascender at this size (the baseline of line k is at k × lineHeight + ascender).
+    /// The font's ascender (`face->ascender`) at this size (the baseline of line k is at
+    /// k × lineHeight + ascender).
     public var ascender: Double
     /// How many lines the text needs at the width given (without the limit).
     public var neededLines: Int

@@ -413,6 +413,24 @@ if wanted("styles_resolve") {
                         s.components, s.styleFiles, s.styledColdUs, s.bareColdUs, s.coldRatio, s.styledWarmUs, s.bareWarmUs, s.warmRatio, s.styledRebuiltUs, s.bareRebuiltUs))
 }
 
+// MARK: text — 2,000 labels measured with FreeType metrics, wrapped and limited (TextBench.swift).
+
+if wanted("text") {
+    let t = textBench(runs: quick ? 3 : 7)
+    if let skipped = t.skipped {
+        results["text"] = .object(["skipped": .string(skipped)])
+        lines.append("text          skipped: " + skipped)
+    } else {
+        results["text"] = .object([
+            "labels": .int(t.labels), "characters": .int(t.characters), "load_ms": r(t.loadMs),
+            "cold_us": r(t.coldUs, 2), "warm_us": r(t.warmUs, 2), "characters_us": r(t.baselineUs, 3),
+            "warm_ratio": r(t.warmUs / t.baselineUs, 2),
+        ])
+        lines.append(String(format: "text          %d labels (%d characters): fonts loaded in %.1f ms; measure %.2f µs/label first pass, %.2f µs/label warm; splitting into Characters %.3f µs/label (warm ratio %.1f)",
+                            t.labels, t.characters, t.loadMs, t.coldUs, t.warmUs, t.baselineUs, t.warmUs / t.baselineUs))
+    }
+}
+
 if jsonOutput {
     print(JSONValue.object(results).serialized(pretty: true))
 } else {

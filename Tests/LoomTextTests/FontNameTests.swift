@@ -72,6 +72,26 @@ final class FontNameTests: XCTestCase {
         XCTAssertEqual(fonts.face(named: "FACE").file, second + "/face.ttf")
     }
 
+    func testAFontFileRemovedAfterLoadingIsReplacedAndSaidSo() throws {
+        let directory = try temporaryDirectory(self)
+        for name in ["A.ttf", "B.ttf"] {
+            try FileManager.default.copyItem(atPath: dejaVuDirectory + "/DejaVuSansMono.ttf", toPath: directory + "/" + name)
+        }
+        let fonts = try FontLibrary.load(directories: [directory]).get()
+        try FileManager.default.removeItem(atPath: directory + "/B.ttf")
+        let metrics = fonts.measure("AV", font: FontRequest(name: "B", size: unitSize), maxWidth: nil, lines: nil)
+        XCTAssertEqual(metrics.face, FontFace(requested: "B", name: "A", file: directory + "/A.ttf", isFallback: true))
+        XCTAssertEqual(metrics.width, 2 * 1233)
+        // Nothing left to open: an empty measurement, not a trap.
+        try FileManager.default.copyItem(atPath: dejaVuDirectory + "/DejaVuSansMono.ttf", toPath: directory + "/B.ttf")
+        let second = try FontLibrary.load(directories: [directory]).get()
+        for name in ["A.ttf", "B.ttf"] { try FileManager.default.removeItem(atPath: directory + "/" + name) }
+        let none = second.measure("AV", font: FontRequest(name: "B", size: unitSize), maxWidth: nil, lines: nil)
+        XCTAssertEqual(none.face.name, "B", "the face asked for, though nothing could be measured")
+        XCTAssertEqual(none.lines, [])
+        XCTAssertEqual(none.width, 0)
+    }
+
     func testNoFontsIsAnErrorSayingWhereAndHowToInstall() throws {
         let empty = try temporaryDirectory(self)
         try "not a font".write(toFile: empty + "/notes.txt", atomically: true, encoding: .utf8)

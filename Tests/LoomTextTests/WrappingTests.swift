@@ -20,20 +20,27 @@ final class WrappingTests: XCTestCase {
 
     func testARunOfSpacesIsOneBreakAndTrailingSpacesDoNotCount() throws {
         let fonts = try installedFonts()
-        let wrapped = fonts.wrap("Hello     World   ", fonts.width("Hello") + 1)
+        // "World" (5869 units) is wider than "Hello" (5191): the width of "World" holds either word.
+        let wrapped = fonts.wrap("Hello     World   ", fonts.width("World"))
         XCTAssertEqual(wrapped.lines, ["Hello", "World"])
-        XCTAssertEqual(wrapped.width, max(fonts.width("Hello"), fonts.width("World")))
+        XCTAssertEqual(wrapped.width, fonts.width("World"))
         XCTAssertEqual(fonts.wrap("Hello   ", nil).lines, ["Hello"])
         XCTAssertEqual(fonts.width("Hello   "), fonts.width("Hello"))
-        XCTAssertEqual(fonts.width("  Hello"), fonts.width("  ") + fonts.width("Hello") , "leading spaces count")
-        // Spaces inside a line count.
-        XCTAssertEqual(fonts.width("a  b"), fonts.width("a") + 2 * 651 + fonts.width("b"))
+        // A space's advance is 651 units; no kern pair with it in DejaVuSans.
+        XCTAssertEqual(fonts.width("  Hello"), 2 * 651 + fonts.width("Hello"), "leading spaces count")
+        XCTAssertEqual(fonts.width("   "), 0, "trailing spaces do not")
+        XCTAssertEqual(fonts.width("a  b"), fonts.width("a") + 2 * 651 + fonts.width("b"), "inner spaces count")
     }
 
     func testBreaksAfterHyphens() throws {
         let fonts = try installedFonts()
         XCTAssertEqual(fonts.wrap("well-known", fonts.width("well-known") - 1).lines, ["well-", "known"])
-        XCTAssertEqual(fonts.wrap("a well-known fact", fonts.width("a well-kn")).lines, ["a well-", "known fact"])
+        let maxWidth = max(fonts.width("a well-"), fonts.width("known fact"))
+        XCTAssertGreaterThan(fonts.width("a well-known"), maxWidth, "precondition")
+        XCTAssertEqual(fonts.wrap("a well-known fact", maxWidth).lines, ["a well-", "known fact"])
+        // A hyphen after a space is no break: not "a -" / "known".
+        XCTAssertGreaterThan(fonts.width("a -known"), fonts.width("-known"), "precondition")
+        XCTAssertEqual(fonts.wrap("a -known", fonts.width("-known")).lines, ["a", "-known"])
     }
 
     func testAWordWiderThanTheLineBreaksBetweenCharacters() throws {
@@ -59,7 +66,7 @@ final class WrappingTests: XCTestCase {
         XCTAssertEqual(lines.height, 4 * lines.lineHeight)
         XCTAssertEqual(fonts.wrap("a\n", nil).lines, ["a", ""], "a break at the end starts an empty line")
         XCTAssertEqual(fonts.wrap("a\n\nb", nil).lines, ["a", "", "b"])
-        XCTAssertEqual(fonts.wrap("Hello World\nok", fonts.width("Hello")).lines, ["Hello", "World", "ok"])
+        XCTAssertEqual(fonts.wrap("Hello World\nok", fonts.width("World")).lines, ["Hello", "World", "ok"])
     }
 
     func testLineLimitCutsTheLastLineWithAnEllipsis() throws {

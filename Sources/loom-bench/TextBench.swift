@@ -1,0 +1,67 @@
+import Foundation
+import LoomText
+
+/// `text`: 2,000 label texts (titles and sentences, 4 font names, sizes 12–20) measured by
+/// `FontLibrary` wrapped to 200 pt with a 2-line limit: the first pass on a fresh library (glyph
+/// advances and kern pairs loaded from FreeType) and a warm pass (from the caches), against the
+/// same run's baseline: splitting every text into Characters, which each measurement does first.
+struct TextFigures {
+    var labels = 0, characters = 0
+    var loadMs = 0.0, coldUs = 0.0, warmUs = 0.0, baselineUs = 0.0
+    var skipped: String?
+}
+
+func textBench(runs: Int) -> TextFigures {
+    var figures = TextFigures()
+    let words = ["movie", "watchlist", "Premium", "AVATAR", "Überraschung", "fiancé", "to", "a", "well-known",
+                 "cast", "director", "2026", "review:", "—", "stars", "naïve", "season", "episode", "WAVE", "Tomorrow"]
+    var texts: [String] = []
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for index in 0..<2000 {
+        var text: [String] = []
+        let count = index % 5 == 0 ? 24 : 2 + index % 6
+        for _ in 0..<count {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            text.append(words[Int(state >> 33) % words.count])
+        }
+        texts.append(text.joined(separator: " "))
+    }
+    let fonts = ["HelveticaNeue", "HelveticaNeue-Bold", "Georgia-Italic", "Menlo"]
+    figures.labels = texts.count
+    figures.characters = texts.reduce(0) { $0 + $1.count }
+    func pass(_ library: FontLibrary) -> Int {
+        var lines = 0
+        for (index, text) in texts.enumerated() {
+            let font = FontRequest(name: fonts[index % 4], size: Double(12 + index % 9))
+            lines += library.measure(text, font: font, maxWidth: 200, lines: 2).lines.count
+        }
+        return lines
+    }
+    var load: [UInt64] = [], cold: [UInt64] = [], warm: [UInt64] = [], baseline: [UInt64] = []
+    for _ in 0..<runs {
+        var t = now()
+        guard case .success(let library) = FontLibrary.load() else {
+            figures.skipped = "no fonts installed (apt-get install -y fonts-dejavu-core)"
+            return figures
+        }
+        load.append(now() - t)
+        t = now()
+        let first = pass(library)
+        cold.append(now() - t)
+        t = now()
+        let second = pass(library)
+        warm.append(now() - t)
+        precondition(first == second, "the warm pass drew other lines than the cold one")
+        t = now()
+        var characters = 0
+        for text in texts { characters += Array(text).count }
+        baseline.append(now() - t)
+        precondition(characters == figures.characters)
+    }
+    let median = { (values: [UInt64]) in Double(values.sorted()[values.count / 2]) }
+    figures.loadMs = median(load) / 1e6
+    figures.coldUs = median(cold) / 1e3 / Double(texts.count)
+    figures.warmUs = median(warm) / 1e3 / Double(texts.count)
+    figures.baselineUs = median(baseline) / 1e3 / Double(texts.count)
+    return figures
+}
