@@ -9,6 +9,8 @@ public struct APIRequest: Sendable {
     public enum Kind: Sendable {
         case screen(String)
         case graph(String)
+        /// The screen laid out and drawn as an SVG wireframe (`host render`).
+        case render(String)
         case list
         case profiles
     }
@@ -137,6 +139,10 @@ public enum ServeApp {
         router.get("v1/graph/:id") { request, context -> Response in
             let id = context.parameters.get("id") ?? ""
             return await answer(request, route: "/v1/graph/{id}", APIRequest(kind: .graph(id), body: nil, query: query(request)), pool, metrics, handler)
+        }
+        router.get("v1/render/:id") { request, context -> Response in
+            let id = context.parameters.get("id") ?? ""
+            return await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: query(request)), pool, metrics, handler)
         }
         let app = Application(
             router: router,

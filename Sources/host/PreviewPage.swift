@@ -35,7 +35,7 @@ const columns = [0, 1].map(i => {
   const s = document.createElement('section');
   s.innerHTML = `<h2>user <select class="profile"></select></h2>
     <textarea class="attrs" placeholder='attributes as JSON, e.g. {"tier": "gold"} (empty: the profile)'></textarea>
-    <div class="wire">wireframe: shown once the layout pass (host render) exists</div>
+    <div class="wire"></div>
     <div class="diag"></div><ul class="tree root"></ul><div class="graph"></div>`;
   $('#columns').appendChild(s);
   return s;
@@ -69,6 +69,7 @@ async function load(i) {
   if (attrs) r = await fetch(`/v1/screens/${encodeURIComponent(screen)}?explain=1`, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({profile: profile || undefined, user: JSON.parse(attrs)})});
   else r = await fetch(`/v1/screens/${encodeURIComponent(screen)}?explain=1` + (profile ? `&profile=${encodeURIComponent(profile)}` : ''));
   results[i] = await r.json();
+  $('.wire', col).innerHTML = attrs ? 'wireframe: for a profile (not for typed attributes)' : `<img alt="wireframe" style="max-width:100%;max-height:480px" src="/v1/render/${encodeURIComponent(screen)}${profile ? '?profile=' + encodeURIComponent(profile) : ''}">`;
   $('.graph', col).innerHTML = `<img alt="graph" src="/v1/graph/${encodeURIComponent(screen)}?format=svg${profile ? '&profile=' + encodeURIComponent(profile) : ''}&t=${Date.now()}">`;
 }
 function draw() {

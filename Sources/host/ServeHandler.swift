@@ -1,8 +1,11 @@
 import Foundation
 import LoomCore
+import LoomLayout
 import LoomPlugins
+import LoomRender
 import LoomServe
 import LoomStyles
+import LoomText
 import OrderedCollections
 
 /// What a `host serve` worker does for one request, with its own workspace: the same
@@ -32,7 +35,7 @@ enum ServeHandler {
             // The screen the app starts on (loom.json's entry, through its flow), for clients' defaults.
             let entry = ws.flows().0.entryPoint(runningScreen: nil)?.screen
             return APIResponse(status: 200, body: JSONValue.object(["screens": .array(list), "entry": entry.map { .string($0) } ?? .null]).serialized(pretty: true) + "\n")
-        case .screen(let id), .graph(let id):
+        case .screen(let id), .graph(let id), .render(let id):
             guard let file = ws.screenFiles()[id] else {
                 let ids = Array(ws.screenFiles().keys)
                 return .problem(404, "Unknown screen", detail: "no screen '\(id)' in \(ws.project.screensDir)\(DidYouMean.hint(id, among: ids))")
@@ -69,6 +72,7 @@ enum ServeHandler {
             let explain = ["1", "true", "yes"].contains(req.query["explain"] ?? "")
             let resolution = ws.resolve(parsed, check: check, user: profile, explain: explain, params: extras.params)
             diagnostics.append(contentsOf: resolution.diagnostics)
+            if case .render = req.kind { return wireframe(ws, resolution, profile: profile, device: extras.device ?? .standard) }
             let withGraph = ["1", "true", "yes"].contains(req.query["graph"] ?? "")
             // The graph is explored only when asked for (it costs more than the resolution).
             let graph = withGraph ? ws.navigationGraph(from: parsed, user: profile) : nil
@@ -79,6 +83,25 @@ enum ServeHandler {
             // A screen that fails closed still answers 200: what could be resolved, plus diagnostics.
             return APIResponse(status: 200, body: report.rendered(.json, style: Style(color: false)))
         }
+    }
+
+    /// `GET /v1/render/{id}`: the resolved screen laid out for the request's device and drawn
+    /// as `host render` draws it (an SVG wireframe).
+    static func wireframe(_ ws: Workspace, _ resolution: Resolution, profile: UserProfile, device ctx: DeviceContext) -> APIResponse {
+        let fonts: FontLibrary
+        switch FontLibrary.shared {
+        case .success(let f): fonts = f
+        case .failure(let e): return .problem(501, "No fonts", detail: "the layout measures text with FreeType and needs a font: \(e.message)")
+        }
+        let size = ctx.device.size(ctx.orientation)
+        var result = LayoutResult(device: ctx.device, orientation: ctx.orientation, width: size.width, height: size.height,
+                                  safeArea: ctx.device.safeAreaInsets(ctx.orientation), root: nil, findings: [])
+        if let tree = resolution.tree {
+            result = LayoutEngine(factory: ws.factory, measurer: fonts).layout(tree, device: ctx.device, orientation: ctx.orientation).result
+        }
+        // The title host render gives the picture.
+        let title = "\(resolution.screen) · \(profile.name ?? "no user") · \(ctx.device.name) \(ctx.orientation.rawValue)"
+        return APIResponse(status: 200, body: SVGRenderer(options: RenderOptions(title: title)).render(result).text, contentType: "image/svg+xml")
     }
 
     /// The user of a request: `profile` (query or body) and `user` attributes (body), `now`.
