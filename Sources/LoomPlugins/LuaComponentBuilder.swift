@@ -128,7 +128,7 @@ final class LuaComponentBuilder: ComponentBuilding {
             what: what, childrenIndex: childrenIndex,
             childIDs: kind == .wrapper ? Array(request.children.prefix(1).map(\.id)) : request.children.map(\.id), scope: scope)
         if let unplaced = engine.endBuildScope(scope), case .success = result {
-            result = .failure(BuildFailure("\(what): \(unplaced)"))
+            result = .failure(BuildFailure(unplaced))
         }
         if cacheable, case .success(let out) = result {
             if let styledKey {
