@@ -6,7 +6,8 @@ import LoomPlugins
 /// file. 100 cards, each a label and a button: as a `card` single whose builder creates both
 /// (`ui.label{…}`, `ui.button{…}`), and as a cluster whose two children are in the JSON. Warm
 /// resolutions (the workspace's caches in use), users alternating; "gated": every button has a
-/// rule, so the created screen's trees are not reused by outcome (built again each time).
+/// rule, which the created screen evaluates after the rule plan, live (it is not in the plan),
+/// before reusing its tree.
 struct CreatedFigures {
     var cards = 0
     var jsonUs = 0.0, createdUs = 0.0, jsonGatedUs = 0.0, createdGatedUs = 0.0

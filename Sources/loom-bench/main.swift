@@ -398,7 +398,7 @@ if wanted("created") {
         "json_gated_us": r(c.jsonGatedUs, 2), "created_gated_us": r(c.createdGatedUs, 2),
         "gated_ratio": r(c.createdGatedUs / c.jsonGatedUs, 3),
     ])
-    lines.append(String(format: "created       %d cards (label + button): warm resolution, JSON children %.1f µs, created with ui.* %.1f µs; every button gated: JSON %.1f µs, created %.1f µs (ratio %.2f: created rules rebuild the tree)",
+    lines.append(String(format: "created       %d cards (label + button): warm resolution, JSON children %.1f µs, created with ui.* %.1f µs; every button gated: JSON %.1f µs, created %.1f µs (ratio %.2f: the created rules are evaluated after the rule plan)",
                         c.cards, c.jsonUs, c.createdUs, c.jsonGatedUs, c.createdGatedUs, c.createdGatedUs / c.jsonGatedUs))
 }
 

@@ -300,11 +300,15 @@ final class CreatedNodesTests: XCTestCase {
               } }
             end, { meta = { title = "string" } })
             host.single("plain", function(node) return { view = "Plain", children = { ui.label{ text = "p" } } } end)
+            host.rule("boom_silver", function(user) if user.tier ~= "gold" then error("kaput") end return true end)
+            host.single("risky", function(node)
+              return { view = "Risky", children = { ui.label{ text = "r", rule = { OR = { "boom_silver", "is_gold" } } } } }
+            end)
             """
         let l = try project(register: register, screen: #"""
             {"screen": "s", "root": {"type": "stack", "children": [
               {"type": "card", "id": "a", "meta": {"title": "A"}}, {"type": "plain", "id": "p", "rule": "is_gold"},
-              {"type": "card", "id": "b", "meta": {"title": "B"}, "rule": {"NOT": "is_gold"}}]}}
+              {"type": "card", "id": "b", "meta": {"title": "B"}, "rule": {"NOT": "is_gold"}}, {"type": "risky", "id": "r"}]}}
             """#)
         for name in ["gold", "silver", "gold", "silver", "gold"] {
             let u = try user(l, name)
@@ -313,7 +317,9 @@ final class CreatedNodesTests: XCTestCase {
             XCTAssertEqual(TreeOutput.text(cached, style: Style(color: false)), TreeOutput.text(uncached, style: Style(color: false)), name)
             XCTAssertEqual(TreeOutput.json(cached.tree!), TreeOutput.json(uncached.tree!), name)
             XCTAssertEqual(cached.diagnostics.items.map(\.description), uncached.diagnostics.items.map(\.description), name)
-            XCTAssertEqual(cached.tree?.children.count, name == "gold" ? 2 : 2)
+            XCTAssertEqual(cached.tree?.children.count, 3)
+            XCTAssertEqual(cached.diagnostics.errors.count, name == "gold" ? 0 : 1, name)
+            XCTAssertEqual(cached.tree?.children.map { $0.children.count }, name == "gold" ? [2, 1, 1] : [1, 1, 0], name)
         }
     }
 }
