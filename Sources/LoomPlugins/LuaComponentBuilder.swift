@@ -35,9 +35,9 @@ final class LuaComponentBuilder: ComponentBuilding {
         // A single's output depends on its node only, unless the resolution has parameters
         // (then its node carries them, and its meta may be bound to them): cached otherwise, by
         // component, or with a resolved style by component and style (its node carries them).
-        // A created node (`ui.*`) is a new object each resolution: never cached by identity.
+        // A created node (`ui.*`) made for one resolution only is never cached by identity.
         let cacheable = kind == .single && request.context.params.isEmpty && request.context.boundMeta.isEmpty
-            && request.component.creation == nil
+            && request.component.isLasting
         let nodeStyle = request.context.nodeStyles.isEmpty ? nil : request.context.nodeStyles[request.component.serial]
         let style = cacheable ? nodeStyle : nil
         let styledKey = style.map { StyledSingle(component: ObjectIdentifier(request.component), style: $0.id) }
@@ -128,7 +128,7 @@ final class LuaComponentBuilder: ComponentBuilding {
             what: what, childrenIndex: childrenIndex,
             childIDs: kind == .wrapper ? Array(request.children.prefix(1).map(\.id)) : request.children.map(\.id), scope: scope)
         if let unplaced = engine.endBuildScope(scope), case .success = result {
-            result = .failure(BuildFailure("\(what): \(unplaced)"))
+            result = .failure(BuildFailure(unplaced))
         }
         if cacheable, case .success(let out) = result {
             if let styledKey {

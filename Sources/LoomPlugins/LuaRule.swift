@@ -126,20 +126,23 @@ final class LuaRule: RuleEvaluating, AttributeReading {
 }
 
 extension LuaRule {
-    /// A rule guarding a node a builder created (`ui.*`): its node and arguments are made for
-    /// this call and released after (created nodes are new objects each resolution, and nodes
-    /// made on one Lua line may differ in their arguments: nothing is cached by identity or
-    /// location).
+    /// A rule guarding a node a builder created (`ui.*`): its arguments are made for this call
+    /// and released after (nodes made on one Lua line may differ in their arguments: nothing is
+    /// cached by location), its node table too unless the node lasts across resolutions.
     private func evaluateCreated(args: JSONNode?, subject c: Component, user: Int32, context: ResolutionContext) -> Result<Bool, BuildFailure> {
         let engine = self.engine
         var made: [Int32] = []
         defer { for r in made { state.release(rawRef: r) } }
         let node: Int32, argsRef: Int32
         do {
-            state.push(json: PluginEngine.nodeJSON(c), keepingOrder: true)
-            try engine.sandbox.freezeTop()
-            node = state.rawRef()
-            made.append(node)
+            if c.isLasting {
+                node = try engine.nodeRef(c)
+            } else {
+                state.push(json: PluginEngine.nodeJSON(c), keepingOrder: true)
+                try engine.sandbox.freezeTop()
+                node = state.rawRef()
+                made.append(node)
+            }
             if let args {
                 if let schema = arguments, schema.hasDefaults {
                     state.push(json: schema.withDefaults(args.plain), keepingOrder: true)

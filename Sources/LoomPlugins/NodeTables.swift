@@ -72,9 +72,9 @@ extension PluginEngine {
         let ctx = request.context
         let bound = ctx.boundMeta[c.serial]
         let style = ctx.nodeStyles.isEmpty ? nil : ctx.nodeStyles[c.serial]
-        // A created node (`ui.*`) is a new object each resolution: its table is made per build,
-        // not kept by identity.
-        guard c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil || style != nil || c.creation != nil
+        // A created node (`ui.*`) made for one resolution only: its table is made per build, not
+        // kept by identity.
+        guard c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil || style != nil || !c.isLasting
         else { return try pushNode(c) }
         var node = PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil)
         if case .object(var o) = node {

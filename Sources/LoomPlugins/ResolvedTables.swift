@@ -29,7 +29,7 @@ extension PluginEngine {
         // builder gave them (the order of a node's meta it passed on, say).
         state.push(json: n.props, keepingOrder: !single)
         state.setField(-2, "props")
-        if let origin = n.origin, origin.creation == nil, ctx.boundMeta[n.serial] == nil {
+        if let origin = n.origin, origin.isLasting, ctx.boundMeta[n.serial] == nil {
             pushMeta(origin)
         } else {
             state.push(json: n.meta ?? .object([:]))

@@ -431,6 +431,19 @@ if wanted("text") {
     }
 }
 
+// MARK: created — nodes builders create with ui.* against the same nodes in the screen file (CreatedBench.swift).
+
+if wanted("created") {
+    let c = createdBench(runs: quick ? 50 : 400, tmp: tmp)
+    results["created"] = .object([
+        "cards": .int(c.cards), "json_us": r(c.jsonUs, 2), "created_us": r(c.createdUs, 2),
+        "json_gated_us": r(c.jsonGatedUs, 2), "created_gated_us": r(c.createdGatedUs, 2),
+        "gated_ratio": r(c.createdGatedUs / c.jsonGatedUs, 3),
+    ])
+    lines.append(String(format: "created       %d cards (label + button): warm resolution, JSON children %.1f µs, created with ui.* %.1f µs; every button gated: JSON %.1f µs, created %.1f µs (ratio %.2f: the created rules are evaluated after the rule plan)",
+                        c.cards, c.jsonUs, c.createdUs, c.jsonGatedUs, c.createdGatedUs, c.createdGatedUs / c.jsonGatedUs))
+}
+
 if jsonOutput {
     print(JSONValue.object(results).serialized(pretty: true))
 } else {

@@ -17,7 +17,7 @@ final class CreatedNodesTests: XCTestCase {
         var loadText: String
     }
 
-    func project(register: String, screen: String) throws -> Loaded {
+    func project(register: String, screen: String, limits: LuaLimits = .default) throws -> Loaded {
         let fm = FileManager.default
         let dir = fm.temporaryDirectory.appendingPathComponent("loom-created-\(UUID().uuidString)")
         try fm.createDirectory(at: dir.appendingPathComponent("plugins/t"), withIntermediateDirectories: true)
@@ -31,6 +31,7 @@ final class CreatedNodesTests: XCTestCase {
         var o = Workspace.Options()
         o.project = dir.path
         o.standardPlugins = PluginTestKit.packageRoot + "/Plugins"
+        o.limits = limits
         let ws = try Workspace(options: o)
         var d = ws.loadDiagnostics
         let loaded = ws.screen(file: dir.path + "/screens/s.json")
@@ -121,13 +122,13 @@ final class CreatedNodesTests: XCTestCase {
         let l = try project(register: register, screen: #"{"screen": "s", "root": {"type": "card", "id": "c"}}"#)
         let (r, text) = try resolve(l)
         XCTAssertNil(r.tree)
-        XCTAssertTrue(text.contains("plugin.lua:3: no component type 'lable'; did you mean 'label'?"), text)
+        XCTAssertTrue(text.contains("plugin.lua:3) failed: no component type 'lable'; did you mean 'label'?"), text)
         let (_, t2) = try resolve(try project(register: """
             host.single("card", function(node)
-              return { view = "Card", children = { ui.node("butn", {}) } }
+              return { view = "Card", children = { ui.node("buton", {}) } }
             end)
             """, screen: #"{"screen": "s", "root": {"type": "card"}}"#))
-        XCTAssertTrue(t2.contains("plugin.lua:3: no component type 'butn'; did you mean 'button'?"), t2)
+        XCTAssertTrue(t2.contains("plugin.lua:3) failed: no component type 'buton'; did you mean 'button'?"), t2)
     }
 
     func testBadMetaTypeIsLocatedAtTheLuaLine() throws {
@@ -198,10 +199,11 @@ final class CreatedNodesTests: XCTestCase {
               return { view = "Many", children = out }
             end)
             """
+        // (Debug builds are slow: a generous time budget, so only the bounds decide.)
         let l = try project(register: register, screen: #"""
             {"screen": "s", "root": {"type": "stack", "children": [
               {"type": "many", "id": "a"}, {"type": "many", "id": "b"}, {"type": "many", "id": "c"}, {"type": "too_many", "id": "d"}]}}
-            """#)
+            """#, limits: LuaLimits(timeBudgetMilliseconds: 20_000))
         let (r, text) = try resolve(l)
         var visible = 0
         r.tree?.walk { n in if n.type == "view" { visible += 1 } }
@@ -270,7 +272,7 @@ final class CreatedNodesTests: XCTestCase {
             host.single("dropped", function(node) local l = ui.label{}; return { view = "D" } end)
             host.single("twice", function(node) local l = ui.label{}; return { view = "T", children = { l, l } } end)
             host.single("writes", function(node) ui.label = 1; return { view = "W" } end)
-            host.single("given", function(node) return { view = "G", children = { ui.vstack{ { type = "label" } } } } end)
+            host.single("given", function(node) return { view = "G", children = { ui.stack{ { type = "label" } } } } end)
             host.single("loaded", function(node) return { view = at_load and "Bad" or "Fine" } end)
             """
         let l = try project(register: register, screen: #"""
@@ -298,11 +300,15 @@ final class CreatedNodesTests: XCTestCase {
               } }
             end, { meta = { title = "string" } })
             host.single("plain", function(node) return { view = "Plain", children = { ui.label{ text = "p" } } } end)
+            host.rule("boom_silver", function(user) if user.tier ~= "gold" then error("kaput") end return true end)
+            host.single("risky", function(node)
+              return { view = "Risky", children = { ui.label{ text = "r", rule = { OR = { "boom_silver", "is_gold" } } } } }
+            end)
             """
         let l = try project(register: register, screen: #"""
             {"screen": "s", "root": {"type": "stack", "children": [
               {"type": "card", "id": "a", "meta": {"title": "A"}}, {"type": "plain", "id": "p", "rule": "is_gold"},
-              {"type": "card", "id": "b", "meta": {"title": "B"}, "rule": {"NOT": "is_gold"}}]}}
+              {"type": "card", "id": "b", "meta": {"title": "B"}, "rule": {"NOT": "is_gold"}}, {"type": "risky", "id": "r"}]}}
             """#)
         for name in ["gold", "silver", "gold", "silver", "gold"] {
             let u = try user(l, name)
@@ -311,7 +317,9 @@ final class CreatedNodesTests: XCTestCase {
             XCTAssertEqual(TreeOutput.text(cached, style: Style(color: false)), TreeOutput.text(uncached, style: Style(color: false)), name)
             XCTAssertEqual(TreeOutput.json(cached.tree!), TreeOutput.json(uncached.tree!), name)
             XCTAssertEqual(cached.diagnostics.items.map(\.description), uncached.diagnostics.items.map(\.description), name)
-            XCTAssertEqual(cached.tree?.children.count, name == "gold" ? 2 : 2)
+            XCTAssertEqual(cached.tree?.children.count, 3)
+            XCTAssertEqual(cached.diagnostics.errors.count, name == "gold" ? 0 : 1, name)
+            XCTAssertEqual(cached.tree?.children.map { $0.children.count }, name == "gold" ? [2, 1, 1] : [1, 1, 0], name)
         }
     }
 }

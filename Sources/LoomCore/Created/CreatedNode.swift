@@ -46,10 +46,21 @@ public enum BuiltChild: Sendable, Hashable {
 public struct Creation: Sendable, Hashable {
     public var depth: Int
     public var builder: String
-    public init(depth: Int, builder: String) {
+    /// Kept by a resolution cache: the same object in every resolution that creates it, so it
+    /// may be a key of caches by identity. False: made for one resolution only.
+    public var shared: Bool
+    public init(depth: Int, builder: String, shared: Bool = false) {
         self.depth = depth
         self.builder = builder
+        self.shared = shared
     }
+}
+
+extension Component {
+    /// True when the object is the same in every resolution (a screen file's component, or a
+    /// created node a resolution cache keeps): caches by identity may hold it.
+    @inline(__always)
+    public var isLasting: Bool { creation?.shared ?? true }
 }
 
 /// The bounds on created nodes: a resolution never hangs or overflows its stack on a builder

@@ -54,6 +54,35 @@ public final class ResolutionCache {
         return p
     }
 
+    /// Created nodes (`ui.*`) by parent, place and what was written (bounded: cleared when full).
+    @exclusivity(unchecked) var createdNodes: [CreatedKey: CreatedEntry] = [:]
+    public static let maxCreatedNodes = 4096
+    /// The next serial of a created node this cache keeps (-1: not started).
+    private var createdSerial = -1
+
+    /// A serial no other component of the screen or created node of this cache has.
+    func nextCreatedSerial(after screenSerials: Int) -> Int {
+        if createdSerial < 0 { createdSerial = screenSerials }
+        defer { createdSerial += 1 }
+        return createdSerial
+    }
+
+    func storeCreated(_ key: CreatedKey, _ entry: CreatedEntry) {
+        if createdNodes.count >= ResolutionCache.maxCreatedNodes { createdNodes.removeAll(keepingCapacity: true) }
+        createdNodes[key] = entry
+    }
+
+    /// Trees holding created nodes with rules, by the plan's outcomes: each with the outcomes of
+    /// those rules (a few variants per key, bounded).
+    @exclusivity(unchecked) var createdTrees: [OutcomeKey: [CreatedTree]] = [:]
+    public static let maxCreatedTreeVariants = 16
+
+    func storeCreatedTree(_ key: OutcomeKey, _ tree: CreatedTree) {
+        if createdTrees[key] == nil, createdTrees.count >= ResolutionCache.maxTrees { createdTrees.removeAll(keepingCapacity: true) }
+        if (createdTrees[key]?.count ?? 0) >= ResolutionCache.maxCreatedTreeVariants { createdTrees[key] = nil }
+        createdTrees[key, default: []].append(tree)
+    }
+
     func store(_ key: OutcomeKey, tree: ResolvedNode?, diagnostics: [Diagnostic]) {
         if trees.count >= ResolutionCache.maxTrees { trees.removeAll(keepingCapacity: true) }
         trees[key] = (tree, diagnostics)

@@ -48,16 +48,23 @@ public struct Resolver {
             ctx.diagnostics.append(contentsOf: hit.diagnostics)
             return Resolution(screen: screen.id, user: user, tree: hit.tree, diagnostics: ctx.diagnostics)
         }
+        if let hit = reusedCreatedTree(key, cache: cache, ctx: ctx) {
+            ctx.diagnostics.append(contentsOf: hit.diagnostics)
+            return Resolution(screen: screen.id, user: user, tree: hit.tree, diagnostics: ctx.diagnostics, evaluatedCreatedRules: true)
+        }
         ctx.replayLeaves = leaves
         ctx.replayIndex = 0
         let before = ctx.diagnostics.count
         let tree = resolve(screen.root, parentMeta: nil, ctx: ctx)
         ctx.replayLeaves = nil
         ctx.reportNotCalledAgain()
-        // A tree holding created nodes with rules depends on their outcomes too: not reused by
-        // the plan's outcomes alone (built again each time; their builders' outputs stay cached).
+        // A tree holding created nodes with rules depends on their outcomes too: kept with those
+        // outcomes, reused only when they come out the same (see `reusedCreatedTree`).
         if !ctx.created.evaluatedRule {
             cache.store(key, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...]))
+        } else if !ctx.created.failedRule {
+            cache.storeCreatedTree(key, CreatedTree(
+                checks: ctx.created.trail, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...])))
         }
         return Resolution(
             screen: screen.id, user: user, tree: tree, diagnostics: ctx.diagnostics, evaluatedCreatedRules: ctx.created.evaluatedRule)
@@ -81,7 +88,10 @@ public struct Resolver {
         if case .component(let c) = subject, c.creation != nil {
             ctx.created.evaluatedRule = true
             var live = LiveRuleWalk(factory: factory, subject: subject, ctx: ctx)
-            return RuleEvaluator.run(rule, &live)
+            let trace = RuleEvaluator.run(rule, &live)
+            ctx.created.trail.append(CreatedRuleCheck(rule: rule, subject: c, trace: trace))
+            if trace.value == nil { ctx.created.failedRule = true }
+            return trace
         }
         if let leaves = ctx.replayLeaves {
             var replay = ReplayRuleWalk(leaves: leaves, cursor: ctx.replayIndex)
@@ -127,7 +137,7 @@ public struct Resolver {
             nodeStyle = st
             ctx.nodeStyles[c.serial] = st
         }
-        if reg?.kind == .single, c.creation == nil, let cached = cache?.singles[c.serial] {
+        if reg?.kind == .single, c.isLasting, let cached = cache?.singles[c.serial] {
             var n = cached
             n.rule = trace
             return n
@@ -223,7 +233,7 @@ public struct Resolver {
             extraMeta: extraMeta(c, ctx: ctx), resolvedStyle: nodeStyle)
         // A single that created children is not reused whole: what they show depends on their
         // rules, evaluated per resolution (its builder's output stays cached by the engine).
-        if reg?.kind == .single, c.creation == nil, output.children == nil, let cache { cache.singles[c.serial] = node }
+        if reg?.kind == .single, c.isLasting, output.children == nil, let cache { cache.singles[c.serial] = node }
         node.rule = trace
         return node
     }
