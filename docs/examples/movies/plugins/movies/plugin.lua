@@ -23,7 +23,7 @@ return {
     host.single("movie_header", function(node)
       local id = node.params and node.params.id
       return { view = "MovieHeader", props = { id = id, title = id and (TITLES[id] or ("Movie " .. id)) or "Movie" } }
-    end, { description = "the title of the movie the screen was opened with (node.params.id)" })
+    end, { layout_as = "label", description = "the title of the movie the screen was opened with (node.params.id), laid out as a label of its title" })
 
     host.item("cast", function(item)
       return { view = "CastCell", props = { name = item.title } }
