@@ -2,7 +2,8 @@
 import Foundation
 import LoomText
 
-/// `TextMetrics` gives the face's file and the ascender at the measured size, not the size. A
+/// `TextMetrics.size` is the size measured at (FontLibrary fills it). A measurer that leaves it
+/// 0 gives the face's file and the ascender at the measured size: a
 /// TrueType/OpenType file's `head` table holds units per em and `hhea` the ascender in font
 /// units (FreeType's `FT_Face.ascender`, which `FontLibrary` scales), so size = measured
 /// ascender × unitsPerEm ÷ hhea ascender. When the file cannot be read the size is
@@ -12,6 +13,7 @@ final class FontSizes {
     private var files: [String: FontFileInfo?] = [:]
 
     func size(of m: TextMetrics) -> Double {
+        if m.size > 0 { return m.size }
         if let u = info(m.face.file), u.ascender > 0, m.ascender > 0 {
             return m.ascender * u.unitsPerEm / u.ascender
         }

@@ -131,7 +131,7 @@ public final class FontLibrary: TextMeasuring, @unchecked Sendable {
                            width: points(layout.lines.map { breaker.width($0[...]) }.max() ?? 0),
                            height: Double(layout.lines.count) * lineHeight, lineHeight: lineHeight,
                            ascender: points(glyphs.ascender), neededLines: layout.neededLines,
-                           truncated: layout.truncated)
+                           truncated: layout.truncated, size: size)
     }
 
     /// The FreeType face for `face.file`, opened once. When it no longer opens (the file changed

@@ -50,8 +50,10 @@ public struct TextMetrics: Sendable, Hashable {
     public var neededLines: Int
     /// True when `neededLines` exceeds the limit: the text is cut.
     public var truncated: Bool
+    /// The font size measured at, in points (0 when a measurer does not say).
+    public var size: Double
     public init(face: FontFace, lines: [String], width: Double, height: Double, lineHeight: Double, ascender: Double,
-                neededLines: Int, truncated: Bool) {
+                neededLines: Int, truncated: Bool, size: Double = 0) {
         self.face = face
         self.lines = lines
         self.width = width
@@ -60,6 +62,7 @@ public struct TextMetrics: Sendable, Hashable {
         self.ascender = ascender
         self.neededLines = neededLines
         self.truncated = truncated
+        self.size = size
     }
 }
 
