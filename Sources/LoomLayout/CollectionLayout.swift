@@ -31,10 +31,11 @@ struct CollectionLayout {
     }
 
     var columns: Int {
-        let span = StyleRead.number(setting(["span"])) ?? 1
-        let perRow = StyleRead.number(setting(["items_per_row", "items-per-row", "itemsPerRow"])) ?? 1
-        if span > 1 { return Int(span) }
-        if perRow > 1 { return Int(perRow) }
+        // Whole columns, at most 1,000.
+        let span = StyleRead.count(setting(["span"]), limit: 1000) ?? 1
+        let perRow = StyleRead.count(setting(["items_per_row", "items-per-row", "itemsPerRow"]), limit: 1000) ?? 1
+        if span > 1 { return span }
+        if perRow > 1 { return perRow }
         return 1
     }
 

@@ -43,7 +43,7 @@ struct IntrinsicSizer {
             case .label, .button:
                 n.text = IntrinsicSizer.text(n)
                 if let f = StyleRead.font(n.style?["font"]) { n.font = f }
-                n.lines = StyleRead.number(n.style?["lines"]).map { max(0, Int($0)) } ?? 1
+                n.lines = StyleRead.count(n.style?["lines"]) ?? 1
                 n.padding = StyleRead.insets(n.style?["padding"]) ?? (n.role == .button ? IntrinsicSizer.buttonPadding : EdgeInsets())
                 if let t = n.text {
                     let m = measurer.measure(t, font: n.font, maxWidth: nil, lines: n.lines)

@@ -51,10 +51,11 @@ struct OwnConstraints {
                     }
                 }
             }
-            for single in parsed.expanded() {
+            let singles = parsed.expanded()
+            for single in singles {
                 do {
                     let c = try single.solverConstraint { (t, a) throws(Unusable) -> LinearExpression in try resolve(i, t, a) }
-                    sys.add(c, ConstraintOrigin(node: i, text: single.description, written: parsed.expanded().count > 1 ? text : nil, location: at))
+                    sys.add(c, ConstraintOrigin(node: i, text: single.description, written: singles.count > 1 ? text : nil, location: at))
                 } catch {
                     sys.diagnostics.append(.error("constraint '\(TextEscape.escaped(text))' on \(tree.describe(i)): \(error.message); left out", at: at))
                     break

@@ -7,11 +7,17 @@ import LoomText
 /// docs/styles.md: insets `{top, left, bottom, right}`, size `{width, height}`, font
 /// `{name, size}`, color `{r, g, b, a}`).
 enum StyleRead {
+    /// A finite number, or a string holding one ("12"); nil otherwise (nan and inf too).
     static func number(_ v: JSONValue?) -> Double? {
         guard let v else { return nil }
-        if let d = v.double { return d }
-        if let s = v.string { return Double(s) }
-        return nil
+        let d = v.double ?? v.string.flatMap { Double($0) }
+        guard let d, d.isFinite else { return nil }
+        return d
+    }
+
+    /// A whole count from a number, clamped to 0…limit.
+    static func count(_ v: JSONValue?, limit: Int = 10_000) -> Int? {
+        number(v).map { Int(max(0, min(Double(limit), $0.rounded(.down)))) }
     }
 
     static func insets(_ v: JSONValue?) -> EdgeInsets? {
@@ -40,7 +46,7 @@ enum StyleRead {
         guard let v else { return nil }
         if let s = v.string { return s }
         guard let o = v.object else { return nil }
-        func byte(_ k: String) -> Int { Int(((number(o[k]) ?? (k == "a" ? 1 : 0)) * 255).rounded()) }
+        func byte(_ k: String) -> Int { Int((max(0, min(1, number(o[k]) ?? (k == "a" ? 1 : 0))) * 255).rounded()) }
         var s = String(format: "#%02X%02X%02X", byte("r"), byte("g"), byte("b"))
         if byte("a") != 255 { s += String(format: "%02X", byte("a")) }
         return s

@@ -111,7 +111,7 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
         return f
     }
     let script = (solverScript as NSString).deletingLastPathComponent + "/layout-compare"
-    let file = tmp + "/layout-bench-system.json"
+    let file = ProcessInfo.processInfo.environment["LOOM_LAYOUT_BENCH_SYSTEM"] ?? (tmp + "/layout-bench-system.json")
     try! system.json.serialized(pretty: false).write(toFile: file, atomically: true, encoding: .utf8)
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
