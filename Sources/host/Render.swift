@@ -109,7 +109,9 @@ struct Render: ParsableCommand {
                                                     showHidden: showHidden, params: params.values)
             diagnostics.append(contentsOf: d)
             var options = renderOptions
-            options.title = "\(screen): \(names.map { $0 ?? "no user" }.joined(separator: ", ")) × \(contexts.map(\.device.name).joined(separator: ", "))"
+            // Named by the screen's id, as single pictures are (not the path given).
+            let id = (try? ws.locateScreen(screen).get()).flatMap { ws.screen(file: $0).screen?.id } ?? screen
+            options.title = "\(id): \(names.map { $0 ?? "no user" }.joined(separator: ", ")) × \(contexts.map(\.device.name).joined(separator: ", "))"
             picture = MatrixRenderer(options: options, pixelScale: scale).render(cells)
         } else {
             let layout = try RenderLayout.make(screen, in: ws, user: user, device: deviceOptions.context,

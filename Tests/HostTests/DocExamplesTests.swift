@@ -40,4 +40,25 @@ final class DocExamplesTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.transcript)
         XCTAssertTrue(r.stdout.contains("1 passed"), r.transcript)
     }
+
+    /// The sample app's pictures (docs/examples/movies/renders, shown in its README) are what
+    /// `host render` draws today, byte for byte.
+    func testSampleAppRendersAreCurrent() throws {
+        let dir = try Host.temporaryFolder("renders")
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        var cases: [(file: String, args: [String])] = []
+        for d in ["iphone-se-1st", "iphone-15", "ipad"] {
+            cases.append(("home-free-\(d).svg", [Host.homeScreen, "--user", "free", "--device", d]))
+            cases.append(("movie_detail-gold-\(d).svg", [Host.moviesProject + "/screens/movie_detail.json", "--user", "gold", "--param", "id=42", "--device", d]))
+        }
+        cases.append(("home-matrix.svg", [Host.homeScreen, "--matrix", "--users", "gold,free", "--devices", "iphone-se-1st,iphone-15,ipad"]))
+        for c in cases {
+            let out = dir.appendingPathComponent(c.file)
+            let r = try Host.run(["render"] + c.args + ["-o", out.path])
+            assertExit(r, 0)
+            let want = try Data(contentsOf: URL(fileURLWithPath: Host.moviesProject + "/renders/" + c.file))
+            let got = try Data(contentsOf: out)
+            XCTAssertEqual(got, want, "renders/\(c.file) is stale: regenerate it (docs/examples/movies/renders/README.md)")
+        }
+    }
 }
