@@ -97,14 +97,32 @@ public struct TreeDiffer: Sendable {
         var out: [String] = []
         for k in keys {
             let a = oo[k], b = no[k]
-            if a == b { continue }
+            if Self.same(a, b) { continue }
             if expanded.contains(k), let ao = Self.members(a), let bo = Self.members(b) {
-                for mk in Set(ao.keys).union(bo.keys) where ao[mk] != bo[mk] { out.append(k + "." + mk) }
+                for mk in Set(ao.keys).union(bo.keys) where !Self.same(ao[mk], bo[mk]) { out.append(k + "." + mk) }
             } else {
                 out.append(k)
             }
         }
         return out.sorted()
+    }
+
+    /// Equal as JSON: objects whatever the order of their members (a file rewritten by a tool
+    /// may reorder `{"width", "height"}`), arrays in order, numbers by value.
+    static func same(_ a: JSONValue?, _ b: JSONValue?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        if a == b { return true }
+        switch (a, b) {
+        case (.object(let x), .object(let y)):
+            guard x.count == y.count else { return false }
+            for (k, v) in x { guard let w = y[k], same(v, w) else { return false } }
+            return true
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        default:
+            if let p = a.double, let q = b.double { return p == q }
+            return false
+        }
     }
 
     /// An object's members, an absent value as no members, anything else nil (compared whole).

@@ -4,14 +4,15 @@ import XCTest
 
 /// Nothing a screen file says is silently dropped: every key of every compat file
 /// (../shared/compat, skipped when absent), of the sample app's screens and of the header/footer
-/// fixture either shows in `host run --format json --explain` for at least one profile, or is
+/// fixture either shows in `host run --format json --explain --layout` for at least one profile, or is
 /// named in a diagnostic at its place.
 ///
 /// What "shows" means, per key (the same list is in docs/screens.md, "Every key is used or reported"):
 /// - Consumed keys, whose effect is what shows: `type` (Spots: `kind`) is the node's `type`, an
 ///   item's `kind` (or Spots' `type`) its `kind`, `id` the node's `id`, `action` (or Spots'
 ///   `target.uri`) its `action`, `rule` the rule trace `--explain` prints on the node, `style`
-///   and an item's `size` the node's `style` / `size` as written; `children`, `items`, `header`,
+///   and an item's `size` the node's `style` / `size` as written (a resolved style: the names
+///   applied, `style_names` with `--explain`), `constraints` the node's `frame` (`--layout`); `children`, `items`, `header`,
 ///   `footer`, `root`, `structure` and `components` hold components and items, whose own keys are
 ///   checked; `meta`, `layout` and `target` are objects whose own keys are checked; a native
 ///   screen's `screen`, `title` and `description` are the output's fields of those names;
@@ -109,7 +110,7 @@ final class NoKeyDroppedTests: XCTestCase {
         let doc = try JSONReader.parseFile(atPath: file.path)
         var runs: [Run] = []
         for p in profiles {
-            var args = ["run", file.path, "--format", "json", "--explain"] + extra
+            var args = ["run", file.path, "--format", "json", "--explain", "--layout"] + extra
             if let p { args += ["--user", p] }
             let r = try Host.run(args)
             guard let top = JSONReader.parseValue(r.stdout) else {
@@ -195,7 +196,13 @@ struct KeyWalker {
                 add(m, "rule (its trace with --explain)", span: span, owner: p) { run in run.nodes[p]?["rule"] != nil }
             case "style":
                 let want = m.value.plain
-                add(m, "style as written", span: span, owner: p) { run in run.nodes[p]?["style"].map { Self.equivalent($0, want) } ?? false }
+                // Resolved (the project has styles): the names applied, with --explain.
+                let names: JSONValue = if case .string = want { .array([want]) } else { want }
+                add(m, "style as written", span: span, owner: p) { run in
+                    (run.nodes[p]?["style"].map { Self.equivalent($0, want) } ?? false) || run.nodes[p]?["style_names"] == names
+                }
+            case "constraints":
+                add(m, "constraints (the node's frame with --layout)", span: span, owner: p) { run in run.nodes[p]?["frame"] != nil }
             case "children":
                 let list = m.value.array ?? []
                 if m.value.array == nil { add(m, "children", span: span, owner: p) { _ in false } }

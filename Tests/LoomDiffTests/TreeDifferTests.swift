@@ -31,6 +31,16 @@ final class TreeDifferTests: XCTestCase {
         XCTAssertEqual(d.unchanged, 4)
     }
 
+    /// A size written `{"width", "height"}` in one file and `{"height", "width"}` in the other
+    /// (a tool rewrote it) is the same size: no change; a different value still is.
+    func testMemberOrderIsNoChange() {
+        let old = root([list([item("A", size: ["width": 80, "height": 120])])])
+        let new = root([list([item("A", size: ["height": 120, "width": 80])])])
+        XCTAssertEqual(TreeDiffer(old: old, new: new).changes, [])
+        let bigger = root([list([item("A", size: ["height": 121, "width": 80])])])
+        XCTAssertEqual(kinds(TreeDiffer(old: old, new: bigger)), ["hard root/children[0]/items[0]"])
+    }
+
     func testAppendTwoAndUpdateOneIsTwoInsertedAndOneSoft() {
         let old = root([list([item("A"), item("B"), item("C")])])
         let new = root([list([item("A"), item("B2"), item("C"), item("D"), item("E")])])

@@ -40,7 +40,10 @@ public enum TreeOutput {
             if let m = n.extraMeta { o["extra_meta"] = m }
             if let rs = n.resolvedStyle {
                 o["style"] = rs.values
-                if explain { o["style_provenance"] = styleProvenanceJSON(rs) }
+                if explain {
+                    o["style_names"] = .array(rs.names.map { .string($0) })
+                    o["style_provenance"] = styleProvenanceJSON(rs)
+                }
             } else if let st = n.style {
                 o["style"] = st
             }
