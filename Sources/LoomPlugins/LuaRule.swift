@@ -112,16 +112,7 @@ final class LuaRule: RuleEvaluating, AttributeReading {
         } catch {
             return .failure(engine.failure(error))
         }
-        let answer: Bool?
-        do {
-            answer = try state.callRule(owner: owner, function: fnRef, user: user, args: argsRef, node: node)
-        } catch {
-            exhausted.note(error, in: context)
-            return .failure(engine.failure(error))
-        }
-        if let answer { return .success(answer) }
-        defer { state.pop(1) }
-        return .failure(BuildFailure("rule '\(name)' (plugin \(plugin.name)) returned \(state.type(-1) == .nil ? "nil" : "a " + state.typeName(-1)), expected a boolean"))
+        return call(user: user, args: argsRef, node: node, context: context)
     }
 }
 
@@ -158,6 +149,15 @@ extension LuaRule {
         } catch {
             return .failure(engine.failure(error))
         }
+        return call(user: user, args: argsRef, node: node, context: context)
+    }
+}
+
+extension LuaRule {
+    /// Calls the rule's function with the user, arguments and node tables; its answer must be
+    /// a boolean. A time or memory limit it hits is noted, so it is not called again this
+    /// resolution.
+    func call(user: Int32, args argsRef: Int32, node: Int32, context: ResolutionContext) -> Result<Bool, BuildFailure> {
         let answer: Bool?
         do {
             answer = try state.callRule(owner: owner, function: fnRef, user: user, args: argsRef, node: node)
