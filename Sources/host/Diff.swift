@@ -37,11 +37,7 @@ struct Diff: ParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
 
     /// The engine's workspace options with the chosen device context.
-    var workspaceOptions: Workspace.Options {
-        var o = engine.workspaceOptions
-        o.device = deviceOptions.chosen
-        return o
-    }
+    var workspaceOptions: Workspace.Options { engine.workspaceOptions(device: deviceOptions.chosen) }
 
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomStyles
 import LuaRuntime
 
 /// Options every command that loads plugins shares.
@@ -52,6 +53,14 @@ struct EngineOptions: ParsableArguments {
         o.extraPluginDirs = plugins
         o.limits = limits
         o.verbose = verbose
+        return o
+    }
+
+    /// The same, for resolutions on a device context (`--device`, `--orientation`, `--traits`;
+    /// nil: the default device, not chosen): every workspace a command opens gets it.
+    func workspaceOptions(device: DeviceContext?) -> Workspace.Options {
+        var o = workspaceOptions
+        o.device = device
         return o
     }
 

@@ -58,9 +58,7 @@ struct PopulationOptions: ParsableArguments {
     /// The screens in the caller's workspace (load problems reported; exit 1 on errors).
     func screens(_ args: [String], engine: EngineOptions, device: DeviceContext?) throws -> PopulationScreens {
         engine.apply()
-        var options = engine.workspaceOptions
-        options.device = device
-        let (screens, d) = PopulationScreens.open(options: options, screens: args)
+        let (screens, d) = PopulationScreens.open(options: engine.workspaceOptions(device: device), screens: args)
         Console.report(d)
         guard let screens else { throw ExitCode(1) }
         return screens
@@ -100,7 +98,7 @@ struct Eval: ParsableCommand {
         let input = try population.input()
         let writer = EvalLineWriter(format: format, select: select)
         var report = EvalReport(jobs: population.jobs, failFast: population.failFast)
-        report.run(screens: screens, first: main, input: input, writer: writer, engine: engine)
+        report.run(screens: screens, first: main, input: input, writer: writer, engine: engine, device: deviceOptions.chosen)
         if report.failed { throw ExitCode(1) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPopulation
+import LoomStyles
 
 /// Runs `host eval` and reports on it: the output streamed to stdout in input order, users that
 /// could not be read reported at their line as they come, resolution problems once each with
@@ -20,13 +21,15 @@ struct EvalReport {
 
     var failed: Bool { failures > 0 || notes.hasErrors }
 
-    mutating func run(screens args: [String], first: PopulationScreens, input: UserInput, writer: EvalLineWriter, engine: EngineOptions) {
+    mutating func run(screens args: [String], first: PopulationScreens, input: UserInput, writer: EvalLineWriter, engine: EngineOptions,
+                      device: DeviceContext?) {
         let sink = OutputSink()
         var output = EvalOutput(writer: writer)
         let progress = Progress()
         sink.write(writer.header)
         let handoff = WorkspaceHandoff(first)
-        let options = engine.workspaceOptions, parser = input.parser
+        // Every worker resolves on the same device context as the first.
+        let options = engine.workspaceOptions(device: device), parser = input.parser
         PopulationPipeline.run(
             jobs: jobs,
             next: { input.nextBatch() },

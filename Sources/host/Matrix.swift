@@ -26,11 +26,7 @@ struct Matrix: ParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
 
     /// The engine's workspace options with the chosen device context.
-    var workspaceOptions: Workspace.Options {
-        var o = engine.workspaceOptions
-        o.device = deviceOptions.chosen
-        return o
-    }
+    var workspaceOptions: Workspace.Options { engine.workspaceOptions(device: deviceOptions.chosen) }
 
     @Option(name: .long, help: ArgumentHelp("Comma-separated attributes whose values make the segments (default: each user).", valueName: "attrs"))
     var by: String?

@@ -57,9 +57,7 @@ struct Watch: ParsableCommand {
     private func resolveOnce(previous: JSONValue?) -> JSONValue? {
         let report: ScreenReport
         do {
-            var options = engine.workspaceOptions
-            options.device = deviceOptions.chosen
-            let ws = try Workspace(options: options, anchor: screen)
+            let ws = try Workspace(options: engine.workspaceOptions(device: deviceOptions.chosen), anchor: screen)
             report = try ScreenReport.resolve(screen, in: ws, user: user, explain: false, graph: true)
         } catch {
             // ScreenReport reported the located errors; a Lua runtime that cannot start is said here.

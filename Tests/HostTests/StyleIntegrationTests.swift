@@ -256,6 +256,15 @@ final class StyleIntegrationTests: XCTestCase {
         XCTAssertEqual(plain.count, 1, phone.transcript)
         XCTAssertFalse(plain.joined().contains("pad_only"), phone.transcript)
         XCTAssertTrue(lines(of: eval.stdout, matching: #""user":"plain""#).joined().contains("pad_only"), eval.transcript)
+        // Every worker thread resolves on the device: --jobs 2 gives the same lines as --jobs 1,
+        // each with the iPad-only label (2,000 users, so the second worker takes batches).
+        let many = (0..<2000).map { #"{"name": "u\#($0)", "tier": "x"}"# }.joined(separator: "\n") + "\n"
+        try many.write(to: root.appendingPathComponent("many.jsonl"), atomically: true, encoding: .utf8)
+        let one = try Host.run(["eval", "screens/s.json", "--users", "many.jsonl", "--device", "ipad", "--jobs", "1"], directory: root)
+        let two = try Host.run(["eval", "screens/s.json", "--users", "many.jsonl", "--device", "ipad", "--jobs", "2"], directory: root)
+        assertExit(two, 0)
+        XCTAssertEqual(two.stdout, one.stdout)
+        XCTAssertEqual(lines(of: two.stdout, matching: #""pad_only""#).count, 2000, two.transcript)
         let matrix = try Host.run(["matrix", "screens/s.json", "--users", "users.json", "--device", "ipad"], directory: root)
         assertExit(matrix, 0)
         assertContains(matrix.stdout, "pad_only", in: matrix, "stdout")
