@@ -73,21 +73,7 @@ extension Solver {
                 probed[v.index] = true
                 continue
             }
-            let value = work[v]
-            do {
-                try work.addEditVariable(v, strength: probe)
-                var moved = false
-                for target in [value + 1000, value - 1000] {
-                    try work.suggestValue(v, target)
-                    work.updateVariables()
-                    if abs(work[v] - value) > tolerance { moved = true; break }
-                }
-                probed[v.index] = moved
-                try work.removeEditVariable(v)
-                work.updateVariables()
-            } catch {
-                probed[v.index] = true
-            }
+            probed[v.index] = work.moves(v, tolerance: tolerance, probe: probe)
         }
         // In the candidates' order.
         let ambiguous = Set(out.map(\.index)).union(probed.filter(\.value).map(\.key))
@@ -106,23 +92,30 @@ extension Solver {
                 continue
             }
             if work.hasEditVariable(v) || work.isPinned(work.symbolOf[v.index]) { continue }
-            let value = work[v]
-            do {
-                try work.addEditVariable(v, strength: probe)
-                var moved = false
-                for target in [value + 1000, value - 1000] {
-                    try work.suggestValue(v, target)
-                    work.updateVariables()
-                    if abs(work[v] - value) > tolerance { moved = true; break }
-                }
-                if moved { out.append(v) }
-                try work.removeEditVariable(v)
-                work.updateVariables()
-            } catch {
-                out.append(v)
-            }
+            if work.moves(v, tolerance: tolerance, probe: probe) { out.append(v) }
         }
         return out
+    }
+
+    /// The perturbation probe: a `probe`-strength edit pulls `v` 1,000 above and then below its
+    /// solved value; true when it moves by more than `tolerance` (or the probe cannot be made).
+    /// The edit is removed again.
+    mutating func moves(_ v: Variable, tolerance: Double, probe: Double) -> Bool {
+        let value = self[v]
+        do {
+            try addEditVariable(v, strength: probe)
+            var moved = false
+            for target in [value + 1000, value - 1000] {
+                try suggestValue(v, target)
+                updateVariables()
+                if abs(self[v] - value) > tolerance { moved = true; break }
+            }
+            try removeEditVariable(v)
+            updateVariables()
+            return moved
+        } catch {
+            return true
+        }
     }
 
     enum Freedom { case free, fixed, blocked }
