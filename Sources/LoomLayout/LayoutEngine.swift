@@ -77,3 +77,15 @@ struct ScreenGeometry {
         scale = device.scale
     }
 }
+
+extension LayoutEngine {
+    /// A resolution's tree laid out on a device context; a screen whose root is hidden (no tree)
+    /// is the empty screen of that device: no nodes, no findings.
+    public func layout(resolved tree: ResolvedNode?, on context: DeviceContext, showHidden: Bool = false) -> LayoutOutcome {
+        if let tree { return layout(tree, device: context.device, orientation: context.orientation, showHidden: showHidden) }
+        let screen = ScreenGeometry(device: context.device, orientation: context.orientation)
+        let empty = LayoutResult(device: context.device, orientation: context.orientation, width: screen.width, height: screen.height,
+                                 safeArea: screen.safeArea, root: nil, findings: [])
+        return LayoutOutcome(result: empty, diagnostics: [], system: LayoutSystemExport())
+    }
+}

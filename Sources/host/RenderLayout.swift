@@ -32,16 +32,9 @@ struct RenderLayout {
         }
         let engine = LayoutEngine(factory: ws.factory, measurer: measurer)
         let context = chosen ? device : DeviceContext.standard
-        let result: LayoutResult
-        if let tree = report.resolution.tree {
-            let outcome = engine.layout(tree, device: context.device, orientation: context.orientation, showHidden: showHidden)
-            diagnostics.append(contentsOf: outcome.diagnostics)
-            result = outcome.result
-        } else {
-            let size = context.device.size(context.orientation)
-            result = LayoutResult(device: context.device, orientation: context.orientation, width: size.width, height: size.height,
-                                  safeArea: context.device.safeAreaInsets(context.orientation), root: nil, findings: [])
-        }
+        let outcome = engine.layout(resolved: report.resolution.tree, on: context, showHidden: showHidden)
+        diagnostics.append(contentsOf: outcome.diagnostics)
+        let result = outcome.result
         let who = report.profile.name ?? "no user"
         let title = "\(report.resolution.screen) · \(who) · \(context.device.name) \(context.orientation.rawValue)"
         return RenderLayout(result: result, diagnostics: diagnostics, title: title)

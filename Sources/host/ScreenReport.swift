@@ -120,13 +120,7 @@ extension ScreenReport {
             Console.report(diagnostics)
             throw ExitCode(1)
         }
-        guard let tree = resolution.tree else {
-            layout = LayoutResult(device: context.device, orientation: context.orientation, width: context.device.size(context.orientation).width,
-                                  height: context.device.size(context.orientation).height, safeArea: context.device.safeAreaInsets(context.orientation),
-                                  root: nil, findings: [])
-            return
-        }
-        let out = LayoutEngine(factory: ws.factory, measurer: fonts).layout(tree, device: context.device, orientation: context.orientation)
+        let out = LayoutEngine(factory: ws.factory, measurer: fonts).layout(resolved: resolution.tree, on: context)
         diagnostics.append(contentsOf: out.diagnostics)
         layout = out.result
     }

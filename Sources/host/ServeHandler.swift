@@ -93,12 +93,7 @@ enum ServeHandler {
         case .success(let f): fonts = f
         case .failure(let e): return .problem(501, "No fonts", detail: "the layout measures text with FreeType and needs a font: \(e.message)")
         }
-        let size = ctx.device.size(ctx.orientation)
-        var result = LayoutResult(device: ctx.device, orientation: ctx.orientation, width: size.width, height: size.height,
-                                  safeArea: ctx.device.safeAreaInsets(ctx.orientation), root: nil, findings: [])
-        if let tree = resolution.tree {
-            result = LayoutEngine(factory: ws.factory, measurer: fonts).layout(tree, device: ctx.device, orientation: ctx.orientation).result
-        }
+        let result = LayoutEngine(factory: ws.factory, measurer: fonts).layout(resolved: resolution.tree, on: ctx).result
         // The title host render gives the picture.
         let title = "\(resolution.screen) · \(profile.name ?? "no user") · \(ctx.device.name) \(ctx.orientation.rawValue)"
         return APIResponse(status: 200, body: SVGRenderer(options: RenderOptions(title: title)).render(result).text, contentType: "image/svg+xml")
