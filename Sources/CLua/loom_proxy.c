@@ -12,6 +12,8 @@
 //   __name       "table" (error messages say "a table value")
 //   __metatable  false (getmetatable answers false; setmetatable refuses)
 //   __loomname   NAME, for the messages
+//   __loomtarget, __loomrecord  a recording proxy only (loom_proxy_new_recording): __index is
+//                then a C function that logs each key read before reading the target raw
 //   __loomcopy   true when the table behind is the environment's own copy (a library view):
 //                rawset then changes that copy, which only this environment sees
 //
@@ -39,13 +41,27 @@ int loom_is_proxy(lua_State *L, int idx) {
     return yes;
 }
 
+// A recording proxy's read log (its metatable's __loomrecord) learns that the whole table was
+// read: `true` appended (see loom_proxy_new_recording).
+static void record_all(lua_State *L, int record) {
+    lua_pushboolean(L, 1);
+    lua_rawseti(L, record, (lua_Integer)lua_rawlen(L, record) + 1);
+}
+
 int loom_proxy_push_target(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     if (!loom_is_proxy(L, idx)) return 0;
     lua_getmetatable(L, idx);
     if (loom_proxy_rawfield(L, -1, "__index") != LUA_TTABLE) {
-        lua_pop(L, 2);
-        return 0;
+        lua_pop(L, 1);
+        // A recording proxy: its target is __loomtarget, and whoever unwraps it (rawget, next,
+        // pairs, #, table.*) may read anything: the log says so.
+        if (loom_proxy_rawfield(L, -1, "__loomrecord") == LUA_TTABLE) record_all(L, lua_gettop(L));
+        lua_pop(L, 1);
+        if (loom_proxy_rawfield(L, -1, "__loomtarget") != LUA_TTABLE) {
+            lua_pop(L, 2);
+            return 0;
+        }
     }
     lua_remove(L, -2);
     return 1;
@@ -135,3 +151,46 @@ void loom_proxy_make(lua_State *L, int idx, const char *name, int local_copy) {
 }
 
 void loom_proxy_new(lua_State *L, int idx, const char *name) { loom_proxy_make(L, idx, name, 0); }
+
+// A recording proxy's __index: appends the key to the read log (upvalue 2) when it is a
+// string, else `true` (anything may have been read), then reads the target (upvalue 1) raw.
+static int recording_index(lua_State *L) {
+    int record = lua_upvalueindex(2);
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        lua_pushvalue(L, 2);
+        lua_rawseti(L, record, (lua_Integer)lua_rawlen(L, record) + 1);
+    } else {
+        record_all(L, record);
+    }
+    lua_settop(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    return 1;
+}
+
+// tostring of a recording proxy: its address differs from user to user, so the log says the
+// whole table was read (an answer built from it cannot be reused for another user).
+static int recording_tostring(lua_State *L) {
+    if (lua_getmetatable(L, 1)) {
+        if (loom_proxy_rawfield(L, -1, "__loomrecord") == LUA_TTABLE) record_all(L, lua_gettop(L));
+        lua_pop(L, 2);
+    }
+    return proxy_tostring(L);
+}
+
+void loom_proxy_new_recording(lua_State *L, int idx, int record, const char *name) {
+    idx = lua_absindex(L, idx);
+    record = lua_absindex(L, record);
+    loom_proxy_make(L, idx, name, 0);
+    lua_getmetatable(L, -1);
+    lua_pushvalue(L, idx);
+    lua_setfield(L, -2, "__loomtarget");
+    lua_pushvalue(L, record);
+    lua_setfield(L, -2, "__loomrecord");
+    lua_pushvalue(L, idx);
+    lua_pushvalue(L, record);
+    lua_pushcclosure(L, recording_index, 2);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, recording_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+}

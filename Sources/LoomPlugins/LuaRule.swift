@@ -2,7 +2,7 @@ import LoomCore
 import LuaRuntime
 
 /// A rule registered by a Lua plugin (`host.rule`): its argument check and its evaluation.
-final class LuaRule: RuleEvaluating, AttributeReading {
+final class LuaRule: ObservableRule, AttributeReading {
     unowned(unsafe) let engine: PluginEngine
     let function: LuaRef
     let checkFunction: LuaRef?
@@ -113,6 +113,48 @@ final class LuaRule: RuleEvaluating, AttributeReading {
             return .failure(engine.failure(error))
         }
         return call(user: user, args: argsRef, node: node, context: context)
+    }
+}
+
+extension LuaRule {
+    /// `evaluate` with the user's view replaced by a recording view of the same table (see
+    /// `ObservableRule`). Subjects a builder created are evaluated plainly (reads: nil).
+    func evaluateObserved(args: JSONNode?, at location: SourceLocation, subject: RuleSubject,
+                          context: ResolutionContext) -> (result: Result<Bool, BuildFailure>, reads: [String]?) {
+        if _slowPath(exhausted.isSet), let f = exhausted.failure(in: context) { return (.failure(f), nil) }
+        let engine = self.engine
+        let node: Int32, argsRef: Int32
+        let recording: RecordingView
+        do {
+            let user = try engine.userRef(context, owner: owner)
+            let subjectKey: UInt
+            switch subject {
+            case .component(let c) where c.creation != nil:
+                return (evaluate(args: args, at: location, subject: subject, context: context), nil)
+            case .component(let c):
+                node = try engine.nodeRef(c)
+                subjectKey = IdentityMap.key(c)
+            case .item(let i):
+                node = try engine.itemRef(i)
+                subjectKey = IdentityMap.key(i)
+            }
+            if let args {
+                argsRef = try engine.argsRef(args, subject: subjectKey, location: location, schema: arguments)
+            } else {
+                argsRef = try defaultsRef()
+            }
+            guard let r = state.recordingView(of: user) else {
+                return (call(user: user, args: argsRef, node: node, context: context), nil)
+            }
+            recording = r
+        } catch {
+            return (.failure(engine.failure(error)), nil)
+        }
+        defer { state.release(recording) }
+        let logged = engine.sandbox.logCalls
+        let result = call(user: recording.view, args: argsRef, node: node, context: context)
+        guard case .success = result, engine.sandbox.logCalls == logged else { return (result, nil) }
+        return (result, state.reads(recording))
     }
 }
 

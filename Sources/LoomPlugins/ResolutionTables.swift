@@ -78,3 +78,50 @@ extension PluginEngine {
         return r
     }
 }
+
+/// What a rule reading `key` from its user view gets (the view `PluginEngine.userView` makes),
+/// without making the view: for reusing an observed rule's answer (`ObservableRule`).
+public enum UserViewValue: Hashable, Sendable {
+    /// The value (nil: the view has no such key, as Lua's nil).
+    case value(JSONValue?)
+    /// The view's key may differ from `key` in its bytes while Swift compares the two equal
+    /// (canonically equivalent names): only a call can tell.
+    case unknown
+
+    /// Mirrors `userView`: the user's attributes (a null one reads as nil), `profile` (the user's
+    /// name) when the user has no such attribute, the screen's parameters (`params`, `params.K`,
+    /// over the user's attributes), then the device context's attributes under the user's.
+    public static func of(_ key: String, in ctx: ResolutionContext) -> UserViewValue {
+        if !ctx.params.isEmpty {
+            if key == "params" {
+                let sorted = ctx.params.sorted { $0.key < $1.key }
+                return .value(.object(.init(uniqueKeysWithValues: sorted.map { ($0.key, JSONValue.string($0.value)) })))
+            }
+            if key.hasPrefix("params."), let v = ctx.params[String(key.dropFirst(7))] {
+                return key.utf8.allSatisfy({ $0 < 0x80 }) ? .value(.string(v)) : .unknown
+            }
+        }
+        let attrs = ctx.user.attributes
+        if let i = attrs.index(forKey: key) {
+            guard sameBytes(attrs.keys[i], key) else { return .unknown }
+            if case .null = attrs.values[i] { return .value(nil) }
+            return .value(attrs.values[i])
+        }
+        if key == "profile", let n = ctx.user.name { return .value(.string(n)) }
+        if let v = ctx.deviceAttributes[key] {
+            return key.utf8.allSatisfy({ $0 < 0x80 }) ? .value(v) : .unknown
+        }
+        return .value(nil)
+    }
+
+    /// Whether two names Swift compares equal have the same bytes. For an ASCII `b` equal byte
+    /// counts suffice (a non-ASCII character canonically equal to ASCII text is a singleton of
+    /// two or more bytes standing for one ASCII character, so the counts would differ).
+    @inline(__always)
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let n = b.utf8.count
+        guard a.utf8.count == n else { return false }
+        if b.utf8.allSatisfy({ $0 < 0x80 }) { return true }
+        return a.utf8.elementsEqual(b.utf8)
+    }
+}

@@ -28,9 +28,12 @@ public final class EvalWorker {
         self.screens = screens
         self.parser = parser
         self.writer = writer
-        // --select visible in JSON: the outcome-keyed fast path (VisibilityPlan); LOOM_EVAL_NO_PLAN=1 turns it off.
-        let usePlan = writer.select == .visible && writer.format != .csv && ProcessInfo.processInfo.environment["LOOM_EVAL_NO_PLAN"] == nil
-        plans = screens.screens.map { usePlan ? VisibilityPlan(screen: $0.screen, factory: screens.workspace.factory) : nil }
+        // --select visible in JSON: the outcome-keyed fast path (VisibilityPlan); LOOM_EVAL_NO_PLAN=1 turns it off,
+        // LOOM_EVAL_NO_MEMO=1 only its reuse of Lua rules' answers (RuleMemo).
+        let env = ProcessInfo.processInfo.environment
+        let usePlan = writer.select == .visible && writer.format != .csv && env["LOOM_EVAL_NO_PLAN"] == nil
+        let useMemo = env["LOOM_EVAL_NO_MEMO"] == nil
+        plans = screens.screens.map { usePlan ? VisibilityPlan(screen: $0.screen, factory: screens.workspace.factory, useMemo: useMemo) : nil }
     }
 
     private let plans: [VisibilityPlan?]
@@ -46,7 +49,7 @@ public final class EvalWorker {
             case .success(let user):
                 for (n, s) in screens.screens.enumerated() {
                     if let plan = plans[n] {
-                        let v = plan.visible(for: user.profile) { screens.resolve(n, for: user.profile) }
+                        let v = plan.visible(context: screens.context(n, for: user.profile)) { screens.resolve(n, for: user.profile) }
                         for d in v.diagnostics { chunk.notes.add(d, line: user.line) }
                         writer.visibleLine(user: user.label, screen: s.id, fragment: v.fragment, into: &chunk.text)
                         continue

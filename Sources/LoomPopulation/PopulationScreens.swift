@@ -37,10 +37,14 @@ public final class PopulationScreens {
     /// Screen `n` resolved for a user as `host run` resolves it: with the workspace's device
     /// context (`--device`), its attributes for rules and the components' styles.
     public func resolve(_ n: Int, for user: UserProfile) -> Resolution {
-        let s = screens[n]
-        let ctx = ResolutionContext(user: user, screenID: s.id, explain: false, params: [:])
+        screens[n].resolver.resolve(for: user, context: context(n, for: user))
+    }
+
+    /// A fresh resolution context for screen `n` and a user, prepared as `resolve` prepares it.
+    public func context(_ n: Int, for user: UserProfile) -> ResolutionContext {
+        let ctx = ResolutionContext(user: user, screenID: screens[n].id, explain: false, params: [:])
         workspace.prepare(ctx)
-        return s.resolver.resolve(for: user, context: ctx)
+        return ctx
     }
 
     init(workspace: Workspace, screens: [(id: String, file: String, screen: Screen, resolver: Resolver)]) {

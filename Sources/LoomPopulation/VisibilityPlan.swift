@@ -12,7 +12,15 @@ import OrderedCollections
 /// The plan covers every rule the resolver can reach (a superset: rules of components the
 /// resolver would skip make keys only more specific), so equal keys mean equal trees.
 public final class VisibilityPlan {
-    struct Leaf { let evaluator: (any RuleEvaluating)?; let args: JSONNode?; let location: SourceLocation }
+    struct Leaf {
+        let evaluator: (any RuleEvaluating)?
+        let args: JSONNode?
+        let location: SourceLocation
+        /// Lua rules: the rule as observable and its answers by what it read (`RuleMemo`); nil
+        /// for other evaluators.
+        let observable: (any ObservableRule)?
+        let memo: RuleMemo?
+    }
     indirect enum Node { case leaf(Leaf), and([Node]), or([Node]), not(Node) }
     struct Step { let rule: Node; let subject: RuleSubject; var skip: Int }
 
@@ -22,11 +30,15 @@ public final class VisibilityPlan {
     public static let maxKeys = 4096
     let screenID: String
 
-    public init(screen: Screen, factory: Factory) {
+    /// `useMemo`: reuse Lua rules' answers by what they read (`RuleMemo`).
+    public init(screen: Screen, factory: Factory, useMemo: Bool = true) {
         screenID = screen.id
         func compile(_ r: RuleExpression) -> Node {
             switch r {
-            case .rule(let name, let args, let loc): return .leaf(Leaf(evaluator: factory.rules[name]?.evaluator, args: args, location: loc))
+            case .rule(let name, let args, let loc):
+                let e = factory.rules[name]?.evaluator
+                let observable = useMemo ? e as? any ObservableRule : nil
+                return .leaf(Leaf(evaluator: e, args: args, location: loc, observable: observable, memo: observable == nil ? nil : RuleMemo()))
             case .and(let rs, _): return .and(rs.map(compile))
             case .or(let rs, _): return .or(rs.map(compile))
             case .not(let x, _): return .not(compile(x))
@@ -49,9 +61,9 @@ public final class VisibilityPlan {
         component(screen.root)
     }
 
-    /// The user's outcome key; nil when a rule failed.
-    func key(for user: UserProfile) -> [UInt8]? {
-        let ctx = ResolutionContext(user: user, screenID: screenID)
+    /// The user's outcome key; nil when a rule failed. `ctx`: a resolution context for the user,
+    /// prepared as the resolver's (the device context's attributes).
+    func key(_ ctx: ResolutionContext) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(steps.count)
         var i = 0
@@ -66,8 +78,21 @@ public final class VisibilityPlan {
     private static func eval(_ n: Node, _ subject: RuleSubject, _ ctx: ResolutionContext, _ out: inout [UInt8]) -> Bool? {
         switch n {
         case .leaf(let l):
-            guard let e = l.evaluator,
-                  case .success(let v) = e.evaluate(args: l.args, at: l.location, subject: subject, context: ctx) else { return nil }
+            guard let e = l.evaluator else { return nil }
+            let v: Bool
+            if let memo = l.memo, let observable = l.observable {
+                if let known = memo.answer(ctx) {
+                    v = known
+                } else {
+                    let (result, reads) = observable.evaluateObserved(args: l.args, at: l.location, subject: subject, context: ctx)
+                    guard case .success(let answer) = result else { return nil }
+                    if let reads { memo.learn(reads, answer: answer, ctx) }
+                    v = answer
+                }
+            } else {
+                guard case .success(let answer) = e.evaluate(args: l.args, at: l.location, subject: subject, context: ctx) else { return nil }
+                v = answer
+            }
             out.append(v ? 1 : 0)
             return v
         case .and(let xs):
@@ -82,8 +107,9 @@ public final class VisibilityPlan {
     }
 
     /// The `"visible":[…]` JSON of a user and the diagnostics of their resolution.
-    public func visible(for user: UserProfile, resolve: () -> Resolution) -> (fragment: String, diagnostics: [Diagnostic]) {
-        let k = key(for: user)
+    /// `context`: the user's resolution context, prepared as the resolver's.
+    public func visible(context: ResolutionContext, resolve: () -> Resolution) -> (fragment: String, diagnostics: [Diagnostic]) {
+        let k = key(context)
         if let k, let hit = cache[k] { return hit }
         let r = resolve()
         var fragment = "["

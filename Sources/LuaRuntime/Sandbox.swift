@@ -107,7 +107,12 @@ public final class Sandbox {
         return .success(1)
     }
 
+    /// Lines plugins have logged through `print` (capped or not): a call that logged is not
+    /// one whose answer may be reused without calling it (`ObservableRule`).
+    public private(set) var logCalls = 0
+
     private func log(_ call: LuaCall) -> Result<Int32, LuaHostError> {
+        logCalls &+= 1
         emit(call.string(1) ?? "?", call.string(2) ?? "")
         return .success(0)
     }

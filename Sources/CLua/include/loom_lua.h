@@ -141,6 +141,11 @@ void loom_set_readonly_mt(lua_State *L, int idx);
 
 /// Pushes a new proxy of the table at `idx`, named `name` in error messages.
 void loom_proxy_new(lua_State *L, int idx, const char *name);
+/// Pushes a recording proxy of the table at `idx`: a read-only proxy like loom_proxy_new whose
+/// reads are logged in the table at `record` (each string key read, in order; `true` when
+/// anything else read it: a non-string key, rawget, next, pairs, #, tostring). For memoizing a
+/// deterministic function by what it read (docs/populations.md).
+void loom_proxy_new_recording(lua_State *L, int idx, int record, const char *name);
 /// Whether the value at `idx` is a proxy.
 int loom_is_proxy(lua_State *L, int idx);
 /// When the value at `idx` is a proxy, pushes the real table behind it and returns 1; else

@@ -40,6 +40,16 @@ public protocol RuleEvaluating: AnyObject {
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure>
 }
 
+/// A rule whose reads of the user can be observed (Lua rules): `host eval` reuses its answer for
+/// every user who agrees on what it read (rules are deterministic: PRODUCT.md, "Sandbox").
+public protocol ObservableRule: RuleEvaluating {
+    /// `evaluate`, handing the rule a view of the user that logs its reads. `reads`: the user
+    /// attributes it read, in first-read order; nil when the answer may depend on anything else
+    /// (it iterated the user, logged a line, failed, or its reads could not be told).
+    func evaluateObserved(args: JSONNode?, at location: SourceLocation, subject: RuleSubject,
+                          context: ResolutionContext) -> (result: Result<Bool, BuildFailure>, reads: [String]?)
+}
+
 /// What a rule guards.
 public enum RuleSubject {
     case component(Component)

@@ -1,0 +1,59 @@
+import CLua
+
+/// Recording views: a read-only view whose reads are logged, so a deterministic function's
+/// answer can be reused for every input that agrees on what it read (`host eval`'s rule memo,
+/// docs/populations.md). The log is a Lua table; `loom_proxy_new_recording` fills it.
+public struct RecordingView: Sendable {
+    /// The recording proxy (a registry reference), handed to the function in place of the view.
+    public let view: Int32
+    /// The read log (a registry reference).
+    let log: Int32
+}
+
+extension LuaState {
+    /// A recording view over the table behind the frozen view `viewRef` (made by
+    /// `Sandbox.freezeTop`), or nil when `viewRef` is not such a view. Release it with
+    /// `release(_:)`.
+    public func recordingView(of viewRef: Int32, name: String = "user") -> RecordingView? {
+        let L = mainThread
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard lua_checkstack(L, 6) != 0 else { return nil }
+        _ = loom_rawget_ref(L, lua_Integer(viewRef))
+        guard loom_proxy_push_target(L, -1) != 0 else { return nil }
+        lua_createtable(L, 4, 0)
+        let log = loom_ref(L)  // pops the log, which the proxy refers to below
+        _ = loom_rawget_ref(L, lua_Integer(log))
+        loom_proxy_new_recording(L, -2, -1, name)
+        let view = loom_ref(L)
+        return RecordingView(view: view, log: log)
+    }
+
+    /// The string keys the function read through the view, in first-read order, each once; nil
+    /// when it read the whole table (iteration, length, rawget, tostring, a non-string key).
+    public func reads(_ r: RecordingView) -> [String]? {
+        let L = mainThread
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard lua_checkstack(L, 3) != 0 else { return nil }
+        _ = loom_rawget_ref(L, lua_Integer(r.log))
+        let n = lua_rawlen(L, -1)
+        var out: [String] = []
+        var i: lua_Integer = 1
+        while i <= lua_Integer(n) {
+            defer { i += 1 }
+            guard lua_rawgeti(L, -1, i) == LUA_TSTRING else { return nil }
+            var len = 0
+            guard let p = lua_tolstring(L, -1, &len) else { return nil }
+            let key = String(decoding: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self)
+            lua_settop(L, -2)
+            if !out.contains(key) { out.append(key) }
+        }
+        return out
+    }
+
+    public func release(_ r: RecordingView) {
+        release(rawRef: r.view)
+        release(rawRef: r.log)
+    }
+}
