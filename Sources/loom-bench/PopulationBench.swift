@@ -120,6 +120,7 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
     final class Box: @unchecked Sendable { var s: PopulationScreens?; init(_ s: PopulationScreens?) { self.s = s } }
     let box = Box(first), parser = input.parser, lock = NSLock()
     var failed = 0
+    var firstProblem = ""
     let t0 = DispatchTime.now().uptimeNanoseconds
     PopulationPipeline.run(
         jobs: jobs, next: { input.nextBatch() },
@@ -132,12 +133,13 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
         consume: { chunk in
             sink.write(chunk.text)
             failed += chunk.failures.count + (chunk.notes.hasErrors ? 1 : 0)
+            if firstProblem.isEmpty, let d = chunk.failures.first?.diagnostic ?? chunk.notes.order.first(where: { $0.severity == .error }) { firstProblem = "\(d)" }
             return true
         })
     sink.flush()
     let ns = Double(DispatchTime.now().uptimeNanoseconds - t0)
     close(fd)
-    precondition(failed == 0, "W1: host eval reported failures")
+    precondition(failed == 0, "W1: host eval reported failures, the first: \(firstProblem)")
     var seen: [String: Int] = [:]
     if let text = try? String(contentsOfFile: output, encoding: .utf8), text.utf8.count < 64 << 20 {
         for line in text.split(separator: "\n") {
