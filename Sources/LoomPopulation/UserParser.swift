@@ -39,6 +39,22 @@ public struct UserParser: Sendable {
     }
 
     func parseJSON(_ p: PendingUser) -> Result<UserRecord, Diagnostic> {
+        // The common line (an object of scalars) read directly; anything else, and every error,
+        // by the full reader below.
+        if var attrs = JSONFlatObject.parse(p.bytes) {
+            var name: String?
+            switch attrs.removeValue(forKey: "name") {
+            case nil: break
+            case .string(let s)?: name = s
+            default: return parseJSONFully(p)
+            }
+            return .success(UserRecord(line: p.line, label: name.map { .string($0) } ?? .int(p.line),
+                                       profile: UserProfile(name: name, attributes: attrs)))
+        }
+        return parseJSONFully(p)
+    }
+
+    func parseJSONFully(_ p: PendingUser) -> Result<UserRecord, Diagnostic> {
         let doc: JSONDocument
         do {
             doc = try JSONReader.parse(p.bytes, file: displayPath)
