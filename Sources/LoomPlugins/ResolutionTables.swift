@@ -92,24 +92,32 @@ public enum UserViewValue: Hashable, Sendable {
     /// name) when the user has no such attribute, the screen's parameters (`params`, `params.K`,
     /// over the user's attributes), then the device context's attributes under the user's.
     public static func of(_ key: String, in ctx: ResolutionContext) -> UserViewValue {
-        if !ctx.params.isEmpty {
+        of(key, user: ctx.user, params: ctx.params, device: ctx.deviceAttributes)
+    }
+
+    /// The same from a resolution's parts: the user, the screen's parameters and the device
+    /// context's attributes (`ResolutionContext.deviceAttributes`).
+    /// `asciiKey`: whether `key` is ASCII, when the caller knows.
+    public static func of(_ key: String, user: UserProfile, params: [String: String], device: [String: JSONValue],
+                          asciiKey: Bool? = nil) -> UserViewValue {
+        if !params.isEmpty {
             if key == "params" {
-                let sorted = ctx.params.sorted { $0.key < $1.key }
+                let sorted = params.sorted { $0.key < $1.key }
                 return .value(.object(.init(uniqueKeysWithValues: sorted.map { ($0.key, JSONValue.string($0.value)) })))
             }
-            if key.hasPrefix("params."), let v = ctx.params[String(key.dropFirst(7))] {
+            if key.hasPrefix("params."), let v = params[String(key.dropFirst(7))] {
                 return key.utf8.allSatisfy({ $0 < 0x80 }) ? .value(.string(v)) : .unknown
             }
         }
-        let attrs = ctx.user.attributes
+        let attrs = user.attributes
         if let i = attrs.index(forKey: key) {
-            guard sameBytes(attrs.keys[i], key) else { return .unknown }
+            guard sameBytes(attrs.keys[i], key, asciiKey) else { return .unknown }
             if case .null = attrs.values[i] { return .value(nil) }
             return .value(attrs.values[i])
         }
-        if key == "profile", let n = ctx.user.name { return .value(.string(n)) }
-        if let v = ctx.deviceAttributes[key] {
-            return key.utf8.allSatisfy({ $0 < 0x80 }) ? .value(v) : .unknown
+        if key == "profile", let n = user.name { return .value(.string(n)) }
+        if let v = device[key] {
+            return asciiKey ?? key.utf8.allSatisfy({ $0 < 0x80 }) ? .value(v) : .unknown
         }
         return .value(nil)
     }
@@ -118,10 +126,10 @@ public enum UserViewValue: Hashable, Sendable {
     /// counts suffice (a non-ASCII character canonically equal to ASCII text is a singleton of
     /// two or more bytes standing for one ASCII character, so the counts would differ).
     @inline(__always)
-    static func sameBytes(_ a: String, _ b: String) -> Bool {
+    static func sameBytes(_ a: String, _ b: String, _ bIsASCII: Bool?) -> Bool {
         let n = b.utf8.count
         guard a.utf8.count == n else { return false }
-        if b.utf8.allSatisfy({ $0 < 0x80 }) { return true }
+        if bIsASCII ?? b.utf8.allSatisfy({ $0 < 0x80 }) { return true }
         return a.utf8.elementsEqual(b.utf8)
     }
 }

@@ -52,9 +52,22 @@ public struct EvalLineWriter: Sendable {
     public func visibleLine(user: JSONValue, screen: String, fragment: String, into out: inout String) {
         if format == .json { out += ",\n" }
         out += "{\"user\":"
-        if case .int(let i) = user { out += String(i) } else { out += user.serialized(pretty: false) }
-        out += ",\"screen\":" + JSONValue.string(screen).serialized(pretty: false) + ",\"visible\":" + fragment
+        switch user {
+        case .int(let i): out += String(i)
+        case .string(let s) where EvalLineWriter.isPlain(s): out += "\""; out += s; out += "\""
+        default: out += user.serialized(pretty: false)
+        }
+        out += ",\"screen\":"
+        if EvalLineWriter.isPlain(screen) { out += "\""; out += screen; out += "\"" } else { out += JSONValue.string(screen).serialized(pretty: false) }
+        out += ",\"visible\":"
+        out += fragment
         out += format == .jsonl ? "}\n" : "}"
+    }
+
+    /// Printable ASCII without quotes or backslashes: written as JSON between quotes, as is
+    /// (what `JSONValue.serialized` writes for it).
+    static func isPlain(_ s: String) -> Bool {
+        s.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
     }
 
     /// One user's line for one screen. In the `json` format every element starts with `,\n`;

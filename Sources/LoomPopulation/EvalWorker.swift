@@ -33,10 +33,12 @@ public final class EvalWorker {
         let env = ProcessInfo.processInfo.environment
         let usePlan = writer.select == .visible && writer.format != .csv && env["LOOM_EVAL_NO_PLAN"] == nil
         let useMemo = env["LOOM_EVAL_NO_MEMO"] == nil
+        screenIDs = screens.screens.map(\.id)
         plans = screens.screens.map { usePlan ? VisibilityPlan(screen: $0.screen, factory: screens.workspace.factory, useMemo: useMemo) : nil }
     }
 
     private let plans: [VisibilityPlan?]
+    private let screenIDs: [String]
 
     public func process(_ batch: UserBatch) -> EvalChunk {
         var chunk = EvalChunk()
@@ -47,16 +49,20 @@ public final class EvalWorker {
             case .failure(let d):
                 chunk.failures.append((chunk.text.utf8.count, d))
             case .success(let user):
-                for (n, s) in screens.screens.enumerated() {
+                for n in screenIDs.indices {
+                    let id = screenIDs[n]
                     if let plan = plans[n] {
-                        let v = plan.visible(context: screens.context(n, for: user.profile)) { screens.resolve(n, for: user.profile) }
+                        let profile = user.profile
+                        let v = plan.visible(for: profile, device: screens.deviceAttributes, context: { [screens] in screens.context(n, for: profile) }) {
+                            screens.resolve(n, for: profile)
+                        }
                         for d in v.diagnostics { chunk.notes.add(d, line: user.line) }
-                        writer.visibleLine(user: user.label, screen: s.id, fragment: v.fragment, into: &chunk.text)
+                        writer.visibleLine(user: user.label, screen: id, fragment: v.fragment, into: &chunk.text)
                         continue
                     }
                     let r = screens.resolve(n, for: user.profile)
                     for d in r.diagnostics.items { chunk.notes.add(d, line: user.line) }
-                    writer.line(user: user.label, screen: s.id, r, into: &chunk.text)
+                    writer.line(user: user.label, screen: id, r, into: &chunk.text)
                 }
             }
         }

@@ -13,7 +13,9 @@ public final class OutputSink {
     }
 
     public func write<S: StringProtocol>(_ s: S) {
-        buffer.append(contentsOf: s.utf8)
+        // A native string's bytes are copied as one block (not byte by byte).
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
+        if done == nil { buffer.append(contentsOf: s.utf8) }
         if buffer.count >= 1 << 16 { flush() }
     }
 

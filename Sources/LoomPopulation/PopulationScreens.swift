@@ -47,9 +47,14 @@ public final class PopulationScreens {
         return ctx
     }
 
+    /// The device context's attributes every resolution of this run gets (empty when the
+    /// project has no styles and no device was chosen).
+    public private(set) var deviceAttributes: [String: JSONValue] = [:]
+
     init(workspace: Workspace, screens: [(id: String, file: String, screen: Screen, resolver: Resolver)]) {
         self.workspace = workspace
         self.screens = screens
+        if !screens.isEmpty { deviceAttributes = context(0, for: UserProfile(name: nil, attributes: [:])).deviceAttributes }
     }
 }
 

@@ -12,7 +12,8 @@ import OrderedCollections
 /// The plan covers every rule the resolver can reach (a superset: rules of components the
 /// resolver would skip make keys only more specific), so equal keys mean equal trees.
 public final class VisibilityPlan {
-    struct Leaf {
+    /// A rule reference (a class: walking the plan copies no fields).
+    final class Leaf {
         let evaluator: (any RuleEvaluating)?
         let args: JSONNode?
         let location: SourceLocation
@@ -20,6 +21,13 @@ public final class VisibilityPlan {
         /// for other evaluators.
         let observable: (any ObservableRule)?
         let memo: RuleMemo?
+        init(evaluator: (any RuleEvaluating)?, args: JSONNode?, location: SourceLocation, observable: (any ObservableRule)?, memo: RuleMemo?) {
+            self.evaluator = evaluator
+            self.args = args
+            self.location = location
+            self.observable = observable
+            self.memo = memo
+        }
     }
     indirect enum Node { case leaf(Leaf), and([Node]), or([Node]), not(Node) }
     struct Step { let rule: Node; let subject: RuleSubject; var skip: Int }
@@ -63,7 +71,7 @@ public final class VisibilityPlan {
 
     /// The user's outcome key; nil when a rule failed. `ctx`: a resolution context for the user,
     /// prepared as the resolver's (the device context's attributes).
-    func key(_ ctx: ResolutionContext) -> [UInt8]? {
+    func key(_ ctx: PlanUser) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(steps.count)
         var i = 0
@@ -75,41 +83,44 @@ public final class VisibilityPlan {
     }
 
     /// A rule's value (nil: failed), each leaf's outcome appended to `out`.
-    private static func eval(_ n: Node, _ subject: RuleSubject, _ ctx: ResolutionContext, _ out: inout [UInt8]) -> Bool? {
+    private static func eval(_ n: Node, _ subject: RuleSubject, _ u: PlanUser, _ out: inout [UInt8]) -> Bool? {
         switch n {
         case .leaf(let l):
             guard let e = l.evaluator else { return nil }
             let v: Bool
             if let memo = l.memo, let observable = l.observable {
-                if let known = memo.answer(ctx) {
+                if let known = memo.answer(u) {
                     v = known
                 } else {
-                    let (result, reads) = observable.evaluateObserved(args: l.args, at: l.location, subject: subject, context: ctx)
+                    let (result, reads) = observable.evaluateObserved(args: l.args, at: l.location, subject: subject, context: u.context)
                     guard case .success(let answer) = result else { return nil }
-                    if let reads { memo.learn(reads, answer: answer, ctx) }
+                    if let reads { memo.learn(reads, answer: answer, u) }
                     v = answer
                 }
             } else {
-                guard case .success(let answer) = e.evaluate(args: l.args, at: l.location, subject: subject, context: ctx) else { return nil }
+                guard case .success(let answer) = e.evaluate(args: l.args, at: l.location, subject: subject, context: u.context) else { return nil }
                 v = answer
             }
             out.append(v ? 1 : 0)
             return v
         case .and(let xs):
-            for x in xs { guard let v = eval(x, subject, ctx, &out) else { return nil }; if !v { return false } }
+            for x in xs { guard let v = eval(x, subject, u, &out) else { return nil }; if !v { return false } }
             return true
         case .or(let xs):
-            for x in xs { guard let v = eval(x, subject, ctx, &out) else { return nil }; if v { return true } }
+            for x in xs { guard let v = eval(x, subject, u, &out) else { return nil }; if v { return true } }
             return false
         case .not(let x):
-            return eval(x, subject, ctx, &out).map { !$0 }
+            return eval(x, subject, u, &out).map { !$0 }
         }
     }
 
     /// The `"visible":[…]` JSON of a user and the diagnostics of their resolution.
-    /// `context`: the user's resolution context, prepared as the resolver's.
-    public func visible(context: ResolutionContext, resolve: () -> Resolution) -> (fragment: String, diagnostics: [Diagnostic]) {
-        let k = key(context)
+    /// `device`: the device context's attributes (`ResolutionContext.deviceAttributes`);
+    /// `context`: makes the user's resolution context, prepared as the resolver's (called only
+    /// when a rule has to be called).
+    public func visible(for user: UserProfile, device: [String: JSONValue], context: @escaping () -> ResolutionContext,
+                        resolve: () -> Resolution) -> (fragment: String, diagnostics: [Diagnostic]) {
+        let k = key(PlanUser(user: user, device: device, context: context))
         if let k, let hit = cache[k] { return hit }
         let r = resolve()
         var fragment = "["
