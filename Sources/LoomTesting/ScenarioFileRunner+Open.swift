@@ -98,9 +98,9 @@ extension ScenarioFileRunner {
         for (k, v) in context { profile.attributes[k] = v }
         // A screen id, a path from the working directory, or a path beside the scenario file.
         var locate = screenArg
-        let beside = Project.join(ScenarioDiscovery.parent(self.file.path), screenArg)
-        if screenArg.hasSuffix(".json"), !SafeFile.exists(screenArg), SafeFile.exists(beside) {
-            locate = beside
+        if screenArg.hasSuffix(".json"), !SafeFile.exists(screenArg) {
+            let beside = Project.join(ScenarioDiscovery.parent(self.file.path), screenArg)
+            if SafeFile.exists(beside) { locate = beside }
         }
         // A path (not a screen id of the project) must stay inside the project folder (a
         // plugin's scenarios: inside the plugin's folder), symbolic links resolved.
