@@ -1,0 +1,56 @@
+import LoomCore
+import OrderedCollections
+import XCTest
+
+/// `JSONFlatObject` reads what `JSONReader` reads, the same values, or declines (nil) so the
+/// caller falls back to `JSONReader`; it never accepts what `JSONReader` rejects.
+final class JSONFlatObjectTests: XCTestCase {
+    func full(_ text: String) -> OrderedDictionary<String, JSONValue>? {
+        guard let doc = try? JSONReader.parse(Array(text.utf8), file: "t"), case .object(let o) = doc.root.plain else { return nil }
+        return o
+    }
+
+    func testReadsTheCommonLineAsJSONReaderDoes() {
+        let lines = [
+            #"{"name":"u0","tier":"gold","country":"FI","app_version":"5.2.3","age":31,"churn_score":0.84,"beta":false,"platform":"android","sessions":25}"#,
+            #"{}"#, #"  { "a" : 1 , "b" : -2.5e3 }  "#, "{\"a\":null,\"b\":true}\r", #"{"big":12345678901234567890,"neg":-9223372036854775808}"#,
+            #"{"x":0.1,"y":1e-7,"z":123456789012345678}"#, #"{"s":"with / slash and spaces"}"#,
+        ]
+        for line in lines {
+            let fast = JSONFlatObject.parse(Array(line.utf8))
+            XCTAssertNotNil(fast, line)
+            XCTAssertEqual(fast, full(line), line)
+            XCTAssertEqual(fast.map { Array($0.keys) }, full(line).map { Array($0.keys) }, "key order: \(line)")
+        }
+    }
+
+    func testDeclinesWhatItDoesNotReadExactly() {
+        let declined = [
+            #"{"a":{"b":1}}"#, #"{"a":[1]}"#, #"{"a":"esc\"aped"}"#, #"{"a":"é"}"#, #"{"é":1}"#, "\u{FEFF}{\"a\":1}",
+            #"{"a":1,"a":2}"#, #"{"a":1,}"#, #"{"a":01}"#, #"{"a":1x}"#, #"{"a":tru}"#, #"{"a":true1}"#, #"{"a" 1}"#,
+            #"[1]"#, #""s""#, #"{"a":1}{"#, #"{"a":NaN}"#, #"{"a":+1}"#, #"{"a":1e999}"#, "{\"a\":\"tab\there\"}", #"{"a":1"#, "",
+        ]
+        for line in declined {
+            XCTAssertNil(JSONFlatObject.parse(Array(line.utf8)), line)
+        }
+    }
+
+    /// Generated lines: whatever the fast reader accepts, the full reader reads the same.
+    func testGeneratedLinesAgreeWithJSONReader() {
+        var rng: UInt64 = 42
+        func next(_ m: Int) -> Int { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return Int((rng >> 33) % UInt64(m)) }
+        let atoms = ["1", "-0", "0.5", "12e2", "-3.25E-2", "true", "false", "null", #""x""#, #""""#, "1.", "--1", #""a\u0041""#, "[]", "{}", "9007199254740993", "1e400"]
+        var accepted = 0
+        for _ in 0..<2000 {
+            var members: [String] = []
+            for k in 0..<next(5) { members.append(#""k\#(next(4) == 0 ? 0 : k)": \#(atoms[next(atoms.count)])"#) }
+            let line = "{" + members.joined(separator: next(6) == 0 ? " ," : ",") + "}"
+            let fast = JSONFlatObject.parse(Array(line.utf8))
+            if let fast {
+                accepted += 1
+                XCTAssertEqual(fast, full(line), line)
+            }
+        }
+        XCTAssertGreaterThan(accepted, 300)
+    }
+}
