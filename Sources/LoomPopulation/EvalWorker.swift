@@ -52,10 +52,7 @@ public final class EvalWorker {
                 for n in screenIDs.indices {
                     let id = screenIDs[n]
                     if let plan = plans[n] {
-                        let profile = user.profile
-                        let v = plan.visible(for: profile, device: screens.deviceAttributes, context: { [screens] in screens.context(n, for: profile) }) {
-                            screens.resolve(n, for: profile)
-                        }
+                        let v = plan.visible(for: user.profile, screens: screens, screen: n)
                         for d in v.diagnostics { chunk.notes.add(d, line: user.line) }
                         writer.visibleLine(user: user.label, screen: id, fragment: v.fragment, into: &chunk.text)
                         continue

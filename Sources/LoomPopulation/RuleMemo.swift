@@ -13,44 +13,70 @@ import LoomPlugins
 /// A path that contradicts the tree (a rule that is not deterministic) turns the memo off, as
 /// does growing past `maxNodes`: from then on the rule is called for every user.
 final class RuleMemo {
-    struct Node {
-        var key: String?
-        /// Whether `key` is ASCII (a cheaper byte check when it is looked up).
-        var ascii = false
-        var answer: Bool?
-        /// The branches by value read: a short list scanned in order, with an index once long.
-        var values: [JSONValue?] = []
-        var next: [Int32] = []
-        var index: [JSONValue?: Int32]?
+    // The tree in flat arrays, by node: what it reads next (nil: nothing yet), whether that name
+    // is ASCII, its answer (-1: none yet), its first branch (-1: none). Branches form one list
+    // per node: the value read, the node it leads to, the next branch of the same node. A node
+    // with many branches also gets an index by value. (Flat arrays: walking the tree copies and
+    // retains nothing per node.)
+    @exclusivity(unchecked) private var keys: [String?] = [nil]
+    @exclusivity(unchecked) private var ascii: [Bool] = [false]
+    @exclusivity(unchecked) private var answers: [Int8] = [-1]
+    @exclusivity(unchecked) private var firstBranch: [Int32] = [-1]
+    @exclusivity(unchecked) private var branchCount: [Int32] = [0]
+    @exclusivity(unchecked) private var branchValue: [JSONValue?] = []
+    @exclusivity(unchecked) private var branchTarget: [Int32] = []
+    @exclusivity(unchecked) private var branchNext: [Int32] = []
+    @exclusivity(unchecked) private var index: [Int32: [JSONValue?: Int32]] = [:]
+    @exclusivity(unchecked) private(set) var enabled = true
+    static let maxNodes = 20_000
+    /// Branches of one node scanned in order before it gets an index.
+    static let scanLimit: Int32 = 8
 
-        func child(_ v: JSONValue?) -> Int32? {
-            if let index { return index[v] }
-            for k in values.indices where values[k] == v { return next[k] }
-            return nil
+    private func child(_ node: Int, _ v: JSONValue?) -> Int32? {
+        if branchCount[node] > RuleMemo.scanLimit { return index[Int32(node)]?[v] }
+        var b = firstBranch[node]
+        while b >= 0 {
+            if branchValue[Int(b)] == v { return branchTarget[Int(b)] }
+            b = branchNext[Int(b)]
         }
+        return nil
+    }
 
-        mutating func add(_ v: JSONValue?, _ n: Int32) {
-            values.append(v)
-            next.append(n)
-            if index != nil {
-                index![v] = n
-            } else if values.count > 8 {
-                index = Dictionary(uniqueKeysWithValues: zip(values, next))
+    private func addNode() -> Int {
+        keys.append(nil)
+        ascii.append(false)
+        answers.append(-1)
+        firstBranch.append(-1)
+        branchCount.append(0)
+        return keys.count - 1
+    }
+
+    private func addBranch(_ node: Int, _ v: JSONValue?, _ target: Int) {
+        branchValue.append(v)
+        branchTarget.append(Int32(target))
+        branchNext.append(firstBranch[node])
+        firstBranch[node] = Int32(branchValue.count - 1)
+        branchCount[node] += 1
+        if branchCount[node] > RuleMemo.scanLimit {
+            if index[Int32(node)] == nil {
+                var all: [JSONValue?: Int32] = [:]
+                var b = firstBranch[node]
+                while b >= 0 { all[branchValue[Int(b)]] = branchTarget[Int(b)]; b = branchNext[Int(b)] }
+                index[Int32(node)] = all
+            } else {
+                index[Int32(node)]![v] = Int32(target)
             }
         }
     }
-    private var nodes = [Node()]
-    private(set) var enabled = true
-    static let maxNodes = 20_000
 
     /// The answer for the user, if the tree knows it.
     func answer(_ u: PlanUser) -> Bool? {
         guard enabled else { return nil }
         var i = 0
         while true {
-            let n = nodes[i]
-            if let a = n.answer { return a }
-            guard let key = n.key, case .value(let v) = u.value(key, ascii: n.ascii), let next = n.child(v) else { return nil }
+            let a = answers[i]
+            if a >= 0 { return a == 1 }
+            guard let key = keys[i], case .value(let v) = u.value(key, ascii: ascii[i]), let next = child(i, v) else { return nil }
             i = Int(next)
         }
     }
@@ -61,23 +87,31 @@ final class RuleMemo {
         var i = 0
         for key in reads {
             guard case .value(let v) = u.value(key) else { return }
-            if nodes[i].answer != nil { enabled = false; return }
-            if let k = nodes[i].key, k != key { enabled = false; return }
-            if nodes[i].key == nil {
-                nodes[i].key = key
-                nodes[i].ascii = key.utf8.allSatisfy { $0 < 0x80 }
+            if answers[i] >= 0 { return disable() }
+            if let k = keys[i] {
+                if k != key { return disable() }
+            } else {
+                keys[i] = key
+                ascii[i] = key.utf8.allSatisfy { $0 < 0x80 }
             }
-            if let next = nodes[i].child(v) {
+            if let next = child(i, v) {
                 i = Int(next)
                 continue
             }
-            guard nodes.count < RuleMemo.maxNodes else { enabled = false; nodes = [Node()]; return }
-            nodes.append(Node())
-            nodes[i].add(v, Int32(nodes.count - 1))
-            i = nodes.count - 1
+            guard keys.count < RuleMemo.maxNodes else { return disable() }
+            let n = addNode()
+            addBranch(i, v, n)
+            i = n
         }
-        if nodes[i].key != nil || (nodes[i].answer != nil && nodes[i].answer != answer) { enabled = false; return }
-        nodes[i].answer = answer
+        if keys[i] != nil || (answers[i] >= 0 && (answers[i] == 1) != answer) { return disable() }
+        answers[i] = answer ? 1 : 0
+    }
+
+    /// Off for good (a rule that is not deterministic, or a tree too big): the rule is called.
+    private func disable() {
+        enabled = false
+        keys = [nil]; ascii = [false]; answers = [-1]; firstBranch = [-1]; branchCount = [0]
+        branchValue = []; branchTarget = []; branchNext = []; index = [:]
     }
 }
 
@@ -86,18 +120,21 @@ final class RuleMemo {
 final class PlanUser {
     let user: UserProfile
     let device: [String: JSONValue]
-    private let make: () -> ResolutionContext
+    private let screens: PopulationScreens
+    private let n: Int
     private var made: ResolutionContext?
 
-    init(user: UserProfile, device: [String: JSONValue], context: @escaping () -> ResolutionContext) {
+    init(user: UserProfile, screens: PopulationScreens, screen n: Int) {
         self.user = user
-        self.device = device
-        self.make = context
+        self.device = screens.deviceAttributes
+        self.screens = screens
+        self.n = n
     }
 
+    /// The user's resolution context on the plan's screen, prepared as the resolver's.
     var context: ResolutionContext {
         if let made { return made }
-        let c = make()
+        let c = screens.context(n, for: user)
         made = c
         return c
     }

@@ -33,7 +33,7 @@ public final class VisibilityPlan {
     struct Step { let rule: Node; let subject: RuleSubject; var skip: Int }
 
     private var steps: [Step] = []
-    private var cache: [[UInt8]: (fragment: String, diagnostics: [Diagnostic])] = [:]
+    private var cache: [OutcomeKey: (fragment: String, diagnostics: [Diagnostic])] = [:]
     /// Distinct outcome keys kept (beyond it, users are resolved by the resolver).
     public static let maxKeys = 4096
     let screenID: String
@@ -71,9 +71,8 @@ public final class VisibilityPlan {
 
     /// The user's outcome key; nil when a rule failed. `ctx`: a resolution context for the user,
     /// prepared as the resolver's (the device context's attributes).
-    func key(_ ctx: PlanUser) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(steps.count)
+    func key(_ ctx: PlanUser) -> OutcomeKey? {
+        var out = OutcomeKey()
         var i = 0
         while i < steps.count {
             guard let v = VisibilityPlan.eval(steps[i].rule, steps[i].subject, ctx, &out) else { return nil }
@@ -83,7 +82,7 @@ public final class VisibilityPlan {
     }
 
     /// A rule's value (nil: failed), each leaf's outcome appended to `out`.
-    private static func eval(_ n: Node, _ subject: RuleSubject, _ u: PlanUser, _ out: inout [UInt8]) -> Bool? {
+    private static func eval(_ n: Node, _ subject: RuleSubject, _ u: PlanUser, _ out: inout OutcomeKey) -> Bool? {
         switch n {
         case .leaf(let l):
             guard let e = l.evaluator else { return nil }
@@ -101,7 +100,7 @@ public final class VisibilityPlan {
                 guard case .success(let answer) = e.evaluate(args: l.args, at: l.location, subject: subject, context: u.context) else { return nil }
                 v = answer
             }
-            out.append(v ? 1 : 0)
+            out.append(v)
             return v
         case .and(let xs):
             for x in xs { guard let v = eval(x, subject, u, &out) else { return nil }; if !v { return false } }
@@ -114,15 +113,13 @@ public final class VisibilityPlan {
         }
     }
 
-    /// The `"visible":[…]` JSON of a user and the diagnostics of their resolution.
-    /// `device`: the device context's attributes (`ResolutionContext.deviceAttributes`);
-    /// `context`: makes the user's resolution context, prepared as the resolver's (called only
-    /// when a rule has to be called).
-    public func visible(for user: UserProfile, device: [String: JSONValue], context: @escaping () -> ResolutionContext,
-                        resolve: () -> Resolution) -> (fragment: String, diagnostics: [Diagnostic]) {
-        let k = key(PlanUser(user: user, device: device, context: context))
+    /// The `"visible":[…]` JSON of a user and the diagnostics of their resolution, on screen `n`
+    /// of `screens` (whose resolution context and resolver are used when a rule has to be called
+    /// or the tree has to be built).
+    public func visible(for user: UserProfile, screens: PopulationScreens, screen n: Int) -> (fragment: String, diagnostics: [Diagnostic]) {
+        let k = key(PlanUser(user: user, screens: screens, screen: n))
         if let k, let hit = cache[k] { return hit }
-        let r = resolve()
+        let r = screens.resolve(n, for: user)
         var fragment = "["
         for (n, id) in VisibleSet.ids(r.tree).enumerated() {
             if n > 0 { fragment += "," }
@@ -134,5 +131,23 @@ public final class VisibilityPlan {
         // in this plan): such answers are not shared by key.
         if let k, !r.evaluatedCreatedRules, cache.count < VisibilityPlan.maxKeys { cache[k] = answer }
         return answer
+    }
+}
+
+/// A plan's key: the outcomes of the rules evaluated, in order (bits inline up to 128).
+struct OutcomeKey: Hashable {
+    private var low: UInt64 = 0, high: UInt64 = 0
+    private var count = 0
+    private var rest: [Bool]?
+
+    mutating func append(_ v: Bool) {
+        if count < 64 {
+            if v { low |= 1 << UInt64(count) }
+        } else if count < 128 {
+            if v { high |= 1 << UInt64(count - 64) }
+        } else {
+            rest = (rest ?? []) + [v]
+        }
+        count += 1
     }
 }
