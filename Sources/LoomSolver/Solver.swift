@@ -43,7 +43,7 @@ public struct Solver: Sendable {
     var rows: [Row?] = [nil]
     /// For each symbol, the basic symbols whose rows contain it (unordered).
     var cols: [[Int]] = [[]]
-    var objective = Row()
+    var objective = Objective()
     var artificial: Row?
     /// kiwi's m_infeasible_rows (a stack, duplicates allowed).
     var infeasible: [Int] = []
@@ -114,22 +114,28 @@ public struct Solver: Sendable {
         if subject == 0 && row.ids.allSatisfy({ kinds[$0] == .dummy }) {
             if !nearZero(row.constant) {
                 let conflict = conflicts(in: row.ids)
-                rollBack(toSymbols: tick, variables: variables, objective: nil)
+                rollBack(toSymbols: tick, variables: variables)
                 throw .unsatisfiable(UnsatisfiableConstraint(constraint: constraint, conflicting: conflict))
             }
             subject = marker
         }
         if subject == 0 {
-            let savedObjective = objective, savedInfeasible = infeasible
+            let savedInfeasible = infeasible
             journal = [:]
+            objective.startJournal()
             let ok: Bool, blocking: [Int]
-            do { (ok, blocking) = try addWithArtificialVariable(row) } catch { journal = nil; throw error }
+            do { (ok, blocking) = try addWithArtificialVariable(row) } catch {
+                journal = nil
+                objective.endJournal()
+                throw error
+            }
             if !ok {
                 infeasible = savedInfeasible
-                rollBack(toSymbols: tick, variables: variables, objective: savedObjective)
+                rollBack(toSymbols: tick, variables: variables)
                 throw .unsatisfiable(UnsatisfiableConstraint(constraint: constraint, conflicting: conflicts(in: blocking)))
             }
             journal = nil
+            objective.endJournal()
         } else {
             row.solve(for: subject)
             substitute(subject, row)
@@ -219,6 +225,7 @@ public struct Solver: Sendable {
         kinds.append(kind)
         rows.append(nil)
         cols.append([])
+        objective.grow(canEnter: kind != .dummy)
         return kinds.count - 1
     }
 

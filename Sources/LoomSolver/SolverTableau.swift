@@ -89,7 +89,7 @@ extension Solver {
     /// kiwi's optimize: primal simplex on the objective (or the artificial one) to its minimum.
     mutating func optimize(artificial useArtificial: Bool) throws(SolverError) {
         while true {
-            let entering = useArtificial ? enteringSymbol(artificial!) : enteringSymbol(objective)
+            let entering = useArtificial ? enteringSymbol(artificial!) : objective.entering()
             if entering == 0 { return }
             let leaving = leavingRow(entering)
             if leaving == 0 { throw .internalError("The objective is unbounded.") }
@@ -107,7 +107,8 @@ extension Solver {
         }
     }
 
-    /// The first non-dummy symbol of the objective with a negative coefficient, or 0.
+    /// The first non-dummy symbol of the artificial objective with a negative coefficient, or 0
+    /// (`Objective.entering()` makes the same choice for the objective).
     func enteringSymbol(_ objective: Row) -> Int {
         for (k, s) in objective.ids.enumerated() where objective.coeffs[k] < 0 && kinds[s] != .dummy { return s }
         return 0
@@ -193,7 +194,7 @@ extension Solver {
     }
 
     /// Undoes a rejected constraint: journaled rows back, symbols from `tick` on forgotten.
-    mutating func rollBack(toSymbols tick: Int, variables: Int, objective saved: Row?) {
+    mutating func rollBack(toSymbols tick: Int, variables: Int) {
         if let j = journal {
             journal = nil
             for (rid, _) in j where rows[rid] != nil { _ = takeRow(rid) }
@@ -203,6 +204,6 @@ extension Solver {
         rows.removeSubrange(tick...)
         cols.removeSubrange(tick...)
         for i in 0..<variables where symbolOf[i] >= tick { symbolOf[i] = 0 }
-        if let saved { objective = saved }
+        objective.rollBack(toSymbols: tick)
     }
 }
