@@ -99,12 +99,12 @@ struct IntrinsicSizer {
 
     static func addConstraints(_ i: Int, _ n: LNode, _ made: inout MadeConstraints) {
         if let w = n.intrinsicWidth {
-            made.add(i, .width, .lessOrEqual, constant: w, priority: hugging, "intrinsic width: width <= \(Frame.number(w))")
-            made.add(i, .width, .greaterOrEqual, constant: w, priority: compressionResistance, "intrinsic width: width >= \(Frame.number(w))")
+            made.add(i, .width, .lessOrEqual, constant: w, priority: hugging, ConstraintText("intrinsic width: width <= ", w))
+            made.add(i, .width, .greaterOrEqual, constant: w, priority: compressionResistance, ConstraintText("intrinsic width: width >= ", w))
         }
         if let h = n.intrinsicHeight {
-            made.add(i, .height, .lessOrEqual, constant: h, priority: hugging, "intrinsic height: height <= \(Frame.number(h))")
-            made.add(i, .height, .greaterOrEqual, constant: h, priority: compressionResistance, "intrinsic height: height >= \(Frame.number(h))")
+            made.add(i, .height, .lessOrEqual, constant: h, priority: hugging, ConstraintText("intrinsic height: height <= ", h))
+            made.add(i, .height, .greaterOrEqual, constant: h, priority: compressionResistance, ConstraintText("intrinsic height: height >= ", h))
         }
     }
 }

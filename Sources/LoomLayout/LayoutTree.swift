@@ -5,8 +5,8 @@ import LoomText
 
 /// One node taking part in layout, in a flat array (preorder): a component, a collection's
 /// header, item or footer, or an item's nested component.
-struct LNode {
-    enum Part { case child, header, item, footer }
+struct LNode: Sendable {
+    enum Part: Sendable { case child, header, item, footer }
     var path: String
     var type: String
     var id: String?
@@ -43,7 +43,7 @@ struct LNode {
 }
 
 /// The laid-out nodes of a resolved tree.
-struct LayoutTree {
+struct LayoutTree: Sendable {
     var nodes: [LNode] = []
     /// Ids to node indices, first in preorder winning.
     var byID: [String: Int] = [:]

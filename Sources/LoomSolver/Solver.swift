@@ -62,8 +62,11 @@ public struct Solver: Sendable {
         var marker: Int
         var other: Int
     }
-    var records: [Int: Record] = [:]
-    var owner: [Int: Int] = [:]  // marker symbol → constraint id
+    /// By constraint id (ids are handed out 0, 1, 2…); nil once removed.
+    var records: [Record?] = []
+    var liveConstraints = 0
+    /// The constraint id owning each marker symbol, by symbol id; -1 for none.
+    var owner: [Int] = [-1]
     var nextConstraint = 0
 
     struct Edit: Sendable {
@@ -86,6 +89,8 @@ public struct Solver: Sendable {
     }
 
     public func name(of v: Variable) -> String { names[v.index] }
+    /// Every variable's name, by index.
+    public var variableNames: [String] { names }
     public var variableCount: Int { names.count }
 
     /// The value `updateVariables()` last gave the variable (0 before).
@@ -143,7 +148,8 @@ public struct Solver: Sendable {
         }
         let id = nextConstraint
         nextConstraint += 1
-        records[id] = Record(constraint: constraint, marker: marker, other: other)
+        records.append(Record(constraint: constraint, marker: marker, other: other))
+        liveConstraints += 1
         owner[marker] = id
         if other != 0 { owner[other] = id }
         try optimize(artificial: false)
@@ -152,9 +158,11 @@ public struct Solver: Sendable {
 
     /// Removes a constraint (kiwi's removeConstraint).
     public mutating func remove(_ handle: ConstraintHandle) throws(SolverError) {
-        guard let rec = records.removeValue(forKey: handle.id) else { throw .unknownConstraint(handle) }
-        owner[rec.marker] = nil
-        if rec.other != 0 { owner[rec.other] = nil }
+        guard let rec = record(handle) else { throw .unknownConstraint(handle) }
+        records[handle.id] = nil
+        liveConstraints -= 1
+        owner[rec.marker] = -1
+        if rec.other != 0 { owner[rec.other] = -1 }
         // Remove the error effects from the objective before pivoting.
         for m in [rec.marker, rec.other] where m != 0 && kinds[m] == .error {
             if let r = rows[m] { objective.insert(r, -rec.constraint.strength) } else { objective.insert(m, -rec.constraint.strength) }
@@ -171,12 +179,16 @@ public struct Solver: Sendable {
         try optimize(artificial: false)
     }
 
-    public func contains(_ handle: ConstraintHandle) -> Bool { records[handle.id] != nil }
+    func record(_ handle: ConstraintHandle) -> Record? {
+        handle.id >= 0 && handle.id < records.count ? records[handle.id] : nil
+    }
+
+    public func contains(_ handle: ConstraintHandle) -> Bool { record(handle) != nil }
 
     /// The constraint behind a handle, while it is in the solver.
-    public func constraint(_ handle: ConstraintHandle) -> Constraint? { records[handle.id]?.constraint }
+    public func constraint(_ handle: ConstraintHandle) -> Constraint? { record(handle)?.constraint }
 
-    public var constraintCount: Int { records.count }
+    public var constraintCount: Int { liveConstraints }
 
     // MARK: Edit variables
 
@@ -226,6 +238,7 @@ public struct Solver: Sendable {
         rows.append(nil)
         cols.append([])
         objective.grow(canEnter: kind != .dummy)
+        owner.append(-1)
         return kinds.count - 1
     }
 
@@ -286,7 +299,7 @@ public struct Solver: Sendable {
 
     /// The required constraints owning these marker symbols, in the order they were added.
     func conflicts(in symbols: [Int]) -> [ConstraintHandle] {
-        let ids = Set(symbols.compactMap { owner[$0] }).filter { records[$0]?.constraint.strength == Strength.required }
+        let ids = Set(symbols.compactMap { owner[$0] >= 0 ? owner[$0] : nil }).filter { records[$0]?.constraint.strength == Strength.required }
         return ids.sorted().map { ConstraintHandle(id: $0) }
     }
 }

@@ -203,6 +203,7 @@ extension Solver {
         kinds.removeSubrange(tick...)
         rows.removeSubrange(tick...)
         cols.removeSubrange(tick...)
+        owner.removeSubrange(tick...)
         for i in 0..<variables where symbolOf[i] >= tick { symbolOf[i] = 0 }
         objective.rollBack(toSymbols: tick)
     }
