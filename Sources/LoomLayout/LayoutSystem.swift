@@ -125,10 +125,11 @@ struct LayoutSystem: Sendable {
     func ambiguityFindings(_ tree: LayoutTree) -> (findings: [LayoutFinding], diagnostics: [Diagnostic]) {
         var candidates: [Variable] = []
         for i in 0..<nodeCount { for v in FrameVar.allCases { candidates.append(Anchors.variable(i, v)) } }
-        let loose = Set(solver.ambiguousVariables(candidates).map(\.index))
+        var loose = [Bool](repeating: false, count: nodeCount * 4)
+        for v in solver.ambiguousVariables(candidates) { loose[v.index] = true }
         var findings: [LayoutFinding] = [], diags: [Diagnostic] = []
-        for i in 0..<nodeCount {
-            let which = FrameVar.allCases.filter { loose.contains(i * 4 + $0.rawValue) }
+        for i in 0..<nodeCount where loose[i * 4] || loose[i * 4 + 1] || loose[i * 4 + 2] || loose[i * 4 + 3] {
+            let which = FrameVar.allCases.filter { loose[i * 4 + $0.rawValue] }
             if which.isEmpty { continue }
             let names = which.map { "\($0)" }.joined(separator: ", ")
             let message = "ambiguous layout: the constraints do not determine \(names) of \(tree.describe(i))"

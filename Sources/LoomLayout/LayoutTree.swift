@@ -126,8 +126,7 @@ struct LayoutTree: Sendable {
 
     /// `#id (path)` or `path`, as messages name a node.
     func describe(_ i: Int) -> String {
-        let n = nodes[i]
-        if let id = n.id { return "#\(id) (\(n.path))" }
-        return "\(n.type) (\(n.path))"
+        if let id = nodes[i].id { return "#\(id) (\(nodes[i].path))" }
+        return "\(nodes[i].type) (\(nodes[i].path))"
     }
 }

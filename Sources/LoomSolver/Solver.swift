@@ -49,8 +49,10 @@ public struct Solver: Sendable {
     var infeasible: [Int] = []
     /// Restricted basic rows whose constant is negative (kiwi pushes them at every substitution).
     var negatives = Set<Int>()
-    /// Rows changed since a journal started (their previous contents), for rollback.
-    var journal: [Int: Row?]?
+    /// Rows changed since a journal started (their previous contents, first change first), for
+    /// rollback; `journaled` marks the symbols whose row is in it.
+    var journal: [(Int, Row?)]?
+    var journaled: [Bool] = [false]
 
     // Variables: index = Variable.index.
     var names: [String] = []
@@ -126,12 +128,11 @@ public struct Solver: Sendable {
         }
         if subject == 0 {
             let savedInfeasible = infeasible
-            journal = [:]
+            journal = []
             objective.startJournal()
             let ok: Bool, blocking: [Int]
             do { (ok, blocking) = try addWithArtificialVariable(row) } catch {
-                journal = nil
-                objective.endJournal()
+                endJournal()
                 throw error
             }
             if !ok {
@@ -139,8 +140,7 @@ public struct Solver: Sendable {
                 rollBack(toSymbols: tick, variables: variables)
                 throw .unsatisfiable(UnsatisfiableConstraint(constraint: constraint, conflicting: conflicts(in: blocking)))
             }
-            journal = nil
-            objective.endJournal()
+            endJournal()
         } else {
             row.solve(for: subject)
             substitute(subject, row)
@@ -239,6 +239,7 @@ public struct Solver: Sendable {
         cols.append([])
         objective.grow(canEnter: kind != .dummy)
         owner.append(-1)
+        journaled.append(false)
         return kinds.count - 1
     }
 
@@ -299,7 +300,7 @@ public struct Solver: Sendable {
 
     /// The required constraints owning these marker symbols, in the order they were added.
     func conflicts(in symbols: [Int]) -> [ConstraintHandle] {
-        let ids = Set(symbols.compactMap { owner[$0] >= 0 ? owner[$0] : nil }).filter { records[$0]?.constraint.strength == Strength.required }
+        let ids = Set(symbols.compactMap { $0 < owner.count && owner[$0] >= 0 ? owner[$0] : nil }).filter { records[$0]?.constraint.strength == Strength.required }
         return ids.sorted().map { ConstraintHandle(id: $0) }
     }
 }

@@ -18,7 +18,17 @@ extension Solver {
 
     /// Remembers a row's contents before its first change while a journal is open.
     @inline(__always) mutating func touch(_ rid: Int) {
-        if journal != nil, journal!.index(forKey: rid) == nil { journal!.updateValue(rows[rid], forKey: rid) }
+        if journal != nil && !journaled[rid] {
+            journaled[rid] = true
+            journal!.append((rid, rows[rid]))
+        }
+    }
+
+    /// Closes the journal (the changes stay).
+    mutating func endJournal() {
+        if let j = journal { for (rid, _) in j { journaled[rid] = false } }
+        journal = nil
+        objective.endJournal()
     }
 
     @inline(__always) mutating func removeFromColumn(_ s: Int, _ rid: Int) {
@@ -197,6 +207,7 @@ extension Solver {
     mutating func rollBack(toSymbols tick: Int, variables: Int) {
         if let j = journal {
             journal = nil
+            for (rid, _) in j { journaled[rid] = false }
             for (rid, _) in j where rows[rid] != nil { _ = takeRow(rid) }
             for (rid, old) in j { if let old { setRow(rid, old) } }
         }
@@ -204,6 +215,7 @@ extension Solver {
         rows.removeSubrange(tick...)
         cols.removeSubrange(tick...)
         owner.removeSubrange(tick...)
+        journaled.removeSubrange(tick...)
         for i in 0..<variables where symbolOf[i] >= tick { symbolOf[i] = 0 }
         objective.rollBack(toSymbols: tick)
     }
