@@ -103,12 +103,12 @@ struct IntrinsicSizer {
         }
     }
 
-    static func addConstraints(_ i: Int, _ n: LNode, _ made: inout MadeConstraints) {
-        if let w = n.intrinsicWidth {
+    static func addConstraints(_ i: Int, width: Double?, height: Double?, _ made: inout MadeConstraints) {
+        if let w = width {
             made.add(i, .width, .lessOrEqual, constant: w, priority: hugging, ConstraintText("intrinsic width: width <= ", w))
             made.add(i, .width, .greaterOrEqual, constant: w, priority: compressionResistance, ConstraintText("intrinsic width: width >= ", w))
         }
-        if let h = n.intrinsicHeight {
+        if let h = height {
             made.add(i, .height, .lessOrEqual, constant: h, priority: hugging, ConstraintText("intrinsic height: height <= ", h))
             made.add(i, .height, .greaterOrEqual, constant: h, priority: compressionResistance, ConstraintText("intrinsic height: height >= ", h))
         }

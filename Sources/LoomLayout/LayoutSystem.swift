@@ -54,19 +54,20 @@ struct LayoutSystem: Sendable {
     var diagnostics: [Diagnostic] = []
     var findings: [LayoutFinding] = []
     let nodeCount: Int
-    let tree: LayoutTree
 
+    /// The system of `tree`'s nodes (it does not keep the tree: the pass goes on changing its
+    /// copy, measuring text at the solved widths, without copying every node).
     init(tree: LayoutTree) {
-        self.tree = tree
         nodeCount = tree.nodes.count
-        for n in tree.nodes {
-            for v in FrameVar.allCases { _ = solver.makeVariable(named: n.path + "." + v.description) }
+        for i in tree.nodes.indices {
+            let path = tree.nodes[i].path
+            for v in FrameVar.allCases { _ = solver.makeVariable(named: path + "." + v.description) }
         }
     }
 
     /// Adds a constraint; a required one that conflicts is reported (error located at its
     /// string, a note per conflicting constraint) and left out.
-    mutating func add(_ c: Constraint, _ origin: ConstraintOrigin) {
+    mutating func add(_ c: Constraint, _ origin: ConstraintOrigin, in tree: LayoutTree) {
         let index = constraints.count
         var c = c
         c.tag = index
@@ -80,7 +81,7 @@ struct LayoutSystem: Sendable {
         } catch {
             accepted.append(false)
             if case .unsatisfiable(let u) = error {
-                reportUnsatisfiable(index, conflicting: u.conflicting.compactMap { $0.id < handles.count && handles[$0.id] >= 0 ? handles[$0.id] : nil })
+                reportUnsatisfiable(index, tree, conflicting: u.conflicting.compactMap { $0.id < handles.count && handles[$0.id] >= 0 ? handles[$0.id] : nil })
             } else {
                 diagnostics.append(.error("constraint '\(origin.text.string)' on \(tree.describe(origin.node)) could not be added: \(error)",
                                           at: origin.location ?? tree.nodes[origin.node].location))
@@ -88,7 +89,6 @@ struct LayoutSystem: Sendable {
         }
     }
 
-    func describe(_ k: Int) -> String { LayoutSystem.describe(origins[k], tree) }
 
     static func describe(_ o: ConstraintOrigin, _ tree: LayoutTree) -> String {
         let text = o.text.string
@@ -97,8 +97,9 @@ struct LayoutSystem: Sendable {
         return s + " on \(tree.describe(o.node))"
     }
 
-    mutating func reportUnsatisfiable(_ k: Int, conflicting: [Int]) {
+    mutating func reportUnsatisfiable(_ k: Int, _ tree: LayoutTree, conflicting: [Int]) {
         let o = origins[k]
+        func describe(_ k: Int) -> String { LayoutSystem.describe(origins[k], tree) }
         let list = conflicting.map { describe($0) }.joined(separator: ", ")
         let message = "unsatisfiable constraint \(describe(k)): it conflicts with \(list.isEmpty ? "the required constraints above" : list); left out"
         let at = o.location ?? tree.nodes[o.node].location
@@ -164,8 +165,8 @@ struct LayoutSystemExportSource: Sendable {
                                          constant: e.constant, relation: c.relation.rawValue, strength: c.strength,
                                          source: LayoutSystem.describe(origins[k], tree), accepted: accepted[k]))
         }
-        for (i, n) in tree.nodes.enumerated() {
-            out.nodes.append(.init(path: n.path, variables: FrameVar.allCases.map { i * 4 + $0.rawValue }))
+        for i in tree.nodes.indices {
+            out.nodes.append(.init(path: tree.nodes[i].path, variables: FrameVar.allCases.map { i * 4 + $0.rawValue }))
         }
         return out
     }

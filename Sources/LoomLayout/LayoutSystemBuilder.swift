@@ -29,7 +29,7 @@ struct LayoutSystemBuilder {
             case .collection: CollectionLayout(tree: tree, collection: i).add(to: &made)
             default: break
             }
-            IntrinsicSizer.addConstraints(i, tree.nodes[i], &made)
+            IntrinsicSizer.addConstraints(i, width: tree.nodes[i].intrinsicWidth, height: tree.nodes[i].intrinsicHeight, &made)
         }
         var own = OwnConstraints(tree: tree, screen: screen)
         for i in tree.nodes.indices { own.add(i, to: &made.system) }
@@ -53,6 +53,6 @@ struct MadeConstraints {
         let c = Constraint(lhs, r, rhs, strength: Strength.forPriority(priority))
         var text = text
         if priority != Priority.required { text.priority = priority }
-        system.add(c, ConstraintOrigin(node: node, text: text, written: nil, location: nil))
+        system.add(c, ConstraintOrigin(node: node, text: text, written: nil, location: nil), in: tree)
     }
 }

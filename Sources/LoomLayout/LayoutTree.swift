@@ -116,12 +116,11 @@ struct LayoutTree: Sendable {
 
     /// The LaidOutNode tree under node `i`, frames rounded to the grid.
     func laidOut(_ i: Int, solved: LayoutSystem, grid: PixelGrid) -> LaidOutNode {
-        let n = nodes[i]
         let f = grid.round(solved.frame(of: i))
-        return LaidOutNode(path: n.path, type: n.type, id: n.id, view: n.view, role: n.role, frame: f, text: n.metrics,
-                           action: n.action, background: StyleRead.colorText(n.style?["background"]),
-                           textColor: StyleRead.colorText(n.style?["text_color"]), location: n.location, hidden: n.hidden,
-                           children: n.children.map { laidOut($0, solved: solved, grid: grid) })
+        return LaidOutNode(path: nodes[i].path, type: nodes[i].type, id: nodes[i].id, view: nodes[i].view, role: nodes[i].role, frame: f, text: nodes[i].metrics,
+                           action: nodes[i].action, background: StyleRead.colorText(nodes[i].style?["background"]),
+                           textColor: StyleRead.colorText(nodes[i].style?["text_color"]), location: nodes[i].location, hidden: nodes[i].hidden,
+                           children: nodes[i].children.map { laidOut($0, solved: solved, grid: grid) })
     }
 
     /// `#id (path)` or `path`, as messages name a node.

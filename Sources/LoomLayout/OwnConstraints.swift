@@ -84,7 +84,7 @@ struct OwnConstraints {
             for (k, single) in singles.enumerated() {
                 do {
                     let c = try single.solverConstraint { (t, a) throws(Unusable) -> LinearExpression in try resolve(i, t, a) }
-                    sys.add(c, ConstraintOrigin(node: i, text: cached.texts[k], written: singles.count > 1 ? text : nil, location: at))
+                    sys.add(c, ConstraintOrigin(node: i, text: cached.texts[k], written: singles.count > 1 ? text : nil, location: at), in: tree)
                 } catch {
                     sys.diagnostics.append(.error("constraint '\(TextEscape.escaped(text))' on \(tree.describe(i)): \(error.message); left out", at: at))
                     break
