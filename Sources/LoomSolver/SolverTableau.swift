@@ -51,8 +51,7 @@ extension Solver {
 
     mutating func takeRow(_ rid: Int) -> Row {
         touch(rid)
-        let r = rows[rid]!
-        rows[rid] = nil
+        let r = rows[rid].take()!
         for s in r.ids { removeFromColumn(s, rid) }
         negatives.remove(rid)
         return r
