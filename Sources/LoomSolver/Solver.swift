@@ -256,6 +256,8 @@ public struct Solver: Sendable {
     mutating func createRow(_ c: Constraint) -> (Row, Int, Int) {
         let expr = c.expression.reduced()
         var row = Row(constant: expr.constant)
+        row.ids.reserveCapacity(expr.terms.count + 2)
+        row.coeffs.reserveCapacity(expr.terms.count + 2)
         for t in expr.terms where !nearZero(t.coefficient) {
             let s = symbol(for: t.variable)
             if let basic = rows[s] { row.insert(basic, t.coefficient) } else { row.insert(s, t.coefficient) }
