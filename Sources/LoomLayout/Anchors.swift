@@ -4,8 +4,18 @@ import LoomStyles
 
 /// Frame variables and anchors (docs/layout.md, "Variables and anchors"): node `i` owns the
 /// variables 4i (left), 4i+1 (top), 4i+2 (width), 4i+3 (height), in screen points.
-enum FrameVar: Int, CaseIterable {
+enum FrameVar: Int, CaseIterable, CustomStringConvertible {
     case left, top, width, height
+
+    /// The case's name (as `\(v)` would print it through reflection, without reflection).
+    var description: String {
+        switch self {
+        case .left: "left"
+        case .top: "top"
+        case .width: "width"
+        case .height: "height"
+        }
+    }
 }
 
 struct Anchors {
@@ -16,8 +26,8 @@ struct Anchors {
     static func expr(_ node: Int, _ v: FrameVar) -> LinearExpression { LinearExpression(variable(node, v)) }
 
     /// The node's layout margins: the style's `layout_margins` insets, else 8 on every side.
-    static func margins(_ n: LNode) -> EdgeInsets {
-        StyleRead.insets(n.style?["layout_margins"])
+    static func margins(_ style: JSONValue?) -> EdgeInsets {
+        StyleRead.insets(style?["layout_margins"])
             ?? EdgeInsets(top: defaultMargin, left: defaultMargin, bottom: defaultMargin, right: defaultMargin)
     }
 

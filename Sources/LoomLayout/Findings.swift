@@ -26,33 +26,33 @@ struct FindingsCheck {
         let sa = screen.safeArea
         let safe = Frame(x: sa.left, y: sa.top, width: screen.width - sa.left - sa.right, height: screen.height - sa.top - sa.bottom)
         let whole = Frame(x: 0, y: 0, width: screen.width, height: screen.height)
-        for (i, n) in tree.nodes.enumerated() where i < frames.count {
+        for i in tree.nodes.indices where i < frames.count {
             let f = frames[i]
-            let name = tree.describe(i)
+            let name = { tree.describe(i) }  // only when a finding needs it
             if !inside(f, whole) {
-                out.append(LayoutFinding(kind: .outsideScreen, path: n.path, message: "\(name) \(f.text) is outside the screen (\(Frame.number(screen.width))×\(Frame.number(screen.height)))", location: n.location))
-            } else if n.children.isEmpty, [.label, .button, .image, .view].contains(n.role), !inside(f, safe) {
-                out.append(LayoutFinding(kind: .outsideSafeArea, path: n.path, message: "\(name) \(f.text) is outside the safe area \(safe.text)", location: n.location))
+                out.append(LayoutFinding(kind: .outsideScreen, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the screen (\(Frame.number(screen.width))×\(Frame.number(screen.height)))", location: tree.nodes[i].location))
+            } else if tree.nodes[i].children.isEmpty, [.label, .button, .image, .view].contains(tree.nodes[i].role), !inside(f, safe) {
+                out.append(LayoutFinding(kind: .outsideSafeArea, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the safe area \(safe.text)", location: tree.nodes[i].location))
             }
-            if [.stack, .vstack, .hstack, .collection, .navigation, .tabBar].contains(n.role) {
-                let kids = n.children
+            if [.stack, .vstack, .hstack, .collection, .navigation, .tabBar].contains(tree.nodes[i].role) {
+                let kids = tree.nodes[i].children
                 for a in 0..<kids.count {
                     for b in (a + 1)..<max(kids.count, a + 1) {
                         let fa = frames[kids[a]], fb = frames[kids[b]]
                         let w = min(fa.maxX, fb.maxX) - max(fa.x, fb.x), h = min(fa.maxY, fb.maxY) - max(fa.y, fb.y)
                         if w > FindingsCheck.tolerance && h > FindingsCheck.tolerance {
                             out.append(LayoutFinding(kind: .overlap, path: tree.nodes[kids[b]].path,
-                                                     message: "\(tree.describe(kids[b])) \(fb.text) overlaps its sibling \(tree.describe(kids[a])) \(fa.text) in \(name)",
+                                                     message: "\(tree.describe(kids[b])) \(fb.text) overlaps its sibling \(tree.describe(kids[a])) \(fa.text) in \(name())",
                                                      location: tree.nodes[kids[b]].location))
                         }
                     }
                 }
             }
-            if let m = n.metrics, m.truncated {
-                out.append(LayoutFinding(kind: .truncated, path: n.path, message: "the text of \(name) is truncated: it needs \(m.neededLines) lines and has \(n.lines ?? 1) at width \(Frame.number(f.width))", location: n.location))
+            if let m = tree.nodes[i].metrics, m.truncated {
+                out.append(LayoutFinding(kind: .truncated, path: tree.nodes[i].path, message: "the text of \(name()) is truncated: it needs \(m.neededLines) lines and has \(tree.nodes[i].lines ?? 1) at width \(Frame.number(f.width))", location: tree.nodes[i].location))
             }
-            if n.action != nil, f.width < FindingsCheck.minimumTapTarget || f.height < FindingsCheck.minimumTapTarget {
-                out.append(LayoutFinding(kind: .smallTapTarget, path: n.path, message: "\(name) is tappable but \(Frame.number(f.width))×\(Frame.number(f.height)) points, smaller than 44×44", location: n.location))
+            if tree.nodes[i].action != nil, f.width < FindingsCheck.minimumTapTarget || f.height < FindingsCheck.minimumTapTarget {
+                out.append(LayoutFinding(kind: .smallTapTarget, path: tree.nodes[i].path, message: "\(name()) is tappable but \(Frame.number(f.width))×\(Frame.number(f.height)) points, smaller than 44×44", location: tree.nodes[i].location))
             }
         }
         return out

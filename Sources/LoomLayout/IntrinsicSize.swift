@@ -38,6 +38,10 @@ struct IntrinsicSizer {
     /// Text, font, lines, padding and one-line sizes of every label and button; sizes of images.
     func measureOneLine(_ tree: inout LayoutTree) {
         for i in tree.nodes.indices {
+            switch tree.nodes[i].role {
+            case .label, .button, .image: break
+            default: continue  // nothing to measure: the node is left as it is
+            }
             var n = tree.nodes[i]
             switch n.role {
             case .label, .button:
@@ -72,8 +76,9 @@ struct IntrinsicSizer {
     func rewrap(_ tree: inout LayoutTree, solved: LayoutSystem) -> Bool {
         var changed = false
         for i in tree.nodes.indices {
+            guard IntrinsicSizer.isText(tree.nodes[i].role), tree.nodes[i].lines != 1 else { continue }
             let n = tree.nodes[i]
-            guard IntrinsicSizer.isText(n.role), let t = n.text, n.lines != 1, let one = n.oneLineWidth else { continue }
+            guard let t = n.text, let one = n.oneLineWidth else { continue }
             let w = solved.value(i, .width)
             guard w < one - IntrinsicSizer.widthSlack else { continue }
             let content = max(0, w - n.padding.left - n.padding.right)
@@ -90,21 +95,22 @@ struct IntrinsicSizer {
     /// The text as drawn at each label's and button's final width (for findings and output).
     func measureFinal(_ tree: inout LayoutTree, solved: LayoutSystem) {
         for i in tree.nodes.indices {
-            let n = tree.nodes[i]
-            guard IntrinsicSizer.isText(n.role), let t = n.text else { continue }
-            let content = max(0, solved.value(i, .width) - n.padding.left - n.padding.right)
-            tree.nodes[i].metrics = measurer.measure(t, font: n.font, maxWidth: content + IntrinsicSizer.widthSlack, lines: n.lines)
+            guard IntrinsicSizer.isText(tree.nodes[i].role), let t = tree.nodes[i].text else { continue }
+            let padding = tree.nodes[i].padding
+            let content = max(0, solved.value(i, .width) - padding.left - padding.right)
+            let m = measurer.measure(t, font: tree.nodes[i].font, maxWidth: content + IntrinsicSizer.widthSlack, lines: tree.nodes[i].lines)
+            tree.nodes[i].metrics = m
         }
     }
 
-    static func addConstraints(_ i: Int, _ n: LNode, _ made: inout MadeConstraints) {
-        if let w = n.intrinsicWidth {
-            made.add(i, .width, .lessOrEqual, constant: w, priority: hugging, "intrinsic width: width <= \(Frame.number(w))")
-            made.add(i, .width, .greaterOrEqual, constant: w, priority: compressionResistance, "intrinsic width: width >= \(Frame.number(w))")
+    static func addConstraints(_ i: Int, width: Double?, height: Double?, _ made: inout MadeConstraints) {
+        if let w = width {
+            made.add(i, .width, .lessOrEqual, constant: w, priority: hugging, ConstraintText("intrinsic width: width <= ", w))
+            made.add(i, .width, .greaterOrEqual, constant: w, priority: compressionResistance, ConstraintText("intrinsic width: width >= ", w))
         }
-        if let h = n.intrinsicHeight {
-            made.add(i, .height, .lessOrEqual, constant: h, priority: hugging, "intrinsic height: height <= \(Frame.number(h))")
-            made.add(i, .height, .greaterOrEqual, constant: h, priority: compressionResistance, "intrinsic height: height >= \(Frame.number(h))")
+        if let h = height {
+            made.add(i, .height, .lessOrEqual, constant: h, priority: hugging, ConstraintText("intrinsic height: height <= ", h))
+            made.add(i, .height, .greaterOrEqual, constant: h, priority: compressionResistance, ConstraintText("intrinsic height: height >= ", h))
         }
     }
 }

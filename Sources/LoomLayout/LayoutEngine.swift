@@ -8,12 +8,34 @@ import LoomText
 public struct LayoutOutcome: Sendable {
     public var result: LayoutResult
     public var diagnostics: [Diagnostic]
-    /// The constraint system of the final pass (for comparisons with kiwisolver: `json`).
-    public var system: LayoutSystemExport
+    /// The constraint system of the final pass (for comparisons with kiwisolver: `json`), built
+    /// when read: a layout keeps the system's constraints and origins (shared, not copied) and
+    /// writes the export's variables, terms and sources only for a caller that asks.
+    public var system: LayoutSystemExport {
+        get {
+            switch export {
+            case .ready(let e): e
+            case .deferred(let source): source.export()
+            }
+        }
+        set { export = .ready(newValue) }
+    }
+    enum Export: Sendable {
+        case ready(LayoutSystemExport)
+        case deferred(LayoutSystemExportSource)
+    }
+    var export: Export
+
     public init(result: LayoutResult, diagnostics: [Diagnostic], system: LayoutSystemExport) {
         self.result = result
         self.diagnostics = diagnostics
-        self.system = system
+        export = .ready(system)
+    }
+
+    init(result: LayoutResult, diagnostics: [Diagnostic], export: LayoutSystemExportSource) {
+        self.result = result
+        self.diagnostics = diagnostics
+        self.export = .deferred(export)
     }
 }
 
@@ -59,7 +81,7 @@ public struct LayoutEngine {
                                   safeArea: screen.safeArea, root: laidOut, findings: [])
         findings.append(contentsOf: FindingsCheck(tree: tree, screen: screen).findings(result))
         result.findings = findings
-        return LayoutOutcome(result: result, diagnostics: diagnostics, system: system.export(tree))
+        return LayoutOutcome(result: result, diagnostics: diagnostics, export: system.exportSource(tree))
     }
 }
 

@@ -25,9 +25,33 @@ public struct Frame: Sendable, Hashable {
 
     static func number(_ d: Double) -> String {
         if d == d.rounded(), abs(d) < 1e15 { return String(Int(d)) }
+        if let s = thousandths(d) { return s }
         var s = String(format: "%.3f", d)
         while s.hasSuffix("0") { s.removeLast() }
         if s.hasSuffix(".") { s.removeLast() }
+        return s
+    }
+
+    /// `number` without `String(format:)` where that is provably the same: `%.3f` rounds the
+    /// exact decimal value of |d|·1000 to an integer; the computed product is within 1e-5 of it
+    /// for |d| < 1e7, so when it is farther than 1e-3 from a half, both round the same way.
+    /// Nil (use `String(format:)`) otherwise.
+    static func thousandths(_ d: Double) -> String? {
+        let m = abs(d)
+        guard m < 1e7 else { return nil }
+        let p = m * 1000
+        let f = p - p.rounded(.down)
+        guard abs(f - 0.5) > 1e-3 else { return nil }
+        let r = Int(p.rounded())
+        var s = d < 0 ? "-" : ""
+        s += String(r / 1000)
+        var frac = r % 1000
+        if frac != 0 {
+            var digits = 3
+            while frac % 10 == 0 { frac /= 10; digits -= 1 }
+            let t = String(frac)
+            s += "." + String(repeating: "0", count: digits - t.count) + t
+        }
         return s
     }
 }

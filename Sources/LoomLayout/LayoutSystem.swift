@@ -4,41 +4,70 @@ import LoomSolver
 /// Where a constraint of the layout system comes from: a node's own `constraints` string (with
 /// its location), or a rule of the layout pass (the root's frame, a stack's spacing, an
 /// intrinsic size…), described by what made it.
-struct ConstraintOrigin {
+struct ConstraintOrigin: Sendable {
     /// The node the constraint belongs to.
     var node: Int
     /// The single constraint in the language (`width == 500`), or what made it.
-    var text: String
+    var text: ConstraintText
     /// The string as written, when the single constraint is a part of a guide.
     var written: String?
     /// The string's location (own constraints), else nil.
     var location: SourceLocation?
 }
 
+/// A constraint's description, put together only when a message or the export prints it (most
+/// never are): `head`, then `number` as `Frame.number` writes it, then `tail`, then ` @ priority`
+/// for a made constraint below required.
+struct ConstraintText: Sendable, ExpressibleByStringInterpolation {
+    var head: String
+    var number: Double?
+    var tail: String
+    var priority: Double?
+
+    init(_ head: String, _ number: Double? = nil, _ tail: String = "") {
+        self.head = head
+        self.number = number
+        self.tail = tail
+    }
+    init(stringLiteral value: String) { self.init(value) }
+    init(stringInterpolation: DefaultStringInterpolation) { self.init(String(stringInterpolation: stringInterpolation)) }
+
+    var string: String {
+        var s = head
+        if let number { s += Frame.number(number) }
+        s += tail
+        if let priority { s += " @ " + Frame.number(priority) }
+        return s
+    }
+}
+
 /// The solver with the layout pass's constraints, each with its origin; constraints a required
 /// conflict rejected are reported and left out.
-struct LayoutSystem {
+struct LayoutSystem: Sendable {
     var solver = Solver()
     var constraints: [Constraint] = []
     var origins: [ConstraintOrigin] = []
     var accepted: [Bool] = []
-    var handles: [ConstraintHandle: Int] = [:]
+    /// The index in `constraints` of each accepted constraint, by handle id (the solver numbers
+    /// the constraints it accepts 0, 1, 2…; -1 for an id this system did not add).
+    var handles: [Int] = []
     var diagnostics: [Diagnostic] = []
     var findings: [LayoutFinding] = []
     let nodeCount: Int
-    let tree: LayoutTree
 
+    /// The system of `tree`'s nodes (it does not keep the tree: the pass goes on changing its
+    /// copy, measuring text at the solved widths, without copying every node).
     init(tree: LayoutTree) {
-        self.tree = tree
         nodeCount = tree.nodes.count
-        for n in tree.nodes {
-            for v in FrameVar.allCases { _ = solver.makeVariable(named: "\(n.path).\(v)") }
+        for i in tree.nodes.indices {
+            let path = tree.nodes[i].path
+            for v in FrameVar.allCases { _ = solver.makeVariable(named: path + "." + v.description) }
         }
     }
 
     /// Adds a constraint; a required one that conflicts is reported (error located at its
     /// string, a note per conflicting constraint) and left out.
-    mutating func add(_ c: Constraint, _ origin: ConstraintOrigin) {
+    mutating func add(_ c: Constraint, _ origin: ConstraintOrigin, in tree: LayoutTree) {
         let index = constraints.count
         var c = c
         c.tag = index
@@ -46,28 +75,31 @@ struct LayoutSystem {
         origins.append(origin)
         do {
             let h = try solver.add(c)
-            handles[h] = index
+            while handles.count <= h.id { handles.append(-1) }
+            handles[h.id] = index
             accepted.append(true)
         } catch {
             accepted.append(false)
             if case .unsatisfiable(let u) = error {
-                reportUnsatisfiable(index, conflicting: u.conflicting.compactMap { handles[$0] })
+                reportUnsatisfiable(index, tree, conflicting: u.conflicting.compactMap { $0.id < handles.count && handles[$0.id] >= 0 ? handles[$0.id] : nil })
             } else {
-                diagnostics.append(.error("constraint '\(origin.text)' on \(tree.describe(origin.node)) could not be added: \(error)",
+                diagnostics.append(.error("constraint '\(origin.text.string)' on \(tree.describe(origin.node)) could not be added: \(error)",
                                           at: origin.location ?? tree.nodes[origin.node].location))
             }
         }
     }
 
-    func describe(_ k: Int) -> String {
-        let o = origins[k]
-        var s = "'\(o.text)'"
-        if let w = o.written, w != o.text { s += " (from '\(w)')" }
+
+    static func describe(_ o: ConstraintOrigin, _ tree: LayoutTree) -> String {
+        let text = o.text.string
+        var s = "'\(text)'"
+        if let w = o.written, w != text { s += " (from '\(w)')" }
         return s + " on \(tree.describe(o.node))"
     }
 
-    mutating func reportUnsatisfiable(_ k: Int, conflicting: [Int]) {
+    mutating func reportUnsatisfiable(_ k: Int, _ tree: LayoutTree, conflicting: [Int]) {
         let o = origins[k]
+        func describe(_ k: Int) -> String { LayoutSystem.describe(origins[k], tree) }
         let list = conflicting.map { describe($0) }.joined(separator: ", ")
         let message = "unsatisfiable constraint \(describe(k)): it conflicts with \(list.isEmpty ? "the required constraints above" : list); left out"
         let at = o.location ?? tree.nodes[o.node].location
@@ -94,10 +126,11 @@ struct LayoutSystem {
     func ambiguityFindings(_ tree: LayoutTree) -> (findings: [LayoutFinding], diagnostics: [Diagnostic]) {
         var candidates: [Variable] = []
         for i in 0..<nodeCount { for v in FrameVar.allCases { candidates.append(Anchors.variable(i, v)) } }
-        let loose = Set(solver.ambiguousVariables(candidates).map(\.index))
+        var loose = [Bool](repeating: false, count: nodeCount * 4)
+        for v in solver.ambiguousVariables(candidates) { loose[v.index] = true }
         var findings: [LayoutFinding] = [], diags: [Diagnostic] = []
-        for i in 0..<nodeCount {
-            let which = FrameVar.allCases.filter { loose.contains(i * 4 + $0.rawValue) }
+        for i in 0..<nodeCount where loose[i * 4] || loose[i * 4 + 1] || loose[i * 4 + 2] || loose[i * 4 + 3] {
+            let which = FrameVar.allCases.filter { loose[i * 4 + $0.rawValue] }
             if which.isEmpty { continue }
             let names = which.map { "\($0)" }.joined(separator: ", ")
             let message = "ambiguous layout: the constraints do not determine \(names) of \(tree.describe(i))"
@@ -107,17 +140,33 @@ struct LayoutSystem {
         return (findings, diags)
     }
 
-    func export(_ tree: LayoutTree) -> LayoutSystemExport {
+    /// What the export is made from (shared storage, no copy): `LayoutOutcome.system` builds it
+    /// when asked, so a layout that nobody exports never writes its 10,000 sources.
+    func exportSource(_ tree: LayoutTree) -> LayoutSystemExportSource {
+        LayoutSystemExportSource(variables: solver.variableNames, constraints: constraints, origins: origins,
+                                 accepted: accepted, tree: tree)
+    }
+}
+
+/// A layout system's constraints and origins, to be exported on demand.
+struct LayoutSystemExportSource: Sendable {
+    let variables: [String]
+    let constraints: [Constraint]
+    let origins: [ConstraintOrigin]
+    let accepted: [Bool]
+    let tree: LayoutTree
+
+    func export() -> LayoutSystemExport {
         var out = LayoutSystemExport()
-        for i in 0..<solver.variableCount { out.variables.append(solver.name(of: Variable(index: i))) }
+        out.variables = variables
         for (k, c) in constraints.enumerated() {
             let e = c.expression.reduced()
             out.constraints.append(.init(terms: e.terms.map { .init(variable: $0.variable.index, coefficient: $0.coefficient) },
                                          constant: e.constant, relation: c.relation.rawValue, strength: c.strength,
-                                         source: describe(k), accepted: accepted[k]))
+                                         source: LayoutSystem.describe(origins[k], tree), accepted: accepted[k]))
         }
-        for (i, n) in tree.nodes.enumerated() {
-            out.nodes.append(.init(path: n.path, variables: FrameVar.allCases.map { i * 4 + $0.rawValue }))
+        for i in tree.nodes.indices {
+            out.nodes.append(.init(path: tree.nodes[i].path, variables: FrameVar.allCases.map { i * 4 + $0.rawValue }))
         }
         return out
     }

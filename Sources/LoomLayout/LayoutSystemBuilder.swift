@@ -12,14 +12,13 @@ struct LayoutSystemBuilder {
     let screen: ScreenGeometry
 
     func build() -> LayoutSystem {
-        var sys = LayoutSystem(tree: tree)
-        guard !tree.nodes.isEmpty else { return sys }
-        var made = MadeConstraints(system: sys, tree: tree)
+        guard !tree.nodes.isEmpty else { return LayoutSystem(tree: tree) }
+        var made = MadeConstraints(system: LayoutSystem(tree: tree), tree: tree)
         let root = 0
         made.add(root, .left, .equal, constant: 0, "the root fills the screen: left == 0")
         made.add(root, .top, .equal, constant: 0, "the root fills the screen: top == 0")
-        made.add(root, .width, .equal, constant: screen.width, "the root fills the screen: width == \(Frame.number(screen.width))")
-        made.add(root, .height, .equal, constant: screen.height, "the root fills the screen: height == \(Frame.number(screen.height))")
+        made.add(root, .width, .equal, constant: screen.width, ConstraintText("the root fills the screen: width == ", screen.width))
+        made.add(root, .height, .equal, constant: screen.height, ConstraintText("the root fills the screen: height == ", screen.height))
         for i in tree.nodes.indices {
             made.add(i, .width, .greaterOrEqual, constant: 0, "width >= 0")
             made.add(i, .height, .greaterOrEqual, constant: 0, "height >= 0")
@@ -30,13 +29,12 @@ struct LayoutSystemBuilder {
             case .collection: CollectionLayout(tree: tree, collection: i).add(to: &made)
             default: break
             }
-            IntrinsicSizer.addConstraints(i, tree.nodes[i], &made)
+            IntrinsicSizer.addConstraints(i, width: tree.nodes[i].intrinsicWidth, height: tree.nodes[i].intrinsicHeight, &made)
         }
-        sys = made.system
         var own = OwnConstraints(tree: tree, screen: screen)
-        for i in tree.nodes.indices { own.add(i, to: &sys) }
-        sys.solve()
-        return sys
+        for i in tree.nodes.indices { own.add(i, to: &made.system) }
+        made.system.solve()
+        return made.system
     }
 }
 
@@ -46,14 +44,15 @@ struct MadeConstraints {
     let tree: LayoutTree
 
     mutating func add(_ node: Int, _ v: FrameVar, _ r: Relation, constant: Double, priority: Double = Priority.required,
-                      _ text: String) {
+                      _ text: ConstraintText) {
         add(node, Anchors.expr(node, v), r, LinearExpression(constant: constant), priority: priority, text)
     }
 
     mutating func add(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression,
-                      priority: Double = Priority.required, _ text: String) {
+                      priority: Double = Priority.required, _ text: ConstraintText) {
         let c = Constraint(lhs, r, rhs, strength: Strength.forPriority(priority))
-        let suffix = priority == Priority.required ? "" : " @ \(Frame.number(priority))"
-        system.add(c, ConstraintOrigin(node: node, text: text + suffix, written: nil, location: nil))
+        var text = text
+        if priority != Priority.required { text.priority = priority }
+        system.add(c, ConstraintOrigin(node: node, text: text, written: nil, location: nil), in: tree)
     }
 }

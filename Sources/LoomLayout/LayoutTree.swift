@@ -5,8 +5,8 @@ import LoomText
 
 /// One node taking part in layout, in a flat array (preorder): a component, a collection's
 /// header, item or footer, or an item's nested component.
-struct LNode {
-    enum Part { case child, header, item, footer }
+struct LNode: Sendable {
+    enum Part: Sendable { case child, header, item, footer }
     var path: String
     var type: String
     var id: String?
@@ -43,7 +43,7 @@ struct LNode {
 }
 
 /// The laid-out nodes of a resolved tree.
-struct LayoutTree {
+struct LayoutTree: Sendable {
     var nodes: [LNode] = []
     /// Ids to node indices, first in preorder winning.
     var byID: [String: Int] = [:]
@@ -116,18 +116,16 @@ struct LayoutTree {
 
     /// The LaidOutNode tree under node `i`, frames rounded to the grid.
     func laidOut(_ i: Int, solved: LayoutSystem, grid: PixelGrid) -> LaidOutNode {
-        let n = nodes[i]
         let f = grid.round(solved.frame(of: i))
-        return LaidOutNode(path: n.path, type: n.type, id: n.id, view: n.view, role: n.role, frame: f, text: n.metrics,
-                           action: n.action, background: StyleRead.colorText(n.style?["background"]),
-                           textColor: StyleRead.colorText(n.style?["text_color"]), location: n.location, hidden: n.hidden,
-                           children: n.children.map { laidOut($0, solved: solved, grid: grid) })
+        return LaidOutNode(path: nodes[i].path, type: nodes[i].type, id: nodes[i].id, view: nodes[i].view, role: nodes[i].role, frame: f, text: nodes[i].metrics,
+                           action: nodes[i].action, background: StyleRead.colorText(nodes[i].style?["background"]),
+                           textColor: StyleRead.colorText(nodes[i].style?["text_color"]), location: nodes[i].location, hidden: nodes[i].hidden,
+                           children: nodes[i].children.map { laidOut($0, solved: solved, grid: grid) })
     }
 
     /// `#id (path)` or `path`, as messages name a node.
     func describe(_ i: Int) -> String {
-        let n = nodes[i]
-        if let id = n.id { return "#\(id) (\(n.path))" }
-        return "\(n.type) (\(n.path))"
+        if let id = nodes[i].id { return "#\(id) (\(nodes[i].path))" }
+        return "\(nodes[i].type) (\(nodes[i].path))"
     }
 }

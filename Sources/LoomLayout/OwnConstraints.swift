@@ -1,5 +1,6 @@
 import LoomCore
 import LoomSolver
+import LoomStyles
 
 /// A node's own `constraints` (docs/layout.md, "Constraints on components"): each string parsed,
 /// its named constant overridden from the style's `constraints` object, its targets resolved
@@ -11,6 +12,33 @@ struct OwnConstraints {
     let screen: ScreenGeometry
 
     struct Unusable: Error { var message: String }
+
+    /// A string's parse, its single constraints and their descriptions. Each distinct string is
+    /// parsed once per pass (a screen repeats a few strings on many nodes); the parse is a pure
+    /// function of the text, so the cached value is the one parsing again would give.
+    struct Parsed {
+        var result: Result<ParsedConstraint, ConstraintParseError>
+        var singles: [SingleConstraint] = []
+        var texts: [ConstraintText] = []
+
+        init(_ text: String) {
+            result = Result { () throws(ConstraintParseError) in try ConstraintParser.parse(text) }
+            if case .success(let p) = result { (singles, texts) = Parsed.expand(p) }
+        }
+
+        static func expand(_ p: ParsedConstraint) -> ([SingleConstraint], [ConstraintText]) {
+            let singles = p.expanded()
+            return (singles, singles.map { ConstraintText($0.description) })
+        }
+    }
+    var cache: [String: Parsed] = [:]
+
+    mutating func parse(_ text: String) -> Parsed {
+        if let p = cache[text] { return p }
+        let p = Parsed(text)
+        cache[text] = p
+        return p
+    }
 
     /// Where a constraint string is: the JSON string's own location (its opening quote).
     static func location(_ node: JSONNode, in component: Component) -> SourceLocation {
@@ -26,18 +54,18 @@ struct OwnConstraints {
     }
 
     mutating func add(_ i: Int, to sys: inout LayoutSystem) {
-        let n = tree.nodes[i]
-        guard let component = n.origin, let list = component.constraints else { return }
+        guard let component = tree.nodes[i].origin, let list = component.constraints else { return }
         guard let entries = list.array else { return }  // reported by ConstraintCheck / below
-        let overrides = n.style?["constraints"]?.object
+        let overrides = tree.nodes[i].style?["constraints"]?.object
         var names = Set<String>()
         for entry in entries {
             guard let text = entry.string else { continue }
             let at = OwnConstraints.location(entry, in: component)
+            var cached = parse(text)
             var parsed: ParsedConstraint
-            do {
-                parsed = try ConstraintParser.parse(text)
-            } catch {
+            switch cached.result {
+            case .success(let p): parsed = p
+            case .failure(let error):
                 sys.diagnostics.append(.error("constraint '\(TextEscape.escaped(text))': \(error.message)",
                                               at: OwnConstraints.location(entry, column: error.column, in: component)))
                 continue
@@ -46,16 +74,17 @@ struct OwnConstraints {
                 names.insert(name)
                 if let v = overrides?[name] {
                     if let d = StyleRead.number(v), parsed.overrideConstant(d) {
+                        (cached.singles, cached.texts) = Parsed.expand(parsed)
                     } else {
                         sys.diagnostics.append(.warning("the style's constant for constraint '\(name)' on \(tree.describe(i)) is not used: it is \(v.kindName) and the constraint is \(text)", at: at))
                     }
                 }
             }
-            let singles = parsed.expanded()
-            for single in singles {
+            let singles = cached.singles
+            for (k, single) in singles.enumerated() {
                 do {
                     let c = try single.solverConstraint { (t, a) throws(Unusable) -> LinearExpression in try resolve(i, t, a) }
-                    sys.add(c, ConstraintOrigin(node: i, text: single.description, written: singles.count > 1 ? text : nil, location: at))
+                    sys.add(c, ConstraintOrigin(node: i, text: cached.texts[k], written: singles.count > 1 ? text : nil, location: at), in: tree)
                 } catch {
                     sys.diagnostics.append(.error("constraint '\(TextEscape.escaped(text))' on \(tree.describe(i)): \(error.message); left out", at: at))
                     break
@@ -64,9 +93,9 @@ struct OwnConstraints {
         }
         if let overrides {
             for key in overrides.keys where !names.contains(key) {
-                let from = n.styleOrigins.first { $0.key == "constraints" }?.from
+                let from = tree.nodes[i].styleOrigins.first { $0.key == "constraints" }?.from
                 let hint = DidYouMean.hint(key, among: names.sorted())
-                sys.diagnostics.append(.warning("the style overrides constraint '\(key)' but \(tree.describe(i)) has no constraint of that name\(hint)\(from.map { " (style at \($0))" } ?? "")", at: n.location))
+                sys.diagnostics.append(.warning("the style overrides constraint '\(key)' but \(tree.describe(i)) has no constraint of that name\(hint)\(from.map { " (style at \($0))" } ?? "")", at: tree.nodes[i].location))
             }
         }
     }
@@ -92,6 +121,6 @@ struct OwnConstraints {
             }
             node = p
         }
-        return Anchors.anchor(node, a, margins: Anchors.margins(tree.nodes[node]))
+        return Anchors.anchor(node, a, margins: a.margin ? Anchors.margins(tree.nodes[node].style) : EdgeInsets())
     }
 }

@@ -26,7 +26,7 @@ extension Solver {
                                    maxProbes: Int = 64) -> [Variable] {
         var out: [Variable] = []
         var undecided: [Variable] = []
-        var freeCache: [Int: Freedom] = [:]
+        var freeCache = [Freedom?](repeating: nil, count: kinds.count)
         func freedom(_ s: Int) -> Freedom {
             if let f = freeCache[s] { return f }
             let f = self.freedom(of: s)

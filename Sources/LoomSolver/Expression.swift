@@ -30,9 +30,30 @@ public struct LinearExpression: Equatable, Sendable {
     /// Terms merged per variable, in variable order, zero coefficients kept (kiwi's `reduce`;
     /// the solver skips near-zero ones itself).
     public func reduced() -> LinearExpression {
-        var sums: [Int: Double] = [:]
-        for t in terms { sums[t.variable.index, default: 0] += t.coefficient }
-        let merged = sums.keys.sorted().map { (variable: Variable(index: $0), coefficient: sums[$0]!) }
+        // Terms stably sorted by variable (insertion sort: a constraint has a few terms), then
+        // each run summed from 0 in the order written — the sums a per-variable map would make.
+        var sorted = terms
+        for k in sorted.indices.dropFirst() {
+            let t = sorted[k]
+            var j = k
+            while j > 0 && sorted[j - 1].variable.index > t.variable.index {
+                sorted[j] = sorted[j - 1]
+                j -= 1
+            }
+            sorted[j] = t
+        }
+        var merged: [(variable: Variable, coefficient: Double)] = []
+        merged.reserveCapacity(sorted.count)
+        var k = 0
+        while k < sorted.count {
+            let v = sorted[k].variable
+            var sum = 0.0
+            while k < sorted.count && sorted[k].variable == v {
+                sum += sorted[k].coefficient
+                k += 1
+            }
+            merged.append((variable: v, coefficient: sum))
+        }
         return LinearExpression(merged, constant: constant)
     }
 

@@ -48,8 +48,13 @@ struct Row {
         }
         if nearZero(coefficient) { return 0 }
         let at = -(i + 1)
-        ids.insert(symbol, at: at)
-        coeffs.insert(coefficient, at: at)
+        if at == ids.count {  // a new symbol: the largest id so far
+            ids.append(symbol)
+            coeffs.append(coefficient)
+        } else {
+            ids.insert(symbol, at: at)
+            coeffs.insert(coefficient, at: at)
+        }
         return 1
     }
 
@@ -66,6 +71,10 @@ struct Row {
             case -1: removed(s)
             default: break
             }
+            return
+        }
+        if m <= n && containsEverySymbol(of: other) {
+            addInPlace(other, coefficient, removed: removed)
             return
         }
         var newIds: [Int] = []
@@ -96,6 +105,47 @@ struct Row {
         }
         ids = newIds
         coeffs = newCoeffs
+    }
+
+    /// Whether every symbol of `other` has a cell here (then adding it creates no cell).
+    private func containsEverySymbol(of other: Row) -> Bool {
+        let n = ids.count
+        var i = 0
+        for s in other.ids {
+            while i < n && ids[i] < s { i += 1 }
+            if i == n || ids[i] != s { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The merge of `insert(_:_:added:removed:)` when no cell is created: the same sums,
+    /// written over the existing cells (no new arrays); cells that became near zero dropped.
+    private mutating func addInPlace(_ other: Row, _ coefficient: Double, removed: (Int) -> Void) {
+        var dropped = 0
+        var i = 0
+        for j in other.ids.indices {
+            let s = other.ids[j]
+            while ids[i] < s { i += 1 }
+            let v = coeffs[i] + other.coeffs[j] * coefficient
+            if nearZero(v) {
+                ids[i] = -1
+                dropped += 1
+                removed(s)
+            } else {
+                coeffs[i] = v
+            }
+            i += 1
+        }
+        guard dropped > 0 else { return }
+        var w = 0
+        for k in ids.indices where ids[k] >= 0 {
+            ids[w] = ids[k]
+            coeffs[w] = coeffs[k]
+            w += 1
+        }
+        ids.removeLast(ids.count - w)
+        coeffs.removeLast(coeffs.count - w)
     }
 
     /// Removes the symbol's cell; true when there was one.

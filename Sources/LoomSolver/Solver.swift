@@ -43,14 +43,16 @@ public struct Solver: Sendable {
     var rows: [Row?] = [nil]
     /// For each symbol, the basic symbols whose rows contain it (unordered).
     var cols: [[Int]] = [[]]
-    var objective = Row()
+    var objective = Objective()
     var artificial: Row?
     /// kiwi's m_infeasible_rows (a stack, duplicates allowed).
     var infeasible: [Int] = []
     /// Restricted basic rows whose constant is negative (kiwi pushes them at every substitution).
     var negatives = Set<Int>()
-    /// Rows changed since a journal started (their previous contents), for rollback.
-    var journal: [Int: Row?]?
+    /// Rows changed since a journal started (their previous contents, first change first), for
+    /// rollback; `journaled` marks the symbols whose row is in it.
+    var journal: [(Int, Row?)]?
+    var journaled: [Bool] = [false]
 
     // Variables: index = Variable.index.
     var names: [String] = []
@@ -62,8 +64,11 @@ public struct Solver: Sendable {
         var marker: Int
         var other: Int
     }
-    var records: [Int: Record] = [:]
-    var owner: [Int: Int] = [:]  // marker symbol → constraint id
+    /// By constraint id (ids are handed out 0, 1, 2…); nil once removed.
+    var records: [Record?] = []
+    var liveConstraints = 0
+    /// The constraint id owning each marker symbol, by symbol id; -1 for none.
+    var owner: [Int] = [-1]
     var nextConstraint = 0
 
     struct Edit: Sendable {
@@ -86,6 +91,8 @@ public struct Solver: Sendable {
     }
 
     public func name(of v: Variable) -> String { names[v.index] }
+    /// Every variable's name, by index.
+    public var variableNames: [String] { names }
     public var variableCount: Int { names.count }
 
     /// The value `updateVariables()` last gave the variable (0 before).
@@ -114,22 +121,26 @@ public struct Solver: Sendable {
         if subject == 0 && row.ids.allSatisfy({ kinds[$0] == .dummy }) {
             if !nearZero(row.constant) {
                 let conflict = conflicts(in: row.ids)
-                rollBack(toSymbols: tick, variables: variables, objective: nil)
+                rollBack(toSymbols: tick, variables: variables)
                 throw .unsatisfiable(UnsatisfiableConstraint(constraint: constraint, conflicting: conflict))
             }
             subject = marker
         }
         if subject == 0 {
-            let savedObjective = objective, savedInfeasible = infeasible
-            journal = [:]
+            let savedInfeasible = infeasible
+            journal = []
+            objective.startJournal()
             let ok: Bool, blocking: [Int]
-            do { (ok, blocking) = try addWithArtificialVariable(row) } catch { journal = nil; throw error }
+            do { (ok, blocking) = try addWithArtificialVariable(row) } catch {
+                endJournal()
+                throw error
+            }
             if !ok {
                 infeasible = savedInfeasible
-                rollBack(toSymbols: tick, variables: variables, objective: savedObjective)
+                rollBack(toSymbols: tick, variables: variables)
                 throw .unsatisfiable(UnsatisfiableConstraint(constraint: constraint, conflicting: conflicts(in: blocking)))
             }
-            journal = nil
+            endJournal()
         } else {
             row.solve(for: subject)
             substitute(subject, row)
@@ -137,7 +148,8 @@ public struct Solver: Sendable {
         }
         let id = nextConstraint
         nextConstraint += 1
-        records[id] = Record(constraint: constraint, marker: marker, other: other)
+        records.append(Record(constraint: constraint, marker: marker, other: other))
+        liveConstraints += 1
         owner[marker] = id
         if other != 0 { owner[other] = id }
         try optimize(artificial: false)
@@ -146,9 +158,11 @@ public struct Solver: Sendable {
 
     /// Removes a constraint (kiwi's removeConstraint).
     public mutating func remove(_ handle: ConstraintHandle) throws(SolverError) {
-        guard let rec = records.removeValue(forKey: handle.id) else { throw .unknownConstraint(handle) }
-        owner[rec.marker] = nil
-        if rec.other != 0 { owner[rec.other] = nil }
+        guard let rec = record(handle) else { throw .unknownConstraint(handle) }
+        records[handle.id] = nil
+        liveConstraints -= 1
+        owner[rec.marker] = -1
+        if rec.other != 0 { owner[rec.other] = -1 }
         // Remove the error effects from the objective before pivoting.
         for m in [rec.marker, rec.other] where m != 0 && kinds[m] == .error {
             if let r = rows[m] { objective.insert(r, -rec.constraint.strength) } else { objective.insert(m, -rec.constraint.strength) }
@@ -165,12 +179,16 @@ public struct Solver: Sendable {
         try optimize(artificial: false)
     }
 
-    public func contains(_ handle: ConstraintHandle) -> Bool { records[handle.id] != nil }
+    func record(_ handle: ConstraintHandle) -> Record? {
+        handle.id >= 0 && handle.id < records.count ? records[handle.id] : nil
+    }
+
+    public func contains(_ handle: ConstraintHandle) -> Bool { record(handle) != nil }
 
     /// The constraint behind a handle, while it is in the solver.
-    public func constraint(_ handle: ConstraintHandle) -> Constraint? { records[handle.id]?.constraint }
+    public func constraint(_ handle: ConstraintHandle) -> Constraint? { record(handle)?.constraint }
 
-    public var constraintCount: Int { records.count }
+    public var constraintCount: Int { liveConstraints }
 
     // MARK: Edit variables
 
@@ -219,6 +237,9 @@ public struct Solver: Sendable {
         kinds.append(kind)
         rows.append(nil)
         cols.append([])
+        objective.grow(canEnter: kind != .dummy)
+        owner.append(-1)
+        journaled.append(false)
         return kinds.count - 1
     }
 
@@ -235,6 +256,8 @@ public struct Solver: Sendable {
     mutating func createRow(_ c: Constraint) -> (Row, Int, Int) {
         let expr = c.expression.reduced()
         var row = Row(constant: expr.constant)
+        row.ids.reserveCapacity(expr.terms.count + 2)
+        row.coeffs.reserveCapacity(expr.terms.count + 2)
         for t in expr.terms where !nearZero(t.coefficient) {
             let s = symbol(for: t.variable)
             if let basic = rows[s] { row.insert(basic, t.coefficient) } else { row.insert(s, t.coefficient) }
@@ -279,7 +302,7 @@ public struct Solver: Sendable {
 
     /// The required constraints owning these marker symbols, in the order they were added.
     func conflicts(in symbols: [Int]) -> [ConstraintHandle] {
-        let ids = Set(symbols.compactMap { owner[$0] }).filter { records[$0]?.constraint.strength == Strength.required }
+        let ids = Set(symbols.compactMap { $0 < owner.count && owner[$0] >= 0 ? owner[$0] : nil }).filter { records[$0]?.constraint.strength == Strength.required }
         return ids.sorted().map { ConstraintHandle(id: $0) }
     }
 }

@@ -18,7 +18,17 @@ extension Solver {
 
     /// Remembers a row's contents before its first change while a journal is open.
     @inline(__always) mutating func touch(_ rid: Int) {
-        if journal != nil, journal!.index(forKey: rid) == nil { journal!.updateValue(rows[rid], forKey: rid) }
+        if journal != nil && !journaled[rid] {
+            journaled[rid] = true
+            journal!.append((rid, rows[rid]))
+        }
+    }
+
+    /// Closes the journal (the changes stay).
+    mutating func endJournal() {
+        if let j = journal { for (rid, _) in j { journaled[rid] = false } }
+        journal = nil
+        objective.endJournal()
     }
 
     @inline(__always) mutating func removeFromColumn(_ s: Int, _ rid: Int) {
@@ -41,8 +51,7 @@ extension Solver {
 
     mutating func takeRow(_ rid: Int) -> Row {
         touch(rid)
-        let r = rows[rid]!
-        rows[rid] = nil
+        let r = rows[rid].take()!
         for s in r.ids { removeFromColumn(s, rid) }
         negatives.remove(rid)
         return r
@@ -89,7 +98,7 @@ extension Solver {
     /// kiwi's optimize: primal simplex on the objective (or the artificial one) to its minimum.
     mutating func optimize(artificial useArtificial: Bool) throws(SolverError) {
         while true {
-            let entering = useArtificial ? enteringSymbol(artificial!) : enteringSymbol(objective)
+            let entering = useArtificial ? enteringSymbol(artificial!) : objective.entering()
             if entering == 0 { return }
             let leaving = leavingRow(entering)
             if leaving == 0 { throw .internalError("The objective is unbounded.") }
@@ -107,7 +116,8 @@ extension Solver {
         }
     }
 
-    /// The first non-dummy symbol of the objective with a negative coefficient, or 0.
+    /// The first non-dummy symbol of the artificial objective with a negative coefficient, or 0
+    /// (`Objective.entering()` makes the same choice for the objective).
     func enteringSymbol(_ objective: Row) -> Int {
         for (k, s) in objective.ids.enumerated() where objective.coeffs[k] < 0 && kinds[s] != .dummy { return s }
         return 0
@@ -193,16 +203,19 @@ extension Solver {
     }
 
     /// Undoes a rejected constraint: journaled rows back, symbols from `tick` on forgotten.
-    mutating func rollBack(toSymbols tick: Int, variables: Int, objective saved: Row?) {
+    mutating func rollBack(toSymbols tick: Int, variables: Int) {
         if let j = journal {
             journal = nil
+            for (rid, _) in j { journaled[rid] = false }
             for (rid, _) in j where rows[rid] != nil { _ = takeRow(rid) }
             for (rid, old) in j { if let old { setRow(rid, old) } }
         }
         kinds.removeSubrange(tick...)
         rows.removeSubrange(tick...)
         cols.removeSubrange(tick...)
+        owner.removeSubrange(tick...)
+        journaled.removeSubrange(tick...)
         for i in 0..<variables where symbolOf[i] >= tick { symbolOf[i] = 0 }
-        if let saved { objective = saved }
+        objective.rollBack(toSymbols: tick)
     }
 }

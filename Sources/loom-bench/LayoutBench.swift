@@ -14,6 +14,8 @@ struct LayoutBenchFigures {
     var nodes = 0, writtenConstraints = 0, constraints = 0, variables = 0
     var coldResolveMs = 0.0
     var layoutMs = 0.0
+    /// Reading `outcome.system` (the export is built on demand, outside `layoutMs`).
+    var exportMs = 0.0
     /// LoomSolver alone on the exported system (no tree, text or findings).
     var solveMs = 0.0
     var kiwiMs: Double?
@@ -88,7 +90,9 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
     }
     f.coldResolveMs = cold
     f.layoutMs = lay
+    let t0 = now()
     let system = outcome!.system
+    f.exportMs = Double(now() - t0) / 1e6
     f.constraints = system.constraints.count
     f.variables = system.variables.count
     // LoomSolver alone on the same system, variables registered first as kiwi's replay does.
