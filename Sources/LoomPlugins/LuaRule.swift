@@ -89,14 +89,28 @@ final class LuaRule: ObservableRule, AttributeReading {
 
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
         if _slowPath(exhausted.isSet), let f = exhausted.failure(in: context) { return .failure(f) }
+        switch references(args: args, at: location, subject: subject, context: context) {
+        case .failure(let f): return .failure(f)
+        case .success(.created(let c, let user)): return evaluateCreated(args: args, subject: c, user: user, context: context)
+        case .success(.tables(let user, let node, let argsRef)): return call(user: user, args: argsRef, node: node, context: context)
+        }
+    }
+
+    /// What a call takes: the registry references of the user's view, the node and the
+    /// arguments; or, for a node a builder created, the user's view alone.
+    private enum CallTables {
+        case tables(user: Int32, node: Int32, args: Int32)
+        case created(Component, user: Int32)
+    }
+
+    private func references(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<CallTables, BuildFailure> {
         let engine = self.engine
-        let user: Int32, node: Int32, argsRef: Int32
         do {
-            user = try engine.userRef(context, owner: owner)
-            let subjectKey: UInt
+            let user = try engine.userRef(context, owner: owner)
+            let node: Int32, subjectKey: UInt
             switch subject {
             case .component(let c) where c.creation != nil:
-                return evaluateCreated(args: args, subject: c, user: user, context: context)
+                return .success(.created(c, user: user))
             case .component(let c):
                 node = try engine.nodeRef(c)
                 subjectKey = IdentityMap.key(c)
@@ -104,15 +118,16 @@ final class LuaRule: ObservableRule, AttributeReading {
                 node = try engine.itemRef(i)
                 subjectKey = IdentityMap.key(i)
             }
+            let argsRef: Int32
             if let args {
                 argsRef = try engine.argsRef(args, subject: subjectKey, location: location, schema: arguments)
             } else {
                 argsRef = try defaultsRef()
             }
+            return .success(.tables(user: user, node: node, args: argsRef))
         } catch {
             return .failure(engine.failure(error))
         }
-        return call(user: user, args: argsRef, node: node, context: context)
     }
 }
 
@@ -122,33 +137,9 @@ extension LuaRule {
     func evaluateObserved(args: JSONNode?, at location: SourceLocation, subject: RuleSubject,
                           context: ResolutionContext) -> (result: Result<Bool, BuildFailure>, reads: [String]?) {
         if _slowPath(exhausted.isSet), let f = exhausted.failure(in: context) { return (.failure(f), nil) }
-        let engine = self.engine
-        let node: Int32, argsRef: Int32
-        let recording: RecordingView
-        do {
-            let user = try engine.userRef(context, owner: owner)
-            let subjectKey: UInt
-            switch subject {
-            case .component(let c) where c.creation != nil:
-                return (evaluate(args: args, at: location, subject: subject, context: context), nil)
-            case .component(let c):
-                node = try engine.nodeRef(c)
-                subjectKey = IdentityMap.key(c)
-            case .item(let i):
-                node = try engine.itemRef(i)
-                subjectKey = IdentityMap.key(i)
-            }
-            if let args {
-                argsRef = try engine.argsRef(args, subject: subjectKey, location: location, schema: arguments)
-            } else {
-                argsRef = try defaultsRef()
-            }
-            guard let r = state.recordingView(of: user) else {
-                return (call(user: user, args: argsRef, node: node, context: context), nil)
-            }
-            recording = r
-        } catch {
-            return (.failure(engine.failure(error)), nil)
+        guard case .success(.tables(let user, let node, let argsRef)) = references(args: args, at: location, subject: subject, context: context),
+              let recording = state.recordingView(of: user) else {
+            return (evaluate(args: args, at: location, subject: subject, context: context), nil)
         }
         defer { state.release(recording) }
         let logged = engine.sandbox.logCalls
