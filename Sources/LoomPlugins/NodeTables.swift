@@ -65,17 +65,20 @@ extension PluginEngine {
     /// Pushes the node table a builder receives: the component's, with a collection's header
     /// and footer resolved for this resolution (the resolved node tables its parent would see;
     /// absent when hidden). Those depend on the user, so such a table is made per build.
-    /// `styleRef`: the frozen table of the component's resolved style (`node.style`), made once
-    /// per style by its builder.
-    func pushNode(_ request: BuildRequest, _ data: ResolutionTables, styleRef: Int32? = nil) throws(LuaError) {
+    /// `style`: the component's resolved style (`node.style`: its frozen table, made once per
+    /// distinct style).
+    func pushNode(_ request: BuildRequest, _ data: ResolutionTables, style: NodeStyle?) throws(LuaError) {
         let c = request.component
         let ctx = request.context
         let bound = ctx.boundMeta[c.serial]
-        let style = ctx.nodeStyles.isEmpty ? nil : ctx.nodeStyles[c.serial]
+        let styleRef = try style.map { s throws(LuaError) in try self.styleRef(s) }
         // A created node (`ui.*`) made for one resolution only: its table is made per build, not
         // kept by identity.
-        guard c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil || style != nil || !c.isLasting
-        else { return try pushNode(c) }
+        let perBuild = c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil || !c.isLasting
+        guard perBuild || style != nil else { return try pushNode(c) }
+        // A lasting styled node's table depends on the component and its style only: kept.
+        let styledKey = perBuild ? nil : style.map { StyledKey(c, $0) }
+        if let styledKey, let r = styledNodeRefs[styledKey] { return pushRef(r) }
         var node = PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil)
         if case .object(var o) = node {
             // With parameters the table is this resolution's: meta with its bindings
@@ -84,11 +87,11 @@ extension PluginEngine {
             if !ctx.params.isEmpty { o["params"] = PluginEngine.paramsJSON(ctx.params) }
             // A resolved style replaces the `style` key as written: `{key: value}` in the
             // output shapes (docs/styles.md), set below from its frozen table.
-            if style != nil, styleRef != nil { o["style"] = nil } else if let style { o["style"] = style.values }
+            if style != nil { o["style"] = nil }
             node = .object(o)
         }
         state.push(json: node, keepingOrder: true)
-        if style != nil, let styleRef {
+        if let styleRef {
             pushRef(styleRef)
             state.setField(-2, "style")
         }
@@ -101,6 +104,21 @@ extension PluginEngine {
             state.setField(-2, "footer")
         }
         try sandbox.freezeTop()
+        if let styledKey {
+            state.pushCopy(-1)
+            styledNodeRefs[styledKey] = state.rawRef()
+            retained.append(c)
+        }
+    }
+
+    /// The frozen `node.style` table of a resolved style, made once per distinct style.
+    func styleRef(_ style: NodeStyle) throws(LuaError) -> Int32 {
+        if let r = styleRefs[style.id] { return r }
+        state.push(json: style.values, keepingOrder: true)
+        try sandbox.freezeTop(name: "style")
+        let r = state.rawRef()
+        styleRefs[style.id] = r
+        return r
     }
 
     /// The parameters as a table with sorted keys.

@@ -10,21 +10,44 @@ public final class WorkspaceStyles {
     var loadDiagnostics = Diagnostics()
     /// The device, orientation and size classes screens are resolved for (`--device`, …).
     public var context: DeviceContext = .standard {
-        didSet { if context != oldValue { flat = nil } }
+        didSet {
+            guard context != oldValue else { return }
+            flat = nil
+            otherContexts[oldValue] = nodeStyles
+            nodeStyles = otherContexts.removeValue(forKey: context) ?? NodeStyles()
+        }
     }
     /// `context`'s attributes as rules read them (made once per context).
     var flat: [String: JSONValue]?
     /// Whether a device was chosen (`--device`, `--orientation`, `--traits`, `t:open` options).
     var chosen = false
     var schemas: [String: StyleSchema?] = [:]
-    /// Node styles by names, type and device context (a 1,000-component screen with a few
-    /// dozen distinct styles converts a few dozen).
-    var nodeStyles: [NodeStyleKey: (NodeStyle, Diagnostics)] = [:]
+    /// Node styles of the current device context by names and type (a 1,000-component screen
+    /// with a few dozen distinct styles converts a few dozen); other contexts' set aside.
+    var nodeStyles = NodeStyles()
+    var otherContexts: [DeviceContext: NodeStyles] = [:]
+    /// The last `NodeStyle.id` given (unique per workspace, whatever the context).
+    var lastID = 0
+
+    struct NodeStyles {
+        /// A component naming one style (or none, styled by its type): no list to make.
+        var byName: [SingleKey: Entry] = [:]
+        var byNames: [NodeStyleKey: Entry] = [:]
+    }
+
+    struct SingleKey: Hashable {
+        var name: String
+        var type: String
+    }
 
     struct NodeStyleKey: Hashable {
         var names: [String]
         var type: String
-        var context: DeviceContext
+    }
+
+    struct Entry {
+        var style: NodeStyle
+        var diagnostics: Diagnostics
     }
 
     init() {}
@@ -87,13 +110,11 @@ extension Workspace {
             ctx.deviceAttributes = styles.flat!
         }
         guard hasStyles else { return }
-        var reported: Set<NodeStyleKey> = []
+        var reported: Set<Int> = []
         ctx.styleFor = { [unowned self] c, reg, ctx in
             self.nodeStyle(for: c, registration: reg, ctx: ctx, reported: &reported)
         }
     }
-
-    typealias NodeStyleKey = WorkspaceStyles.NodeStyleKey
 
     /// `{"device": {...}, "traits": {...}, "orientation"}` plus the dotted paths rules name
     /// (`device.idiom`, `traits.horizontal`).
@@ -143,25 +164,61 @@ extension Workspace {
         return names.isEmpty ? nil : names
     }
 
-    func nodeStyle(for c: Component, registration reg: ComponentRegistration?, ctx: ResolutionContext, reported: inout Set<NodeStyleKey>) -> NodeStyle? {
-        guard let names = styleNames(c, registration: reg, ctx: ctx) else { return nil }
+    func nodeStyle(for c: Component, registration reg: ComponentRegistration?, ctx: ResolutionContext, reported: inout Set<Int>) -> NodeStyle? {
         let type = reg?.type ?? c.type
-        let key = NodeStyleKey(names: names, type: type, context: deviceContext)
-        let entry: (NodeStyle, Diagnostics)
-        if let e = styles.nodeStyles[key] {
+        // The common case first: one existing name (or none, and a style named after the type).
+        let lib = styleCache.library
+        var single: String?
+        if let st = c.style {
+            if let s = st.string, lib.hasStyle(s) { single = s }
+        } else if lib.hasStyle(c.type) {
+            single = c.type
+        }
+        if single == nil {
+            guard let names = styleNames(c, registration: reg, ctx: ctx) else { return nil }
+            if names.count == 1 { single = names[0] } else { return nodeStyle(names: names, type: type, registration: reg, ctx: ctx, reported: &reported) }
+        }
+        let name = single!
+        let key = WorkspaceStyles.SingleKey(name: name, type: type)
+        let entry: WorkspaceStyles.Entry
+        if let e = styles.nodeStyles.byName[key] {
             entry = e
         } else {
-            let r = styleCache.resolve(names: names, context: deviceContext, schema: styleSchema(reg))
-            var origins: [NodeStyle.Origin] = []
-            origins.reserveCapacity(r.values.count)
-            func line(_ l: SourceLocation) -> String { "\(l.file):\(l.line)" }
-            for (k, v) in r.values { origins.append(.init(key: k, from: line(v.from), overrode: v.overrode.map(line))) }
-            let id = styles.nodeStyles.count + 1
-            entry = (NodeStyle(names: names, values: r.json, line: r.compactLine, origins: origins, id: id), r.diagnostics)
-            styles.nodeStyles[key] = entry
+            entry = makeNodeStyle(names: [name], registration: reg)
+            styles.nodeStyles.byName[key] = entry
         }
-        if !entry.1.isEmpty, reported.insert(key).inserted { ctx.diagnostics.append(contentsOf: entry.1) }
-        return entry.0
+        return reportedStyle(entry, ctx: ctx, reported: &reported)
+    }
+
+    private func nodeStyle(names: [String], type: String, registration reg: ComponentRegistration?, ctx: ResolutionContext, reported: inout Set<Int>) -> NodeStyle {
+        let key = WorkspaceStyles.NodeStyleKey(names: names, type: type)
+        let entry: WorkspaceStyles.Entry
+        if let e = styles.nodeStyles.byNames[key] {
+            entry = e
+        } else {
+            entry = makeNodeStyle(names: names, registration: reg)
+            styles.nodeStyles.byNames[key] = entry
+        }
+        return reportedStyle(entry, ctx: ctx, reported: &reported)
+    }
+
+    /// The style, its diagnostics reported once per resolution.
+    private func reportedStyle(_ entry: WorkspaceStyles.Entry, ctx: ResolutionContext, reported: inout Set<Int>) -> NodeStyle {
+        if !entry.diagnostics.isEmpty, reported.insert(entry.style.id).inserted { ctx.diagnostics.append(contentsOf: entry.diagnostics) }
+        return entry.style
+    }
+
+    /// `names` resolved for the device context and the component type's schema, as builders
+    /// and output see it (`NodeStyle.id`: the next of the workspace).
+    private func makeNodeStyle(names: [String], registration reg: ComponentRegistration?) -> WorkspaceStyles.Entry {
+        let r = styleCache.resolve(names: names, context: deviceContext, schema: styleSchema(reg))
+        var origins: [NodeStyle.Origin] = []
+        origins.reserveCapacity(r.values.count)
+        func line(_ l: SourceLocation) -> String { "\(l.file):\(l.line)" }
+        for (k, v) in r.values { origins.append(.init(key: k, from: line(v.from), overrode: v.overrode.map(line))) }
+        styles.lastID += 1
+        let style = NodeStyle(names: names, values: r.json, line: r.compactLine, origins: origins, id: styles.lastID)
+        return .init(style: style, diagnostics: r.diagnostics)
     }
 
     /// A component type's declared style schema (`options.style`), nil when it declares none.
