@@ -47,7 +47,8 @@ extension PluginEngine {
     }
 
     /// A node's static fields (what every resolution shares).
-    static func nodeJSON(_ c: Component, header: Bool = false, footer: Bool = false) -> JSONValue {
+    /// (`writtenStyle` false: without the `style` key as written, a resolved style's place.)
+    static func nodeJSON(_ c: Component, header: Bool = false, footer: Bool = false, writtenStyle: Bool = true) -> JSONValue {
         var o: OrderedDictionary<String, JSONValue> = ["type": .string(c.type)]
         if let id = c.id { o["id"] = .string(id) }
         o["meta"] = c.metaValue ?? .object([:])
@@ -56,7 +57,7 @@ extension PluginEngine {
         if footer { o["footer"] = .bool(false) }
         if let a = c.action { o["action"] = .string(a) }
         if let t = c.title { o["title"] = .string(t) }
-        if let st = c.style { o["style"] = st.plain }  // as written; a resolved style replaces it per build
+        if writtenStyle, let st = c.style { o["style"] = st.plain }  // as written, unless a resolved style replaces it
         o["path"] = .string(c.path)
         if c.hasItems { o["items"] = .array(c.items.map { PluginEngine.itemJSON($0) }) }
         return .object(o)
@@ -79,15 +80,14 @@ extension PluginEngine {
         // A lasting styled node's table depends on the component and its style only: kept.
         let styledKey = perBuild ? nil : style.map { StyledKey(c, $0) }
         if let styledKey, let r = styledNodeRefs[styledKey] { return pushRef(r) }
-        var node = PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil)
+        // A resolved style replaces the `style` key as written: `{key: value}` in the output
+        // shapes (docs/styles.md), set below from its frozen table.
+        var node = PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil, writtenStyle: style == nil)
         if case .object(var o) = node {
             // With parameters the table is this resolution's: meta with its bindings
             // substituted, and `params` (read-only, like the rest of the node).
             if let bound { o["meta"] = bound }
             if !ctx.params.isEmpty { o["params"] = PluginEngine.paramsJSON(ctx.params) }
-            // A resolved style replaces the `style` key as written: `{key: value}` in the
-            // output shapes (docs/styles.md), set below from its frozen table.
-            if style != nil { o["style"] = nil }
             node = .object(o)
         }
         state.push(json: node, keepingOrder: true)

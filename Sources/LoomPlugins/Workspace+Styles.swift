@@ -212,12 +212,15 @@ extension Workspace {
     /// and output see it (`NodeStyle.id`: the next of the workspace).
     private func makeNodeStyle(names: [String], registration reg: ComponentRegistration?) -> WorkspaceStyles.Entry {
         let r = styleCache.resolve(names: names, context: deviceContext, schema: styleSchema(reg))
-        var origins: [NodeStyle.Origin] = []
-        origins.reserveCapacity(r.values.count)
-        func line(_ l: SourceLocation) -> String { "\(l.file):\(l.line)" }
-        for (k, v) in r.values { origins.append(.init(key: k, from: line(v.from), overrode: v.overrode.map(line))) }
         styles.lastID += 1
-        let style = NodeStyle(names: names, values: r.json, line: r.compactLine, origins: origins, id: styles.lastID)
+        let values = r.values
+        let style = NodeStyle(names: names, values: r.json, id: styles.lastID, line: { r.compactLine }, origins: {
+            var origins: [NodeStyle.Origin] = []
+            origins.reserveCapacity(values.count)
+            func line(_ l: SourceLocation) -> String { "\(l.file):\(l.line)" }
+            for (k, v) in values { origins.append(.init(key: k, from: line(v.from), overrode: v.overrode.map(line))) }
+            return origins
+        })
         return .init(style: style, diagnostics: r.diagnostics)
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A component's resolved style, as the resolver hands it on (to builders as `node.style`, to
 /// output as `"style"`): computed outside the core (the `LoomStyles` module, through
 /// `ResolutionContext.styleFor`), so the core only carries it. One shared box per distinct
@@ -15,18 +17,45 @@ public struct NodeStyle: Sendable, Hashable {
         }
     }
 
-    private final class Storage: Sendable {
+    /// The values, and the line and provenance made when first asked for (a resolution hands
+    /// styles to builders and `"style"` outputs; only text output and layout read the others).
+    private final class Storage: @unchecked Sendable {
         let names: [String]
         let values: JSONValue
-        let line: String
-        let origins: [Origin]
         let id: Int
-        init(names: [String], values: JSONValue, line: String, origins: [Origin], id: Int) {
+        private let lock = NSLock()
+        private var makeLine: (@Sendable () -> String)?
+        private var makeOrigins: (@Sendable () -> [Origin])?
+        private var madeLine: String?
+        private var madeOrigins: [Origin]?
+
+        init(names: [String], values: JSONValue, id: Int,
+             line: @escaping @Sendable () -> String, origins: @escaping @Sendable () -> [Origin]) {
             self.names = names
             self.values = values
-            self.line = line
-            self.origins = origins
             self.id = id
+            makeLine = line
+            makeOrigins = origins
+        }
+
+        var line: String {
+            lock.lock()
+            defer { lock.unlock() }
+            if let l = madeLine { return l }
+            let l = makeLine!()
+            madeLine = l
+            makeLine = nil
+            return l
+        }
+
+        var origins: [Origin] {
+            lock.lock()
+            defer { lock.unlock() }
+            if let o = madeOrigins { return o }
+            let o = makeOrigins!()
+            madeOrigins = o
+            makeOrigins = nil
+            return o
         }
     }
 
@@ -45,7 +74,13 @@ public struct NodeStyle: Sendable, Hashable {
     public var id: Int { storage.id }
 
     public init(names: [String], values: JSONValue, line: String, origins: [Origin], id: Int = 0) {
-        storage = Storage(names: names, values: values, line: line, origins: origins, id: id)
+        storage = Storage(names: names, values: values, id: id, line: { line }, origins: { origins })
+    }
+
+    /// The same, the line and provenance computed when first read (then kept).
+    public init(names: [String], values: JSONValue, id: Int,
+                line: @escaping @Sendable () -> String, origins: @escaping @Sendable () -> [Origin]) {
+        storage = Storage(names: names, values: values, id: id, line: line, origins: origins)
     }
 
     public static func == (a: NodeStyle, b: NodeStyle) -> Bool {
