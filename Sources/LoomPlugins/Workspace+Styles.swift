@@ -7,25 +7,32 @@ import OrderedCollections
 /// component type's style schema and the styles already turned into node styles.
 public final class WorkspaceStyles {
     var cache: StyleCache?
+    /// Whether the library has any property file (read once it is loaded).
+    var any = false
     var loadDiagnostics = Diagnostics()
     /// The device, orientation and size classes screens are resolved for (`--device`, …).
     public var context: DeviceContext = .standard {
         didSet {
             guard context != oldValue else { return }
             flat = nil
+            suffix = nil
             otherContexts[oldValue] = nodeStyles
             nodeStyles = otherContexts.removeValue(forKey: context) ?? NodeStyles()
         }
     }
     /// `context`'s attributes as rules read them (made once per context).
     var flat: [String: JSONValue]?
+    /// `Workspace.styleCacheSuffix` for `context` (made once per context).
+    var suffix: String?
     /// Whether a device was chosen (`--device`, `--orientation`, `--traits`, `t:open` options).
     var chosen = false
     var schemas: [String: StyleSchema?] = [:]
     /// Node styles of the current device context by names and type (a 1,000-component screen
     /// with a few dozen distinct styles converts a few dozen); other contexts' set aside.
-    var nodeStyles = NodeStyles()
+    @exclusivity(unchecked) var nodeStyles = NodeStyles()
     var otherContexts: [DeviceContext: NodeStyles] = [:]
+    /// The most components one resolution styled (what the next reserves).
+    var styledNodes = 0
     /// The last `NodeStyle.id` given (unique per workspace, whatever the context).
     var lastID = 0
 
@@ -83,6 +90,7 @@ extension Workspace {
         let (lib, d) = StyleLibrary.load(folders: folders)
         let c = StyleCache(library: lib)
         styles.cache = c
+        styles.any = !lib.files.isEmpty
         styles.loadDiagnostics = d
         return c
     }
@@ -95,11 +103,18 @@ extension Workspace {
 
     /// Whether the project (or a plugin) has any property file: without one, styles are not
     /// resolved and a `style` key is shown as written (as before styles existed).
-    public var hasStyles: Bool { !styleCache.library.files.isEmpty }
+    public var hasStyles: Bool {
+        if styles.cache == nil { _ = styleCache }
+        return styles.any
+    }
 
     /// Distinguishes the resolution caches of each device context (empty without styles).
     var styleCacheSuffix: String {
-        hasStyles ? "\u{1}" + deviceContext.summary : ""
+        guard hasStyles else { return "" }
+        if let s = styles.suffix { return s }
+        let s = "\u{1}" + deviceContext.summary
+        styles.suffix = s
+        return s
     }
 
     /// Gives a resolution the device context: its attributes for rules and, when the project
@@ -112,7 +127,12 @@ extension Workspace {
         guard hasStyles else { return }
         var reported: Set<Int> = []
         ctx.styleFor = { [unowned self] c, reg, ctx in
-            self.nodeStyle(for: c, registration: reg, ctx: ctx, reported: &reported)
+            // As many places as the workspace's largest styled resolution so far (no regrowing;
+            // reserved by the first component styled, not by a resolution that reuses its tree).
+            let n = ctx.nodeStyles.count
+            if n == 0 { ctx.nodeStyles.reserveCapacity(self.styles.styledNodes) }
+            if n >= self.styles.styledNodes { self.styles.styledNodes = n + 1 }
+            return self.nodeStyle(for: c, registration: reg, ctx: ctx, reported: &reported)
         }
     }
 
@@ -166,7 +186,11 @@ extension Workspace {
 
     func nodeStyle(for c: Component, registration reg: ComponentRegistration?, ctx: ResolutionContext, reported: inout Set<Int>) -> NodeStyle? {
         let type = reg?.type ?? c.type
-        // The common case first: one existing name (or none, and a style named after the type).
+        // The common case first: one name, already resolved for this type and context.
+        if let st = c.style, let s = st.string, let e = styles.nodeStyles.byName[WorkspaceStyles.SingleKey(name: s, type: type)] {
+            return reportedStyle(e, ctx: ctx, reported: &reported)
+        }
+        // Then one existing name (or none, and a style named after the type).
         let lib = styleCache.library
         var single: String?
         if let st = c.style {

@@ -42,8 +42,12 @@ extension OrderedDictionary where Key == String, Value == StyleEntry {
                               winner: SourceLocation) -> [SourceLocation] {
         var out: [SourceLocation] = []
         out.reserveCapacity(first.count + 1 + last.count)
+        // Lines and columns first: most places differ there, before their (long) paths.
+        func same(_ a: SourceLocation, _ b: SourceLocation) -> Bool {
+            a.line == b.line && a.column == b.column && a.file == b.file
+        }
         func add(_ l: SourceLocation) {
-            if l != winner && !out.contains(l) { out.append(l) }
+            if !same(l, winner) && !out.contains(where: { same($0, l) }) { out.append(l) }
         }
         for l in first { add(l) }
         add(middle)
