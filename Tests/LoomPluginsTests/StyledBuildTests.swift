@@ -67,7 +67,7 @@ final class StyledBuildTests: XCTestCase {
 
     func testAWriteToTheSharedStyleIsALocatedErrorAndNoOtherNodeSeesIt() throws {
         let (ws, screen, check, user, dir) = try workspace()
-        let r = ws.resolve(screen, check: check, user: user)
+        let r = ws.resolve(screen, check: check, user: user, explain: true)
         let errors = r.diagnostics.errors.map(\.description)
         XCTAssertEqual(errors.count, 1, errors.joined(separator: "\n"))
         let e = try XCTUnwrap(errors.first)
@@ -79,10 +79,10 @@ final class StyledBuildTests: XCTestCase {
             let n = try node(r, id)
             XCTAssertFalse(n.hidden, id)
             XCTAssertEqual(n.props.object?["size"], .int(3), id)
-            XCTAssertEqual(n.props.object?["tint"], .object(["r": 1, "g": 0, "b": 0, "a": 1]), id)
+            XCTAssertEqual(n.props.object?["tint"], .object(["r": .double(1), "g": .double(0), "b": .double(0), "a": .double(1)]), id)
         }
         // Each error reported again by the next resolution, located alike.
-        let again = ws.resolveUncached(screen, check: check, user: user)
+        let again = ws.resolveUncached(screen, check: check, user: user, explain: true)
         XCTAssertEqual(again.diagnostics.errors.map(\.description), errors)
     }
 
