@@ -10,17 +10,6 @@ final class LuaComponentBuilder: ComponentBuilding {
     let plugin: PluginInfo
     let owner: Int32
     let exhausted = ExhaustedMark()
-    /// A styled single's outputs by component and resolved style (`NodeStyle.id`): its node
-    /// is the component's plus that style's values.
-    var styledSingles: [StyledSingle: BuildOutput] = [:]
-    /// Frozen `node.style` tables by `NodeStyle.id` (a style is pushed once, not per build).
-    var styleRefs: [Int: Int32] = [:]
-
-    struct StyledSingle: Hashable {
-        var component: ObjectIdentifier
-        var style: Int
-    }
-
     init(engine: PluginEngine, function: LuaRef, kind: ComponentKind, type: String, plugin: PluginInfo, owner: Int32) {
         self.engine = engine
         self.function = function
@@ -40,9 +29,9 @@ final class LuaComponentBuilder: ComponentBuilding {
             && request.component.isLasting
         let nodeStyle = request.context.nodeStyles.isEmpty ? nil : request.context.nodeStyles[request.component.serial]
         let style = cacheable ? nodeStyle : nil
-        let styledKey = style.map { StyledSingle(component: ObjectIdentifier(request.component), style: $0.id) }
+        let styledKey = style.map { StyledKey(request.component, $0) }
         if let styledKey {
-            if let cached = styledSingles[styledKey] { return .success(cached) }
+            if let cached = engine.styledSingles[styledKey] { return .success(cached) }
         } else if cacheable, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
             return .success(cached)
         }
@@ -54,17 +43,7 @@ final class LuaComponentBuilder: ComponentBuilding {
         state.push(function)
         let data = engine.resolutionTables(request.context)
         do {
-            var styleRef: Int32?
-            if let nodeStyle {
-                if let r = styleRefs[nodeStyle.id] { styleRef = r } else {
-                    state.push(json: nodeStyle.values, keepingOrder: true)
-                    try engine.sandbox.freezeTop(name: "style")
-                    let r = state.rawRef()
-                    styleRefs[nodeStyle.id] = r
-                    styleRef = r
-                }
-            }
-            try engine.pushNode(request, data, styleRef: styleRef)
+            try engine.pushNode(request, data, style: nodeStyle)
         } catch {
             return .failure(engine.failure(error))
         }
@@ -132,7 +111,7 @@ final class LuaComponentBuilder: ComponentBuilding {
         }
         if cacheable, case .success(let out) = result {
             if let styledKey {
-                styledSingles[styledKey] = out
+                engine.styledSingles[styledKey] = out
             } else {
                 engine.singleCache[ObjectIdentifier(request.component)] = out
             }

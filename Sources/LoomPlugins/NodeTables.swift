@@ -47,7 +47,8 @@ extension PluginEngine {
     }
 
     /// A node's static fields (what every resolution shares).
-    static func nodeJSON(_ c: Component, header: Bool = false, footer: Bool = false) -> JSONValue {
+    /// (`writtenStyle` false: without the `style` key as written, a resolved style's place.)
+    static func nodeJSON(_ c: Component, header: Bool = false, footer: Bool = false, writtenStyle: Bool = true) -> JSONValue {
         var o: OrderedDictionary<String, JSONValue> = ["type": .string(c.type)]
         if let id = c.id { o["id"] = .string(id) }
         o["meta"] = c.metaValue ?? .object([:])
@@ -56,7 +57,7 @@ extension PluginEngine {
         if footer { o["footer"] = .bool(false) }
         if let a = c.action { o["action"] = .string(a) }
         if let t = c.title { o["title"] = .string(t) }
-        if let st = c.style { o["style"] = st.plain }  // as written; a resolved style replaces it per build
+        if writtenStyle, let st = c.style { o["style"] = st.plain }  // as written, unless a resolved style replaces it
         o["path"] = .string(c.path)
         if c.hasItems { o["items"] = .array(c.items.map { PluginEngine.itemJSON($0) }) }
         return .object(o)
@@ -65,30 +66,32 @@ extension PluginEngine {
     /// Pushes the node table a builder receives: the component's, with a collection's header
     /// and footer resolved for this resolution (the resolved node tables its parent would see;
     /// absent when hidden). Those depend on the user, so such a table is made per build.
-    /// `styleRef`: the frozen table of the component's resolved style (`node.style`), made once
-    /// per style by its builder.
-    func pushNode(_ request: BuildRequest, _ data: ResolutionTables, styleRef: Int32? = nil) throws(LuaError) {
+    /// `style`: the component's resolved style (`node.style`: its frozen table, made once per
+    /// distinct style).
+    func pushNode(_ request: BuildRequest, _ data: ResolutionTables, style: NodeStyle?) throws(LuaError) {
         let c = request.component
         let ctx = request.context
         let bound = ctx.boundMeta[c.serial]
-        let style = ctx.nodeStyles.isEmpty ? nil : ctx.nodeStyles[c.serial]
+        let styleRef = try style.map { s throws(LuaError) in try self.styleRef(s) }
         // A created node (`ui.*`) made for one resolution only: its table is made per build, not
         // kept by identity.
-        guard c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil || style != nil || !c.isLasting
-        else { return try pushNode(c) }
-        var node = PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil)
+        let perBuild = c.header != nil || c.footer != nil || !ctx.params.isEmpty || bound != nil || !c.isLasting
+        guard perBuild || style != nil else { return try pushNode(c) }
+        // A lasting styled node's table depends on the component and its style only: kept.
+        let styledKey = perBuild ? nil : style.map { StyledKey(c, $0) }
+        if let styledKey, let r = styledNodeRefs[styledKey] { return pushRef(r) }
+        // A resolved style replaces the `style` key as written: `{key: value}` in the output
+        // shapes (docs/styles.md), set below from its frozen table.
+        var node = PluginEngine.nodeJSON(c, header: request.header != nil, footer: request.footer != nil, writtenStyle: style == nil)
         if case .object(var o) = node {
             // With parameters the table is this resolution's: meta with its bindings
             // substituted, and `params` (read-only, like the rest of the node).
             if let bound { o["meta"] = bound }
             if !ctx.params.isEmpty { o["params"] = PluginEngine.paramsJSON(ctx.params) }
-            // A resolved style replaces the `style` key as written: `{key: value}` in the
-            // output shapes (docs/styles.md), set below from its frozen table.
-            if style != nil, styleRef != nil { o["style"] = nil } else if let style { o["style"] = style.values }
             node = .object(o)
         }
         state.push(json: node, keepingOrder: true)
-        if style != nil, let styleRef {
+        if let styleRef {
             pushRef(styleRef)
             state.setField(-2, "style")
         }
@@ -101,6 +104,21 @@ extension PluginEngine {
             state.setField(-2, "footer")
         }
         try sandbox.freezeTop()
+        if let styledKey {
+            state.pushCopy(-1)
+            styledNodeRefs[styledKey] = state.rawRef()
+            retained.append(c)
+        }
+    }
+
+    /// The frozen `node.style` table of a resolved style, made once per distinct style.
+    func styleRef(_ style: NodeStyle) throws(LuaError) -> Int32 {
+        if let r = styleRefs[style.id] { return r }
+        state.push(json: style.values, keepingOrder: true)
+        try sandbox.freezeTop(name: "style")
+        let r = state.rawRef()
+        styleRefs[style.id] = r
+        return r
     }
 
     /// The parameters as a table with sorted keys.

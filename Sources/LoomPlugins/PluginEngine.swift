@@ -67,6 +67,13 @@ public final class PluginEngine {
     /// Resolved item tables handed to collection builders (frozen; user-independent).
     @exclusivity(unchecked) var itemTables: [ObjectIdentifier: Int32] = [:]
     @exclusivity(unchecked) var singleTables: [ObjectIdentifier: Int32] = [:]
+    /// The same for styled singles, by component and resolved style (`NodeStyle.id`): a
+    /// single's output, its resolved table and its node table depend on both.
+    @exclusivity(unchecked) var styledSingles: [StyledKey: BuildOutput] = [:]
+    @exclusivity(unchecked) var styledSingleTables: [StyledKey: Int32] = [:]
+    @exclusivity(unchecked) var styledNodeRefs: [StyledKey: Int32] = [:]
+    /// Frozen `node.style` tables by `NodeStyle.id` (each distinct style pushed once per state).
+    @exclusivity(unchecked) var styleRefs: [Int: Int32] = [:]
     @exclusivity(unchecked) var metaRefs: [ObjectIdentifier: Int32] = [:]
     var navRef: LuaRef?
     /// The nodes the running builder call creates with `ui.*` (nil outside a builder call).
@@ -100,4 +107,14 @@ public struct LuaFlowRegistration {
     public var location: SourceLocation
     /// The plugin's owner id (see `PluginEngine.newOwner`).
     public var owner: Int32
+}
+
+/// A styled single (or styled node table) by component identity and resolved style.
+struct StyledKey: Hashable {
+    var component: ObjectIdentifier
+    var style: Int
+    init(_ c: AnyObject, _ style: NodeStyle) {
+        component = ObjectIdentifier(c)
+        self.style = style.id
+    }
 }

@@ -14,8 +14,20 @@ extension PluginEngine {
         let ctx = data.context
         let plain = ctx.params.isEmpty && ctx.boundMeta.isEmpty
         // (Not one with created children: those differ per resolution.)
-        let single = plain && n.children.isEmpty && (n.origin.map { singleCache[ObjectIdentifier($0)] != nil } ?? false)
-        if single, let r = singleTables[ObjectIdentifier(n.origin!)] { return pushRef(r) }
+        // (A styled one by component and style: its output depends on both.)
+        var single = false
+        var styledKey: StyledKey?
+        if plain, n.children.isEmpty, let origin = n.origin {
+            if let style = n.resolvedStyle {
+                let k = StyledKey(origin, style)
+                single = styledSingles[k] != nil
+                if single, let r = styledSingleTables[k] { return pushRef(r) }
+                styledKey = k
+            } else {
+                single = singleCache[ObjectIdentifier(origin)] != nil
+                if single, let r = singleTables[ObjectIdentifier(origin)] { return pushRef(r) }
+            }
+        }
         state.newTable(nrec: 7)
         state.push(n.type)
         state.setField(-2, "type")
@@ -49,7 +61,9 @@ extension PluginEngine {
         }
         guard (try? sandbox.freezeTop()) != nil else { return }
         state.pushCopy(-1)
-        if single {
+        if single, let styledKey {
+            styledSingleTables[styledKey] = state.rawRef()
+        } else if single {
             singleTables[ObjectIdentifier(n.origin!)] = state.rawRef()
         } else {
             data.nodeTables[n.serial] = state.rawRef()

@@ -7,24 +7,54 @@ import OrderedCollections
 /// component type's style schema and the styles already turned into node styles.
 public final class WorkspaceStyles {
     var cache: StyleCache?
+    /// Whether the library has any property file (read once it is loaded).
+    var any = false
     var loadDiagnostics = Diagnostics()
     /// The device, orientation and size classes screens are resolved for (`--device`, …).
     public var context: DeviceContext = .standard {
-        didSet { if context != oldValue { flat = nil } }
+        didSet {
+            guard context != oldValue else { return }
+            flat = nil
+            suffix = nil
+            otherContexts[oldValue] = nodeStyles
+            nodeStyles = otherContexts.removeValue(forKey: context) ?? NodeStyles()
+        }
     }
     /// `context`'s attributes as rules read them (made once per context).
     var flat: [String: JSONValue]?
+    /// `Workspace.styleCacheSuffix` for `context` (made once per context).
+    var suffix: String?
     /// Whether a device was chosen (`--device`, `--orientation`, `--traits`, `t:open` options).
     var chosen = false
     var schemas: [String: StyleSchema?] = [:]
-    /// Node styles by names, type and device context (a 1,000-component screen with a few
-    /// dozen distinct styles converts a few dozen).
-    var nodeStyles: [NodeStyleKey: (NodeStyle, Diagnostics)] = [:]
+    /// Node styles of the current device context by names and type (a 1,000-component screen
+    /// with a few dozen distinct styles converts a few dozen); other contexts' set aside.
+    @exclusivity(unchecked) var nodeStyles = NodeStyles()
+    var otherContexts: [DeviceContext: NodeStyles] = [:]
+    /// The most components one resolution styled (what the next reserves).
+    var styledNodes = 0
+    /// The last `NodeStyle.id` given (unique per workspace, whatever the context).
+    var lastID = 0
+
+    struct NodeStyles {
+        /// A component naming one style (or none, styled by its type): no list to make.
+        var byName: [SingleKey: Entry] = [:]
+        var byNames: [NodeStyleKey: Entry] = [:]
+    }
+
+    struct SingleKey: Hashable {
+        var name: String
+        var type: String
+    }
 
     struct NodeStyleKey: Hashable {
         var names: [String]
         var type: String
-        var context: DeviceContext
+    }
+
+    struct Entry {
+        var style: NodeStyle
+        var diagnostics: Diagnostics
     }
 
     init() {}
@@ -60,6 +90,7 @@ extension Workspace {
         let (lib, d) = StyleLibrary.load(folders: folders)
         let c = StyleCache(library: lib)
         styles.cache = c
+        styles.any = !lib.files.isEmpty
         styles.loadDiagnostics = d
         return c
     }
@@ -72,11 +103,18 @@ extension Workspace {
 
     /// Whether the project (or a plugin) has any property file: without one, styles are not
     /// resolved and a `style` key is shown as written (as before styles existed).
-    public var hasStyles: Bool { !styleCache.library.files.isEmpty }
+    public var hasStyles: Bool {
+        if styles.cache == nil { _ = styleCache }
+        return styles.any
+    }
 
     /// Distinguishes the resolution caches of each device context (empty without styles).
     var styleCacheSuffix: String {
-        hasStyles ? "\u{1}" + deviceContext.summary : ""
+        guard hasStyles else { return "" }
+        if let s = styles.suffix { return s }
+        let s = "\u{1}" + deviceContext.summary
+        styles.suffix = s
+        return s
     }
 
     /// Gives a resolution the device context: its attributes for rules and, when the project
@@ -87,13 +125,16 @@ extension Workspace {
             ctx.deviceAttributes = styles.flat!
         }
         guard hasStyles else { return }
-        var reported: Set<NodeStyleKey> = []
+        var reported: Set<Int> = []
         ctx.styleFor = { [unowned self] c, reg, ctx in
-            self.nodeStyle(for: c, registration: reg, ctx: ctx, reported: &reported)
+            // As many places as the workspace's largest styled resolution so far (no regrowing;
+            // reserved by the first component styled, not by a resolution that reuses its tree).
+            let n = ctx.nodeStyles.count
+            if n == 0 { ctx.nodeStyles.reserveCapacity(self.styles.styledNodes) }
+            if n >= self.styles.styledNodes { self.styles.styledNodes = n + 1 }
+            return self.nodeStyle(for: c, registration: reg, ctx: ctx, reported: &reported)
         }
     }
-
-    typealias NodeStyleKey = WorkspaceStyles.NodeStyleKey
 
     /// `{"device": {...}, "traits": {...}, "orientation"}` plus the dotted paths rules name
     /// (`device.idiom`, `traits.horizontal`).
@@ -143,25 +184,68 @@ extension Workspace {
         return names.isEmpty ? nil : names
     }
 
-    func nodeStyle(for c: Component, registration reg: ComponentRegistration?, ctx: ResolutionContext, reported: inout Set<NodeStyleKey>) -> NodeStyle? {
-        guard let names = styleNames(c, registration: reg, ctx: ctx) else { return nil }
+    func nodeStyle(for c: Component, registration reg: ComponentRegistration?, ctx: ResolutionContext, reported: inout Set<Int>) -> NodeStyle? {
         let type = reg?.type ?? c.type
-        let key = NodeStyleKey(names: names, type: type, context: deviceContext)
-        let entry: (NodeStyle, Diagnostics)
-        if let e = styles.nodeStyles[key] {
+        // The common case first: one name, already resolved for this type and context.
+        if let st = c.style, let s = st.string, let e = styles.nodeStyles.byName[WorkspaceStyles.SingleKey(name: s, type: type)] {
+            return reportedStyle(e, ctx: ctx, reported: &reported)
+        }
+        // Then one existing name (or none, and a style named after the type).
+        let lib = styleCache.library
+        var single: String?
+        if let st = c.style {
+            if let s = st.string, lib.hasStyle(s) { single = s }
+        } else if lib.hasStyle(c.type) {
+            single = c.type
+        }
+        if single == nil {
+            guard let names = styleNames(c, registration: reg, ctx: ctx) else { return nil }
+            if names.count == 1 { single = names[0] } else { return nodeStyle(names: names, type: type, registration: reg, ctx: ctx, reported: &reported) }
+        }
+        let name = single!
+        let key = WorkspaceStyles.SingleKey(name: name, type: type)
+        let entry: WorkspaceStyles.Entry
+        if let e = styles.nodeStyles.byName[key] {
             entry = e
         } else {
-            let r = styleCache.resolve(names: names, context: deviceContext, schema: styleSchema(reg))
-            var origins: [NodeStyle.Origin] = []
-            origins.reserveCapacity(r.values.count)
-            func line(_ l: SourceLocation) -> String { "\(l.file):\(l.line)" }
-            for (k, v) in r.values { origins.append(.init(key: k, from: line(v.from), overrode: v.overrode.map(line))) }
-            let id = styles.nodeStyles.count + 1
-            entry = (NodeStyle(names: names, values: r.json, line: r.compactLine, origins: origins, id: id), r.diagnostics)
-            styles.nodeStyles[key] = entry
+            entry = makeNodeStyle(names: [name], registration: reg)
+            styles.nodeStyles.byName[key] = entry
         }
-        if !entry.1.isEmpty, reported.insert(key).inserted { ctx.diagnostics.append(contentsOf: entry.1) }
-        return entry.0
+        return reportedStyle(entry, ctx: ctx, reported: &reported)
+    }
+
+    private func nodeStyle(names: [String], type: String, registration reg: ComponentRegistration?, ctx: ResolutionContext, reported: inout Set<Int>) -> NodeStyle {
+        let key = WorkspaceStyles.NodeStyleKey(names: names, type: type)
+        let entry: WorkspaceStyles.Entry
+        if let e = styles.nodeStyles.byNames[key] {
+            entry = e
+        } else {
+            entry = makeNodeStyle(names: names, registration: reg)
+            styles.nodeStyles.byNames[key] = entry
+        }
+        return reportedStyle(entry, ctx: ctx, reported: &reported)
+    }
+
+    /// The style, its diagnostics reported once per resolution.
+    private func reportedStyle(_ entry: WorkspaceStyles.Entry, ctx: ResolutionContext, reported: inout Set<Int>) -> NodeStyle {
+        if !entry.diagnostics.isEmpty, reported.insert(entry.style.id).inserted { ctx.diagnostics.append(contentsOf: entry.diagnostics) }
+        return entry.style
+    }
+
+    /// `names` resolved for the device context and the component type's schema, as builders
+    /// and output see it (`NodeStyle.id`: the next of the workspace).
+    private func makeNodeStyle(names: [String], registration reg: ComponentRegistration?) -> WorkspaceStyles.Entry {
+        let r = styleCache.resolve(names: names, context: deviceContext, schema: styleSchema(reg))
+        styles.lastID += 1
+        let values = r.values
+        let style = NodeStyle(names: names, values: r.json, id: styles.lastID, line: { r.compactLine }, origins: {
+            var origins: [NodeStyle.Origin] = []
+            origins.reserveCapacity(values.count)
+            func line(_ l: SourceLocation) -> String { "\(l.file):\(l.line)" }
+            for (k, v) in values { origins.append(.init(key: k, from: line(v.from), overrode: v.overrode.map(line))) }
+            return origins
+        })
+        return .init(style: style, diagnostics: r.diagnostics)
     }
 
     /// A component type's declared style schema (`options.style`), nil when it declares none.

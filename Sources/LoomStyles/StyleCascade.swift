@@ -19,31 +19,48 @@ typealias StyleLayer = OrderedDictionary<String, StyleEntry>
 extension OrderedDictionary where Key == String, Value == StyleEntry {
     /// `top` applied over `self`: its keys win.
     mutating func apply(_ top: StyleLayer) {
+        if isEmpty {
+            self = top
+            return
+        }
         for (k, v) in top {
-            if let old = self[k] {
+            if let i = index(forKey: k) {
+                let old = values[i]
                 var w = v
-                w.overridden = chain(old.overridden + [old.location] + v.overridden, winner: v.location)
-                self[k] = w
+                w.overridden = Self.chain(old.overridden, old.location, v.overridden, winner: v.location)
+                values[i] = w
             } else {
                 self[k] = v
             }
         }
     }
 
-    /// Each place once (a style reached through two imports is the same value), never the
-    /// winner's own: chains stay as long as the distinct definitions, however the imports branch.
-    private func chain(_ all: [SourceLocation], winner: SourceLocation) -> [SourceLocation] {
+    /// `first`, then `middle`, then `last`: each place once (a style reached through two
+    /// imports is the same value), never the winner's own: chains stay as long as the distinct
+    /// definitions, however the imports branch.
+    private static func chain(_ first: [SourceLocation], _ middle: SourceLocation, _ last: [SourceLocation],
+                              winner: SourceLocation) -> [SourceLocation] {
         var out: [SourceLocation] = []
-        out.reserveCapacity(all.count)
-        for l in all where l != winner && !out.contains(l) { out.append(l) }
+        out.reserveCapacity(first.count + 1 + last.count)
+        // Lines and columns first: most places differ there, before their (long) paths.
+        func same(_ a: SourceLocation, _ b: SourceLocation) -> Bool {
+            a.line == b.line && a.column == b.column && a.file == b.file
+        }
+        func add(_ l: SourceLocation) {
+            if !same(l, winner) && !out.contains(where: { same($0, l) }) { out.append(l) }
+        }
+        for l in first { add(l) }
+        add(middle)
+        for l in last { add(l) }
         return out
     }
 
     /// `under` applied beneath `self`: existing keys keep winning (MRGArchitect's imports).
     mutating func applyUnder(_ under: StyleLayer) {
         for (k, v) in under {
-            if let cur = self[k] {
-                self[k]!.overridden = chain(v.overridden + [v.location] + cur.overridden, winner: cur.location)
+            if let i = index(forKey: k) {
+                let cur = values[i]
+                values[i].overridden = Self.chain(v.overridden, v.location, cur.overridden, winner: cur.location)
             } else {
                 self[k] = v
             }

@@ -22,10 +22,6 @@ public enum StyleValueParser {
         case .null: return .success(.json(.null))
         case .object(let o):
             let keys = Set(o.keys)
-            let shapes: [(Set<String>, StyleType)] = [
-                (["top", "left", "bottom", "right"], .insets), (["x", "y"], .point), (["width", "height"], .size),
-                (["origin", "size"], .rect), (["name", "size"], .font),
-            ]
             for (k, t) in shapes where k == keys { return parse(node, as: t, key: key, file: file) }
             return .success(.json(node.plain))
         case .array(let items):
@@ -36,6 +32,12 @@ public enum StyleValueParser {
             return .success(.json(node.plain))
         }
     }
+
+    /// The object forms `infer` recognises by their keys (made once).
+    static let shapes: [(Set<String>, StyleType)] = [
+        (["top", "left", "bottom", "right"], .insets), (["x", "y"], .point), (["width", "height"], .size),
+        (["origin", "size"], .rect), (["name", "size"], .font),
+    ]
 
     struct Parser {
         let key: String

@@ -209,7 +209,7 @@ function loom_Nav.none() end
 ---@field none? true Nothing happens.
 ---@field when? any (flows.json only) A rule expression: in a list of contributions, the first whose `when` holds for the user is the one taken (one without `when` always holds).
 
---- The read-only component a builder or rule receives (made once per component; for a collection with a header or footer, once per build).
+--- The read-only component a builder or rule receives (made once per component, or per component and resolved style; for a collection with a header or footer, once per build).
 ---@class loom.Node
 ---@field type string The component type as written in the screen (an alias stays an alias).
 ---@field id? string The component's id.
@@ -220,7 +220,7 @@ function loom_Nav.none() end
 ---@field footer? loom.ResolvedChild (collection builders) The footer, resolved like the header; nil when absent or hidden.
 ---@field action? string The step a tap emits, e.g. `"movie:42"`.
 ---@field title? string The component's title.
----@field style? table<string, any>|any (builders) The component's resolved style for the resolution's device, orientation and size classes (docs/styles.md): `{key = value}` in `host run --format json`'s shapes (a color `{r, g, b, a}` each 0…1, insets `{top, left, bottom, right}`, …), typed by the type's `style` schema. From its `style` key (a style name or a list of names, later winning) else a style named after its type. When no style applies (a project without property files, an inline object, a name that is no style) the `style` key as written; nil without one.
+---@field style? table<string, any>|any (builders) The component's resolved style for the resolution's device, orientation and size classes (docs/styles.md): `{key = value}` in `host run --format json`'s shapes (a color `{r, g, b, a}` each 0…1, insets `{top, left, bottom, right}`, …), typed by the type's `style` schema. From its `style` key (a style name or a list of names, later winning) else a style named after its type. When no style applies (a project without property files, an inline object, a name that is no style) the `style` key as written; nil without one. Read-only like the node, and one table shared by every component with the same resolved style: a write is an error at the builder's line naming the key.
 ---@field path string Where the component is in its screen, e.g. `root/children[1]/children[0]`.
 ---@field items? loom.Item[] (collections) The items as written (every item, before rules); present when the component has `items`.
 
