@@ -130,7 +130,7 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
     let box = Box(opened), parser = input.parser, lock = NSLock()
     var failed = 0
     var firstProblem = ""
-    let t0 = DispatchTime.now().uptimeNanoseconds, c0 = threadCPUNanos()
+    let t0 = DispatchTime.now().uptimeNanoseconds, c0 = cpuNow()
     PopulationPipeline.run(
         jobs: jobs, next: { input.nextBatch() },
         makeWorker: {
@@ -146,7 +146,7 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
         })
     sink.flush()
     let wall = Double(DispatchTime.now().uptimeNanoseconds - t0)
-    let ns = jobs == 1 ? Double(threadCPUNanos() - c0) : wall
+    let ns = jobs == 1 ? Double(cpuNow() - c0) : wall
     close(fd)
     precondition(failed == 0, "W1: host eval reported failures, the first: \(firstProblem)")
     var seen: [String: Int] = [:]
@@ -157,14 +157,6 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
         }
     }
     return (ns, wall, seen)
-}
-
-/// The calling thread's CPU time in nanoseconds: one-thread figures are not inflated by other
-/// processes on a shared machine (they still share its caches).
-private func threadCPUNanos() -> UInt64 {
-    var t = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-    return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
 }
 
 /// The floor: the same rules over the same users in one bare Lua state (its thread's CPU time).
@@ -198,9 +190,9 @@ private func floorEval(_ users: [[(String, JSONValue)]]) -> (ns: Double, seen: [
           end
         end
         """, chunkName: "=w1floor")
-    let c0 = threadCPUNanos()
+    let c0 = cpuNow()
     try! state.run("FLOOR()", chunkName: "=w1run")
-    let ns = Double(threadCPUNanos() - c0)
+    let ns = Double(cpuNow() - c0)
     var seen: [String: Int] = [:]
     _ = state.getGlobal("SEEN")
     for k in 1...8 { _ = state.getIndex(-1, k); seen["c\(k)"] = state.toInt(-1) ?? -1; state.pop() }

@@ -114,10 +114,3 @@ func stylesBench(runs: Int, tmp: String) -> StylesFigures {
     (f.styledColdUs, f.styledWarmUs, f.styledUncachedUs) = styled
     return f
 }
-
-/// The CPU time of the calling thread, in nanoseconds.
-func cpuNow() -> UInt64 {
-    var t = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-    return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-}
