@@ -71,22 +71,31 @@ extension Workspace {
     public func visibleActions(
         screenID: String, user: UserProfile, extra: Screen? = nil, params: [String: String] = [:]
     ) -> ScreenActions? {
+        resolvedActions(screenID: screenID, user: user, extra: extra, params: params).actions
+    }
+
+    /// `visibleActions`, with the resolution they were read from (nil when the screen could not
+    /// be resolved): a caller that shows the same screen to the same user reuses it.
+    public func resolvedActions(
+        screenID: String, user: UserProfile, extra: Screen? = nil, params: [String: String] = [:]
+    ) -> (actions: ScreenActions?, resolved: (screen: Screen, check: ScreenCheck, resolution: Resolution)?) {
         let screen: Screen
         let check: ScreenCheck
         if let extra, extra.id == screenID, let c = self.screen(file: extra.file).check {
             screen = extra
             check = c
         } else {
-            guard let file = screenFiles()[screenID] else { return nil }
+            guard let file = screenFiles()[screenID] else { return (nil, nil) }
             let loaded = self.screen(file: file)
-            guard let s = loaded.screen, let c = loaded.check else { return ScreenActions(actions: [], file: file) }
+            guard let s = loaded.screen, let c = loaded.check else { return (ScreenActions(actions: [], file: file), nil) }
             screen = s
             check = c
         }
         let r = resolve(screen, check: check, user: user, params: params)
-        return ScreenActions(
+        let actions = ScreenActions(
             actions: r.actions.map { ActionSite(action: $0.action, location: $0.location, componentPath: $0.path, gated: $0.gated) },
             file: screen.file)
+        return (actions, (screen, check, r))
     }
 
     /// Explores the graph a user can walk, from the project's entry (or from `screen` when the

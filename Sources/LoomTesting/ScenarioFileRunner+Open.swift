@@ -126,6 +126,7 @@ extension ScenarioFileRunner {
         }
         let entry = flows.entryPoint(forScreen: parsed.id)
         let ws = self.ws
+        let handoff = ResolutionHandoff()
         let sim: NavigationSimulator
         do {
             // Each screen resolves with the parameters of the step that opened it (the opened
@@ -137,7 +138,13 @@ extension ScenarioFileRunner {
             ) { id, params in
                 // Rules may read the device: the actions are this session's device's.
                 ws.useDevice(deviceContext)
-                return ws.visibleActions(screenID: id, user: user, extra: parsed, params: params)
+                let (actions, resolved) = ws.resolvedActions(screenID: id, user: user, extra: parsed, params: params)
+                // The opened screen's resolution is the one the session shows next: handed over,
+                // not made twice (resolutions are deterministic).
+                if id == parsed.id, let resolved {
+                    handoff.slot = (ScenarioSession.cacheKey(screen: id, params: params), resolved.screen, resolved.check, resolved.resolution)
+                }
+                return actions
             }
         } catch {
             throw ScenarioFailure("t:open: \(error.message)")
@@ -145,6 +152,7 @@ extension ScenarioFileRunner {
         let h = nextHandle
         nextHandle += 1
         let session = ScenarioSession(ws: ws, user: profile, opened: parsed, simulator: sim)
+        session.handoff = handoff
         session.device = deviceContext
         sessions[h] = session
         session.coverage = coverage

@@ -38,6 +38,9 @@ final class ScenarioSession {
     var device: DeviceContext?
     /// The screens laid out for the session's device, by navigation entry (ScenarioSession+Layout).
     var layouts: [String: LayoutOutcome] = [:]
+    /// The opened screen's resolution made by the navigation simulator (`t:open`), taken by the
+    /// first `current()` that needs it.
+    var handoff: ResolutionHandoff?
 
     init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
         self.ws = ws
@@ -58,29 +61,37 @@ final class ScenarioSession {
         if let c = cache[key] { return c }
         let screen: Screen
         let check: ScreenCheck
-        if top.screen == opened.id, let c = ws.screen(file: opened.file).check {
-            screen = opened
-            check = c
+        let r: Resolution
+        if top.screen == opened.id, let h = handoff?.slot, h.key == key {
+            // The simulator resolved this screen for this user, device and parameters a moment
+            // ago (to read its actions): the same inputs, the same resolution.
+            handoff?.slot = nil
+            (screen, check, r) = (h.screen, h.check, h.resolution)
         } else {
-            guard let file = ws.screenFiles()[top.screen] else {
-                throw ScenarioFailure("screen '\(top.screen)' is on the stack, but no screen file has that id in \(ws.project.screensDir)")
-            }
-            let loaded = ws.screen(file: file)
-            let d = loaded.diagnostics
-            guard let s = loaded.screen, let c = loaded.check, !d.hasErrors else {
-                throw ScenarioFailure("screen '\(top.screen)' has errors:\n" + d.errors.map { "  \($0)" }.joined(separator: "\n"))
-            }
-            screen = s
-            check = c
+            (screen, check) = try stackScreen(top)
+            ws.useDevice(device)
+            r = ws.resolve(screen, check: check, user: user, params: top.params)
         }
-        ws.useDevice(device)
-        let r = ws.resolve(screen, check: check, user: user, params: top.params)
         cache[key] = (screen, check, r)
         coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true, params: top.params))
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((top.screen, d))
         }
         return (screen, check, r)
+    }
+
+    /// The screen (and its check) of a stack entry: the opened one, or the project's by id.
+    private func stackScreen(_ top: NavigationEntry) throws(ScenarioFailure) -> (Screen, ScreenCheck) {
+        if top.screen == opened.id, let c = ws.screen(file: opened.file).check { return (opened, c) }
+        guard let file = ws.screenFiles()[top.screen] else {
+            throw ScenarioFailure("screen '\(top.screen)' is on the stack, but no screen file has that id in \(ws.project.screensDir)")
+        }
+        let loaded = ws.screen(file: file)
+        let d = loaded.diagnostics
+        guard let s = loaded.screen, let c = loaded.check, !d.hasErrors else {
+            throw ScenarioFailure("screen '\(top.screen)' has errors:\n" + d.errors.map { "  \($0)" }.joined(separator: "\n"))
+        }
+        return (s, c)
     }
 
     /// Replaces the current screen by a mutated version of it (`s:mutate`), resolved with a cache
@@ -127,9 +138,11 @@ final class ScenarioSession {
 
     /// A screen on the stack and its parameters: the same screen opened for another movie is
     /// another resolution.
-    static func cacheKey(_ entry: NavigationEntry) -> String {
-        guard !entry.params.isEmpty else { return entry.screen }
-        return entry.screen + "?" + entry.params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+    static func cacheKey(_ entry: NavigationEntry) -> String { cacheKey(screen: entry.screen, params: entry.params) }
+
+    static func cacheKey(screen: String, params: [String: String]) -> String {
+        guard !params.isEmpty else { return screen }
+        return screen + "?" + params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
     }
 }
 
@@ -273,4 +286,9 @@ enum TreeSearch {
         children(t, indent + "  ")
         return out
     }
+}
+
+/// One resolution handed from a session's navigation simulator to the session (`t:open`).
+final class ResolutionHandoff {
+    var slot: (key: String, screen: Screen, check: ScreenCheck, resolution: Resolution)?
 }
