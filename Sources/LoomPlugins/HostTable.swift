@@ -47,6 +47,7 @@ extension PluginEngine {
                 default: line += call.typeName(i)
                 }
             }
+            self.sandbox.countLog()
             self.sandbox.logSink?(info.name, line)
             return .success(0)
         }

@@ -107,9 +107,12 @@ public final class Sandbox {
         return .success(1)
     }
 
-    /// Lines plugins have logged through `print` (capped or not): a call that logged is not
+    /// Lines plugins have logged (`print`, capped or not; `host.log`): a call that logged is not
     /// one whose answer may be reused without calling it (`ObservableRule`).
     public private(set) var logCalls = 0
+
+    /// Counts a line logged by another way than `print` (`host.log`).
+    public func countLog() { logCalls &+= 1 }
 
     private func log(_ call: LuaCall) -> Result<Int32, LuaHostError> {
         logCalls &+= 1

@@ -30,13 +30,15 @@ final class EvalMemoTests: XCTestCase {
           host.rule("gold_pad", function(u) return u.tier == "gold" and u.device ~= nil and u.device.idiom == "pad" end)
           -- logs: called for every user, so every line is logged
           host.rule("chatty", function(u) print("tier " .. tostring(u.tier)); return true end)
+          -- logs through the host table: also called for every user
+          host.rule("chatty_host", function(u) host.log("host tier", tostring(u.tier)); return u.tier ~= "free" end)
           -- arguments: one answer tree per reference
           host.rule("score_at_least", function(u, args) return (u.score or 0) >= args.min end)
           host.rule("named", function(u) return u.profile == "u3" end)
         end }
         """
         try Data(plugin.utf8).write(to: dir.appendingPathComponent("plugins/m/plugin.lua"))
-        let rules = ["branchy", "counts", "oslo", "gold_pad", "chatty", "named"]
+        let rules = ["branchy", "counts", "oslo", "gold_pad", "chatty", "chatty_host", "named"]
         var children = rules.map { #"{"type": "label", "id": "\#($0)", "meta": {"text": "x"}, "rule": "\#($0)"}"# }
         children.append(#"{"type": "label", "id": "min3", "meta": {"text": "x"}, "rule": {"score_at_least": {"min": 3}}}"#)
         children.append(#"{"type": "label", "id": "min7", "meta": {"text": "x"}, "rule": {"AND": ["branchy", {"score_at_least": {"min": 7}}]}}"#)
@@ -60,7 +62,8 @@ final class EvalMemoTests: XCTestCase {
     func testReusedAnswersEqualCallingEveryRule() throws {
         let dir = try project()
         for device in [[], ["--device", "ipad"], ["--device", "iphone-15"]] {
-            let args = ["eval", "m", "--project", dir.path, "--users", dir.appendingPathComponent("users.jsonl").path, "--jobs", "1"] + device
+            // --verbose: what plugins log goes to stderr (compared below).
+            let args = ["eval", "m", "--project", dir.path, "--users", dir.appendingPathComponent("users.jsonl").path, "--jobs", "1", "--verbose"] + device
             let memo = try Host.run(args)
             let calls = try Host.run(args, environment: ["LOOM_EVAL_NO_MEMO": "1"])
             let full = try Host.run(args, environment: ["LOOM_EVAL_NO_PLAN": "1"])
@@ -68,7 +71,8 @@ final class EvalMemoTests: XCTestCase {
             XCTAssertEqual(memo.stdoutLines.count, 601)
             XCTAssertTrue(memo.stdoutData == calls.stdoutData, "reused answers differ from calling every rule (\(device))")
             XCTAssertTrue(memo.stdoutData == full.stdoutData, "the plan differs from full resolutions (\(device))")
-            XCTAssertEqual(memo.stderr, calls.stderr, "the chatty rule logs for every user either way")
+            XCTAssertEqual(memo.stderr, calls.stderr, "the chatty rules log for every user either way")
+            XCTAssertTrue(memo.stderr.contains("[m] tier gold") && memo.stderr.contains(#"[m] host tier\tsilver"#), memo.stderr)
             let two = try Host.run(args + ["--jobs", "2"])
             XCTAssertTrue(memo.stdoutData == two.stdoutData, "--jobs 2 differs (\(device))")
         }
