@@ -50,7 +50,9 @@ struct IntrinsicSizer {
                 n.lines = StyleRead.count(n.style?["lines"]) ?? 1
                 n.padding = StyleRead.insets(n.style?["padding"]) ?? (n.role == .button ? IntrinsicSizer.buttonPadding : EdgeInsets())
                 if let t = n.text {
-                    let m = measurer.measure(t, font: n.font, maxWidth: nil, lines: n.lines)
+                    let u = measurer.measureUnwrapped(t, font: n.font, lines: n.lines)
+                    let m = u.metrics
+                    n.unwrapped = u
                     n.oneLineWidth = m.width + n.padding.left + n.padding.right
                     n.intrinsicWidth = n.oneLineWidth
                     n.intrinsicHeight = m.height + n.padding.top + n.padding.bottom
@@ -98,8 +100,10 @@ struct IntrinsicSizer {
             guard IntrinsicSizer.isText(tree.nodes[i].role), let t = tree.nodes[i].text else { continue }
             let padding = tree.nodes[i].padding
             let content = max(0, solved.value(i, .width) - padding.left - padding.right)
-            let m = measurer.measure(t, font: tree.nodes[i].font, maxWidth: content + IntrinsicSizer.widthSlack, lines: tree.nodes[i].lines)
-            tree.nodes[i].metrics = m
+            let maxWidth = content + IntrinsicSizer.widthSlack
+            // At a width the one-line text fits, measuring again gives the same metrics.
+            tree.nodes[i].metrics = tree.nodes[i].unwrapped?.metrics(atMaxWidth: maxWidth)
+                ?? measurer.measure(t, font: tree.nodes[i].font, maxWidth: maxWidth, lines: tree.nodes[i].lines)
         }
     }
 

@@ -37,6 +37,9 @@ struct LNode: Sendable {
     var intrinsicWidth: Double?
     var intrinsicHeight: Double?
     var oneLineWidth: Double?
+    /// The text measured on one line, with the widths it stays so at (the final measuring
+    /// reuses it at such a width instead of measuring again).
+    var unwrapped: UnwrappedText?
     var metrics: TextMetrics?
 
     var isFirstChild: Bool = false
