@@ -59,10 +59,18 @@ struct LayoutSystem: Sendable {
     /// copy, measuring text at the solved widths, without copying every node).
     init(tree: LayoutTree) {
         nodeCount = tree.nodes.count
+        // Room for a dozen constraints a node (a label with an intrinsic size and four own
+        // constraints makes ten), so the arrays are not copied as they grow.
+        let expected = nodeCount * 12
+        constraints.reserveCapacity(expected)
+        origins.reserveCapacity(expected)
+        accepted.reserveCapacity(expected)
+        handles.reserveCapacity(expected)
         for i in tree.nodes.indices {
             let path = tree.nodes[i].path
             for v in FrameVar.allCases { _ = solver.makeVariable(named: path + "." + v.description) }
         }
+        solver.reserveCapacity(constraints: expected)
     }
 
     /// Adds a constraint; a required one that conflicts is reported (error located at its

@@ -60,7 +60,13 @@ public struct LinearExpression: Equatable, Sendable {
     public static func + (a: LinearExpression, b: LinearExpression) -> LinearExpression {
         LinearExpression(a.terms + b.terms, constant: a.constant + b.constant)
     }
-    public static func - (a: LinearExpression, b: LinearExpression) -> LinearExpression { a + b * -1 }
+    /// `a + b * -1`, written into one array.
+    public static func - (a: LinearExpression, b: LinearExpression) -> LinearExpression {
+        var terms = a.terms
+        terms.reserveCapacity(a.terms.count + b.terms.count)
+        for t in b.terms { terms.append((t.variable, t.coefficient * -1)) }
+        return LinearExpression(terms, constant: a.constant + b.constant * -1)
+    }
     public static func * (a: LinearExpression, k: Double) -> LinearExpression {
         LinearExpression(a.terms.map { ($0.variable, $0.coefficient * k) }, constant: a.constant * k)
     }
