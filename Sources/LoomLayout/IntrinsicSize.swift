@@ -39,35 +39,36 @@ struct IntrinsicSizer {
     func measureOneLine(_ tree: inout LayoutTree) {
         for i in tree.nodes.indices {
             switch tree.nodes[i].role {
-            case .label, .button, .image: break
+            case .label, .button, .image: measureOneLine(&tree.nodes[i])  // in place: no copy of the node
             default: continue  // nothing to measure: the node is left as it is
             }
-            var n = tree.nodes[i]
-            switch n.role {
-            case .label, .button:
-                n.text = IntrinsicSizer.text(n)
-                if let f = StyleRead.font(n.style?["font"]) { n.font = f }
-                n.lines = StyleRead.count(n.style?["lines"]) ?? 1
-                n.padding = StyleRead.insets(n.style?["padding"]) ?? (n.role == .button ? IntrinsicSizer.buttonPadding : EdgeInsets())
-                if let t = n.text {
-                    let u = measurer.measureUnwrapped(t, font: n.font, lines: n.lines)
-                    let m = u.metrics
-                    n.unwrapped = u
-                    n.oneLineWidth = m.width + n.padding.left + n.padding.right
-                    n.intrinsicWidth = n.oneLineWidth
-                    n.intrinsicHeight = m.height + n.padding.top + n.padding.bottom
-                } else {
-                    n.intrinsicWidth = n.padding.left + n.padding.right
-                    n.intrinsicHeight = n.padding.top + n.padding.bottom
-                }
-            case .image:
-                let s = StyleRead.size(n.meta?["size"]) ?? StyleRead.size(n.props["size"]) ?? StyleRead.size(n.style?["size"])
-                n.intrinsicWidth = s?.width
-                n.intrinsicHeight = s?.height
-            default:
-                break
+        }
+    }
+
+    private func measureOneLine(_ n: inout LNode) {
+        switch n.role {
+        case .label, .button:
+            n.text = IntrinsicSizer.text(n)
+            if let f = StyleRead.font(n.style?["font"]) { n.font = f }
+            n.lines = StyleRead.count(n.style?["lines"]) ?? 1
+            n.padding = StyleRead.insets(n.style?["padding"]) ?? (n.role == .button ? IntrinsicSizer.buttonPadding : EdgeInsets())
+            if let t = n.text {
+                let u = measurer.measureUnwrapped(t, font: n.font, lines: n.lines)
+                let m = u.metrics
+                n.unwrapped = u
+                n.oneLineWidth = m.width + n.padding.left + n.padding.right
+                n.intrinsicWidth = n.oneLineWidth
+                n.intrinsicHeight = m.height + n.padding.top + n.padding.bottom
+            } else {
+                n.intrinsicWidth = n.padding.left + n.padding.right
+                n.intrinsicHeight = n.padding.top + n.padding.bottom
             }
-            tree.nodes[i] = n
+        case .image:
+            let s = StyleRead.size(n.meta?["size"]) ?? StyleRead.size(n.props["size"]) ?? StyleRead.size(n.style?["size"])
+            n.intrinsicWidth = s?.width
+            n.intrinsicHeight = s?.height
+        default:
+            break
         }
     }
 
