@@ -35,17 +35,17 @@ struct Anchors {
     /// center_x = L + W/2 (vertically the same with T and H); `_margin` forms move in by the
     /// margins (center_x_margin = L + m.left + (W − m.left − m.right)/2).
     static func anchor(_ i: Int, _ a: Anchor, margins m: EdgeInsets) -> LinearExpression {
-        let l = expr(i, .left), t = expr(i, .top), w = expr(i, .width), h = expr(i, .height)
         let mm = a.margin ? m : EdgeInsets()
+        // Only the expressions the anchor uses are made.
         switch a.kind {
-        case .left, .leading: return l + mm.left
-        case .right, .trailing: return l + w - mm.right
-        case .top: return t + mm.top
-        case .bottom: return t + h - mm.bottom
-        case .width: return w
-        case .height: return h
-        case .centerX: return l + w * 0.5 + (mm.left - mm.right) * 0.5
-        case .centerY: return t + h * 0.5 + (mm.top - mm.bottom) * 0.5
+        case .left, .leading: return expr(i, .left) + mm.left
+        case .right, .trailing: return expr(i, .left) + expr(i, .width) - mm.right
+        case .top: return expr(i, .top) + mm.top
+        case .bottom: return expr(i, .top) + expr(i, .height) - mm.bottom
+        case .width: return expr(i, .width)
+        case .height: return expr(i, .height)
+        case .centerX: return expr(i, .left) + expr(i, .width) * 0.5 + (mm.left - mm.right) * 0.5
+        case .centerY: return expr(i, .top) + expr(i, .height) * 0.5 + (mm.top - mm.bottom) * 0.5
         }
     }
 

@@ -19,8 +19,8 @@ struct FindingsCheck {
     func findings(_ result: LayoutResult) -> [LayoutFinding] {
         guard let root = result.root else { return [] }
         var frames: [Frame] = []
-        var laid: [LaidOutNode] = []
-        root.walk { laid.append($0); frames.append($0.frame) }
+        frames.reserveCapacity(tree.nodes.count)
+        root.walk { frames.append($0.frame) }
         // `walk` is preorder like the tree's nodes array, so indices agree.
         var out: [LayoutFinding] = []
         let sa = screen.safeArea

@@ -39,33 +39,36 @@ struct IntrinsicSizer {
     func measureOneLine(_ tree: inout LayoutTree) {
         for i in tree.nodes.indices {
             switch tree.nodes[i].role {
-            case .label, .button, .image: break
+            case .label, .button, .image: measureOneLine(&tree.nodes[i])  // in place: no copy of the node
             default: continue  // nothing to measure: the node is left as it is
             }
-            var n = tree.nodes[i]
-            switch n.role {
-            case .label, .button:
-                n.text = IntrinsicSizer.text(n)
-                if let f = StyleRead.font(n.style?["font"]) { n.font = f }
-                n.lines = StyleRead.count(n.style?["lines"]) ?? 1
-                n.padding = StyleRead.insets(n.style?["padding"]) ?? (n.role == .button ? IntrinsicSizer.buttonPadding : EdgeInsets())
-                if let t = n.text {
-                    let m = measurer.measure(t, font: n.font, maxWidth: nil, lines: n.lines)
-                    n.oneLineWidth = m.width + n.padding.left + n.padding.right
-                    n.intrinsicWidth = n.oneLineWidth
-                    n.intrinsicHeight = m.height + n.padding.top + n.padding.bottom
-                } else {
-                    n.intrinsicWidth = n.padding.left + n.padding.right
-                    n.intrinsicHeight = n.padding.top + n.padding.bottom
-                }
-            case .image:
-                let s = StyleRead.size(n.meta?["size"]) ?? StyleRead.size(n.props["size"]) ?? StyleRead.size(n.style?["size"])
-                n.intrinsicWidth = s?.width
-                n.intrinsicHeight = s?.height
-            default:
-                break
+        }
+    }
+
+    private func measureOneLine(_ n: inout LNode) {
+        switch n.role {
+        case .label, .button:
+            n.text = IntrinsicSizer.text(n)
+            if let f = StyleRead.font(n.style?["font"]) { n.font = f }
+            n.lines = StyleRead.count(n.style?["lines"]) ?? 1
+            n.padding = StyleRead.insets(n.style?["padding"]) ?? (n.role == .button ? IntrinsicSizer.buttonPadding : EdgeInsets())
+            if let t = n.text {
+                let u = measurer.measureUnwrapped(t, font: n.font, lines: n.lines)
+                let m = u.metrics
+                n.unwrapped = u
+                n.oneLineWidth = m.width + n.padding.left + n.padding.right
+                n.intrinsicWidth = n.oneLineWidth
+                n.intrinsicHeight = m.height + n.padding.top + n.padding.bottom
+            } else {
+                n.intrinsicWidth = n.padding.left + n.padding.right
+                n.intrinsicHeight = n.padding.top + n.padding.bottom
             }
-            tree.nodes[i] = n
+        case .image:
+            let s = StyleRead.size(n.meta?["size"]) ?? StyleRead.size(n.props["size"]) ?? StyleRead.size(n.style?["size"])
+            n.intrinsicWidth = s?.width
+            n.intrinsicHeight = s?.height
+        default:
+            break
         }
     }
 
@@ -98,8 +101,10 @@ struct IntrinsicSizer {
             guard IntrinsicSizer.isText(tree.nodes[i].role), let t = tree.nodes[i].text else { continue }
             let padding = tree.nodes[i].padding
             let content = max(0, solved.value(i, .width) - padding.left - padding.right)
-            let m = measurer.measure(t, font: tree.nodes[i].font, maxWidth: content + IntrinsicSizer.widthSlack, lines: tree.nodes[i].lines)
-            tree.nodes[i].metrics = m
+            let maxWidth = content + IntrinsicSizer.widthSlack
+            // At a width the one-line text fits, measuring again gives the same metrics.
+            tree.nodes[i].metrics = tree.nodes[i].unwrapped?.metrics(atMaxWidth: maxWidth)
+                ?? measurer.measure(t, font: tree.nodes[i].font, maxWidth: maxWidth, lines: tree.nodes[i].lines)
         }
     }
 

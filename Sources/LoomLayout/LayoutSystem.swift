@@ -59,10 +59,16 @@ struct LayoutSystem: Sendable {
     /// copy, measuring text at the solved widths, without copying every node).
     init(tree: LayoutTree) {
         nodeCount = tree.nodes.count
-        for i in tree.nodes.indices {
-            let path = tree.nodes[i].path
-            for v in FrameVar.allCases { _ = solver.makeVariable(named: path + "." + v.description) }
-        }
+        // Room for a dozen constraints a node (a label with an intrinsic size and four own
+        // constraints makes ten), so the arrays are not copied as they grow.
+        let expected = nodeCount * 12
+        constraints.reserveCapacity(expected)
+        origins.reserveCapacity(expected)
+        accepted.reserveCapacity(expected)
+        handles.reserveCapacity(expected)
+        // Unnamed: only the export names them (`path.left`…), when asked.
+        for _ in 0..<(nodeCount * FrameVar.allCases.count) { _ = solver.makeVariable() }
+        solver.reserveCapacity(constraints: expected)
     }
 
     /// Adds a constraint; a required one that conflicts is reported (error located at its
@@ -143,14 +149,12 @@ struct LayoutSystem: Sendable {
     /// What the export is made from (shared storage, no copy): `LayoutOutcome.system` builds it
     /// when asked, so a layout that nobody exports never writes its 10,000 sources.
     func exportSource(_ tree: LayoutTree) -> LayoutSystemExportSource {
-        LayoutSystemExportSource(variables: solver.variableNames, constraints: constraints, origins: origins,
-                                 accepted: accepted, tree: tree)
+        LayoutSystemExportSource(constraints: constraints, origins: origins, accepted: accepted, tree: tree)
     }
 }
 
 /// A layout system's constraints and origins, to be exported on demand.
 struct LayoutSystemExportSource: Sendable {
-    let variables: [String]
     let constraints: [Constraint]
     let origins: [ConstraintOrigin]
     let accepted: [Bool]
@@ -158,7 +162,11 @@ struct LayoutSystemExportSource: Sendable {
 
     func export() -> LayoutSystemExport {
         var out = LayoutSystemExport()
-        out.variables = variables
+        // Variable 4i + k of node i is `path.left`, `.top`, `.width`, `.height`.
+        out.variables.reserveCapacity(tree.nodes.count * FrameVar.allCases.count)
+        for i in tree.nodes.indices {
+            for v in FrameVar.allCases { out.variables.append(tree.nodes[i].path + "." + v.description) }
+        }
         for (k, c) in constraints.enumerated() {
             let e = c.expression.reduced()
             out.constraints.append(.init(terms: e.terms.map { .init(variable: $0.variable.index, coefficient: $0.coefficient) },

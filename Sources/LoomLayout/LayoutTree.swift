@@ -37,6 +37,9 @@ struct LNode: Sendable {
     var intrinsicWidth: Double?
     var intrinsicHeight: Double?
     var oneLineWidth: Double?
+    /// The text measured on one line, with the widths it stays so at (the final measuring
+    /// reuses it at such a width instead of measuring again).
+    var unwrapped: UnwrappedText?
     var metrics: TextMetrics?
 
     var isFirstChild: Bool = false
@@ -52,8 +55,20 @@ struct LayoutTree: Sendable {
 
     init(root: ResolvedNode, factory: Factory, showHidden: Bool) {
         if root.hidden && !showHidden { return }
+        nodes.reserveCapacity(LayoutTree.count(root))  // the array is not copied as it grows
         add(root, parent: nil, part: .child, factory: factory, showHidden: showHidden)
         ids = byID.keys.sorted()
+    }
+
+    /// Every node under `n` (itself, header, children, items and their children, footer),
+    /// hidden ones too: at least as many as are laid out.
+    static func count(_ n: ResolvedNode) -> Int {
+        var total = 1
+        if let h = n.header { total += count(h) }
+        for c in n.children { total += count(c) }
+        for item in n.items ?? [] { total += 1 + item.children.reduce(0) { $0 + count($1) } }
+        if let f = n.footer { total += count(f) }
+        return total
     }
 
     static func role(_ type: String, factory: Factory) -> LayoutRole {

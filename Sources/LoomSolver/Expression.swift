@@ -30,6 +30,9 @@ public struct LinearExpression: Equatable, Sendable {
     /// Terms merged per variable, in variable order, zero coefficients kept (kiwi's `reduce`;
     /// the solver skips near-zero ones itself).
     public func reduced() -> LinearExpression {
+        // Already one term a variable, in order, no coefficient zero or NaN: the sums would be
+        // 0 + c = c exactly, so the expression is its own reduction (no arrays made).
+        if isReducedAlready { return self }
         // Terms stably sorted by variable (insertion sort: a constraint has a few terms), then
         // each run summed from 0 in the order written — the sums a per-variable map would make.
         var sorted = terms
@@ -57,10 +60,25 @@ public struct LinearExpression: Equatable, Sendable {
         return LinearExpression(merged, constant: constant)
     }
 
+    private var isReducedAlready: Bool {
+        var previous = -1
+        for t in terms {
+            guard t.variable.index > previous, t.coefficient != 0, !t.coefficient.isNaN else { return false }
+            previous = t.variable.index
+        }
+        return true
+    }
+
     public static func + (a: LinearExpression, b: LinearExpression) -> LinearExpression {
         LinearExpression(a.terms + b.terms, constant: a.constant + b.constant)
     }
-    public static func - (a: LinearExpression, b: LinearExpression) -> LinearExpression { a + b * -1 }
+    /// `a + b * -1`, written into one array.
+    public static func - (a: LinearExpression, b: LinearExpression) -> LinearExpression {
+        var terms = a.terms
+        terms.reserveCapacity(a.terms.count + b.terms.count)
+        for t in b.terms { terms.append((t.variable, t.coefficient * -1)) }
+        return LinearExpression(terms, constant: a.constant + b.constant * -1)
+    }
     public static func * (a: LinearExpression, k: Double) -> LinearExpression {
         LinearExpression(a.terms.map { ($0.variable, $0.coefficient * k) }, constant: a.constant * k)
     }

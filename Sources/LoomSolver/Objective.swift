@@ -30,6 +30,12 @@ struct Objective {
         queued.append(false)
     }
 
+    mutating func reserveCapacity(_ symbols: Int) {
+        cells.reserveCapacity(symbols)
+        enters.reserveCapacity(symbols)
+        queued.reserveCapacity(symbols)
+    }
+
     @inline(__always) func coefficient(for symbol: Int) -> Double { cells[symbol] }
 
     @inline(__always) private mutating func set(_ s: Int, _ v: Double) {

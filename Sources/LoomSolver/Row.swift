@@ -73,50 +73,64 @@ struct Row {
             }
             return
         }
-        if m <= n && containsEverySymbol(of: other) {
+        let created = absentSymbols(of: other)
+        if created == 0 {
             addInPlace(other, coefficient, removed: removed)
             return
         }
-        var newIds: [Int] = []
-        var newCoeffs: [Double] = []
-        newIds.reserveCapacity(n + m)
-        newCoeffs.reserveCapacity(n + m)
-        var i = 0, j = 0
-        ids.withUnsafeBufferPointer { a in
-            coeffs.withUnsafeBufferPointer { ac in
+        // The merge written from the back into the grown arrays (no new arrays while the
+        // capacity lasts): the same sums as a forward merge; cells that came out near zero
+        // leave holes (-1), closed afterwards. The callbacks see symbols from the highest down.
+        ids.append(contentsOf: repeatElement(-1, count: created))
+        coeffs.append(contentsOf: repeatElement(0, count: created))
+        var holes = 0
+        ids.withUnsafeMutableBufferPointer { a in
+            coeffs.withUnsafeMutableBufferPointer { ac in
                 other.ids.withUnsafeBufferPointer { b in
                     other.coeffs.withUnsafeBufferPointer { bc in
-                        while i < n || j < m {
-                            if j == m || (i < n && a[i] < b[j]) {
-                                newIds.append(a[i]); newCoeffs.append(ac[i]); i += 1
-                            } else if i == n || b[j] < a[i] {
+                        var i = n - 1, j = m - 1, w = n + created - 1
+                        while j >= 0 {
+                            if i >= 0 && a[i] > b[j] {
+                                a[w] = a[i]; ac[w] = ac[i]; i -= 1
+                            } else if i < 0 || b[j] > a[i] {
                                 let v = bc[j] * coefficient
-                                if !nearZero(v) { newIds.append(b[j]); newCoeffs.append(v); added(b[j]) }
-                                j += 1
+                                if !nearZero(v) { a[w] = b[j]; ac[w] = v; added(b[j]) } else { a[w] = -1; holes += 1 }
+                                j -= 1
                             } else {
                                 let v = ac[i] + bc[j] * coefficient
-                                if !nearZero(v) { newIds.append(a[i]); newCoeffs.append(v) } else { removed(a[i]) }
-                                i += 1; j += 1
+                                if !nearZero(v) { a[w] = a[i]; ac[w] = v } else { removed(a[i]); a[w] = -1; holes += 1 }
+                                i -= 1; j -= 1
                             }
+                            w -= 1
                         }
                     }
                 }
             }
         }
-        ids = newIds
-        coeffs = newCoeffs
+        if holes > 0 { closeHoles() }
     }
 
-    /// Whether every symbol of `other` has a cell here (then adding it creates no cell).
-    private func containsEverySymbol(of other: Row) -> Bool {
+    /// How many symbols of `other` have no cell here (adding it creates at most that many).
+    private func absentSymbols(of other: Row) -> Int {
         let n = ids.count
-        var i = 0
+        var i = 0, absent = 0
         for s in other.ids {
             while i < n && ids[i] < s { i += 1 }
-            if i == n || ids[i] != s { return false }
-            i += 1
+            if i < n && ids[i] == s { i += 1 } else { absent += 1 }
         }
-        return true
+        return absent
+    }
+
+    /// Drops the cells marked -1, keeping the others in order.
+    private mutating func closeHoles() {
+        var w = 0
+        for k in ids.indices where ids[k] >= 0 {
+            ids[w] = ids[k]
+            coeffs[w] = coeffs[k]
+            w += 1
+        }
+        ids.removeLast(ids.count - w)
+        coeffs.removeLast(coeffs.count - w)
     }
 
     /// The merge of `insert(_:_:added:removed:)` when no cell is created: the same sums,
@@ -137,15 +151,7 @@ struct Row {
             }
             i += 1
         }
-        guard dropped > 0 else { return }
-        var w = 0
-        for k in ids.indices where ids[k] >= 0 {
-            ids[w] = ids[k]
-            coeffs[w] = coeffs[k]
-            w += 1
-        }
-        ids.removeLast(ids.count - w)
-        coeffs.removeLast(coeffs.count - w)
+        if dropped > 0 { closeHoles() }
     }
 
     /// Removes the symbol's cell; true when there was one.

@@ -231,6 +231,20 @@ public struct Solver: Sendable {
         try dualOptimize()
     }
 
+    /// Makes room for `constraints` more constraints: their records and symbols (at most three
+    /// each: marker, other, an artificial one) besides one per variable, so the storage is not
+    /// copied as it grows. Changes nothing else.
+    public mutating func reserveCapacity(constraints n: Int) {
+        let symbols = kinds.count + names.count + 3 * n
+        kinds.reserveCapacity(symbols)
+        rows.reserveCapacity(symbols)
+        cols.reserveCapacity(symbols)
+        owner.reserveCapacity(symbols)
+        journaled.reserveCapacity(symbols)
+        objective.reserveCapacity(symbols)
+        records.reserveCapacity(records.count + n)
+    }
+
     // MARK: Building rows
 
     mutating func newSymbol(_ kind: Kind) -> Int {

@@ -31,6 +31,13 @@ extension Solver {
         objective.endJournal()
     }
 
+    /// Notes that row `rid` holds `s`. A column's first entry makes room for four (most
+    /// columns hold a few rows), so it is not reallocated at each of its first appends.
+    @inline(__always) mutating func addToColumn(_ s: Int, _ rid: Int) {
+        if cols[s].capacity == 0 { cols[s].reserveCapacity(4) }
+        cols[s].append(rid)
+    }
+
     @inline(__always) mutating func removeFromColumn(_ s: Int, _ rid: Int) {
         if let k = cols[s].firstIndex(of: rid) {
             cols[s].swapAt(k, cols[s].count - 1)
@@ -45,7 +52,7 @@ extension Solver {
     mutating func setRow(_ rid: Int, _ row: Row) {
         touch(rid)
         rows[rid] = row
-        for s in row.ids { cols[s].append(rid) }
+        for s in row.ids { addToColumn(s, rid) }
         noteConstant(rid, row.constant)
     }
 
@@ -77,7 +84,7 @@ extension Solver {
             let c = r.coeffs[i]
             r.ids.remove(at: i)
             r.coeffs.remove(at: i)
-            r.insert(row, c, added: { cols[$0].append(rid) }, removed: { removeFromColumn($0, rid) })
+            r.insert(row, c, added: { addToColumn($0, rid) }, removed: { removeFromColumn($0, rid) })
             noteConstant(rid, r.constant)
             rows[rid] = r
         }

@@ -109,29 +109,47 @@ public final class FontLibrary: TextMeasuring, @unchecked Sendable {
     /// Measures `text` in `font` (docs/text.md, "Measuring"): hard line breaks, then greedy
     /// wrapping to `maxWidth` when given, then the `lines` limit with "…".
     public func measure(_ text: String, font: FontRequest, maxWidth: Double?, lines limit: Int?) -> TextMetrics {
+        measure(text, font: font, maxWidth: maxWidth, lines: limit).metrics
+    }
+
+    /// `measure` without `maxWidth`, with the widest width the breaker tested (none known when
+    /// the line limit cut the text: truncating tests widths of its own).
+    public func measureUnwrapped(_ text: String, font: FontRequest, lines limit: Int?) -> UnwrappedText {
+        let (m, widest) = measure(text, font: font, maxWidth: nil, lines: limit)
+        return UnwrappedText(metrics: m, widestTested: m.truncated ? nil : widest)
+    }
+
+    /// The metrics and the widest width (points) the breaker tested (nil when nothing could be
+    /// measured).
+    private func measure(_ text: String, font: FontRequest, maxWidth: Double?, lines limit: Int?) -> (metrics: TextMetrics, widestTested: Double?) {
         lock.lock()
         defer { lock.unlock() }
         var face = resolve(font.name)
         guard let (usedFace, glyphs) = openedFace(for: &face) else {
             // Every font file vanished after loading: nothing can be measured.
-            return TextMetrics(face: face, lines: [], width: 0, height: 0, lineHeight: 0, ascender: 0,
-                               neededLines: 0, truncated: false)
+            return (TextMetrics(face: face, lines: [], width: 0, height: 0, lineHeight: 0, ascender: 0,
+                                neededLines: 0, truncated: false), nil)
         }
         face = usedFace
         let size = font.size.isFinite && font.size > 0 ? font.size : 0
         let scale = size / Double(glyphs.unitsPerEM)
         let points = { (units: Int) in Double(units) * scale }
         let limitWidth = maxWidth.flatMap { $0.isFinite ? Swift.max($0, 0) : nil }
+        var widest = 0
         let breaker = LineBreaker(
             kern: { glyphs.kern($0, $1) },
-            fits: { units in limitWidth.map { points(units) <= $0 + 1e-9 } ?? true })
+            fits: { units in
+                if units > widest { widest = units }
+                return limitWidth.map { points(units) <= $0 + 1e-9 } ?? true
+            })
         let layout = TextLayout(text: text, face: glyphs, breaker: breaker, limit: limit)
         let lineHeight = points(glyphs.height)
-        return TextMetrics(face: face, lines: layout.lines.map { String($0.map(\.character)) },
-                           width: points(layout.lines.map { breaker.width($0[...]) }.max() ?? 0),
-                           height: Double(layout.lines.count) * lineHeight, lineHeight: lineHeight,
-                           ascender: points(glyphs.ascender), neededLines: layout.neededLines,
-                           truncated: layout.truncated, size: size)
+        let m = TextMetrics(face: face, lines: layout.lines.map { String($0.map(\.character)) },
+                            width: points(layout.lines.map { breaker.width($0[...]) }.max() ?? 0),
+                            height: Double(layout.lines.count) * lineHeight, lineHeight: lineHeight,
+                            ascender: points(glyphs.ascender), neededLines: layout.neededLines,
+                            truncated: layout.truncated, size: size)
+        return (m, points(widest))
     }
 
     /// The FreeType face for `face.file`, opened once. When it no longer opens (the file changed

@@ -70,4 +70,35 @@ public struct TextMetrics: Sendable, Hashable {
 /// no limit (UILabel's numberOfLines = 0).
 public protocol TextMeasuring: AnyObject {
     func measure(_ text: String, font: FontRequest, maxWidth: Double?, lines: Int?) -> TextMetrics
+    /// `measure(text, font: font, maxWidth: nil, lines: lines)`, with what it takes to know
+    /// which widths would wrap it (the default knows none: every width is measured again).
+    func measureUnwrapped(_ text: String, font: FontRequest, lines: Int?) -> UnwrappedText
+}
+
+extension TextMeasuring {
+    public func measureUnwrapped(_ text: String, font: FontRequest, lines: Int?) -> UnwrappedText {
+        UnwrappedText(metrics: measure(text, font: font, maxWidth: nil, lines: lines), widestTested: nil)
+    }
+}
+
+/// A text measured without wrapping, and the widest width (points) the line breaker tested
+/// while breaking it: measuring the same text, font and lines at a `maxWidth` every tested
+/// width fits (`widestTested <= max(maxWidth, 0) + 1e-9`, the breaker's own test) breaks no
+/// line and cuts nothing, so it gives these metrics exactly, and a layout need not measure
+/// again. `widestTested` is nil when unknown or when the text is cut by the line limit.
+public struct UnwrappedText: Sendable, Hashable {
+    public var metrics: TextMetrics
+    public var widestTested: Double?
+    public init(metrics: TextMetrics, widestTested: Double?) {
+        self.metrics = metrics
+        self.widestTested = widestTested
+    }
+
+    /// What `measure(…, maxWidth: maxWidth, …)` gives when that is known to be these metrics;
+    /// nil when the text must be measured again.
+    public func metrics(atMaxWidth maxWidth: Double?) -> TextMetrics? {
+        guard let widestTested else { return nil }
+        guard let w = maxWidth, w.isFinite else { return metrics }
+        return widestTested <= Swift.max(w, 0) + 1e-9 ? metrics : nil
+    }
 }
