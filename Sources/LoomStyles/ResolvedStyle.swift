@@ -124,7 +124,8 @@ extension StyleLibrary {
     func resolve(names: [String], cascade: inout StyleCascade, schema: StyleSchema?) -> ResolvedStyle {
         let context = cascade.context
         let layer = cascade.resolve(names)
-        var out = ResolvedStyle(names: names, context: context, diagnostics: cascade.diagnostics)
+        var out = ResolvedStyle(names: names, context: context, values: OrderedDictionary(minimumCapacity: layer.count),
+                                diagnostics: cascade.diagnostics)
         for (key, e) in layer {
             let outcome: StyleValueParser.Outcome
             if let layout = LayoutStyleKeys.parse(key, e.value, at: e.valueLocation, file: e.valueLocation.file),
