@@ -16,6 +16,7 @@ public final class WorkspaceStyles {
             guard context != oldValue else { return }
             flat = nil
             suffix = nil
+            lastKey = nil
             otherContexts[oldValue] = nodeStyles
             nodeStyles = otherContexts.removeValue(forKey: context) ?? NodeStyles()
         }
@@ -24,6 +25,8 @@ public final class WorkspaceStyles {
     var flat: [String: JSONValue]?
     /// `Workspace.styleCacheSuffix` for `context` (made once per context).
     var suffix: String?
+    /// The last screen file's resolution cache key with `suffix` (no string made per resolution).
+    var lastKey: (file: String, key: String)?
     /// Whether a device was chosen (`--device`, `--orientation`, `--traits`, `t:open` options).
     var chosen = false
     var schemas: [String: StyleSchema?] = [:]
@@ -115,6 +118,16 @@ extension Workspace {
         let s = "\u{1}" + deviceContext.summary
         styles.suffix = s
         return s
+    }
+
+    /// `file`'s resolution cache key for the device context (`file + styleCacheSuffix`), kept
+    /// for the last file: resolving a cached tree again makes no string.
+    func styleCacheKey(_ file: String) -> String {
+        guard hasStyles else { return file }
+        if let k = styles.lastKey, k.file == file { return k.key }
+        let key = file + styleCacheSuffix
+        styles.lastKey = (file, key)
+        return key
     }
 
     /// Gives a resolution the device context: its attributes for rules and, when the project

@@ -164,7 +164,7 @@ public final class Workspace {
     ) -> Resolution {
         let ctx = ResolutionContext(user: user, screenID: screen.id, explain: explain, params: params)
         prepare(ctx)
-        return resolver(screen, check: check, cacheKey: screen.file + styleCacheSuffix).resolve(for: user, context: ctx)
+        return resolver(screen, check: check, cacheKey: styleCacheKey(screen.file)).resolve(for: user, context: ctx)
     }
 
     /// Gives a resolution context what every resolution of this workspace has: the entry steps

@@ -52,8 +52,20 @@ public struct ResolvedValue: Sendable, Hashable {
     public var value: StyleValue
     /// `file:line:column` of the key that won.
     public var from: SourceLocation
+    /// The merges that replaced other values (listed by `overrode` when read).
+    var chain: OverrideChain?
     /// The values it overrode, in the order they were applied.
-    public var overrode: [SourceLocation]
+    public var overrode: [SourceLocation] { OverrideChain.locations(chain) }
+
+    public static func == (a: ResolvedValue, b: ResolvedValue) -> Bool {
+        a.value == b.value && a.from == b.from && a.overrode == b.overrode
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(value)
+        h.combine(from)
+        h.combine(overrode)
+    }
 
     /// `{"from": "path:line", "overrode": ["path:line", …]}`.
     public var provenanceJSON: JSONValue {
@@ -112,7 +124,8 @@ extension StyleLibrary {
     func resolve(names: [String], cascade: inout StyleCascade, schema: StyleSchema?) -> ResolvedStyle {
         let context = cascade.context
         let layer = cascade.resolve(names)
-        var out = ResolvedStyle(names: names, context: context, diagnostics: cascade.diagnostics)
+        var out = ResolvedStyle(names: names, context: context, values: OrderedDictionary(minimumCapacity: layer.count),
+                                diagnostics: cascade.diagnostics)
         for (key, e) in layer {
             let outcome: StyleValueParser.Outcome
             if let layout = LayoutStyleKeys.parse(key, e.value, at: e.valueLocation, file: e.valueLocation.file),
@@ -130,7 +143,7 @@ extension StyleLibrary {
                 outcome = StyleValueParser.infer(e.value, key: key, file: e.valueLocation.file)
             }
             switch outcome {
-            case .success(let v): out.values[key] = ResolvedValue(value: v, from: e.location, overrode: e.overridden)
+            case .success(let v): out.values[key] = ResolvedValue(value: v, from: e.location, chain: e.chain)
             case .failure(let d): out.diagnostics.append(d)
             }
         }

@@ -8,9 +8,23 @@ public struct StyleEntry: Sendable, Hashable {
     public var location: SourceLocation
     /// The value's place (for type errors).
     public var valueLocation: SourceLocation
+    /// The merges that replaced other values (nil: none), listed by `overridden`.
+    var chain: OverrideChain?
+
     /// The places of the values this one replaced, in the order they were applied (the first
     /// applied first).
-    public var overridden: [SourceLocation]
+    public var overridden: [SourceLocation] { OverrideChain.locations(chain) }
+
+    public static func == (a: StyleEntry, b: StyleEntry) -> Bool {
+        a.value == b.value && a.location == b.location && a.valueLocation == b.valueLocation && a.overridden == b.overridden
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(value)
+        h.combine(location)
+        h.combine(valueLocation)
+        h.combine(overridden)
+    }
 }
 
 /// Keys gathered so far, in first-seen order.
@@ -27,7 +41,7 @@ extension OrderedDictionary where Key == String, Value == StyleEntry {
             if let i = index(forKey: k) {
                 let old = values[i]
                 var w = v
-                w.overridden = Self.chain(old.overridden, old.location, v.overridden, winner: v.location)
+                w.chain = OverrideChain(first: old.chain, middle: old.location, last: v.chain, winner: v.location)
                 values[i] = w
             } else {
                 self[k] = v
@@ -35,32 +49,12 @@ extension OrderedDictionary where Key == String, Value == StyleEntry {
         }
     }
 
-    /// `first`, then `middle`, then `last`: each place once (a style reached through two
-    /// imports is the same value), never the winner's own: chains stay as long as the distinct
-    /// definitions, however the imports branch.
-    private static func chain(_ first: [SourceLocation], _ middle: SourceLocation, _ last: [SourceLocation],
-                              winner: SourceLocation) -> [SourceLocation] {
-        var out: [SourceLocation] = []
-        out.reserveCapacity(first.count + 1 + last.count)
-        // Lines and columns first: most places differ there, before their (long) paths.
-        func same(_ a: SourceLocation, _ b: SourceLocation) -> Bool {
-            a.line == b.line && a.column == b.column && a.file == b.file
-        }
-        func add(_ l: SourceLocation) {
-            if !same(l, winner) && !out.contains(where: { same($0, l) }) { out.append(l) }
-        }
-        for l in first { add(l) }
-        add(middle)
-        for l in last { add(l) }
-        return out
-    }
-
     /// `under` applied beneath `self`: existing keys keep winning (MRGArchitect's imports).
     mutating func applyUnder(_ under: StyleLayer) {
         for (k, v) in under {
             if let i = index(forKey: k) {
                 let cur = values[i]
-                values[i].overridden = Self.chain(v.overridden, v.location, cur.overridden, winner: cur.location)
+                values[i].chain = OverrideChain(first: v.chain, middle: v.location, last: cur.chain, winner: cur.location)
             } else {
                 self[k] = v
             }
@@ -151,7 +145,7 @@ struct StyleCascade {
         var own = StyleLayer(minimumCapacity: body.members.count)
         for m in body.members {
             own[m.key] = StyleEntry(value: m.value, location: m.keyPosition.located(in: body.file),
-                                    valueLocation: m.value.position.located(in: body.file), overridden: [])
+                                    valueLocation: m.value.position.located(in: body.file))
         }
         for imp in body.imports {
             own.applyUnder(unit(imp.name, importedAt: imp.location))

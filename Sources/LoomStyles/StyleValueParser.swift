@@ -21,8 +21,11 @@ public enum StyleValueParser {
         case .string(let s): return .success(.string(s))
         case .null: return .success(.json(.null))
         case .object(let o):
-            let keys = Set(o.keys)
-            for (k, t) in shapes where k == keys { return parse(node, as: t, key: key, file: file) }
+            // The set of `o`'s keys is the shape's: each key in the shape, each shape key in `o`
+            // (no set made per value).
+            for (k, t) in shapes where o.members.count >= k.count && o.members.allSatisfy({ k.contains($0.key) }) && k.allSatisfy({ o[$0] != nil }) {
+                return parse(node, as: t, key: key, file: file)
+            }
             return .success(.json(node.plain))
         case .array(let items):
             let stop: Set<String> = ["location", "color"]
