@@ -19,10 +19,14 @@ public enum FuzzTargets {
     /// serializes (compact and pretty) to text that parses back to the same value, and
     /// serializing that again gives the same text; every location is inside the input.
     public static func json(_ data: UnsafeRawBufferPointer) {
+        // JSONFlatObject (population lines) reads only what JSONReader reads, to the same
+        // values, members in the same order; else it declines.
+        let flat = JSONFlatObject.parse(Array(data))
         let doc: JSONDocument
         do {
             doc = try JSONReader.parse(data, file: "fuzz.json")
         } catch {
+            check(flat == nil, "JSONFlatObject read what JSONReader rejects (\(error)): \(String(decoding: data, as: UTF8.self))")
             let loc = error.location
             check(loc == nil || (loc!.line >= 1 && loc!.column >= 0), "error location out of range: \(error)")
             _ = error.description
@@ -34,6 +38,10 @@ public enum FuzzTargets {
                   "position \(p.line):\(p.column) outside the input (\(lines) lines, \(data.count) bytes)")
         }
         let plain = doc.root.plain
+        if let flat {
+            guard case .object(let o) = plain else { fuzzFailure("JSONFlatObject read an object where JSONReader read \(plain)") }
+            check(Array(flat.keys) == Array(o.keys) && flat.values.elementsEqual(o.values), "JSONFlatObject and JSONReader differ: \(flat) vs \(o)")
+        }
         let compact = plain.serialized(pretty: false)
         let pretty = plain.serialized(pretty: true)
         let again: JSONValue
