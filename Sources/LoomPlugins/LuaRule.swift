@@ -137,10 +137,13 @@ extension LuaRule {
     func evaluateObserved(args: JSONNode?, at location: SourceLocation, subject: RuleSubject,
                           context: ResolutionContext) -> (result: Result<Bool, BuildFailure>, reads: [String]?) {
         if _slowPath(exhausted.isSet), let f = exhausted.failure(in: context) { return (.failure(f), nil) }
-        guard case .success(.tables(let user, let node, let argsRef)) = references(args: args, at: location, subject: subject, context: context),
-              let recording = state.recordingView(of: user) else {
-            return (evaluate(args: args, at: location, subject: subject, context: context), nil)
+        let user: Int32, node: Int32, argsRef: Int32
+        switch references(args: args, at: location, subject: subject, context: context) {
+        case .failure(let f): return (.failure(f), nil)
+        case .success(.created(let c, let u)): return (evaluateCreated(args: args, subject: c, user: u, context: context), nil)
+        case .success(.tables(let u, let n, let a)): (user, node, argsRef) = (u, n, a)
         }
+        guard let recording = state.recordingView(of: user) else { return (call(user: user, args: argsRef, node: node, context: context), nil) }
         defer { state.release(recording) }
         let logged = engine.sandbox.logCalls
         let result = call(user: recording.view, args: argsRef, node: node, context: context)

@@ -91,12 +91,8 @@ public enum UserViewValue: Hashable, Sendable {
     /// Mirrors `userView`: the user's attributes (a null one reads as nil), `profile` (the user's
     /// name) when the user has no such attribute, the screen's parameters (`params`, `params.K`,
     /// over the user's attributes), then the device context's attributes under the user's.
-    public static func of(_ key: String, in ctx: ResolutionContext) -> UserViewValue {
-        of(key, user: ctx.user, params: ctx.params, device: ctx.deviceAttributes)
-    }
-
-    /// The same from a resolution's parts: the user, the screen's parameters and the device
-    /// context's attributes (`ResolutionContext.deviceAttributes`).
+    /// From a resolution's parts: the user, the screen's parameters and the device context's
+    /// attributes (`ResolutionContext.deviceAttributes`).
     /// `asciiKey`: whether `key` is ASCII, when the caller knows.
     public static func of(_ key: String, user: UserProfile, params: [String: String], device: [String: JSONValue],
                           asciiKey: Bool? = nil) -> UserViewValue {

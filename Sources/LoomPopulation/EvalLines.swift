@@ -54,20 +54,34 @@ public struct EvalLineWriter: Sendable {
         out += "{\"user\":"
         switch user {
         case .int(let i): out += String(i)
-        case .string(let s) where EvalLineWriter.isPlain(s): out += "\""; out += s; out += "\""
+        case .string(let s): EvalLineWriter.appendJSON(s, to: &out)
         default: out += user.serialized(pretty: false)
         }
         out += ",\"screen\":"
-        if EvalLineWriter.isPlain(screen) { out += "\""; out += screen; out += "\"" } else { out += JSONValue.string(screen).serialized(pretty: false) }
+        EvalLineWriter.appendJSON(screen, to: &out)
         out += ",\"visible\":"
         out += fragment
         out += format == .jsonl ? "}\n" : "}"
     }
 
-    /// Printable ASCII without quotes or backslashes: written as JSON between quotes, as is
-    /// (what `JSONValue.serialized` writes for it).
-    static func isPlain(_ s: String) -> Bool {
-        s.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+    /// The `[…]` JSON of a resolved tree's visible ids (`VisibleSet`).
+    public static func visibleFragment(_ tree: ResolvedNode?) -> String {
+        var out = "["
+        for (n, id) in VisibleSet.ids(tree).enumerated() {
+            if n > 0 { out += "," }
+            appendJSON(id, to: &out)
+        }
+        return out + "]"
+    }
+
+    /// A string as JSON, the bytes `JSONValue.serialized` writes: printable ASCII without quotes
+    /// or backslashes between quotes as it is, anything else through the writer.
+    static func appendJSON(_ s: String, to out: inout String) {
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            out += "\""; out += s; out += "\""
+        } else {
+            out += JSONValue.string(s).serialized(pretty: false)
+        }
     }
 
     /// One user's line for one screen. In the `json` format every element starts with `,\n`;
@@ -75,23 +89,7 @@ public struct EvalLineWriter: Sendable {
     public func line(user: JSONValue, screen: String, _ r: Resolution, into out: inout String) {
         if select == .visible, format != .csv {
             // The hot case, written directly: the same bytes as the object serialized below.
-            if format == .json { out += ",\n" }
-            out += "{\"user\":"
-            switch user {
-            case .int(let i): out += String(i)
-            default: out += user.serialized(pretty: false)
-            }
-            out += ",\"screen\":"
-            out += JSONValue.string(screen).serialized(pretty: false)
-            out += ",\"visible\":["
-            var first = true
-            for id in VisibleSet.ids(r.tree) {
-                if !first { out += "," }
-                first = false
-                out += JSONValue.string(id).serialized(pretty: false)
-            }
-            out += format == .jsonl ? "]}\n" : "]}"
-            return
+            return visibleLine(user: user, screen: screen, fragment: EvalLineWriter.visibleFragment(r.tree), into: &out)
         }
         let v = value(r)
         switch format {

@@ -120,13 +120,7 @@ public final class VisibilityPlan {
         let k = key(PlanUser(user: user, screens: screens, screen: n))
         if let k, let hit = cache[k] { return hit }
         let r = screens.resolve(n, for: user)
-        var fragment = "["
-        for (n, id) in VisibleSet.ids(r.tree).enumerated() {
-            if n > 0 { fragment += "," }
-            fragment += JSONValue.string(id).serialized(pretty: false)
-        }
-        fragment += "]"
-        let answer = (fragment, r.diagnostics.items)
+        let answer = (EvalLineWriter.visibleFragment(r.tree), r.diagnostics.items)
         // A tree holding nodes a builder created with a rule depends on their outcomes too (not
         // in this plan): such answers are not shared by key.
         if let k, !r.evaluatedCreatedRules, cache.count < VisibilityPlan.maxKeys { cache[k] = answer }

@@ -46,9 +46,9 @@ extension JSONParser {
             case minus, zero...nine:
                 guard let n = try? parseNumber(position), !(i < end && isWordByte(p[i])) else { return nil }
                 value = n.plain
-            case UInt8(ascii: "t"): guard literal("true") else { return nil }; value = .bool(true)
-            case UInt8(ascii: "f"): guard literal("false") else { return nil }; value = .bool(false)
-            case UInt8(ascii: "n"): guard literal("null") else { return nil }; value = .null
+            case UInt8(ascii: "t"): guard matchLiteral("true") else { return nil }; value = .bool(true)
+            case UInt8(ascii: "f"): guard matchLiteral("false") else { return nil }; value = .bool(false)
+            case UInt8(ascii: "n"): guard matchLiteral("null") else { return nil }; value = .null
             default: return nil
             }
             guard out.updateValue(value, forKey: key) == nil else { return nil }
@@ -76,13 +76,5 @@ extension JSONParser {
         guard j < end else { return nil }
         i = j + 1
         return String(decoding: UnsafeBufferPointer(start: p + start, count: j - start), as: UTF8.self)
-    }
-
-    private mutating func literal(_ word: StaticString) -> Bool {
-        let n = word.utf8CodeUnitCount
-        guard end - i >= n else { return false }
-        for k in 0..<n where p[i + k] != word.utf8Start[k] { return false }
-        i += n
-        return !(i < end && isWordByte(p[i]))
     }
 }
