@@ -48,21 +48,48 @@ public struct EvalLineWriter: Sendable {
         }
     }
 
-    /// A `--select visible` line from its `[…]` JSON (jsonl and json formats).
-    public func visibleLine(user: JSONValue, screen: String, fragment: String, into out: inout String) {
-        if format == .json { out += ",\n" }
-        out += "{\"user\":"
-        switch user {
-        case .int(let i): out += String(i)
-        case .string(let s): EvalLineWriter.appendJSON(s, to: &out)
-        default: out += user.serialized(pretty: false)
-        }
-        out += ",\"screen\":"
+    /// A `--select visible` line's end after the user: `,"screen":…,"visible":[…]}` and the
+    /// line break (jsonl).
+    public func visibleTail(screen: String, fragment: String) -> [UInt8] {
+        var out = ",\"screen\":"
         EvalLineWriter.appendJSON(screen, to: &out)
         out += ",\"visible\":"
         out += fragment
         out += format == .jsonl ? "}\n" : "}"
+        return Array(out.utf8)
     }
+
+    /// A `--select visible` line (jsonl and json formats): the user's label, then `tail`.
+    public func visibleLine(user: JSONValue, tail: [UInt8], into out: inout [UInt8]) {
+        if format == .json { out.append(0x2C); out.append(0x0A) }
+        out.append(contentsOf: EvalLineWriter.userPrefix)
+        switch user {
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .string(let s):
+            var text = ""
+            EvalLineWriter.appendJSON(s, to: &text)
+            out.append(contentsOf: text.utf8)
+        default: out.append(contentsOf: user.serialized(pretty: false).utf8)
+        }
+        out.append(contentsOf: tail)
+    }
+
+    /// The same line for a user read in place: `name`'s bytes between its quotes (a string of
+    /// printable ASCII without escapes, as `JSONFlatObject` reads it), or the line number.
+    func visibleLine(name: UnsafeBufferPointer<UInt8>?, line: Int, tail: [UInt8], into out: inout [UInt8]) {
+        guard let name else { return visibleLine(user: .int(line), tail: tail, into: &out) }
+        guard !name.contains(0x7F) else {
+            return visibleLine(user: .string(String(decoding: name, as: UTF8.self)), tail: tail, into: &out)
+        }
+        if format == .json { out.append(0x2C); out.append(0x0A) }
+        out.append(contentsOf: EvalLineWriter.userPrefix)
+        out.append(0x22)
+        out.append(contentsOf: name)
+        out.append(0x22)
+        out.append(contentsOf: tail)
+    }
+
+    private static let userPrefix = Array("{\"user\":".utf8)
 
     /// The `[…]` JSON of a resolved tree's visible ids (`VisibleSet`).
     public static func visibleFragment(_ tree: ResolvedNode?) -> String {
@@ -86,11 +113,13 @@ public struct EvalLineWriter: Sendable {
 
     /// One user's line for one screen. In the `json` format every element starts with `,\n`;
     /// the consumer drops the first one's comma (`EvalOutput`).
-    public func line(user: JSONValue, screen: String, _ r: Resolution, into out: inout String) {
+    public func line(user: JSONValue, screen: String, _ r: Resolution, into bytes: inout [UInt8]) {
         if select == .visible, format != .csv {
             // The hot case, written directly: the same bytes as the object serialized below.
-            return visibleLine(user: user, screen: screen, fragment: EvalLineWriter.visibleFragment(r.tree), into: &out)
+            return visibleLine(user: user, tail: visibleTail(screen: screen, fragment: EvalLineWriter.visibleFragment(r.tree)), into: &bytes)
         }
+        var out = ""
+        defer { bytes.append(contentsOf: out.utf8) }
         let v = value(r)
         switch format {
         case .jsonl, .json:
@@ -123,10 +152,10 @@ public struct EvalOutput {
     public private(set) var wroteAny = false
     public init(writer: EvalLineWriter) { self.writer = writer }
 
-    public mutating func text(_ chunk: String) -> Substring {
+    public mutating func text(_ chunk: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         guard writer.format == .json, !wroteAny, !chunk.isEmpty else {
             if !chunk.isEmpty { wroteAny = true }
-            return chunk[...]
+            return chunk
         }
         wroteAny = true
         return chunk.dropFirst()

@@ -2,16 +2,50 @@ import Foundation
 import LoomCore
 import LoomPlugins
 
-/// A batch of users, in input order.
+/// A batch of users, in input order: records already read (`users.json` profiles, CSV rows), or
+/// JSON Lines in one block of bytes.
 public struct UserBatch: Sendable {
     public var users: [PendingUser]
-    public init(users: [PendingUser]) { self.users = users }
+    public var lines: LineBlock
+    public init(users: [PendingUser] = [], lines: LineBlock = LineBlock()) {
+        self.users = users
+        self.lines = lines
+    }
+
+    public var count: Int { users.count + lines.records.count }
+
+    /// User `k` of the batch as a record of its own.
+    public func pending(_ k: Int) -> PendingUser {
+        if k < users.count { return users[k] }
+        let r = lines.records[k - users.count]
+        if r.tooLong { return PendingUser(line: r.line, readError: "this record is longer than \(RecordReader.maxRecordBytes >> 20) MiB") }
+        return PendingUser(line: r.line, bytes: Array(lines.bytes[r.start..<r.end]))
+    }
 }
 
-/// What a worker made of a batch: the output text, the users whose record could not be read
+/// JSON Lines read together: their bytes end to end, and where each line is.
+public struct LineBlock: Sendable {
+    public struct Record: Sendable {
+        public var line: Int
+        public var start: Int, end: Int
+        /// Longer than `RecordReader.maxRecordBytes` (its bytes are not kept).
+        public var tooLong: Bool
+    }
+    public var bytes: [UInt8] = []
+    public var records: [Record] = []
+    public init() {}
+
+    mutating func append<C: Collection>(line: Int, bytes b: C, tooLong: Bool) where C.Element == UInt8 {
+        let s = bytes.count
+        if !tooLong { bytes.append(contentsOf: b) }
+        records.append(Record(line: line, start: s, end: bytes.count, tooLong: tooLong))
+    }
+}
+
+/// What a worker made of a batch: the output bytes, the users whose record could not be read
 /// (with where their output would have gone, for `--fail-fast`) and resolution problems.
 public struct EvalChunk: Sendable {
-    public var text = ""
+    public var text: [UInt8] = []
     public var users = 0
     public var failures: [(textBytes: Int, diagnostic: Diagnostic)] = []
     public var notes = ResolutionNotes()
@@ -19,50 +53,88 @@ public struct EvalChunk: Sendable {
 }
 
 /// Evaluates batches of users against a population's screens (one per worker thread).
+///
+/// `--select visible` in JSON goes through each screen's `VisibilityPlan`: a JSON line that is
+/// a flat object is read in place (`PlanUser`) and, when every screen's outcome key is known,
+/// written from the cache without decoding the line; anything else is parsed into a profile
+/// first. `LOOM_EVAL_NO_PLAN=1` turns plans off (every user resolved), `LOOM_EVAL_NO_MEMO=1`
+/// only their reuse of Lua rules' answers (`RuleMemo`).
 public final class EvalWorker {
     public let screens: PopulationScreens
     public let parser: UserParser
     public let writer: EvalLineWriter
+    private let plans: [VisibilityPlan]
+    private let screenIDs: [String]
+    private let user: PlanUser
+    private var answers: [VisibilityPlan.Answer] = []
 
     public init(screens: PopulationScreens, parser: UserParser, writer: EvalLineWriter) {
         self.screens = screens
         self.parser = parser
         self.writer = writer
-        // --select visible in JSON: the outcome-keyed fast path (VisibilityPlan); LOOM_EVAL_NO_PLAN=1 turns it off,
-        // LOOM_EVAL_NO_MEMO=1 only its reuse of Lua rules' answers (RuleMemo).
         let env = ProcessInfo.processInfo.environment
         let usePlan = writer.select == .visible && writer.format != .csv && env["LOOM_EVAL_NO_PLAN"] == nil
         let useMemo = env["LOOM_EVAL_NO_MEMO"] == nil
         screenIDs = screens.screens.map(\.id)
-        plans = screens.screens.map { usePlan ? VisibilityPlan(screen: $0.screen, factory: screens.workspace.factory, useMemo: useMemo) : nil }
+        plans = usePlan ? screens.screens.enumerated().map {
+            VisibilityPlan(screen: $1.screen, index: $0, factory: screens.workspace.factory, writer: writer, useMemo: useMemo)
+        } : []
+        user = PlanUser(slots: AttributeSlots(device: screens.deviceAttributes, now: parser.now), screens: screens, parser: parser)
     }
-
-    private let plans: [VisibilityPlan?]
-    private let screenIDs: [String]
 
     public func process(_ batch: UserBatch) -> EvalChunk {
         var chunk = EvalChunk()
-        chunk.text.reserveCapacity(batch.users.count * 96)
-        for p in batch.users {
-            chunk.users += 1
-            switch parser.parse(p) {
-            case .failure(let d):
-                chunk.failures.append((chunk.text.utf8.count, d))
-            case .success(let user):
-                for n in screenIDs.indices {
-                    let id = screenIDs[n]
-                    if let plan = plans[n] {
-                        let v = plan.visible(for: user.profile, screens: screens, screen: n)
-                        for d in v.diagnostics { chunk.notes.add(d, line: user.line) }
-                        writer.visibleLine(user: user.label, screen: id, fragment: v.fragment, into: &chunk.text)
-                        continue
+        chunk.text.reserveCapacity(batch.count * 96)
+        for p in batch.users { evaluate(p, into: &chunk) }
+        let lines = batch.lines
+        guard !lines.records.isEmpty else { return chunk }
+        lines.bytes.withUnsafeBufferPointer { all in
+            for r in lines.records {
+                if !r.tooLong, !plans.isEmpty,
+                   user.read(line: UnsafeBufferPointer(rebasing: all[r.start..<r.end]), number: r.line), known() {
+                    chunk.users += 1
+                    for a in answers {
+                        for d in a.diagnostics { chunk.notes.add(d, line: r.line) }
+                        writer.visibleLine(name: user.nameBytes, line: r.line, tail: a.tail, into: &chunk.text)
                     }
-                    let r = screens.resolve(n, for: user.profile)
-                    for d in r.diagnostics.items { chunk.notes.add(d, line: user.line) }
-                    writer.line(user: user.label, screen: id, r, into: &chunk.text)
+                    continue
                 }
+                evaluate(r.tooLong ? PendingUser(line: r.line, readError: "this record is longer than \(RecordReader.maxRecordBytes >> 20) MiB")
+                                   : PendingUser(line: r.line, bytes: Array(all[r.start..<r.end])), into: &chunk)
             }
         }
         return chunk
+    }
+
+    /// Whether every screen's answer for `user` (read in place) is known; they are in `answers`.
+    private func known() -> Bool {
+        answers.removeAll(keepingCapacity: true)
+        for plan in plans {
+            guard let a = plan.known(user) else { return false }
+            answers.append(a)
+        }
+        return true
+    }
+
+    /// A user read in full: parsed, each screen from its plan or resolved.
+    private func evaluate(_ p: PendingUser, into chunk: inout EvalChunk) {
+        chunk.users += 1
+        switch parser.parse(p) {
+        case .failure(let d):
+            chunk.failures.append((chunk.text.count, d))
+        case .success(let record):
+            if !plans.isEmpty { user.use(record.profile) }
+            for n in screenIDs.indices {
+                if !plans.isEmpty {
+                    let a = plans[n].visible(user, screens: screens)
+                    for d in a.diagnostics { chunk.notes.add(d, line: record.line) }
+                    writer.visibleLine(user: record.label, tail: a.tail, into: &chunk.text)
+                    continue
+                }
+                let r = screens.resolve(n, for: record.profile)
+                for d in r.diagnostics.items { chunk.notes.add(d, line: record.line) }
+                writer.line(user: record.label, screen: screenIDs[n], r, into: &chunk.text)
+            }
+        }
     }
 }

@@ -19,6 +19,11 @@ public final class OutputSink {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    public func write(bytes: ArraySlice<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     public func flush() {
         var off = 0
         while off < buffer.count && !failed {

@@ -48,6 +48,45 @@ public final class RecordReader {
 
     deinit { if ownsFD { close(fd) } }
 
+    /// Up to `max` more non-blank lines appended to `block` (JSON Lines: a newline always ends a
+    /// record), found with `memchr` in the buffered input and copied once; what `next` returns,
+    /// in the same order with the same line numbers. False at the end of input.
+    @discardableResult
+    public func nextLines(max: Int, into block: inout LineBlock) -> Bool {
+        precondition(!csvQuotes, "nextLines reads JSON Lines; a CSV row may span lines")
+        var added = 0
+        while added < max {
+            let found: Int? = buffer.withUnsafeBufferPointer { b -> Int? in
+                guard start < end, let nl = memchr(b.baseAddress! + start, 0x0A, end - start) else { return nil }
+                return b.baseAddress!.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+            }
+            guard let nl = found else {
+                // No whole line buffered: `next` reads more (and handles the end and long records).
+                guard let (line, bytes, tooLong) = next() else { return added > 0 }
+                block.append(line: line, bytes: bytes, tooLong: tooLong)
+                added += 1
+                continue
+            }
+            let line = nextLine
+            nextLine += 1
+            let s = start
+            var e = nl
+            start = nl + 1
+            let blank: Bool = buffer.withUnsafeBufferPointer { b in
+                if e > s && b[e - 1] == 13 { e -= 1 }
+                var k = s
+                while k < e { let c = b[k]; if c != 32 && c != 9 && c != 13 { return false }; k += 1 }
+                return true
+            }
+            if blank { continue }
+            buffer.withUnsafeBufferPointer { b in
+                block.append(line: line, bytes: UnsafeBufferPointer(rebasing: b[s..<e]), tooLong: false)
+            }
+            added += 1
+        }
+        return true
+    }
+
     /// The next non-blank record with the line it starts on; nil at the end of input. A record
     /// over `maxRecordBytes` is returned truncated with `tooLong` set.
     public func next() -> (line: Int, bytes: [UInt8], tooLong: Bool)? {

@@ -13,27 +13,27 @@ import LoomPlugins
 /// A path that contradicts the tree (a rule that is not deterministic) turns the memo off, as
 /// does growing past `maxNodes`: from then on the rule is called for every user.
 final class RuleMemo {
-    // The tree in flat arrays, by node: what it reads next (nil: nothing yet), whether that name
-    // is ASCII, its answer (-1: none yet), its first branch (-1: none). Branches form one list
-    // per node: the value read, the node it leads to, the next branch of the same node. A node
-    // with many branches also gets an index by value. (Flat arrays: walking the tree copies and
-    // retains nothing per node.)
-    @exclusivity(unchecked) private var keys: [String?] = [nil]
-    @exclusivity(unchecked) private var ascii: [Bool] = [false]
+    // The tree in flat arrays, by node: the slot it reads next (-1: nothing yet), its answer
+    // (-1: none yet), its first branch (-1: none). Branches form one list per node: the value id
+    // read, the node it leads to, the next branch of the same node. A node with many branches is
+    // also indexed by (node, value id) in one open-addressed table. (Flat arrays of integers:
+    // walking the tree copies, retains and hashes nothing.)
+    @exclusivity(unchecked) private var keys: [Int32] = [-1]
     @exclusivity(unchecked) private var answers: [Int8] = [-1]
     @exclusivity(unchecked) private var firstBranch: [Int32] = [-1]
     @exclusivity(unchecked) private var branchCount: [Int32] = [0]
-    @exclusivity(unchecked) private var branchValue: [JSONValue?] = []
+    @exclusivity(unchecked) private var branchValue: [Int32] = []
     @exclusivity(unchecked) private var branchTarget: [Int32] = []
     @exclusivity(unchecked) private var branchNext: [Int32] = []
-    @exclusivity(unchecked) private var index: [Int32: [JSONValue?: Int32]] = [:]
+    @exclusivity(unchecked) private var index = BranchIndex()
     @exclusivity(unchecked) private(set) var enabled = true
     static let maxNodes = 20_000
-    /// Branches of one node scanned in order before it gets an index.
+    /// Branches of one node scanned in order before it is indexed.
     static let scanLimit: Int32 = 8
 
-    private func child(_ node: Int, _ v: JSONValue?) -> Int32? {
-        if branchCount[node] > RuleMemo.scanLimit { return index[Int32(node)]?[v] }
+    @inline(__always)
+    private func child(_ node: Int, _ v: Int32) -> Int32? {
+        if branchCount[node] > RuleMemo.scanLimit { return index.find(Int32(node), v) }
         var b = firstBranch[node]
         while b >= 0 {
             if branchValue[Int(b)] == v { return branchTarget[Int(b)] }
@@ -43,40 +43,39 @@ final class RuleMemo {
     }
 
     private func addNode() -> Int {
-        keys.append(nil)
-        ascii.append(false)
+        keys.append(-1)
         answers.append(-1)
         firstBranch.append(-1)
         branchCount.append(0)
         return keys.count - 1
     }
 
-    private func addBranch(_ node: Int, _ v: JSONValue?, _ target: Int) {
+    private func addBranch(_ node: Int, _ v: Int32, _ target: Int) {
         branchValue.append(v)
         branchTarget.append(Int32(target))
         branchNext.append(firstBranch[node])
         firstBranch[node] = Int32(branchValue.count - 1)
         branchCount[node] += 1
-        if branchCount[node] > RuleMemo.scanLimit {
-            if index[Int32(node)] == nil {
-                var all: [JSONValue?: Int32] = [:]
-                var b = firstBranch[node]
-                while b >= 0 { all[branchValue[Int(b)]] = branchTarget[Int(b)]; b = branchNext[Int(b)] }
-                index[Int32(node)] = all
-            } else {
-                index[Int32(node)]![v] = Int32(target)
-            }
+        if branchCount[node] == RuleMemo.scanLimit + 1 {
+            var b = firstBranch[node]
+            while b >= 0 { index.insert(Int32(node), branchValue[Int(b)], branchTarget[Int(b)]); b = branchNext[Int(b)] }
+        } else if branchCount[node] > RuleMemo.scanLimit {
+            index.insert(Int32(node), v, Int32(target))
         }
     }
 
     /// The answer for the user, if the tree knows it.
+    @inline(__always)
     func answer(_ u: PlanUser) -> Bool? {
         guard enabled else { return nil }
         var i = 0
         while true {
             let a = answers[i]
             if a >= 0 { return a == 1 }
-            guard let key = keys[i], case .value(let v) = u.value(key, ascii: ascii[i]), let next = child(i, v) else { return nil }
+            let slot = keys[i]
+            guard slot >= 0 else { return nil }
+            let v = u.valueID(Int(slot))
+            guard v >= 0, let next = child(i, v) else { return nil }
             i = Int(next)
         }
     }
@@ -86,13 +85,14 @@ final class RuleMemo {
         guard enabled else { return }
         var i = 0
         for key in reads {
-            guard case .value(let v) = u.value(key) else { return }
+            let slot = Int32(u.slots.slot(key))
+            let v = u.valueID(Int(slot))
+            guard v >= 0 else { return }
             if answers[i] >= 0 { return disable() }
-            if let k = keys[i] {
-                if k != key { return disable() }
+            if keys[i] >= 0 {
+                if keys[i] != slot { return disable() }
             } else {
-                keys[i] = key
-                ascii[i] = key.utf8.allSatisfy { $0 < 0x80 }
+                keys[i] = slot
             }
             if let next = child(i, v) {
                 i = Int(next)
@@ -103,45 +103,59 @@ final class RuleMemo {
             addBranch(i, v, n)
             i = n
         }
-        if keys[i] != nil || (answers[i] >= 0 && (answers[i] == 1) != answer) { return disable() }
+        if keys[i] >= 0 || (answers[i] >= 0 && (answers[i] == 1) != answer) { return disable() }
         answers[i] = answer ? 1 : 0
     }
 
     /// Off for good (a rule that is not deterministic, or a tree too big): the rule is called.
     private func disable() {
         enabled = false
-        keys = [nil]; ascii = [false]; answers = [-1]; firstBranch = [-1]; branchCount = [0]
-        branchValue = []; branchTarget = []; branchNext = []; index = [:]
+        keys = [-1]; answers = [-1]; firstBranch = [-1]; branchCount = [0]
+        branchValue = []; branchTarget = []; branchNext = []; index = BranchIndex()
     }
 }
 
-/// A user going through a `VisibilityPlan`: what their view holds, and their resolution context,
-/// made only when a rule has to be called.
-final class PlanUser {
-    let user: UserProfile
-    let device: [String: JSONValue]
-    private let screens: PopulationScreens
-    private let n: Int
-    private var made: ResolutionContext?
+/// (node, value id) → node, open addressing: the branches of a memo's nodes that have many.
+struct BranchIndex {
+    private var keys: [UInt64] = []
+    private var targets: [Int32] = []
+    private var count = 0
 
-    init(user: UserProfile, screens: PopulationScreens, screen n: Int) {
-        self.user = user
-        self.device = screens.deviceAttributes
-        self.screens = screens
-        self.n = n
-    }
-
-    /// The user's resolution context on the plan's screen, prepared as the resolver's.
-    var context: ResolutionContext {
-        if let made { return made }
-        let c = screens.context(n, for: user)
-        made = c
-        return c
-    }
-
-    /// Population runs resolve without screen parameters.
     @inline(__always)
-    func value(_ key: String, ascii: Bool? = nil) -> UserViewValue {
-        UserViewValue.of(key, user: user, params: [:], device: device, asciiKey: ascii)
+    private static func slot(_ k: UInt64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: (k &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    @inline(__always)
+    func find(_ node: Int32, _ v: Int32) -> Int32? {
+        guard !keys.isEmpty else { return nil }
+        let k = UInt64(UInt32(bitPattern: node)) << 32 | UInt64(UInt32(bitPattern: v)), mask = keys.count - 1
+        var s = BranchIndex.slot(k, mask)
+        while true {
+            let e = keys[s]
+            if e == k { return targets[s] }
+            if e == UInt64.max { return nil }
+            s = (s + 1) & mask
+        }
+    }
+
+    mutating func insert(_ node: Int32, _ v: Int32, _ target: Int32) {
+        if (count + 1) * 2 > keys.count { grow() }
+        let k = UInt64(UInt32(bitPattern: node)) << 32 | UInt64(UInt32(bitPattern: v)), mask = keys.count - 1
+        var s = BranchIndex.slot(k, mask)
+        while keys[s] != UInt64.max && keys[s] != k { s = (s + 1) & mask }
+        if keys[s] != k { count += 1 }
+        keys[s] = k
+        targets[s] = target
+    }
+
+    private mutating func grow() {
+        let oldKeys = keys, oldTargets = targets
+        keys = Array(repeating: UInt64.max, count: max(64, keys.count * 2))
+        targets = Array(repeating: -1, count: keys.count)
+        count = 0
+        for (k, key) in oldKeys.enumerated() where key != UInt64.max {
+            insert(Int32(bitPattern: UInt32(truncatingIfNeeded: key >> 32)), Int32(bitPattern: UInt32(truncatingIfNeeded: key)), oldTargets[k])
+        }
     }
 }

@@ -112,7 +112,8 @@ public final class MatrixWorker {
         var failures: [Diagnostic] = []
         var notes = ResolutionNotes()
         guard let s = screens.screens.first else { return MatrixPart(matrix: m, failures: failures, notes: notes) }
-        for p in batch.users {
+        for k in 0..<batch.count {
+            let p = batch.pending(k)
             switch parser.parse(p) {
             case .failure(let d): failures.append(d)
             case .success(let user):

@@ -46,6 +46,8 @@ public final class UserInput {
         return .success(UserInput(parser: parser, reader: reader, profiles: [], batchSize: batchSize))
     }
 
+    private var csv: Bool { parser.format == .csv }
+
     init(parser: UserParser, reader: RecordReader?, profiles: [PendingUser], batchSize: Int) {
         self.parser = parser
         self.reader = reader
@@ -62,6 +64,12 @@ public final class UserInput {
     /// The next batch of users; nil at the end. A record too long to read becomes a user whose
     /// bytes cannot parse (reported at its line).
     public func nextBatch() -> UserBatch? {
+        if let reader, !csv {
+            var block = LineBlock()
+            block.records.reserveCapacity(batchSize)
+            reader.nextLines(max: batchSize, into: &block)
+            return block.records.isEmpty ? nil : UserBatch(lines: block)
+        }
         var users: [PendingUser] = []
         users.reserveCapacity(batchSize)
         if let reader {

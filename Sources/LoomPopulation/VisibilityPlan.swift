@@ -29,98 +29,154 @@ public final class VisibilityPlan {
             self.memo = memo
         }
     }
-    indirect enum Node { case leaf(Leaf), and([Node]), or([Node]), not(Node) }
-    struct Step { let rule: Node; let subject: RuleSubject; var skip: Int }
+    /// A rule expression in prefix order: a leaf (`arg`: its index in `leaves`), AND / OR
+    /// (`arg`: how many operands follow), NOT (one operand); `end`: the index after its operands.
+    struct Op {
+        enum Kind: UInt8 { case leaf, and, or, not }
+        let kind: Kind
+        let arg: Int32
+        var end: Int32
+    }
+    /// A guarded component or item: where its rule starts in `ops`, what it guards (for calls),
+    /// and the step after everything it encloses (taken when it is hidden).
+    struct Step { let op: Int32; let subject: Int32; var skip: Int32 }
 
-    private var steps: [Step] = []
-    private var cache: [OutcomeKey: (fragment: String, diagnostics: [Diagnostic])] = [:]
+    private let ops: [Op]
+    private let leaves: [Leaf]
+    private let subjects: [RuleSubject]
+    private let steps: [Step]
+    /// What a user with a key sees: the end of their output line (`EvalLineWriter.visibleTail`)
+    /// and the diagnostics of the resolution.
+    struct Answer {
+        let tail: [UInt8]
+        let diagnostics: [Diagnostic]
+    }
+    @exclusivity(unchecked) private var cache: [OutcomeKey: Answer] = [:]
     /// Distinct outcome keys kept (beyond it, users are resolved by the resolver).
     public static let maxKeys = 4096
     let screenID: String
+    /// Which of the worker's screens this plan is for (`PlanUser.context`).
+    let screenIndex: Int
+    let writer: EvalLineWriter
 
     /// `useMemo`: reuse Lua rules' answers by what they read (`RuleMemo`).
-    public init(screen: Screen, factory: Factory, useMemo: Bool = true) {
+    public init(screen: Screen, index: Int, factory: Factory, writer: EvalLineWriter, useMemo: Bool = true) {
         screenID = screen.id
-        func compile(_ r: RuleExpression) -> Node {
+        screenIndex = index
+        self.writer = writer
+        var ops: [Op] = [], leaves: [Leaf] = [], subjects: [RuleSubject] = [], steps: [Step] = []
+        func compile(_ r: RuleExpression) {
+            let at = ops.count
             switch r {
             case .rule(let name, let args, let loc):
                 let e = factory.rules[name]?.evaluator
                 let observable = useMemo ? e as? any ObservableRule : nil
-                return .leaf(Leaf(evaluator: e, args: args, location: loc, observable: observable, memo: observable == nil ? nil : RuleMemo()))
-            case .and(let rs, _): return .and(rs.map(compile))
-            case .or(let rs, _): return .or(rs.map(compile))
-            case .not(let x, _): return .not(compile(x))
+                leaves.append(Leaf(evaluator: e, args: args, location: loc, observable: observable, memo: observable == nil ? nil : RuleMemo()))
+                ops.append(Op(kind: .leaf, arg: Int32(leaves.count - 1), end: 0))
+            case .and(let rs, _):
+                ops.append(Op(kind: .and, arg: Int32(rs.count), end: 0))
+                rs.forEach(compile)
+            case .or(let rs, _):
+                ops.append(Op(kind: .or, arg: Int32(rs.count), end: 0))
+                rs.forEach(compile)
+            case .not(let x, _):
+                ops.append(Op(kind: .not, arg: 1, end: 0))
+                compile(x)
             }
+            ops[at].end = Int32(ops.count)
+        }
+        func guarded(_ r: RuleExpression, _ subject: RuleSubject) -> Int {
+            subjects.append(subject)
+            steps.append(Step(op: Int32(ops.count), subject: Int32(subjects.count - 1), skip: 0))
+            compile(r)
+            return steps.count - 1
         }
         func component(_ c: Component) {
             var at: Int?
-            if let r = c.rule { at = steps.count; steps.append(Step(rule: compile(r), subject: .component(c), skip: 0)) }
+            if let r = c.rule { at = guarded(r, .component(c)) }
             if let h = c.header { component(h) }
             for child in c.children { component(child) }
             for item in c.items {
                 var itemAt: Int?
-                if let r = item.rule { itemAt = steps.count; steps.append(Step(rule: compile(r), subject: .item(item), skip: 0)) }
+                if let r = item.rule { itemAt = guarded(r, .item(item)) }
                 for child in item.children { component(child) }
-                if let itemAt { steps[itemAt].skip = steps.count }
+                if let itemAt { steps[itemAt].skip = Int32(steps.count) }
             }
             if let f = c.footer { component(f) }
-            if let at { steps[at].skip = steps.count }
+            if let at { steps[at].skip = Int32(steps.count) }
         }
         component(screen.root)
+        (self.ops, self.leaves, self.subjects, self.steps) = (ops, leaves, subjects, steps)
     }
 
-    /// The user's outcome key; nil when a rule failed. `ctx`: a resolution context for the user,
-    /// prepared as the resolver's (the device context's attributes).
-    func key(_ ctx: PlanUser) -> OutcomeKey? {
+    /// The user's outcome key; nil when a rule failed.
+    func key(_ u: PlanUser) -> OutcomeKey? {
         var out = OutcomeKey()
         var i = 0
-        while i < steps.count {
-            guard let v = VisibilityPlan.eval(steps[i].rule, steps[i].subject, ctx, &out) else { return nil }
-            i = v ? i + 1 : steps[i].skip
+        let n = steps.count
+        while i < n {
+            let step = steps[i]
+            guard let v = eval(Int(step.op), Int(step.subject), u, &out) else { return nil }
+            i = v ? i + 1 : Int(step.skip)
         }
         return out
     }
 
     /// A rule's value (nil: failed), each leaf's outcome appended to `out`.
-    private static func eval(_ n: Node, _ subject: RuleSubject, _ u: PlanUser, _ out: inout OutcomeKey) -> Bool? {
-        switch n {
-        case .leaf(let l):
-            guard let e = l.evaluator else { return nil }
-            let v: Bool
-            if let memo = l.memo, let observable = l.observable {
-                if let known = memo.answer(u) {
-                    v = known
-                } else {
-                    let (result, reads) = observable.evaluateObserved(args: l.args, at: l.location, subject: subject, context: u.context)
-                    guard case .success(let answer) = result else { return nil }
-                    if let reads { memo.learn(reads, answer: answer, u) }
-                    v = answer
-                }
-            } else {
-                guard case .success(let answer) = e.evaluate(args: l.args, at: l.location, subject: subject, context: u.context) else { return nil }
-                v = answer
+    private func eval(_ k: Int, _ subject: Int, _ u: PlanUser, _ out: inout OutcomeKey) -> Bool? {
+        let op = ops[k]
+        switch op.kind {
+        case .leaf:
+            let l = leaves[Int(op.arg)]
+            if let memo = l.memo, let known = memo.answer(u) {
+                out.append(known)
+                return known
             }
+            guard let v = call(l, subjects[subject], u) else { return nil }
             out.append(v)
             return v
-        case .and(let xs):
-            for x in xs { guard let v = eval(x, subject, u, &out) else { return nil }; if !v { return false } }
-            return true
-        case .or(let xs):
-            for x in xs { guard let v = eval(x, subject, u, &out) else { return nil }; if v { return true } }
-            return false
-        case .not(let x):
-            return eval(x, subject, u, &out).map { !$0 }
+        case .and, .or:
+            let stopOn = op.kind == .or
+            var c = k + 1
+            for _ in 0..<op.arg {
+                guard let v = eval(c, subject, u, &out) else { return nil }
+                if v == stopOn { return stopOn }
+                c = Int(ops[c].end)
+            }
+            return !stopOn
+        case .not:
+            return eval(k + 1, subject, u, &out).map { !$0 }
         }
     }
 
-    /// The `"visible":[…]` JSON of a user and the diagnostics of their resolution, on screen `n`
-    /// of `screens` (whose resolution context and resolver are used when a rule has to be called
-    /// or the tree has to be built).
-    public func visible(for user: UserProfile, screens: PopulationScreens, screen n: Int) -> (fragment: String, diagnostics: [Diagnostic]) {
-        let k = key(PlanUser(user: user, screens: screens, screen: n))
+    /// A rule called for the user (what it read learnt by its memo); nil when it failed.
+    private func call(_ l: Leaf, _ subject: RuleSubject, _ u: PlanUser) -> Bool? {
+        guard let e = l.evaluator, let context = u.context(screenIndex) else { return nil }
+        if let memo = l.memo, let observable = l.observable {
+            let (result, reads) = observable.evaluateObserved(args: l.args, at: l.location, subject: subject, context: context)
+            guard case .success(let answer) = result else { return nil }
+            if let reads { memo.learn(reads, answer: answer, u) }
+            return answer
+        }
+        guard case .success(let answer) = e.evaluate(args: l.args, at: l.location, subject: subject, context: context) else { return nil }
+        return answer
+    }
+
+    /// What the user sees when an earlier user with the same outcomes was resolved; nil when
+    /// a rule failed or the key is new (`visible` then resolves).
+    func known(_ u: PlanUser) -> Answer? {
+        guard let k = key(u) else { return nil }
+        return cache[k]
+    }
+
+    /// What the user (a profile: `u.use`) sees on this plan's screen: from the cache by outcome
+    /// key, or resolved by `screens`' resolver (and kept for later users with the same key).
+    func visible(_ u: PlanUser, screens: PopulationScreens) -> Answer {
+        let k = key(u)
         if let k, let hit = cache[k] { return hit }
-        let r = screens.resolve(n, for: user)
-        let answer = (EvalLineWriter.visibleFragment(r.tree), r.diagnostics.items)
+        let r = screens.resolve(screenIndex, for: u.user!)
+        let answer = Answer(tail: writer.visibleTail(screen: screenID, fragment: EvalLineWriter.visibleFragment(r.tree)),
+                            diagnostics: r.diagnostics.items)
         // A tree holding nodes a builder created with a rule depends on their outcomes too (not
         // in this plan): such answers are not shared by key.
         if let k, !r.evaluatedCreatedRules, cache.count < VisibilityPlan.maxKeys { cache[k] = answer }

@@ -51,9 +51,10 @@ extension LuaState {
             guard lua_rawgeti(L, -1, i) == LUA_TSTRING else { return nil }
             var len = 0
             guard let p = lua_tolstring(L, -1, &len) else { return nil }
-            let key = String(decoding: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self)
+            // A key that is not UTF-8 has no String of its own bytes: nothing is learnt.
+            guard let key = String(validating: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self) else { return nil }
             lua_settop(L, -2)
-            if !out.contains(key) { out.append(key) }
+            if !out.contains(where: { $0.utf8.elementsEqual(key.utf8) }) { out.append(key) }
         }
         return out
     }

@@ -41,11 +41,9 @@ struct EvalReport {
                 return { worker.process($0) }
             },
             consume: { chunk in
-                var text = chunk.text
-                if failFast, let f = chunk.failures.first {
-                    text = String(decoding: chunk.text.utf8.prefix(f.textBytes), as: UTF8.self)
-                }
-                sink.write(output.text(text))
+                var text = chunk.text[...]
+                if failFast, let f = chunk.failures.first { text = text.prefix(f.textBytes) }
+                sink.write(bytes: output.text(text))
                 for f in chunk.failures {
                     report(f.diagnostic)
                     failures += 1
@@ -88,8 +86,8 @@ extension EvalChunk {
     /// A batch no worker could take (its workspace did not open; reported by the first one).
     static func unreadable(_ b: UserBatch) -> EvalChunk {
         var c = EvalChunk()
-        c.users = b.users.count
-        for _ in b.users { c.failures.append((0, .error("this worker's workspace did not open"))) }
+        c.users = b.count
+        for _ in 0..<b.count { c.failures.append((0, .error("this worker's workspace did not open"))) }
         return c
     }
 }

@@ -59,7 +59,7 @@ struct Matrix: ParsableCommand {
             makeWorker: {
                 let screens = handoff.take() ?? PopulationScreens.open(options: options, screens: args).0
                 guard let screens else {
-                    return { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: b.users.map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) }
+                    return { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) }
                 }
                 let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
                 return { worker.process($0) }

@@ -139,7 +139,7 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
             return { w.process($0) }
         },
         consume: { chunk in
-            sink.write(chunk.text)
+            sink.write(bytes: chunk.text[...])
             failed += chunk.failures.count + (chunk.notes.hasErrors ? 1 : 0)
             if firstProblem.isEmpty, let d = chunk.failures.first?.diagnostic ?? chunk.notes.order.first(where: { $0.severity == .error }) { firstProblem = "\(d)" }
             return true

@@ -1,0 +1,310 @@
+import Foundation
+import LoomCore
+import LoomPlugins
+
+/// The attributes the rules of a worker's plans have read, each a *slot*: its name, how a user's
+/// view supplies it when the user's record has no such member (`profile`, the device context,
+/// `--now`), and the distinct values seen, each a small integer (`ValueInterner`). A rule's
+/// answer tree (`RuleMemo`) branches on slots and value ids, so walking it compares integers.
+/// One per worker thread, shared by its plans.
+final class AttributeSlots {
+    // By slot: its name (in `nameBytes` from `nameStart`, `nameCount` long), whether it is
+    // ASCII, the device context's value for a user without the attribute (-1: only a call can
+    // tell, a non-ASCII name; 0: none), and the values seen.
+    @exclusivity(unchecked) private(set) var names: [String] = []
+    @exclusivity(unchecked) private(set) var nameBytes: [UInt8] = []
+    @exclusivity(unchecked) private(set) var nameStart: [Int32] = []
+    @exclusivity(unchecked) private(set) var nameCount: [Int32] = []
+    @exclusivity(unchecked) private(set) var ascii: [Bool] = []
+    @exclusivity(unchecked) private(set) var deviceIDs: [Int32] = []
+    @exclusivity(unchecked) private var values: [ValueInterner] = []
+    /// Slots by the bytes of their names (two names Swift compares equal may differ in bytes).
+    private var byName: [[UInt8]: Int] = [:]
+    let device: [String: JSONValue]
+    /// `--now`: every user's attribute `now`.
+    let now: String?
+    /// The slot named `now` and `now`'s id, when `--now` is given.
+    private(set) var nowSlot = -1
+    private(set) var nowID: Int32 = 0
+    /// The slot named `profile` (the user's name when they have no such attribute).
+    private(set) var profileSlot = -1
+
+    init(device: [String: JSONValue], now: String?) {
+        self.device = device
+        self.now = now
+    }
+
+    var count: Int { names.count }
+
+    /// The slot of an attribute name, made on first use.
+    func slot(_ name: String) -> Int {
+        let bytes = Array(name.utf8)
+        if let s = byName[bytes] { return s }
+        let n = names.count
+        names.append(name)
+        nameStart.append(Int32(nameBytes.count))
+        nameCount.append(Int32(bytes.count))
+        nameBytes.append(contentsOf: bytes)
+        ascii.append(bytes.allSatisfy { $0 < 0x80 })
+        values.append(ValueInterner())
+        deviceIDs.append(0)
+        if let v = device[name] { deviceIDs[n] = ascii[n] ? values[n].id(v) : -1 }
+        byName[bytes] = n
+        if name == "now", let now {
+            nowSlot = n
+            nowID = values[n].id(.string(now))
+        }
+        if name == "profile" { profileSlot = n }
+        return n
+    }
+
+    @inline(__always)
+    func id(_ slot: Int, _ kind: JSONFlatMember.Kind, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        values[slot].id(kind.rawValue, bytes)
+    }
+
+    @inline(__always)
+    func id(_ slot: Int, _ v: JSONValue) -> Int32 { values[slot].id(v) }
+}
+
+/// Distinct values as small integers (from 1; 0 stands for nil, -1 for a value not given an id
+/// because the table is full). A value's identity is a tag and bytes: equal tags and bytes must
+/// mean equal values (the converse need not hold: a value with two forms is only learnt twice).
+/// A JSON line's member: its kind and bytes (a string's between the quotes, a number's token).
+struct ValueInterner {
+    private var table: [Int32] = Array(repeating: -1, count: 64)
+    private var hashes: [UInt64] = []
+    private var starts: [Int32] = []
+    private var arena: [UInt8] = []
+    /// Distinct values kept per slot (an attribute unique per user is not worth remembering).
+    static let maxValues = 65_536
+
+    @inline(__always)
+    private static func hash(_ tag: UInt8, _ b: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(tag)
+        for c in b { h = (h ^ UInt64(c)) &* 0x0000_0100_0000_01B3 }
+        return h ^ (h >> 29)
+    }
+
+    mutating func id(_ tag: UInt8, _ b: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let h = ValueInterner.hash(tag, b)
+        let mask = table.count - 1
+        var k = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let e = table[k]
+            if e < 0 { break }
+            let n = Int(e)
+            if hashes[n] == h {
+                let s = Int(starts[n]), t = n + 1 < starts.count ? Int(starts[n + 1]) : arena.count
+                if t - s == b.count + 1, arena[s] == tag,
+                   arena.withUnsafeBufferPointer({ a in b.count == 0 || memcmp(a.baseAddress! + s + 1, b.baseAddress!, b.count) == 0 }) {
+                    return e + 1
+                }
+            }
+            k = (k + 1) & mask
+        }
+        guard hashes.count < ValueInterner.maxValues else { return -1 }
+        let n = Int32(hashes.count)
+        hashes.append(h)
+        starts.append(Int32(arena.count))
+        arena.append(tag)
+        arena.append(contentsOf: b)
+        table[k] = n
+        if hashes.count * 2 > table.count { grow() }
+        return n + 1
+    }
+
+    private mutating func grow() {
+        table = Array(repeating: -1, count: table.count * 2)
+        let mask = table.count - 1
+        for (n, h) in hashes.enumerated() {
+            var k = Int(truncatingIfNeeded: h) & mask
+            while table[k] >= 0 { k = (k + 1) & mask }
+            table[k] = Int32(n)
+        }
+    }
+
+    /// A value from a parsed record. A string is tagged and written as a JSON line's string
+    /// member (its UTF-8), an integer as a number member written in decimal (the token that reads
+    /// back as that integer), `true`, `false` and null alike; a double and a nested value by an
+    /// encoding that keeps every distinction Lua can see (an integer from a float, key order),
+    /// under tags no member of a line uses.
+    mutating func id(_ v: JSONValue) -> Int32 {
+        var bytes: [UInt8] = []
+        let tag: UInt8
+        switch v {
+        case .string(let s): tag = JSONFlatMember.Kind.string.rawValue; bytes = Array(s.utf8)
+        case .int(let i): tag = JSONFlatMember.Kind.number.rawValue; bytes = Array(String(i).utf8)
+        case .bool(let b): tag = b ? JSONFlatMember.Kind.true.rawValue : JSONFlatMember.Kind.false.rawValue
+        case .null: tag = JSONFlatMember.Kind.null.rawValue
+        case .double, .array, .object: tag = UInt8(ascii: "o"); ValueInterner.encode(v, into: &bytes)
+        }
+        return bytes.withUnsafeBufferPointer { id(tag, $0) }
+    }
+
+    /// An injective encoding of a value: equal bytes, equal values (strings, integers and
+    /// doubles apart, members in order).
+    static func encode(_ v: JSONValue, into out: inout [UInt8]) {
+        func count(_ n: Int) { withUnsafeBytes(of: UInt64(n).littleEndian) { out.append(contentsOf: $0) } }
+        switch v {
+        case .string(let s): out.append(0x73); count(s.utf8.count); out.append(contentsOf: s.utf8)
+        case .int(let i): out.append(0x69); withUnsafeBytes(of: i.littleEndian) { out.append(contentsOf: $0) }
+        case .double(let d): out.append(0x64); withUnsafeBytes(of: d.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+        case .bool(let b): out.append(b ? 0x74 : 0x66)
+        case .null: out.append(0x7A)
+        case .array(let a): out.append(0x5B); count(a.count); for x in a { encode(x, into: &out) }
+        case .object(let o):
+            out.append(0x7B); count(o.count)
+            for (k, x) in o { count(k.utf8.count); out.append(contentsOf: k.utf8); encode(x, into: &out) }
+        }
+    }
+}
+
+/// A user going through a `VisibilityPlan`, one per worker, reused: either a JSON line read in
+/// place (its members as byte ranges: nothing is decoded unless a rule has to be called or a
+/// tree built) or a parsed profile. `valueID` is what the user's Lua view holds under a slot's
+/// name, mirroring `UserViewValue` (the user's attributes, a null one as nil; `profile`; the
+/// device context's attributes; `--now` over the record's own `now`).
+final class PlanUser {
+    let slots: AttributeSlots
+    private let screens: PopulationScreens
+    private let parser: UserParser
+    // Per slot: the value id for the current user when `stamps[slot] == generation`.
+    @exclusivity(unchecked) private var ids: [Int32] = []
+    @exclusivity(unchecked) private var stamps: [UInt32] = []
+    @exclusivity(unchecked) private var generation: UInt32 = 0
+    @exclusivity(unchecked) private var lastMember: [Int32] = []
+    // A JSON line: its bytes (valid while the batch is being processed), members, `name`.
+    @exclusivity(unchecked) private var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    @exclusivity(unchecked) private(set) var members: [JSONFlatMember] = []
+    @exclusivity(unchecked) private var nameMember = -1
+    private var lineNumber = 0
+    // A parsed profile (the line's, made when first needed).
+    @exclusivity(unchecked) private var profile: UserProfile?
+    private var contexts: [ResolutionContext?] = []
+
+    init(slots: AttributeSlots, screens: PopulationScreens, parser: UserParser) {
+        self.slots = slots
+        self.screens = screens
+        self.parser = parser
+        members.reserveCapacity(16)
+        contexts = Array(repeating: nil, count: screens.screens.count)
+    }
+
+    private func next() {
+        generation &+= 1
+        if generation == 0 {
+            for k in stamps.indices { stamps[k] = 0 }
+            generation = 1
+        }
+        profile = nil
+        for k in contexts.indices { contexts[k] = nil }
+    }
+
+    /// The next user is a JSON line; false when it is not a flat object with a string `name`
+    /// or none (the caller then reads it in full).
+    func read(line bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Bool {
+        guard JSONFlatObject.scan(bytes, into: &members) else { return false }
+        nameMember = -1
+        let base = bytes.baseAddress!
+        for k in members.indices where members[k].keyCount == 4 {
+            let s = base + Int(members[k].keyStart)
+            if s[0] == 0x6E && s[1] == 0x61 && s[2] == 0x6D && s[3] == 0x65 {  // "name"
+                guard members[k].kind == .string else { return false }
+                nameMember = k
+            }
+        }
+        next()
+        line = bytes
+        lineNumber = number
+        return true
+    }
+
+    /// The next user is a parsed profile.
+    func use(_ user: UserProfile) {
+        next()
+        line = UnsafeBufferPointer(start: nil, count: 0)
+        members.removeAll(keepingCapacity: true)
+        profile = user
+    }
+
+    /// The `name` member's bytes (between its quotes), if the line has one.
+    var nameBytes: UnsafeBufferPointer<UInt8>? {
+        guard nameMember >= 0, let base = line.baseAddress else { return nil }
+        let m = members[nameMember]
+        return UnsafeBufferPointer(start: base + Int(m.valueStart), count: Int(m.valueCount))
+    }
+
+    /// The value id of the slot's attribute in the user's view (-1: only a call can tell).
+    @inline(__always)
+    func valueID(_ slot: Int) -> Int32 {
+        if slot < stamps.count, stamps[slot] == generation { return ids[slot] }
+        let v = compute(slot)
+        if slot >= stamps.count {
+            ids += Array(repeating: 0, count: slot + 1 - stamps.count)
+            stamps += Array(repeating: 0, count: slot + 1 - stamps.count)
+        }
+        ids[slot] = v
+        stamps[slot] = generation
+        return v
+    }
+
+    private func compute(_ slot: Int) -> Int32 {
+        if slot == slots.nowSlot { return slots.nowID }
+        if let user = profile, line.baseAddress == nil {
+            switch UserViewValue.of(slots.names[slot], user: user, params: [:], device: slots.device, asciiKey: slots.ascii[slot]) {
+            case .value(nil): return 0
+            case .value(let v?): return slots.id(slot, v)
+            case .unknown: return -1
+            }
+        }
+        guard let base = line.baseAddress else { return -1 }
+        if let k = member(slot, base) {
+            let m = members[k]
+            if m.kind == .null { return 0 }
+            return slots.id(slot, m.kind, UnsafeBufferPointer(start: base + Int(m.valueStart), count: Int(m.valueCount)))
+        }
+        if slot == slots.profileSlot, let n = nameBytes { return slots.id(slot, .string, n) }
+        return slots.deviceIDs[slot]
+    }
+
+    /// The member holding the slot's attribute (not `name`), if any. Lines of a file usually
+    /// list their keys in the same order: where the slot was found last is tried first.
+    @inline(__always)
+    private func member(_ slot: Int, _ base: UnsafePointer<UInt8>) -> Int? {
+        if slot >= lastMember.count { lastMember += Array(repeating: 0, count: slot + 1 - lastMember.count) }
+        let count = Int(slots.nameCount[slot])
+        return slots.nameBytes.withUnsafeBufferPointer { names -> Int? in
+            let want = names.baseAddress! + Int(slots.nameStart[slot])
+            @inline(__always) func matches(_ k: Int) -> Bool {
+                k != nameMember && Int(members[k].keyCount) == count && memcmp(base + Int(members[k].keyStart), want, count) == 0
+            }
+            let guess = Int(lastMember[slot])
+            if guess < members.count, matches(guess) { return guess }
+            for k in members.indices where matches(k) {
+                lastMember[slot] = Int32(k)
+                return k
+            }
+            return nil
+        }
+    }
+
+    /// The user as a profile (a JSON line parsed as `host eval` parses it; nil if it cannot be,
+    /// which a line `read` accepted never is).
+    var user: UserProfile? {
+        if let profile { return profile }
+        guard line.baseAddress != nil else { return nil }
+        guard case .success(let r) = parser.parse(PendingUser(line: lineNumber, bytes: Array(line))) else { return nil }
+        profile = r.profile
+        return r.profile
+    }
+
+    /// The user's resolution context on screen `n`, prepared as the resolver's.
+    func context(_ n: Int) -> ResolutionContext? {
+        if let c = contexts[n] { return c }
+        guard let u = user else { return nil }
+        let c = screens.context(n, for: u)
+        contexts[n] = c
+        return c
+    }
+}
