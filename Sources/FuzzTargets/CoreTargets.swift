@@ -22,6 +22,15 @@ public enum FuzzTargets {
         // JSONFlatObject (population lines) reads only what JSONReader reads, to the same
         // values, members in the same order; else it declines.
         let flat = JSONFlatObject.parse(Array(data))
+        // JSONFlatObject.scan (host eval's lines read in place) reads a subset of those.
+        let scanned = JSONFlatObject.scannedValues(Array(data))
+        if let scanned {
+            check(flat != nil, "JSONFlatObject.scan read a line parse declines: \(String(decoding: data, as: UTF8.self))")
+            if let flat {
+                check(scanned.map(\.key) == Array(flat.keys) && scanned.map(\.value) == Array(flat.values),
+                      "JSONFlatObject.scan and parse differ: \(scanned) vs \(flat)")
+            }
+        }
         let doc: JSONDocument
         do {
             doc = try JSONReader.parse(data, file: "fuzz.json")

@@ -68,7 +68,8 @@ public final class EvalWorker {
     private let user: PlanUser
     private var answers: [VisibilityPlan.Answer] = []
 
-    public init(screens: PopulationScreens, parser: UserParser, writer: EvalLineWriter) {
+    /// `shared`: answers shared with the run's other workers (one object for all of them).
+    public init(screens: PopulationScreens, parser: UserParser, writer: EvalLineWriter, shared: SharedAnswers? = nil) {
         self.screens = screens
         self.parser = parser
         self.writer = writer
@@ -77,7 +78,7 @@ public final class EvalWorker {
         let useMemo = env["LOOM_EVAL_NO_MEMO"] == nil
         screenIDs = screens.screens.map(\.id)
         plans = usePlan ? screens.screens.enumerated().map {
-            VisibilityPlan(screen: $1.screen, index: $0, factory: screens.workspace.factory, writer: writer, useMemo: useMemo)
+            VisibilityPlan(screen: $1.screen, index: $0, factory: screens.workspace.factory, writer: writer, useMemo: useMemo, shared: shared)
         } : []
         user = PlanUser(slots: AttributeSlots(device: screens.deviceAttributes, now: parser.now), screens: screens, parser: parser)
     }

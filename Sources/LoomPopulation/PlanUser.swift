@@ -60,7 +60,8 @@ final class AttributeSlots {
 
     @inline(__always)
     func id(_ slot: Int, _ kind: JSONFlatMember.Kind, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
-        values[slot].id(kind.rawValue, bytes)
+        if let v = values[slot].find(kind.rawValue, bytes) { return v }
+        return values[slot].id(kind.rawValue, bytes)
     }
 
     @inline(__always)
@@ -86,23 +87,38 @@ struct ValueInterner {
         return h ^ (h >> 29)
     }
 
-    mutating func id(_ tag: UInt8, _ b: UnsafeBufferPointer<UInt8>) -> Int32 {
+    /// The id of a value seen before, without changing the table.
+    @inline(__always)
+    func find(_ tag: UInt8, _ b: UnsafeBufferPointer<UInt8>) -> Int32? {
         let h = ValueInterner.hash(tag, b)
+        return probe(h, tag, b).found
+    }
+
+    @inline(__always)
+    private func probe(_ h: UInt64, _ tag: UInt8, _ b: UnsafeBufferPointer<UInt8>) -> (found: Int32?, free: Int) {
         let mask = table.count - 1
         var k = Int(truncatingIfNeeded: h) & mask
-        while true {
-            let e = table[k]
-            if e < 0 { break }
-            let n = Int(e)
-            if hashes[n] == h {
-                let s = Int(starts[n]), t = n + 1 < starts.count ? Int(starts[n + 1]) : arena.count
-                if t - s == b.count + 1, arena[s] == tag,
-                   arena.withUnsafeBufferPointer({ a in b.count == 0 || memcmp(a.baseAddress! + s + 1, b.baseAddress!, b.count) == 0 }) {
-                    return e + 1
+        return table.withUnsafeBufferPointer { t in
+            while true {
+                let e = t[k]
+                if e < 0 { return (nil, k) }
+                let n = Int(e)
+                if hashes[n] == h {
+                    let s = Int(starts[n]), end = n + 1 < starts.count ? Int(starts[n + 1]) : arena.count
+                    if end - s == b.count + 1, arena[s] == tag,
+                       arena.withUnsafeBufferPointer({ a in b.count == 0 || memcmp(a.baseAddress! + s + 1, b.baseAddress!, b.count) == 0 }) {
+                        return (e + 1, k)
+                    }
                 }
+                k = (k + 1) & mask
             }
-            k = (k + 1) & mask
         }
+    }
+
+    mutating func id(_ tag: UInt8, _ b: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let h = ValueInterner.hash(tag, b)
+        let (found, k) = probe(h, tag, b)
+        if let found { return found }
         guard hashes.count < ValueInterner.maxValues else { return -1 }
         let n = Int32(hashes.count)
         hashes.append(h)

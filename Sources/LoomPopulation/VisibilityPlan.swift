@@ -1,3 +1,4 @@
+import Foundation
 import LoomCore
 import OrderedCollections
 
@@ -43,11 +44,13 @@ public final class VisibilityPlan {
 
     private let ops: [Op]
     private let leaves: [Leaf]
+    /// Each leaf's memo, unretained (the leaves own them): the walk takes no references.
+    private let memos: [Unmanaged<RuleMemo>?]
     private let subjects: [RuleSubject]
     private let steps: [Step]
     /// What a user with a key sees: the end of their output line (`EvalLineWriter.visibleTail`)
     /// and the diagnostics of the resolution.
-    struct Answer {
+    struct Answer: Sendable {
         let tail: [UInt8]
         let diagnostics: [Diagnostic]
     }
@@ -60,10 +63,14 @@ public final class VisibilityPlan {
     let writer: EvalLineWriter
 
     /// `useMemo`: reuse Lua rules' answers by what they read (`RuleMemo`).
-    public init(screen: Screen, index: Int, factory: Factory, writer: EvalLineWriter, useMemo: Bool = true) {
+    /// Answers found by other workers of the run (nil: this worker's only).
+    let shared: SharedAnswers?
+
+    public init(screen: Screen, index: Int, factory: Factory, writer: EvalLineWriter, useMemo: Bool = true, shared: SharedAnswers? = nil) {
         screenID = screen.id
         screenIndex = index
         self.writer = writer
+        self.shared = shared
         var ops: [Op] = [], leaves: [Leaf] = [], subjects: [RuleSubject] = [], steps: [Step] = []
         func compile(_ r: RuleExpression) {
             let at = ops.count
@@ -107,6 +114,7 @@ public final class VisibilityPlan {
         }
         component(screen.root)
         (self.ops, self.leaves, self.subjects, self.steps) = (ops, leaves, subjects, steps)
+        memos = leaves.map { $0.memo.map { Unmanaged.passUnretained($0) } }
     }
 
     /// The user's outcome key; nil when a rule failed.
@@ -127,12 +135,11 @@ public final class VisibilityPlan {
         let op = ops[k]
         switch op.kind {
         case .leaf:
-            let l = leaves[Int(op.arg)]
-            if let memo = l.memo, let known = memo.answer(u) {
+            if let memo = memos[Int(op.arg)], let known = memo._withUnsafeGuaranteedRef({ $0.answer(u) }) {
                 out.append(known)
                 return known
             }
-            guard let v = call(l, subjects[subject], u) else { return nil }
+            guard let v = call(leaves[Int(op.arg)], subjects[subject], u) else { return nil }
             out.append(v)
             return v
         case .and, .or:
@@ -166,7 +173,10 @@ public final class VisibilityPlan {
     /// a rule failed or the key is new (`visible` then resolves).
     func known(_ u: PlanUser) -> Answer? {
         guard let k = key(u) else { return nil }
-        return cache[k]
+        if let hit = cache[k] { return hit }
+        guard let hit = shared?.answer(screenIndex, k) else { return nil }
+        if cache.count < VisibilityPlan.maxKeys { cache[k] = hit }
+        return hit
     }
 
     /// What the user (a profile: `u.use`) sees on this plan's screen: from the cache by outcome
@@ -174,13 +184,40 @@ public final class VisibilityPlan {
     func visible(_ u: PlanUser, screens: PopulationScreens) -> Answer {
         let k = key(u)
         if let k, let hit = cache[k] { return hit }
+        if let k, let hit = shared?.answer(screenIndex, k) {
+            if cache.count < VisibilityPlan.maxKeys { cache[k] = hit }
+            return hit
+        }
         let r = screens.resolve(screenIndex, for: u.user!)
         let answer = Answer(tail: writer.visibleTail(screen: screenID, fragment: EvalLineWriter.visibleFragment(r.tree)),
                             diagnostics: r.diagnostics.items)
         // A tree holding nodes a builder created with a rule depends on their outcomes too (not
         // in this plan): such answers are not shared by key.
-        if let k, !r.evaluatedCreatedRules, cache.count < VisibilityPlan.maxKeys { cache[k] = answer }
+        if let k, !r.evaluatedCreatedRules, cache.count < VisibilityPlan.maxKeys {
+            cache[k] = answer
+            shared?.publish(screenIndex, k, answer)
+        }
         return answer
+    }
+}
+
+/// What every worker of a run has resolved, by screen and outcome key: a key one worker
+/// resolved is not resolved again by another (the workers' screens are the same files in
+/// workspaces opened alike, so equal keys mean equal answers). Looked up only when a worker's
+/// own cache misses; bounded like it.
+public final class SharedAnswers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answers: [Int: [OutcomeKey: VisibilityPlan.Answer]] = [:]
+    public init() {}
+
+    func answer(_ screen: Int, _ k: OutcomeKey) -> VisibilityPlan.Answer? {
+        lock.lock(); defer { lock.unlock() }
+        return answers[screen]?[k]
+    }
+
+    func publish(_ screen: Int, _ k: OutcomeKey, _ a: VisibilityPlan.Answer) {
+        lock.lock(); defer { lock.unlock() }
+        if answers[screen, default: [:]].count < VisibilityPlan.maxKeys { answers[screen, default: [:]][k] = a }
     }
 }
 

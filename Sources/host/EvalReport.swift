@@ -29,7 +29,7 @@ struct EvalReport {
         sink.write(writer.header)
         let handoff = WorkspaceHandoff(first)
         // Every worker resolves on the same device context as the first.
-        let options = engine.workspaceOptions(device: device), parser = input.parser
+        let options = engine.workspaceOptions(device: device), parser = input.parser, shared = SharedAnswers()
         PopulationPipeline.run(
             jobs: jobs,
             next: { input.nextBatch() },
@@ -37,7 +37,7 @@ struct EvalReport {
                 // The caller's workspace serves the first worker; the others open their own.
                 let screens = handoff.take() ?? PopulationScreens.open(options: options, screens: args).0
                 guard let screens else { return { b in EvalChunk.unreadable(b) } }
-                let worker = EvalWorker(screens: screens, parser: parser, writer: writer)
+                let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
                 return { worker.process($0) }
             },
             consume: { chunk in

@@ -127,7 +127,7 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
     let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     let sink = OutputSink(fd: fd)
     final class Box: @unchecked Sendable { var s: [PopulationScreens]; init(_ s: [PopulationScreens]) { self.s = s } }
-    let box = Box(opened), parser = input.parser, lock = NSLock()
+    let box = Box(opened), parser = input.parser, lock = NSLock(), shared = SharedAnswers()
     var failed = 0
     var firstProblem = ""
     let t0 = DispatchTime.now().uptimeNanoseconds, c0 = cpuNow()
@@ -135,7 +135,7 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
         jobs: jobs, next: { input.nextBatch() },
         makeWorker: {
             lock.lock(); let screens = box.s.removeLast(); lock.unlock()
-            let w = EvalWorker(screens: screens, parser: parser, writer: writer)
+            let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
             return { w.process($0) }
         },
         consume: { chunk in

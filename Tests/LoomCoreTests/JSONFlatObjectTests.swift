@@ -40,7 +40,7 @@ final class JSONFlatObjectTests: XCTestCase {
         var rng: UInt64 = 42
         func next(_ m: Int) -> Int { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return Int((rng >> 33) % UInt64(m)) }
         let atoms = ["1", "-0", "0.5", "12e2", "-3.25E-2", "true", "false", "null", #""x""#, #""""#, "1.", "--1", #""a\u0041""#, "[]", "{}", "9007199254740993", "1e400"]
-        var accepted = 0
+        var accepted = 0, scannedCount = 0
         for _ in 0..<2000 {
             var members: [String] = []
             for k in 0..<next(5) { members.append(#""k\#(next(4) == 0 ? 0 : k)": \#(atoms[next(atoms.count)])"#) }
@@ -50,7 +50,28 @@ final class JSONFlatObjectTests: XCTestCase {
                 accepted += 1
                 XCTAssertEqual(fast, full(line), line)
             }
+            // scan (lines read in place): a subset of what parse reads, the same members.
+            if let scanned = JSONFlatObject.scannedValues(Array(line.utf8)) {
+                scannedCount += 1
+                XCTAssertNotNil(fast, line)
+                XCTAssertEqual(scanned.map(\.key), fast.map { Array($0.keys) }, line)
+                XCTAssertEqual(scanned.map(\.value), fast.map { Array($0.values) }, line)
+            }
         }
         XCTAssertGreaterThan(accepted, 300)
+        XCTAssertGreaterThan(scannedCount, 200)
+    }
+
+    /// scan declines numbers that are not plain (exponents, long mantissas) besides all that
+    /// parse declines; it reads the common line.
+    func testScanReadsPlainLinesInPlace() {
+        let common = #"{"name":"u0","tier":"gold","age":31,"churn_score":0.84,"neg":-2.5,"beta":false,"x":null,"z":0}"#
+        XCTAssertEqual(JSONFlatObject.scannedValues(Array(common.utf8))?.map(\.key), ["name", "tier", "age", "churn_score", "neg", "beta", "x", "z"])
+        XCTAssertEqual(JSONFlatObject.scannedValues(Array(common.utf8))?.map(\.value), full(common).map { Array($0.values) })
+        for line in [#"{"a":1e3}"#, #"{"a":1E3}"#, #"{"a":1234567890123456789}"#, #"{"a":0.123456789012345678}"#, #"{"a":-}"#, #"{"a":1.}"#,
+                     #"{"a":01}"#, #"{"a":1.5.1}"#, #"{"a":1-}"#, #"{"a":1_}"#, #"{"a":truex}"#, #"{"a":1,"a":1}"#, #"{"a":"\u0041"}"#] {
+            XCTAssertNil(JSONFlatObject.scannedValues(Array(line.utf8)), line)
+        }
+        XCTAssertNotNil(JSONFlatObject.scannedValues(Array(#"{"a":123456789012345678,"b":-0.12345678901234567}"#.utf8)))
     }
 }

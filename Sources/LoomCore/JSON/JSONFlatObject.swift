@@ -97,24 +97,63 @@ public struct JSONFlatMember: Sendable {
 }
 
 extension JSONFlatObject {
-    /// The members of a line `parse` reads (the same lines: one object of scalars, ASCII keys and
-    /// strings without escapes, no duplicate keys), as ranges into the line; false for any line
-    /// `parse` declines. Nothing is allocated beyond `members`' growth.
+    /// The members of a line as ranges into it, for the lines `parse` reads whose numbers are
+    /// plain (`-`, at most 18 integer digits, at most 17 after a point, no exponent: never out of
+    /// range, read exactly as `JSONReader` reads them); false for any other line. A subset of
+    /// what `parse` takes (`JSONFlatObjectTests`, FuzzJSON check it), read with no allocation
+    /// beyond `members`' growth.
     public static func scan(_ b: UnsafeBufferPointer<UInt8>, into members: inout [JSONFlatMember]) -> Bool {
         members.removeAll(keepingCapacity: true)
         guard let base = b.baseAddress, b.count > 1, b.count < Int(Int32.max) else { return false }
-        var parser = JSONParser(base: base, count: b.count, file: "")
-        return parser.flatMembers(&members)
+        var s = FlatScanner(p: base, end: b.count)
+        return s.members(&members)
     }
 }
 
-extension JSONParser {
-    mutating func flatMembers(_ out: inout [JSONFlatMember]) -> Bool {
+extension JSONFlatObject {
+    /// What `scan` reads from a line, as values (numbers read by `JSONReader` from their tokens),
+    /// or nil where it declines: for checking `scan` against `parse` (tests, the fuzzer).
+    public static func scannedValues(_ bytes: [UInt8]) -> [(key: String, value: JSONValue)]? {
+        bytes.withUnsafeBufferPointer { b -> [(key: String, value: JSONValue)]? in
+            var members: [JSONFlatMember] = []
+            guard scan(b, into: &members), let base = b.baseAddress else { return nil }
+            return members.map { m in
+                func text(_ s: Int32, _ n: Int32) -> String { String(decoding: UnsafeBufferPointer(start: base + Int(s), count: Int(n)), as: UTF8.self) }
+                let value: JSONValue
+                switch m.kind {
+                case .string: value = .string(text(m.valueStart, m.valueCount))
+                case .number: value = JSONReader.parseValue(text(m.valueStart, m.valueCount)) ?? .null
+                case .true: value = .bool(true)
+                case .false: value = .bool(false)
+                case .null: value = .null
+                }
+                return (text(m.keyStart, m.keyCount), value)
+            }
+        }
+    }
+}
+
+/// `JSONFlatObject.scan`'s reader: bytes and a position, nothing else.
+private struct FlatScanner {
+    let p: UnsafePointer<UInt8>
+    let end: Int
+    var i = 0
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while i < end {
+            let c = p[i]
+            guard c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A else { return }
+            i += 1
+        }
+    }
+
+    mutating func members(_ out: inout [JSONFlatMember]) -> Bool {
         skipWhitespace()
-        guard i < end, p[i] == openBrace else { return false }
+        guard i < end, p[i] == 0x7B else { return false }  // {
         i += 1
         skipWhitespace()
-        if i < end && p[i] == closeBrace {
+        if i < end && p[i] == 0x7D {  // }
             i += 1
             skipWhitespace()
             return i == end
@@ -123,22 +162,21 @@ extension JSONParser {
             skipWhitespace()
             guard let key = plainSpan() else { return false }
             skipWhitespace()
-            guard i < end, p[i] == colon else { return false }
+            guard i < end, p[i] == 0x3A else { return false }  // :
             i += 1
             skipWhitespace()
             guard i < end else { return false }
             var m = JSONFlatMember(keyStart: Int32(key.start), keyCount: Int32(key.count), valueStart: Int32(i), valueCount: 0, kind: .null)
             switch p[i] {
-            case quote:
+            case 0x22:
                 guard let s = plainSpan() else { return false }
                 m.valueStart = Int32(s.start); m.valueCount = Int32(s.count); m.kind = .string
-            case minus, zero...nine:
-                let start = i
-                guard (try? parseNumber(position)) != nil, !(i < end && isWordByte(p[i])) else { return false }
-                m.valueCount = Int32(i - start); m.kind = .number
-            case UInt8(ascii: "t"): guard matchLiteral("true") else { return false }; m.kind = .true
-            case UInt8(ascii: "f"): guard matchLiteral("false") else { return false }; m.kind = .false
-            case UInt8(ascii: "n"): guard matchLiteral("null") else { return false }; m.kind = .null
+            case 0x2D, 0x30...0x39:
+                guard let n = plainNumber() else { return false }
+                m.valueCount = Int32(n); m.kind = .number
+            case 0x74: guard literal("true") else { return false }; m.kind = .true
+            case 0x66: guard literal("false") else { return false }; m.kind = .false
+            case 0x6E: guard literal("null") else { return false }; m.kind = .null
             default: return false
             }
             // Duplicate keys: `parse` declines them (the full reader says where).
@@ -148,27 +186,71 @@ extension JSONParser {
             out.append(m)
             skipWhitespace()
             guard i < end else { return false }
-            if p[i] == comma { i += 1; continue }
-            guard p[i] == closeBrace else { return false }
+            if p[i] == 0x2C { i += 1; continue }  // ,
+            guard p[i] == 0x7D else { return false }
             i += 1
             skipWhitespace()
             return i == end
         }
     }
 
-    /// `plainString`'s span: the bytes between the quotes.
-    private mutating func plainSpan() -> (start: Int, count: Int)? {
-        guard i < end, p[i] == quote else { return nil }
+    /// A string of printable ASCII without escapes (`plainString`'s), at its opening quote: the
+    /// bytes between the quotes.
+    @inline(__always)
+    mutating func plainSpan() -> (start: Int, count: Int)? {
+        guard i < end, p[i] == 0x22 else { return nil }
         let start = i + 1
         var j = start
         while j < end {
             let c = p[j]
-            if c == quote { break }
-            if c == backslash || c < 0x20 || c >= 0x80 { return nil }
+            if c == 0x22 { break }
+            if c == 0x5C || c < 0x20 || c >= 0x80 { return nil }
             j += 1
         }
         guard j < end else { return nil }
         i = j + 1
         return (start, j - start)
+    }
+
+    @inline(__always)
+    func digit(_ j: Int) -> Bool { j < end && p[j] >= 0x30 && p[j] <= 0x39 }
+
+    /// A plain number's length: `-?(0|[1-9][0-9]{0,17})(\.[0-9]{1,17})?` not followed by a
+    /// letter, digit, `_`, `.`, `e` or `+`/`-` (anything longer or with an exponent: nil).
+    mutating func plainNumber() -> Int? {
+        let start = i
+        var j = i
+        if p[j] == 0x2D { j += 1 }
+        guard digit(j) else { return nil }
+        let intStart = j
+        if p[j] == 0x30 {
+            j += 1
+        } else {
+            while digit(j) { j += 1 }
+        }
+        guard j - intStart <= 18 else { return nil }
+        if j < end && p[j] == 0x2E {
+            j += 1
+            let f = j
+            while digit(j) { j += 1 }
+            guard j > f, j - f <= 17 else { return nil }
+        }
+        if j < end {
+            let c = p[j]
+            if (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || digit(j) || c == 0x5F || c == 0x2E || c == 0x2B || c == 0x2D { return nil }
+        }
+        i = j
+        return j - start
+    }
+
+    mutating func literal(_ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard end - i >= n, memcmp(p + i, word.utf8Start, n) == 0 else { return false }
+        if i + n < end {
+            let c = p[i + n]
+            if (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || (c >= 0x30 && c <= 0x39) || c == 0x5F { return false }
+        }
+        i += n
+        return true
     }
 }
