@@ -92,7 +92,7 @@ public final class EvalWorker {
         lines.bytes.withUnsafeBufferPointer { all in
             for r in lines.records {
                 if !r.tooLong, !plans.isEmpty,
-                   user.read(line: UnsafeBufferPointer(rebasing: all[r.start..<r.end]), number: r.line), known() {
+                   user.read(line: UnsafeBufferPointer(rebasing: all[r.start..<r.end]), number: r.line), answered() {
                     chunk.users += 1
                     for a in answers {
                         for d in a.diagnostics { chunk.notes.add(d, line: r.line) }
@@ -107,11 +107,11 @@ public final class EvalWorker {
         return chunk
     }
 
-    /// Whether every screen's answer for `user` (read in place) is known; they are in `answers`.
-    private func known() -> Bool {
+    /// Every screen's answer for `user` (read in place), in `answers`; false if there are none.
+    private func answered() -> Bool {
         answers.removeAll(keepingCapacity: true)
         for plan in plans {
-            guard let a = plan.known(user) else { return false }
+            guard let a = plan.answer(user, screens: screens) else { return false }
             answers.append(a)
         }
         return true
@@ -126,8 +126,7 @@ public final class EvalWorker {
         case .success(let record):
             if !plans.isEmpty { user.use(record.profile) }
             for n in screenIDs.indices {
-                if !plans.isEmpty {
-                    let a = plans[n].visible(user, screens: screens)
+                if !plans.isEmpty, let a = plans[n].answer(user, screens: screens) {
                     for d in a.diagnostics { chunk.notes.add(d, line: record.line) }
                     writer.visibleLine(user: record.label, tail: a.tail, into: &chunk.text)
                     continue

@@ -169,30 +169,26 @@ public final class VisibilityPlan {
         return answer
     }
 
-    /// What the user sees when an earlier user with the same outcomes was resolved; nil when
-    /// a rule failed or the key is new (`visible` then resolves).
-    func known(_ u: PlanUser) -> Answer? {
-        guard let k = key(u) else { return nil }
-        if let hit = cache[k] { return hit }
-        guard let hit = shared?.answer(screenIndex, k) else { return nil }
-        if cache.count < VisibilityPlan.maxKeys { cache[k] = hit }
-        return hit
-    }
-
-    /// What the user (a profile: `u.use`) sees on this plan's screen: from the cache by outcome
-    /// key, or resolved by `screens`' resolver (and kept for later users with the same key).
-    func visible(_ u: PlanUser, screens: PopulationScreens) -> Answer {
+    /// What the user sees on this plan's screen: the answer of an earlier user with the same
+    /// outcome key (this worker's or, through `shared`, another's), else the user resolved by
+    /// `screens`' resolver (kept for later users with the same key). Nil only when the user's
+    /// record cannot be made into a profile (the caller then reads it in full).
+    func answer(_ u: PlanUser, screens: PopulationScreens) -> Answer? {
         let k = key(u)
-        if let k, let hit = cache[k] { return hit }
-        if let k, let hit = shared?.answer(screenIndex, k) {
-            if cache.count < VisibilityPlan.maxKeys { cache[k] = hit }
-            return hit
+        if let k {
+            if let hit = cache[k] { return hit }
+            if let hit = shared?.answer(screenIndex, k) {
+                if cache.count < VisibilityPlan.maxKeys { cache[k] = hit }
+                return hit
+            }
         }
-        let r = screens.resolve(screenIndex, for: u.user!)
+        guard let user = u.user else { return nil }
+        let r = screens.resolve(screenIndex, for: user)
         let answer = Answer(tail: writer.visibleTail(screen: screenID, fragment: EvalLineWriter.visibleFragment(r.tree)),
                             diagnostics: r.diagnostics.items)
         // A tree holding nodes a builder created with a rule depends on their outcomes too (not
-        // in this plan): such answers are not shared by key.
+        // in this plan): such answers are not shared by key. Nor are those of users whose rules
+        // failed (no key: resolved every time, each failure reported).
         if let k, !r.evaluatedCreatedRules, cache.count < VisibilityPlan.maxKeys {
             cache[k] = answer
             shared?.publish(screenIndex, k, answer)
