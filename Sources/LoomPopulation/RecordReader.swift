@@ -56,32 +56,38 @@ public final class RecordReader {
         precondition(!csvQuotes, "nextLines reads JSON Lines; a CSV row may span lines")
         var added = 0
         while added < max {
-            let found: Int? = buffer.withUnsafeBufferPointer { b -> Int? in
-                guard start < end, let nl = memchr(b.baseAddress! + start, 0x0A, end - start) else { return nil }
-                return b.baseAddress!.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+            // Every whole line already buffered (up to `max`), found with memchr and copied to
+            // the block as one run of bytes.
+            var line = nextLine, from = start
+            let wanted = max - added
+            let got: Int = buffer.withUnsafeBufferPointer { b in
+                let base = b.baseAddress!
+                let offset = block.bytes.count - from
+                var s = from, n = 0
+                while n < wanted, s < end, let hit = memchr(base + s, 0x0A, end - s) {
+                    let nl = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    var e = nl
+                    if e > s && base[e - 1] == 13 { e -= 1 }
+                    var k = s
+                    while k < e, base[k] == 32 || base[k] == 9 || base[k] == 13 { k += 1 }
+                    if k < e {
+                        block.records.append(LineBlock.Record(line: line, start: s + offset, end: e + offset, tooLong: false))
+                        n += 1
+                    }
+                    line += 1
+                    s = nl + 1
+                }
+                if s > from { block.bytes.append(contentsOf: UnsafeBufferPointer(start: base + from, count: s - from)) }
+                from = s
+                return n
             }
-            guard let nl = found else {
-                // No whole line buffered: `next` reads more (and handles the end and long records).
-                guard let (line, bytes, tooLong) = next() else { return added > 0 }
-                block.append(line: line, bytes: bytes, tooLong: tooLong)
-                added += 1
-                continue
-            }
-            let line = nextLine
-            nextLine += 1
-            let s = start
-            var e = nl
-            start = nl + 1
-            let blank: Bool = buffer.withUnsafeBufferPointer { b in
-                if e > s && b[e - 1] == 13 { e -= 1 }
-                var k = s
-                while k < e { let c = b[k]; if c != 32 && c != 9 && c != 13 { return false }; k += 1 }
-                return true
-            }
-            if blank { continue }
-            buffer.withUnsafeBufferPointer { b in
-                block.append(line: line, bytes: UnsafeBufferPointer(rebasing: b[s..<e]), tooLong: false)
-            }
+            start = from
+            nextLine = line
+            added += got
+            if added >= max { break }
+            // No whole line buffered: `next` reads more (and handles the end and long records).
+            guard let (l, bytes, tooLong) = next() else { return added > 0 }
+            block.append(line: l, bytes: bytes, tooLong: tooLong)
             added += 1
         }
         return true

@@ -87,6 +87,51 @@ final class EvalInPlaceTests: XCTestCase {
     }
 }
 
+extension EvalInPlaceTests {
+    /// Input read in blocks: lines across the reader's 64 KiB buffer, CRLF and LF endings, blank
+    /// and whitespace-only lines (skipped, still counted), a line longer than the buffer; users
+    /// without a name are labelled with their line number.
+    func testLinesAcrossReadBuffersKeepTheirNumbers() throws {
+        let dir = try project()
+        var text = ""
+        var expected: [String] = []  // the label of each user, in order
+        var line = 0
+        for i in 0..<6000 {
+            line += 1
+            switch i % 7 {
+            case 0: text += "\r\n"; continue
+            case 3: text += "   \t \n"; continue
+            default: break
+            }
+            let crlf = i % 5 == 0 ? "\r\n" : "\n"
+            if i % 2 == 0 {
+                text += #"{"name": "n\#(i)", "v": \#(i % 3)}"# + crlf
+                expected.append(#""n\#(i)""#)
+            } else if i == 4001 {
+                text += #"{"v": 1, "pad": ""# + String(repeating: "x", count: 70_000) + "\"}" + crlf
+                expected.append(String(line))
+            } else {
+                text += #"{"v": \#(i % 4 == 1 ? "1.0" : "null")}"# + crlf
+                expected.append(String(line))
+            }
+        }
+        let users = dir.appendingPathComponent("many.jsonl")
+        try Data(text.utf8).write(to: users)
+        let args = ["eval", "p", "--project", dir.path, "--users", users.path, "--jobs", "1"]
+        let plan = try Host.run(args)
+        let full = try Host.run(args, environment: ["LOOM_EVAL_NO_PLAN": "1"])
+        assertExit(plan, 0)
+        XCTAssertTrue(plan.stdoutData == full.stdoutData, "in place differs from full resolutions")
+        let labels = plan.stdoutLines.compactMap { l -> String? in
+            guard let r = l.range(of: #"{"user":"#), let e = l.range(of: #","screen""#) else { return nil }
+            return String(l[r.upperBound..<e.lowerBound])
+        }
+        XCTAssertEqual(labels, expected)
+        let two = try Host.run(args + ["--jobs", "2"])
+        XCTAssertTrue(plan.stdoutData == two.stdoutData, "--jobs 2 differs")
+    }
+}
+
 /// A seeded generator for shuffles (same seed, same order).
 struct Seeded: RandomNumberGenerator {
     var state: UInt64
