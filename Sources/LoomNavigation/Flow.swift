@@ -192,9 +192,13 @@ public struct FlowSet {
     /// with it (`main` first, then by name), else in the configured entry flow, else in the
     /// default flow, else outside any flow.
     public func entryPoint(forScreen screen: String) -> EntryPoint {
-        let starting = names.filter { definitions[$0]!.start == screen }
-        if starting.contains("main") { return EntryPoint(screen: screen, flow: "main") }
-        if let first = starting.first { return EntryPoint(screen: screen, flow: first) }
+        // The flow `main` when it starts here, else the first (by name) that does.
+        var first: String?
+        for name in names where definitions[name]!.start == screen {
+            if name == "main" { return EntryPoint(screen: screen, flow: "main") }
+            if first == nil { first = name }
+        }
+        if let first { return EntryPoint(screen: screen, flow: first) }
         if let configured = configuredEntry, definitions[configured] != nil {
             return EntryPoint(screen: screen, flow: configured)
         }

@@ -61,6 +61,8 @@ func openBench(opens: Int, runs: Int) -> OpenBenchResult? {
     var o = Workspace.Options()
     o.project = project
     let ws = try! Workspace(options: o)
+    // As a scenario file's workspace: each plugin's view of a user is kept across resolutions.
+    ws.engine.userViewReuse = 16
     let loaded = ws.screen(file: ws.screenFiles()["home"]!)
     let home = loaded.screen!, check = loaded.check!
     let users = ["gold", "free"].map { try! ws.users.user(named: $0, context: [], now: nil).get() }
