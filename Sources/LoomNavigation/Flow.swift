@@ -159,13 +159,14 @@ public struct FlowSet {
                 at: definition.location)
         }
         definitions[definition.name] = definition
+        names.insert(definition.name, at: names.firstIndex { definition.name < $0 } ?? names.endIndex)
         return nil
     }
 
     public subscript(name: String) -> FlowDefinition? { definitions[name] }
 
-    /// Flow names, sorted.
-    public var names: [String] { definitions.keys.sorted() }
+    /// Flow names, sorted (kept as flows are added).
+    public private(set) var names: [String] = []
 
     public var isEmpty: Bool { definitions.isEmpty }
 
