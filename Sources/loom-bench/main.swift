@@ -305,7 +305,7 @@ if wanted("scenarios") {
 // MARK: scenario_open — t:open of the sample app's home, alternating gold and free, against the screen's resolution alone (OpenBench.swift).
 
 if wanted("scenario_open") {
-    if let o = openBench(opens: quick ? 1_000 : 5_000, runs: quick ? 2 : 3) {
+    if let o = openBench(opens: quick ? 1_000 : 5_000, runs: quick ? 2 : 5) {
         results["scenario_open"] = .object([
             "opens": .int(o.opens), "open_us": r(o.openUs), "rules_us": r(o.rulesUs),
             "beyond_rules_us": r(o.beyondRulesUs), "ratio": r(o.ratio, 3),
