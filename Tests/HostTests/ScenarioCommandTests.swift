@@ -135,6 +135,32 @@ final class ScenarioCommandTests: XCTestCase {
         ], r.transcript)
     }
 
+    /// The screen a `t:open` argument names is found once per scenario file: the same argument
+    /// opens the same screen again, and one that names none fails each time it is opened.
+    func testScreenArgumentsOpenTheSameScreenEachTime() throws {
+        let root = try Host.temporaryFolder("arguments")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "arguments", "plugins": []}"#,
+            "users.json": #"{"gold": {"tier": "gold"}}"#,
+            "screens/home.json": #"{"screen": "home", "root": {"type": "label", "id": "hello", "meta": {"text": "Hi"}}}"#,
+            "scenarios/args.lua": """
+                scenario("arguments", function(t)
+                  for _ = 1, 2 do
+                    t:open("home", "gold"):expect_visible("hello")
+                    t:open("screens/home.json", "gold"):expect_visible("hello")
+                    local ok, err = pcall(function() t:open("homme", "gold") end)
+                    assert(not ok and err:find("no screen 'homme'", 1, true) and err:find("did you mean 'home'", 1, true), err)
+                  end
+                end)
+
+                """,
+        ], under: root)
+        let r = try Host.run(["test", "scenarios", "--jobs", "1"], environment: ["CI": "true"], directory: root)
+        assertExit(r, 0)
+        XCTAssertEqual(summary(r)?.passed, 1, r.transcript)
+    }
+
     func testNoScenarioFilesIsSaid() throws {
         let root = try Host.temporaryFolder("empty")
         addTeardownBlock { try? FileManager.default.removeItem(at: root) }
