@@ -159,13 +159,14 @@ public struct FlowSet {
                 at: definition.location)
         }
         definitions[definition.name] = definition
+        names.insert(definition.name, at: names.firstIndex { definition.name < $0 } ?? names.endIndex)
         return nil
     }
 
     public subscript(name: String) -> FlowDefinition? { definitions[name] }
 
-    /// Flow names, sorted.
-    public var names: [String] { definitions.keys.sorted() }
+    /// Flow names, sorted (kept as flows are added).
+    public private(set) var names: [String] = []
 
     public var isEmpty: Bool { definitions.isEmpty }
 
@@ -192,9 +193,13 @@ public struct FlowSet {
     /// with it (`main` first, then by name), else in the configured entry flow, else in the
     /// default flow, else outside any flow.
     public func entryPoint(forScreen screen: String) -> EntryPoint {
-        let starting = names.filter { definitions[$0]!.start == screen }
-        if starting.contains("main") { return EntryPoint(screen: screen, flow: "main") }
-        if let first = starting.first { return EntryPoint(screen: screen, flow: first) }
+        // The flow `main` when it starts here, else the first (by name) that does.
+        var first: String?
+        for name in names where definitions[name]!.start == screen {
+            if name == "main" { return EntryPoint(screen: screen, flow: "main") }
+            if first == nil { first = name }
+        }
+        if let first { return EntryPoint(screen: screen, flow: first) }
         if let configured = configuredEntry, definitions[configured] != nil {
             return EntryPoint(screen: screen, flow: configured)
         }

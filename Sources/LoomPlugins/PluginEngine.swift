@@ -87,6 +87,14 @@ public final class PluginEngine {
     @exclusivity(unchecked) var hotContext: ObjectIdentifier?
     @exclusivity(unchecked) var hotOwner: Int32 = -1
     @exclusivity(unchecked) var hotView: Int32 = -1
+    /// How many sets of frozen user views (one set per distinct user, screen parameters and
+    /// device context) are kept for later resolutions; 0 (the default): every resolution makes
+    /// its own. For callers that resolve for the same few users many times (`host test`).
+    public var userViewReuse = 0 {
+        didSet { if reusedUserViews.count > userViewReuse { reusedUserViews.removeLast(reusedUserViews.count - userViewReuse) } }
+    }
+    /// The sets kept, most recently used first (UserViewSets.swift).
+    var reusedUserViews: [UserViewSet] = []
 
     public init(limits: LuaLimits = .default) throws(LuaError) {
         sandbox = try Sandbox(limits: limits)

@@ -3,7 +3,8 @@ import LuaRuntime
 
 /// The Lua side of one resolution: the user's attributes as frozen views, one per plugin (made
 /// on first use and reused by every call of that plugin in the resolution: no plugin sees
-/// another's view), and the tables of the nodes resolved so far (each made once, handed to its
+/// another's view; with `PluginEngine.userViewReuse`, reused by later resolutions of the same
+/// user, parameters and device too), and the tables of the nodes resolved so far (each made once, handed to its
 /// parent's builder and to its grandparent's as a grandchild). The engine keeps those of the
 /// resolution running now (`PluginEngine.currentResolution`): core types carry nothing of Lua.
 final class ResolutionTables {
@@ -12,8 +13,8 @@ final class ResolutionTables {
     /// context cannot be freed and its identity reused by another (the hot path compares
     /// identities only). Released when the next resolution begins or with the engine.
     let context: ResolutionContext
-    /// Registry references of the user views, by owner (plugin) id.
-    @exclusivity(unchecked) var views: [Int32: Int32] = [:]
+    /// The user views, by owner (plugin) id (set when a rule first asks for one).
+    @exclusivity(unchecked) var views: UserViewSet?
     @exclusivity(unchecked) var nodeTables: [Int: Int32] = [:]
 
     init(state: LuaState, context: ResolutionContext) {
@@ -22,7 +23,6 @@ final class ResolutionTables {
     }
 
     deinit {
-        for (_, r) in views { state.release(rawRef: r) }
         for (_, r) in nodeTables { state.release(rawRef: r) }
     }
 }
@@ -58,7 +58,12 @@ extension PluginEngine {
     @inline(never)
     func userView(_ ctx: ResolutionContext, owner: Int32) throws(LuaError) -> Int32 {
         let data = resolutionTables(ctx)
-        if let r = data.views[owner] { return r }
+        let views: UserViewSet
+        if let v = data.views { views = v } else {
+            views = userViewSet(for: ctx)
+            data.views = views
+        }
+        if let r = views.refs[owner] { return r }
         var attrs = ctx.user.attributes
         if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
         if !ctx.params.isEmpty {
@@ -74,7 +79,7 @@ extension PluginEngine {
         state.push(json: .object(attrs), keepingOrder: true)
         try sandbox.freezeTop()
         let r = state.rawRef()
-        data.views[owner] = r
+        views.refs[owner] = r
         return r
     }
 }

@@ -92,11 +92,33 @@ extension Workspace {
             check = c
         }
         let r = resolve(screen, check: check, user: user, params: params)
-        let actions = ScreenActions(
-            actions: r.actions.map { ActionSite(action: $0.action, location: $0.location, componentPath: $0.path, gated: $0.gated) },
-            file: screen.file)
-        return (actions, (screen, check, r))
+        return (actions(of: r, file: screen.file), (screen, check, r))
     }
+
+    /// A resolution's visible actions: read from its tree, or kept from the last time the same
+    /// tree was read (trees are immutable; a few are kept).
+    func actions(of r: Resolution, file: String) -> ScreenActions {
+        func read() -> ScreenActions {
+            ScreenActions(
+                actions: r.actions.map { ActionSite(action: $0.action, location: $0.location, componentPath: $0.path, gated: $0.gated) },
+                file: file)
+        }
+        guard let tree = r.tree else { return read() }
+        if let i = actionsByTree.firstIndex(where: { $0.tree.isSameNode(as: tree) && $0.file == file }) {
+            let hit = actionsByTree[i]
+            if i > 0 {
+                actionsByTree.remove(at: i)
+                actionsByTree.insert(hit, at: 0)
+            }
+            return hit.actions
+        }
+        let a = read()
+        actionsByTree.insert((file, tree, a), at: 0)
+        if actionsByTree.count > Workspace.keptActionTrees { actionsByTree.removeLast() }
+        return a
+    }
+
+    static let keptActionTrees = 16
 
     /// Explores the graph a user can walk, from the project's entry (or from `screen` when the
     /// project declares no entry and no flow starts elsewhere).

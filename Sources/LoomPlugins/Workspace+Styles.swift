@@ -75,6 +75,9 @@ extension Workspace {
 
     /// Chooses the device context (nil: the default, as if none was chosen).
     public func useDevice(_ context: DeviceContext?) {
+        // None chosen before and none now: the context is the default already (only `useDevice`
+        // and `deviceContext` set it, and both mark it chosen unless it is the default).
+        if context == nil, !styles.chosen { return }
         styles.context = context ?? .standard
         styles.chosen = context != nil
     }

@@ -47,6 +47,9 @@ public final class Workspace {
     var cachedFlows: (FlowSet, Diagnostics)?
     var cachedConfiguration: Diagnostics?
     private var resolutionCaches: [String: ResolutionCache] = [:]
+    /// The visible actions of the last resolved trees read (`resolvedActions`), most recent
+    /// first: a tree cache hit hands out the same tree, whose actions are the same.
+    var actionsByTree: [(file: String, tree: ResolvedNode, actions: ScreenActions)] = []
     /// The style library and the device context (Workspace+Styles.swift).
     let styles = WorkspaceStyles()
 
@@ -151,6 +154,12 @@ public final class Workspace {
     /// A screen argument: a path to a file, or a screen id in the project's screens folder.
     public func locateScreen(_ arg: String) -> Result<String, Diagnostic> {
         if SafeFile.exists(arg) { return .success(arg) }
+        return screenFile(named: arg)
+    }
+
+    /// A screen argument that is not a file: a screen id in the project's screens folder (or a
+    /// path whose file name, without `.json`, is one).
+    public func screenFile(named arg: String) -> Result<String, Diagnostic> {
         let ids = screenFiles()
         if let f = ids[arg] { return .success(f) }
         let stem = ((arg as NSString).lastPathComponent as NSString).deletingPathExtension

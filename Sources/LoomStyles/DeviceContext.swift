@@ -14,9 +14,7 @@ public struct DeviceContext: Sendable, Hashable {
     }
 
     /// The default: `DeviceCatalog.defaultName`, portrait, its default size classes.
-    public static var standard: DeviceContext {
-        DeviceContext(device: DeviceCatalog.device(named: DeviceCatalog.defaultName)!)
-    }
+    public static let standard = DeviceContext(device: DeviceCatalog.device(named: DeviceCatalog.defaultName)!)
 
     /// From the command line's `--device`, `--orientation` and `--traits` (each optional).
     public static func parse(device: String?, orientation: String?, traits: String?) -> Result<DeviceContext, Diagnostic> {

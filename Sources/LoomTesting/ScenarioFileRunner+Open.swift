@@ -96,25 +96,7 @@ extension ScenarioFileRunner {
         case .failure(let d): throw ScenarioFailure("t:open: " + d.message.replacingOccurrences(of: "--now takes", with: "options.now takes"))
         }
         for (k, v) in context { profile.attributes[k] = v }
-        // A screen id, a path from the working directory, or a path beside the scenario file.
-        var locate = screenArg
-        if screenArg.hasSuffix(".json"), !SafeFile.exists(screenArg) {
-            let beside = Project.join(ScenarioDiscovery.parent(self.file.path), screenArg)
-            if SafeFile.exists(beside) { locate = beside }
-        }
-        // A path (not a screen id of the project) must stay inside the project folder (a
-        // plugin's scenarios: inside the plugin's folder), symbolic links resolved.
-        if SafeFile.exists(locate) {
-            let root = self.file.plugin ?? self.file.projectRoot
-            guard SafeFile.isInside(locate, root: root) else {
-                throw ScenarioFailure("t:open: '\(screenArg)' is outside the \(self.file.plugin == nil ? "project" : "plugin") folder")
-            }
-        }
-        let file: String
-        switch ws.locateScreen(locate) {
-        case .success(let f): file = f
-        case .failure(let d): throw ScenarioFailure("t:open: " + d.message)
-        }
+        let file = try screenFile(screenArg)
         let loaded = ws.screen(file: file)
         let diagnostics = loaded.diagnostics
         guard let parsed = loaded.screen, loaded.check != nil, !diagnostics.hasErrors else {
@@ -159,6 +141,36 @@ extension ScenarioFileRunner {
         coverage?.opened(user: profile)
         session.resolveCurrent()
         return .int(h)
+    }
+
+    /// The screen file `t:open` names: a screen id, a path from the working directory, or a
+    /// path beside the scenario file. Found once per argument in a file's run (the workspace
+    /// reads each screen file once too).
+    func screenFile(_ screenArg: String) throws(ScenarioFailure) -> String {
+        // (Byte for byte: Swift takes canonically equivalent strings as one key; paths differ.)
+        if let hit = screenFiles[screenArg], hit.argument.utf8.elementsEqual(screenArg.utf8) { return hit.file }
+        var locate = screenArg
+        if screenArg.hasSuffix(".json"), !SafeFile.exists(screenArg) {
+            let beside = Project.join(ScenarioDiscovery.parent(self.file.path), screenArg)
+            if SafeFile.exists(beside) { locate = beside }
+        }
+        // A path (not a screen id of the project) must stay inside the project folder (a
+        // plugin's scenarios: inside the plugin's folder), symbolic links resolved.
+        let file: String
+        if SafeFile.exists(locate) {
+            let root = self.file.plugin ?? self.file.projectRoot
+            guard SafeFile.isInside(locate, root: root) else {
+                throw ScenarioFailure("t:open: '\(screenArg)' is outside the \(self.file.plugin == nil ? "project" : "plugin") folder")
+            }
+            file = locate
+        } else {
+            switch ws.screenFile(named: locate) {
+            case .success(let f): file = f
+            case .failure(let d): throw ScenarioFailure("t:open: " + d.message)
+            }
+        }
+        screenFiles[screenArg] = (screenArg, file)
+        return file
     }
 
     func subBegin(_ args: [JSONValue]) throws(ScenarioFailure) -> JSONValue {

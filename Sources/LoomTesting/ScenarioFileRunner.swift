@@ -38,6 +38,8 @@ final class ScenarioFileRunner {
     var snapshotOwners: [String: String] = [:]
     var unnamedCount: [String: Int] = [:]
     var complete = true
+    /// The screen file each `t:open` screen argument named (ScenarioFileRunner+Open.swift).
+    var screenFiles: [String: (argument: String, file: String)] = [:]
     /// With `options.coverage` / `lineCoverage`: what the file's sessions cover.
     var coverage: CoverageCollector?
 
@@ -47,6 +49,9 @@ final class ScenarioFileRunner {
         self.ws = ws
         label = "scenario " + (file.path as NSString).lastPathComponent
     }
+
+    /// How many distinct (user, parameters, device) sets of user views a file's workspace keeps.
+    static let userViewReuse = 16
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
     static func ms(since start: UInt64) -> Double { Double(now() - start) / 1_000_000 }
@@ -74,6 +79,9 @@ final class ScenarioFileRunner {
         if load.hasErrors {
             return fileFailure("the project \(file.projectRoot) does not load:\n" + load.sorted.filter { $0.severity == .error }.map { "  \($0)" }.joined(separator: "\n"))
         }
+        // Scenarios open the same few profiles again and again: each plugin's frozen view of a
+        // user is made once per user, parameters and device, not once per resolution.
+        ws.engine.userViewReuse = userViewReuse
         let runner = ScenarioFileRunner(file: file, options: options, ws: ws)
         if options.coverage { runner.coverage = CoverageCollector(ws: ws) }
         var outcome = runner.runFile(start: start)

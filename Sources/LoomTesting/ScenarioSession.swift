@@ -21,6 +21,9 @@ final class ScenarioSession {
     /// The screen `t:open` named (also when it lies outside the project's screens folder).
     let opened: Screen
     let simulator: NavigationSimulator
+    /// Resolutions by stack entry (`cacheKey`): the first one kept without a dictionary (most
+    /// sessions show one screen), the others in `cache`.
+    private var firstCached: (key: String, entry: (Screen, ScreenCheck, Resolution))?
     private var cache: [String: (Screen, ScreenCheck, Resolution)] = [:]
     /// Error diagnostics of the resolutions so far (screen id, diagnostic), each once: a
     /// scenario fails on any that no `s:expect_diagnostic` declared.
@@ -58,7 +61,7 @@ final class ScenarioSession {
             throw ScenarioFailure("there is no current screen: the navigation has ended (the entry flow finished)")
         }
         let key = ScenarioSession.cacheKey(top)
-        if let c = cache[key] { return c }
+        if let c = cached(key) { return c }
         let screen: Screen
         let check: ScreenCheck
         let r: Resolution
@@ -72,12 +75,21 @@ final class ScenarioSession {
             ws.useDevice(device)
             r = ws.resolve(screen, check: check, user: user, params: top.params)
         }
-        cache[key] = (screen, check, r)
+        store(key, (screen, check, r))
         coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true, params: top.params))
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((top.screen, d))
         }
         return (screen, check, r)
+    }
+
+    private func cached(_ key: String) -> (Screen, ScreenCheck, Resolution)? {
+        if let f = firstCached, f.key == key { return f.entry }
+        return cache[key]
+    }
+
+    private func store(_ key: String, _ entry: (Screen, ScreenCheck, Resolution)) {
+        if firstCached == nil || firstCached!.key == key { firstCached = (key, entry) } else { cache[key] = entry }
     }
 
     /// The screen (and its check) of a stack entry: the opened one, or the project's by id.
@@ -101,7 +113,7 @@ final class ScenarioSession {
         ws.useDevice(device)
         let r = ws.resolveUncached(screen, check: check, user: user, params: params)
         if let top = simulator.current {
-            cache[ScenarioSession.cacheKey(top)] = (screen, check, r)
+            store(ScenarioSession.cacheKey(top), (screen, check, r))
             layouts[ScenarioSession.cacheKey(top)] = nil
         }
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {

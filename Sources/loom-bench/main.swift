@@ -302,6 +302,22 @@ if wanted("scenarios") {
                         s.scenarios, s.files, s.jobs1Ms, s.perScenarioUsJobs1, s.jobs2Ms, s.perScenarioUsJobs2, s.scaling))
 }
 
+// MARK: scenario_open — t:open of the sample app's home, alternating gold and free, against the screen's resolution alone (OpenBench.swift).
+
+if wanted("scenario_open") {
+    if let o = openBench(opens: quick ? 1_000 : 5_000, runs: quick ? 2 : 5) {
+        results["scenario_open"] = .object([
+            "opens": .int(o.opens), "open_us": r(o.openUs), "rules_us": r(o.rulesUs),
+            "beyond_rules_us": r(o.beyondRulesUs), "ratio": r(o.ratio, 3),
+        ])
+        lines.append(String(format: "scenario_open sample home, %d opens alternating gold and free (thread CPU time): %.1f µs/open, its resolution alone %.1f µs: %.1f µs beyond its rules (ratio %.2f)",
+                            o.opens, o.openUs, o.rulesUs, o.beyondRulesUs, o.ratio))
+    } else {
+        results["scenario_open"] = .object(["skipped": "docs/examples/movies not found (run from the repository root)"])
+        lines.append("scenario_open skipped: docs/examples/movies not found (run from the repository root)")
+    }
+}
+
 // MARK: solver — a 1,000-view layout (~4,000 constraints): LoomSolver against kiwisolver (SolverBench.swift).
 
 if wanted("solver") {

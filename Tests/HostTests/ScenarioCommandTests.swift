@@ -92,6 +92,75 @@ final class ScenarioCommandTests: XCTestCase {
         XCTAssertTrue(report is [String: Any], "the JSON report is not an object")
     }
 
+    /// Opening a screen runs its rules every time (`host test` keeps each plugin's view of a
+    /// user, never a rule's answer): a rule that prints or logs does so on every open, in order,
+    /// and each user sees their own screen however often the two alternate.
+    func testRulesRunOnEveryOpen() throws {
+        let root = try Host.temporaryFolder("opens")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "opens", "plugins": ["plugins"]}"#,
+            "users.json": #"{"gold": {"id": "1", "tier": "gold"}, "free": {"id": "2", "tier": "free"}}"#,
+            "plugins/talk/plugin.lua": """
+                return { name = "talk", version = "1.0.0", api = 1, register = function(host)
+                  host.rule("is_gold", function(user) print("is_gold for " .. user.id); return user.tier == "gold" end)
+                  host.rule("logged", function(user) host.log("logged for " .. user.profile); return true end)
+                end }
+                """,
+            "screens/home.json": """
+                {"screen": "home", "root": {"type": "stack", "id": "root", "children": [
+                  {"type": "label", "id": "for_gold", "rule": "is_gold", "meta": {"text": "Gold"}},
+                  {"type": "label", "id": "for_all", "rule": "logged", "meta": {"text": "Hello"}}
+                ]}}
+                """,
+            "scenarios/opens.lua": """
+                scenario("alternating opens", function(t)
+                  for i = 1, 4 do
+                    local user = i % 2 == 1 and "gold" or "free"
+                    local s = t:open("home", { user = user })
+                    if user == "gold" then s:expect_visible("for_gold") else s:expect_hidden("for_gold") end
+                    s:expect_visible("for_all")
+                  end
+                end)
+
+                """,
+        ], under: root)
+        let r = try Host.run(["test", root.appendingPathComponent("scenarios").path, "--verbose", "--jobs", "1"], environment: ["CI": "true"])
+        assertExit(r, 0)
+        XCTAssertEqual(summary(r)?.passed, 1, r.transcript)
+        let lines = r.stderr.split(separator: "\n").filter { $0.contains(" for ") }.map(String.init)
+        XCTAssertEqual(lines, [
+            "[talk] is_gold for 1", "[talk] logged for gold", "[talk] is_gold for 2", "[talk] logged for free",
+            "[talk] is_gold for 1", "[talk] logged for gold", "[talk] is_gold for 2", "[talk] logged for free",
+        ], r.transcript)
+    }
+
+    /// The screen a `t:open` argument names is found once per scenario file: the same argument
+    /// opens the same screen again, and one that names none fails each time it is opened.
+    func testScreenArgumentsOpenTheSameScreenEachTime() throws {
+        let root = try Host.temporaryFolder("arguments")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "arguments", "plugins": []}"#,
+            "users.json": #"{"gold": {"tier": "gold"}}"#,
+            "screens/home.json": #"{"screen": "home", "root": {"type": "label", "id": "hello", "meta": {"text": "Hi"}}}"#,
+            "scenarios/args.lua": """
+                scenario("arguments", function(t)
+                  for _ = 1, 2 do
+                    t:open("home", "gold"):expect_visible("hello")
+                    t:open("screens/home.json", "gold"):expect_visible("hello")
+                    local ok, err = pcall(function() t:open("homme", "gold") end)
+                    assert(not ok and err:find("no screen 'homme'", 1, true) and err:find("did you mean 'home'", 1, true), err)
+                  end
+                end)
+
+                """,
+        ], under: root)
+        let r = try Host.run(["test", "scenarios", "--jobs", "1"], environment: ["CI": "true"], directory: root)
+        assertExit(r, 0)
+        XCTAssertEqual(summary(r)?.passed, 1, r.transcript)
+    }
+
     func testNoScenarioFilesIsSaid() throws {
         let root = try Host.temporaryFolder("empty")
         addTeardownBlock { try? FileManager.default.removeItem(at: root) }

@@ -128,6 +128,13 @@ public struct ResolvedNode: Sendable {
             header: header, footer: footer, style: style, extraMeta: extraMeta, resolvedStyle: resolvedStyle)
     }
 
+    /// Whether `other` is this very node: the same storage (the same resolution's tree, or a
+    /// tree cache hit handing it out again) with the same explain marks. Below the node, shared
+    /// storage means the same nodes.
+    public func isSameNode(as other: ResolvedNode) -> Bool {
+        storage === other.storage && hidden == other.hidden && hiddenReason == other.hiddenReason && rule == other.rule
+    }
+
     /// Visits this node and every node below (header, children, items' nested components, footer).
     public func walk(_ body: (ResolvedNode) -> Void) {
         body(self)

@@ -1,0 +1,123 @@
+import Foundation
+import LoomCore
+import LuaRuntime
+import OrderedCollections
+
+/// The frozen views of one user (one per plugin, by owner id) for one set of screen parameters
+/// and one device context: what `PluginEngine.userView` makes from those three and nothing else.
+/// Released with the last resolution or engine cache holding it.
+final class UserViewSet {
+    let state: LuaState
+    let user: UserProfile
+    let params: [String: String]
+    let device: [String: JSONValue]
+    /// Registry references of the views, by owner (plugin) id.
+    @exclusivity(unchecked) var refs: [Int32: Int32] = [:]
+
+    init(state: LuaState, context ctx: ResolutionContext) {
+        self.state = state
+        user = ctx.user
+        params = ctx.params
+        device = ctx.deviceAttributes
+    }
+
+    deinit {
+        for (_, r) in refs { state.release(rawRef: r) }
+    }
+
+    /// Whether `ctx` makes exactly these views: the same user name, attributes (in order), screen
+    /// parameters and device attributes, compared byte for byte (Swift's `==` takes canonically
+    /// equivalent strings, and -0.0 and 0.0, as equal; Lua tells them apart).
+    func matches(_ ctx: ResolutionContext) -> Bool {
+        Exact.same(user.name, ctx.user.name) && Exact.same(user.attributes, ctx.user.attributes)
+            && Exact.same(params, ctx.params) && Exact.same(device, ctx.deviceAttributes)
+    }
+}
+
+extension PluginEngine {
+    /// The user views of resolution `ctx`: with `userViewReuse`, those of an earlier resolution
+    /// with the same user, parameters and device (most recently used first; the least recently
+    /// used set is dropped beyond `userViewReuse`); otherwise a set of its own.
+    func userViewSet(for ctx: ResolutionContext) -> UserViewSet {
+        guard userViewReuse > 0 else { return UserViewSet(state: state, context: ctx) }
+        if let i = reusedUserViews.firstIndex(where: { $0.matches(ctx) }) {
+            let set = reusedUserViews[i]
+            if i > 0 {
+                reusedUserViews.remove(at: i)
+                reusedUserViews.insert(set, at: 0)
+            }
+            return set
+        }
+        let set = UserViewSet(state: state, context: ctx)
+        reusedUserViews.insert(set, at: 0)
+        if reusedUserViews.count > userViewReuse { reusedUserViews.removeLast(reusedUserViews.count - userViewReuse) }
+        return set
+    }
+}
+
+/// Byte-for-byte equality of what a user view is made of.
+enum Exact {
+    /// Whether two values are one value: the same bits (for these copy-on-write collections, the
+    /// same storage, so the same contents). A fast path; false says nothing.
+    @inline(__always)
+    static func sameBits<T>(_ a: T, _ b: T) -> Bool {
+        withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+    }
+
+    static func same(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let x?, let y?): return same(x, y)
+        default: return false
+        }
+    }
+
+    static func same(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
+        }
+    }
+
+    static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.int(let x), .int(let y)): return x == y
+        case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
+        case (.string(let x), .string(let y)): return same(x, y)
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (.object(let x), .object(let y)): return same(x, y)
+        default: return false
+        }
+    }
+
+    /// Same keys in the same order, same values.
+    static func same(_ a: OrderedDictionary<String, JSONValue>, _ b: OrderedDictionary<String, JSONValue>) -> Bool {
+        if sameBits(a, b) { return true }
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count where !same(a.keys[i], b.keys[i]) || !same(a.values[i], b.values[i]) { return false }
+        return true
+    }
+
+    /// Same keys (each with the same bytes) and values; the order of a Swift dictionary is not
+    /// compared (`userView` sorts these).
+    static func same(_ a: [String: JSONValue], _ b: [String: JSONValue]) -> Bool {
+        if sameBits(a, b) { return true }
+        guard a.count == b.count else { return false }
+        for (k, v) in a {
+            guard let i = b.index(forKey: k), same(b[i].key, k), same(b[i].value, v) else { return false }
+        }
+        return true
+    }
+
+    static func same(_ a: [String: String], _ b: [String: String]) -> Bool {
+        if sameBits(a, b) { return true }
+        guard a.count == b.count else { return false }
+        for (k, v) in a {
+            guard let i = b.index(forKey: k), same(b[i].key, k), same(b[i].value, v) else { return false }
+        }
+        return true
+    }
+}
