@@ -1,13 +1,14 @@
 import Foundation
 
-/// Runs batches of users through workers on threads of their own and hands the results back in
-/// input order: the caller's thread reads input and consumes output, at most `2 × jobs` batches
-/// are in flight (memory does not grow with the input), each worker owns what it makes (one
-/// Lua state per worker). With one job everything runs on the caller's thread.
+/// Runs batches of users through workers and hands the results back in input order: the
+/// caller's thread reads input, consumes output and, between those, works as one of the `jobs`
+/// workers (the others on threads of their own); at most `16 × jobs` batches are in flight
+/// (memory does not grow with the input); each worker owns what it makes (one Lua state per
+/// worker). With one job everything runs on the caller's thread.
 public enum PopulationPipeline {
-    /// `next` yields the next batch (nil at the end); `makeWorker` is called once on each worker
-    /// thread, and its worker processes batches there; `consume` gets every result in input
-    /// order and returns false to stop early (no later result is consumed).
+    /// `next` yields the next batch (nil at the end); `makeWorker` is called once on each worker's
+    /// thread (the caller's included), and its worker processes batches there; `consume` gets
+    /// every result in input order and returns false to stop early (no later result is consumed).
     public static func run<Batch: Sendable, Output: Sendable>(
         jobs: Int,
         next: () -> Batch?,
@@ -22,7 +23,7 @@ public enum PopulationPipeline {
             return
         }
         let q = BatchQueue<Batch, Output>()
-        for _ in 0..<jobs {
+        for _ in 1..<jobs {
             let t = Thread {
                 let work = makeWorker()
                 while let (seq, batch) = q.take() { q.put(seq, work(batch)) }
@@ -31,18 +32,32 @@ public enum PopulationPipeline {
             t.stackSize = 8 << 20
             t.start()
         }
-        let capacity = 2 * jobs
+        var work: ((Batch) -> Output)?
+        // Batches in flight: enough that a slow batch (a worker's first, while it learns the
+        // screen's rules and resolves new keys) does not leave the other workers idle behind it
+        // while its result holds up the output; still a fixed bound, whatever the input's size.
+        let capacity = 16 * jobs
         var nextIn = 0, nextOut = 0, inputDone = false, stopped = false
         while !stopped {
             while !inputDone, nextIn - nextOut < capacity {
                 if let b = next() { q.add(nextIn, b); nextIn += 1 } else { inputDone = true }
             }
             if inputDone, nextOut == nextIn { break }
-            let out = q.result(nextOut)
+            // The next result when it is ready; else a batch worked here; else wait for it.
+            let out: Output
+            if let ready = q.tryResult(nextOut) {
+                out = ready
+            } else if let (seq, batch) = q.tryTake() {
+                if work == nil { work = makeWorker() }
+                q.put(seq, work!(batch))
+                continue
+            } else {
+                out = q.result(nextOut)
+            }
             nextOut += 1
             if !consume(out) { stopped = true }
         }
-        q.finish(workers: jobs)
+        q.finish(workers: jobs - 1)
     }
 }
 
@@ -64,6 +79,18 @@ final class BatchQueue<Batch: Sendable, Output: Sendable>: @unchecked Sendable {
         while pending.isEmpty && !done { cond.wait() }
         if pending.isEmpty { return nil }
         return pending.removeFirst()
+    }
+
+    /// The next pending batch, if any (without waiting).
+    func tryTake() -> (Int, Batch)? {
+        cond.lock(); defer { cond.unlock() }
+        return pending.isEmpty ? nil : pending.removeFirst()
+    }
+
+    /// The result of batch `seq` if it is ready (without waiting).
+    func tryResult(_ seq: Int) -> Output? {
+        cond.lock(); defer { cond.unlock() }
+        return results.removeValue(forKey: seq)
     }
 
     func put(_ seq: Int, _ out: Output) {

@@ -175,13 +175,22 @@ public final class VisibilityPlan {
     /// record cannot be made into a profile (the caller then reads it in full).
     func answer(_ u: PlanUser, screens: PopulationScreens) -> Answer? {
         let k = key(u)
+        var claimed = false
         if let k {
             if let hit = cache[k] { return hit }
-            if let hit = shared?.answer(screenIndex, k) {
-                if cache.count < VisibilityPlan.maxKeys { cache[k] = hit }
-                return hit
+            if let shared {
+                switch shared.claim(screenIndex, k) {
+                case .known(let hit):
+                    if cache.count < VisibilityPlan.maxKeys { cache[k] = hit }
+                    return hit
+                case .mine: claimed = true
+                case .unshared: break
+                }
             }
         }
+        // A key this worker claimed is released whatever happens below (others may wait on it).
+        var published = false
+        defer { if claimed, !published, let k { shared?.publish(screenIndex, k, Answer?.none) } }
         guard let user = u.user else { return nil }
         let r = screens.resolve(screenIndex, for: user)
         let answer = Answer(tail: writer.visibleTail(screen: screenID, fragment: EvalLineWriter.visibleFragment(r.tree)),
@@ -191,7 +200,7 @@ public final class VisibilityPlan {
         // failed (no key: resolved every time, each failure reported).
         if let k, !r.evaluatedCreatedRules, cache.count < VisibilityPlan.maxKeys {
             cache[k] = answer
-            shared?.publish(screenIndex, k, answer)
+            if claimed { shared?.publish(screenIndex, k, answer); published = true }
         }
         return answer
     }
@@ -199,21 +208,38 @@ public final class VisibilityPlan {
 
 /// What every worker of a run has resolved, by screen and outcome key: a key one worker
 /// resolved is not resolved again by another (the workers' screens are the same files in
-/// workspaces opened alike, so equal keys mean equal answers). Looked up only when a worker's
-/// own cache misses; bounded like it.
+/// workspaces opened alike, so equal keys mean equal answers). A worker about to resolve a new
+/// key claims it; another worker needing that key meanwhile waits for the answer instead of
+/// resolving it too (a worker holding a claim never waits, so no worker waits forever).
+/// Consulted only when a worker's own cache misses; bounded like it.
 public final class SharedAnswers: @unchecked Sendable {
-    private let lock = NSLock()
+    enum Claim { case known(VisibilityPlan.Answer), mine, unshared }
+    private let cond = NSCondition()
     private var answers: [Int: [OutcomeKey: VisibilityPlan.Answer]] = [:]
+    private var pending: [Int: Set<OutcomeKey>] = [:]
     public init() {}
 
-    func answer(_ screen: Int, _ k: OutcomeKey) -> VisibilityPlan.Answer? {
-        lock.lock(); defer { lock.unlock() }
-        return answers[screen]?[k]
+    /// The answer for a key, or the right (and duty: `publish`) to resolve it; `unshared` when
+    /// the table is full.
+    func claim(_ screen: Int, _ k: OutcomeKey) -> Claim {
+        cond.lock(); defer { cond.unlock() }
+        while true {
+            if let a = answers[screen]?[k] { return .known(a) }
+            if pending[screen]?.contains(k) != true { break }
+            cond.wait()
+        }
+        guard answers[screen, default: [:]].count < VisibilityPlan.maxKeys else { return .unshared }
+        pending[screen, default: []].insert(k)
+        return .mine
     }
 
-    func publish(_ screen: Int, _ k: OutcomeKey, _ a: VisibilityPlan.Answer) {
-        lock.lock(); defer { lock.unlock() }
-        if answers[screen, default: [:]].count < VisibilityPlan.maxKeys { answers[screen, default: [:]][k] = a }
+    /// Ends a claim: the answer for everyone, or nil (an answer not to share: the waiting
+    /// workers resolve the key themselves).
+    func publish(_ screen: Int, _ k: OutcomeKey, _ a: VisibilityPlan.Answer?) {
+        cond.lock(); defer { cond.unlock() }
+        pending[screen]?.remove(k)
+        if let a { answers[screen, default: [:]][k] = a }
+        cond.broadcast()
     }
 }
 
