@@ -78,7 +78,8 @@ public final class EvalWorker {
         let useMemo = env["LOOM_EVAL_NO_MEMO"] == nil
         screenIDs = screens.screens.map(\.id)
         plans = usePlan ? screens.screens.enumerated().map {
-            VisibilityPlan(screen: $1.screen, index: $0, factory: screens.workspace.factory, writer: writer, useMemo: useMemo, shared: shared)
+            VisibilityPlan(screen: $1.screen, index: $0, factory: screens.workspace.factory, resolver: $1.resolver, writer: writer,
+                           useMemo: useMemo, shared: shared)
         } : []
         user = PlanUser(slots: AttributeSlots(device: screens.deviceAttributes, now: parser.now), screens: screens, parser: parser)
     }

@@ -40,6 +40,12 @@ public final class PopulationScreens {
         screens[n].resolver.resolve(for: user, context: context(n, for: user))
     }
 
+    /// `resolve` with the outcomes of screen `n`'s rule plan already known (see
+    /// `Resolver.resolve(for:context:replaying:)`): no rule is called again.
+    public func resolve(_ n: Int, for user: UserProfile, replaying leaves: [UInt8]) -> Resolution {
+        screens[n].resolver.resolve(for: user, context: context(n, for: user), replaying: leaves)
+    }
+
     /// A fresh resolution context for screen `n` and a user, prepared as `resolve` prepares it.
     public func context(_ n: Int, for user: UserProfile) -> ResolutionContext {
         let ctx = ResolutionContext(user: user, screenID: screens[n].id, explain: false, params: [:])

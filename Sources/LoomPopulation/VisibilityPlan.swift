@@ -66,7 +66,12 @@ public final class VisibilityPlan {
     /// Answers found by other workers of the run (nil: this worker's only).
     let shared: SharedAnswers?
 
-    public init(screen: Screen, index: Int, factory: Factory, writer: EvalLineWriter, useMemo: Bool = true, shared: SharedAnswers? = nil) {
+    /// Whether the plan is the resolver's own rule plan (`Resolver.rulePlanEntries`): a new key's
+    /// outcomes are then replayed by the resolver instead of its calling the rules again.
+    let replays: Bool
+
+    public init(screen: Screen, index: Int, factory: Factory, resolver: Resolver, writer: EvalLineWriter, useMemo: Bool = true,
+                shared: SharedAnswers? = nil) {
         screenID = screen.id
         screenIndex = index
         self.writer = writer
@@ -112,7 +117,19 @@ public final class VisibilityPlan {
             if let f = c.footer { component(f) }
             if let at { steps[at].skip = Int32(steps.count) }
         }
-        component(screen.root)
+        if let entries = resolver.rulePlanEntries {
+            // The resolver's own plan: the same rules in the same order, so a key is the leaves
+            // its cached resolution computes.
+            for e in entries {
+                subjects.append(e.subject)
+                steps.append(Step(op: Int32(ops.count), subject: Int32(subjects.count - 1), skip: Int32(e.skip)))
+                compile(e.rule)
+            }
+            replays = true
+        } else {
+            component(screen.root)
+            replays = false
+        }
         (self.ops, self.leaves, self.subjects, self.steps) = (ops, leaves, subjects, steps)
         memos = leaves.map { $0.memo.map { Unmanaged.passUnretained($0) } }
     }
@@ -192,7 +209,7 @@ public final class VisibilityPlan {
         var published = false
         defer { if claimed, !published, let k { shared?.publish(screenIndex, k, Answer?.none) } }
         guard let user = u.user else { return nil }
-        let r = screens.resolve(screenIndex, for: user)
+        let r = replays && k != nil ? screens.resolve(screenIndex, for: user, replaying: k!.leaves) : screens.resolve(screenIndex, for: user)
         let answer = Answer(tail: writer.visibleTail(screen: screenID, fragment: EvalLineWriter.visibleFragment(r.tree)),
                             diagnostics: r.diagnostics.items)
         // A tree holding nodes a builder created with a rule depends on their outcomes too (not
@@ -248,6 +265,15 @@ struct OutcomeKey: Hashable {
     private var low: UInt64 = 0, high: UInt64 = 0
     private var count = 0
     private var rest: [Bool]?
+
+    /// The outcomes in order, as the resolver's leaves (0 false, 1 true).
+    var leaves: [UInt8] {
+        (0..<count).map { n in
+            let bit: Bool
+            if n < 64 { bit = low & (1 << UInt64(n)) != 0 } else if n < 128 { bit = high & (1 << UInt64(n - 64)) != 0 } else { bit = rest![n - 128] }
+            return bit ? 1 : 0
+        }
+    }
 
     mutating func append(_ v: Bool) {
         if count < 64 {

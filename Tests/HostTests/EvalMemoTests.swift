@@ -72,6 +72,7 @@ final class EvalMemoTests: XCTestCase {
             XCTAssertTrue(memo.stdoutData == calls.stdoutData, "reused answers differ from calling every rule (\(device))")
             XCTAssertTrue(memo.stdoutData == full.stdoutData, "the plan differs from full resolutions (\(device))")
             XCTAssertEqual(memo.stderr, calls.stderr, "the chatty rules log for every user either way")
+            XCTAssertEqual(memo.stderr, full.stderr, "each user's rules log once, as when every user is resolved")
             XCTAssertTrue(memo.stderr.contains("[m] tier gold") && memo.stderr.contains(#"[m] host tier\tsilver"#), memo.stderr)
             let two = try Host.run(args + ["--jobs", "2"])
             XCTAssertTrue(memo.stdoutData == two.stdoutData, "--jobs 2 differs (\(device))")

@@ -43,6 +43,19 @@ public struct Resolver {
         // build it replaying those outcomes.
         let leaves = runRulePlan(cache.rulePlan(self), ctx: ctx)
         ctx.reportNotCalledAgain()
+        return resolveCached(user: user, ctx: ctx, cache: cache, leaves: leaves)
+    }
+
+    /// `resolve` with the rule plan's outcomes already known (`rulePlanEntries` evaluated by the
+    /// caller for this user and context: each reached leaf's value, 0 or 1, in order; no rule
+    /// failed): the rules are not called again, the tree is the one those outcomes choose. Without
+    /// a cache, with parameters or `explain`, it resolves as `resolve` does.
+    public func resolve(for user: UserProfile, context ctx: ResolutionContext, replaying leaves: [UInt8]) -> Resolution {
+        guard let cache, ctx.params.isEmpty, !ctx.explain else { return resolve(for: user, context: ctx) }
+        return resolveCached(user: user, ctx: ctx, cache: cache, leaves: leaves)
+    }
+
+    private func resolveCached(user: UserProfile, ctx: ResolutionContext, cache: ResolutionCache, leaves: [UInt8]) -> Resolution {
         let key = OutcomeKey(leaves: leaves)
         if let hit = cache.trees[key] {
             ctx.diagnostics.append(contentsOf: hit.diagnostics)

@@ -30,7 +30,7 @@ extension Resolver {
             var at: Int?
             if let rule = c.rule {
                 at = plan.count
-                plan.append(RulePlanStep(rule: CompiledRule(rule, factory: factory), subject: .component(c), skip: 0))
+                plan.append(RulePlanStep(rule: CompiledRule(rule, factory: factory), expression: rule, subject: .component(c), skip: 0))
             }
             if isSpotsRoot || reg != nil {
                 for child in c.children { component(child) }
@@ -40,7 +40,7 @@ extension Resolver {
                         var itemAt: Int?
                         if let rule = item.rule {
                             itemAt = plan.count
-                            plan.append(RulePlanStep(rule: CompiledRule(rule, factory: factory), subject: .item(item), skip: 0))
+                            plan.append(RulePlanStep(rule: CompiledRule(rule, factory: factory), expression: rule, subject: .item(item), skip: 0))
                         }
                         for child in item.children { component(child) }
                         if let itemAt { plan[itemAt].skip = plan.count }
@@ -103,8 +103,27 @@ struct OutcomeKey: Hashable {
 /// `skip` (past the rules of what it guards).
 struct RulePlanStep {
     var rule: CompiledRule
+    var expression: RuleExpression
     var subject: RuleSubject
     var skip: Int
+}
+
+/// One rule of a screen's rule plan as its callers see it (`Resolver.rulePlanEntries`): the rule
+/// as written, what it guards, and the entry to go on at when it is not true.
+public struct RulePlanEntry {
+    public let rule: RuleExpression
+    public let subject: RuleSubject
+    public let skip: Int
+}
+
+extension Resolver {
+    /// The rules a cached resolution evaluates, in the order it evaluates them (nil without a
+    /// cache). Evaluating them the same way (AND / OR short-circuit left to right, a rule that is
+    /// not true skipping to `skip`) gives the leaves `resolve(for:context:replaying:)` takes.
+    public var rulePlanEntries: [RulePlanEntry]? {
+        guard let cache else { return nil }
+        return cache.rulePlan(self).map { RulePlanEntry(rule: $0.expression, subject: $0.subject, skip: $0.skip) }
+    }
 }
 
 /// A rule expression with its rule registrations looked up once (for the rule plan's hot loop).
