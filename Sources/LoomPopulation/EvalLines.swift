@@ -61,6 +61,10 @@ public struct EvalLineWriter: Sendable {
 
     /// A `--select visible` line (jsonl and json formats): the user's label, then `tail`.
     public func visibleLine(user: JSONValue, tail: [UInt8], into out: inout [UInt8]) {
+        tail.withUnsafeBufferPointer { visibleLine(user: user, tail: $0, into: &out) }
+    }
+
+    func visibleLine(user: JSONValue, tail: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         if format == .json { out.append(0x2C); out.append(0x0A) }
         out.append(contentsOf: EvalLineWriter.userPrefix)
         switch user {
@@ -76,7 +80,7 @@ public struct EvalLineWriter: Sendable {
 
     /// The same line for a user read in place: `name`'s bytes between its quotes (a string of
     /// printable ASCII without escapes, as `JSONFlatObject` reads it), or the line number.
-    func visibleLine(name: UnsafeBufferPointer<UInt8>?, line: Int, tail: [UInt8], into out: inout [UInt8]) {
+    func visibleLine(name: UnsafeBufferPointer<UInt8>?, line: Int, tail: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         guard let name else { return visibleLine(user: .int(line), tail: tail, into: &out) }
         guard !name.contains(0x7F) else {
             return visibleLine(user: .string(String(decoding: name, as: UTF8.self)), tail: tail, into: &out)

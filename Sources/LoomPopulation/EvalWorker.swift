@@ -66,7 +66,7 @@ public final class EvalWorker {
     private let plans: [VisibilityPlan]
     private let screenIDs: [String]
     private let user: PlanUser
-    private var answers: [VisibilityPlan.Answer] = []
+    private var answers: [Int32] = []
 
     /// `shared`: answers shared with the run's other workers (one object for all of them).
     public init(screens: PopulationScreens, parser: UserParser, writer: EvalLineWriter, shared: SharedAnswers? = nil) {
@@ -95,9 +95,9 @@ public final class EvalWorker {
                 if !r.tooLong, !plans.isEmpty,
                    user.read(line: UnsafeBufferPointer(rebasing: all[r.start..<r.end]), number: r.line), answered() {
                     chunk.users += 1
-                    for a in answers {
-                        for d in a.diagnostics { chunk.notes.add(d, line: r.line) }
-                        writer.visibleLine(name: user.nameBytes, line: r.line, tail: a.tail, into: &chunk.text)
+                    let name = user.nameBytes
+                    for n in plans.indices {
+                        plans[n].write(answers[n], name: name, label: nil, line: r.line, into: &chunk.text, notes: &chunk.notes)
                     }
                     continue
                 }
@@ -128,8 +128,7 @@ public final class EvalWorker {
             if !plans.isEmpty { user.use(record.profile) }
             for n in screenIDs.indices {
                 if !plans.isEmpty, let a = plans[n].answer(user, screens: screens) {
-                    for d in a.diagnostics { chunk.notes.add(d, line: record.line) }
-                    writer.visibleLine(user: record.label, tail: a.tail, into: &chunk.text)
+                    plans[n].write(a, name: nil, label: record.label, line: record.line, into: &chunk.text, notes: &chunk.notes)
                     continue
                 }
                 let r = screens.resolve(n, for: record.profile)

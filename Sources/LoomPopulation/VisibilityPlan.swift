@@ -54,7 +54,17 @@ public final class VisibilityPlan {
         let tail: [UInt8]
         let diagnostics: [Diagnostic]
     }
-    @exclusivity(unchecked) private var cache: [OutcomeKey: Answer] = [:]
+    /// This worker's answers by key, each an index into its own store: every tail end to end in
+    /// one buffer, and the diagnostics of those that have any. Nothing of it is shared with other
+    /// threads, so writing a line takes no reference another thread also counts.
+    @exclusivity(unchecked) private var cache: [OutcomeKey: Int32] = [:]
+    @exclusivity(unchecked) private var tailBytes: [UInt8] = []
+    @exclusivity(unchecked) private var tailStart: [Int32] = []
+    @exclusivity(unchecked) private var tailCount: [Int32] = []
+    @exclusivity(unchecked) private var notes: [Int32: [Diagnostic]] = [:]
+    /// The last answer not kept by key (a user whose rules failed, or a tree with created nodes).
+    @exclusivity(unchecked) private var transient = Answer(tail: [], diagnostics: [])
+    static let transientIndex: Int32 = -1
     /// Distinct outcome keys kept (beyond it, users are resolved by the resolver).
     public static let maxKeys = 4096
     let screenID: String
@@ -186,20 +196,19 @@ public final class VisibilityPlan {
         return answer
     }
 
-    /// What the user sees on this plan's screen: the answer of an earlier user with the same
-    /// outcome key (this worker's or, through `shared`, another's), else the user resolved by
-    /// `screens`' resolver (kept for later users with the same key). Nil only when the user's
-    /// record cannot be made into a profile (the caller then reads it in full).
-    func answer(_ u: PlanUser, screens: PopulationScreens) -> Answer? {
+    /// What the user sees on this plan's screen, as an index for `write`: the answer of an
+    /// earlier user with the same outcome key (this worker's or, through `shared`, another's),
+    /// else the user resolved by `screens`' resolver (kept for later users with the same key).
+    /// Nil only when the user's record cannot be made into a profile (the caller then reads it
+    /// in full).
+    func answer(_ u: PlanUser, screens: PopulationScreens) -> Int32? {
         let k = key(u)
         var claimed = false
         if let k {
             if let hit = cache[k] { return hit }
             if let shared {
                 switch shared.claim(screenIndex, k) {
-                case .known(let hit):
-                    if cache.count < VisibilityPlan.maxKeys { cache[k] = hit }
-                    return hit
+                case .known(let hit): return keep(hit, k)
                 case .mine: claimed = true
                 case .unshared: break
                 }
@@ -215,11 +224,48 @@ public final class VisibilityPlan {
         // A tree holding nodes a builder created with a rule depends on their outcomes too (not
         // in this plan): such answers are not shared by key. Nor are those of users whose rules
         // failed (no key: resolved every time, each failure reported).
-        if let k, !r.evaluatedCreatedRules, cache.count < VisibilityPlan.maxKeys {
-            cache[k] = answer
+        if let k, !r.evaluatedCreatedRules {
             if claimed { shared?.publish(screenIndex, k, answer); published = true }
+            return keep(answer, k)
         }
-        return answer
+        transient = answer
+        return VisibilityPlan.transientIndex
+    }
+
+    /// An answer copied into this worker's store under key `k` (while there is room).
+    private func keep(_ a: Answer, _ k: OutcomeKey) -> Int32 {
+        guard cache.count < VisibilityPlan.maxKeys else {
+            transient = a
+            return VisibilityPlan.transientIndex
+        }
+        let i = Int32(tailStart.count)
+        tailStart.append(Int32(tailBytes.count))
+        tailCount.append(Int32(a.tail.count))
+        a.tail.withUnsafeBufferPointer { tailBytes.append(contentsOf: $0) }
+        if !a.diagnostics.isEmpty { notes[i] = a.diagnostics }
+        cache[k] = i
+        return i
+    }
+
+    /// Writes answer `i`'s line for a user (`name` read in place, else `label`) and adds its
+    /// diagnostics at the user's line.
+    func write(_ i: Int32, name: UnsafeBufferPointer<UInt8>?, label: JSONValue?, line: Int,
+               into out: inout [UInt8], notes collected: inout ResolutionNotes) {
+        if i == VisibilityPlan.transientIndex {
+            for d in transient.diagnostics { collected.add(d, line: line) }
+            transient.tail.withUnsafeBufferPointer { emit(name: name, label: label, line: line, tail: $0, into: &out) }
+            return
+        }
+        if !notes.isEmpty, let ds = notes[i] { for d in ds { collected.add(d, line: line) } }
+        let s = Int(tailStart[Int(i)]), c = Int(tailCount[Int(i)])
+        tailBytes.withUnsafeBufferPointer { b in
+            emit(name: name, label: label, line: line, tail: UnsafeBufferPointer(rebasing: b[s..<s + c]), into: &out)
+        }
+    }
+
+    @inline(__always)
+    private func emit(name: UnsafeBufferPointer<UInt8>?, label: JSONValue?, line: Int, tail: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        if let label { writer.visibleLine(user: label, tail: tail, into: &out) } else { writer.visibleLine(name: name, line: line, tail: tail, into: &out) }
     }
 }
 

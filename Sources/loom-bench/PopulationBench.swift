@@ -19,6 +19,8 @@ struct PopulationBenchResult {
     var rssAfterW1MB = 0.0, rssAfterStreamMB = 0.0
     var ratio: Double { hostNs / floorNs }
     var scaling: Double { hostWallNs / jobs2Ns }
+    /// `--jobs 1` over `--jobs 2` wall time on the streamed users.
+    var streamedScaling = 0.0
 }
 
 /// The 8 rules, as a plugin (`w1_*`) and as plain Lua functions (`floor`). The SemVer rule parses
@@ -242,9 +244,13 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
         }
         h.write(Data(text.utf8))
         try? h.close()
-        _ = hostEval(project: dir, users: big, jobs: 1, output: "/dev/null")
+        let one = hostEval(project: dir, users: big, jobs: 1, output: "/dev/null")
         r.streamedUsers = streamed
         r.rssAfterStreamMB = peakRSSMB()
+        // The same stream with two jobs: scaling once the workers have learnt the screen (W1's
+        // users again and again), beside W1's own, where learning is a large part of the run.
+        let two = hostEval(project: dir, users: big, jobs: 2, output: "/dev/null")
+        r.streamedScaling = one.wall / two.wall
         try? FileManager.default.removeItem(atPath: big)
     }
     return r
