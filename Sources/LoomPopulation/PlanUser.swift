@@ -66,6 +66,9 @@ final class AttributeSlots {
 
     @inline(__always)
     func id(_ slot: Int, _ v: JSONValue) -> Int32 { values[slot].id(v) }
+
+    /// The tag and bytes of a slot's value id (from 1).
+    func bytes(_ slot: Int, _ id: Int32) -> ArraySlice<UInt8> { values[slot].bytes(id) }
 }
 
 /// Distinct values as small integers (from 1; 0 stands for nil, -1 for a value not given an id
@@ -138,6 +141,13 @@ struct ValueInterner {
             while table[k] >= 0 { k = (k + 1) & mask }
             table[k] = Int32(n)
         }
+    }
+
+    /// The tag and bytes of value `id` (from 1).
+    func bytes(_ id: Int32) -> ArraySlice<UInt8> {
+        let n = Int(id) - 1
+        let s = Int(starts[n]), e = n + 1 < starts.count ? Int(starts[n + 1]) : arena.count
+        return arena[s..<e]
     }
 
     /// A value from a parsed record. A string is tagged and written as a JSON line's string
@@ -303,6 +313,15 @@ final class PlanUser {
             }
             return nil
         }
+    }
+
+    /// The value of an attribute in the user's view as bytes any worker would make of it (the
+    /// tag and bytes its id stands for; empty for nil), nil when only a call can tell.
+    func sharedKey(_ name: String) -> [UInt8]? {
+        let slot = slots.slot(name)
+        let id = valueID(slot)
+        if id < 0 { return nil }
+        return id == 0 ? [] : Array(slots.bytes(slot, id))
     }
 
     /// The user as a profile (a JSON line parsed as `host eval` parses it; nil if it cannot be,

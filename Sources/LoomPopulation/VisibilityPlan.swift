@@ -162,11 +162,19 @@ public final class VisibilityPlan {
         let op = ops[k]
         switch op.kind {
         case .leaf:
-            if let memo = memos[Int(op.arg)], let known = memo._withUnsafeGuaranteedRef({ $0.answer(u) }) {
-                out.append(known)
-                return known
+            if let memo = memos[Int(op.arg)] {
+                if let known = memo._withUnsafeGuaranteedRef({ $0.answer(u) }) {
+                    out.append(known)
+                    return known
+                }
+                // Learnt by another worker: taken over without a call.
+                if let shared, memo._withUnsafeGuaranteedRef({ $0.enabled }), let (known, reads) = shared.memoAnswer(screenIndex, Int(op.arg), u) {
+                    memo._withUnsafeGuaranteedRef { $0.learn(reads, answer: known, u) }
+                    out.append(known)
+                    return known
+                }
             }
-            guard let v = call(leaves[Int(op.arg)], subjects[subject], u) else { return nil }
+            guard let v = call(leaves[Int(op.arg)], Int(op.arg), subjects[subject], u) else { return nil }
             out.append(v)
             return v
         case .and, .or:
@@ -184,12 +192,15 @@ public final class VisibilityPlan {
     }
 
     /// A rule called for the user (what it read learnt by its memo); nil when it failed.
-    private func call(_ l: Leaf, _ subject: RuleSubject, _ u: PlanUser) -> Bool? {
+    private func call(_ l: Leaf, _ leaf: Int, _ subject: RuleSubject, _ u: PlanUser) -> Bool? {
         guard let e = l.evaluator, let context = u.context(screenIndex) else { return nil }
         if let memo = l.memo, let observable = l.observable {
             let (result, reads) = observable.evaluateObserved(args: l.args, at: l.location, subject: subject, context: context)
             guard case .success(let answer) = result else { return nil }
-            if let reads { memo.learn(reads, answer: answer, u) }
+            if let reads, memo.enabled {
+                memo.learn(reads, answer: answer, u)
+                shared?.memoLearn(screenIndex, leaf, reads, answer: answer, u)
+            }
             return answer
         }
         guard case .success(let answer) = e.evaluate(args: l.args, at: l.location, subject: subject, context: context) else { return nil }
@@ -280,7 +291,27 @@ public final class SharedAnswers: @unchecked Sendable {
     private let cond = NSCondition()
     private var answers: [Int: [OutcomeKey: VisibilityPlan.Answer]] = [:]
     private var pending: [Int: Set<OutcomeKey>] = [:]
+    private var memos: [Int: SharedMemo] = [:]
     public init() {}
+
+    /// A rule reference's answer for the user as another worker learnt it, with what it read.
+    func memoAnswer(_ screen: Int, _ leaf: Int, _ u: PlanUser) -> (Bool, [String])? {
+        cond.lock(); defer { cond.unlock() }
+        return memos[screen << 24 | leaf]?.answer(u)
+    }
+
+    /// Shares what a call of a rule reference read and answered for the user.
+    func memoLearn(_ screen: Int, _ leaf: Int, _ reads: [String], answer: Bool, _ u: PlanUser) {
+        var values: [[UInt8]] = []
+        for r in reads {
+            guard let v = u.sharedKey(r) else { return }
+            values.append(v)
+        }
+        cond.lock(); defer { cond.unlock() }
+        let key = screen << 24 | leaf
+        if memos[key] == nil { memos[key] = SharedMemo() }
+        memos[key]!.learn(reads, values, answer: answer)
+    }
 
     /// The answer for a key, or the right (and duty: `publish`) to resolve it; `unshared` when
     /// the table is full.
@@ -330,5 +361,46 @@ struct OutcomeKey: Hashable {
             rest = (rest ?? []) + [v]
         }
         count += 1
+    }
+}
+
+/// A rule reference's answers as every worker learnt them (`RuleMemo`'s tree with names and
+/// value bytes instead of a worker's slots and ids), so a worker need not call a rule for a
+/// value another worker already called it with. Guarded by `SharedAnswers`' lock.
+final class SharedMemo {
+    private var reads: [String?] = [nil]
+    private var answers: [Int8] = [-1]
+    private var children: [[[UInt8]: Int]] = [[:]]
+    private var off = false
+
+    func answer(_ u: PlanUser) -> (Bool, [String])? {
+        guard !off else { return nil }
+        var i = 0, path: [String] = []
+        while true {
+            if answers[i] >= 0 { return (answers[i] == 1, path) }
+            guard let name = reads[i], let v = u.sharedKey(name), let next = children[i][v] else { return nil }
+            path.append(name)
+            i = next
+        }
+    }
+
+    func learn(_ names: [String], _ values: [[UInt8]], answer: Bool) {
+        guard !off else { return }
+        var i = 0
+        for (name, v) in zip(names, values) {
+            if answers[i] >= 0 { off = true; return }
+            if let r = reads[i] {
+                guard r.utf8.elementsEqual(name.utf8) else { off = true; return }
+            } else {
+                reads[i] = name
+            }
+            if let next = children[i][v] { i = next; continue }
+            guard reads.count < RuleMemo.maxNodes else { off = true; return }
+            reads.append(nil); answers.append(-1); children.append([:])
+            children[i][v] = reads.count - 1
+            i = reads.count - 1
+        }
+        if reads[i] != nil || (answers[i] >= 0 && (answers[i] == 1) != answer) { off = true; return }
+        answers[i] = answer ? 1 : 0
     }
 }

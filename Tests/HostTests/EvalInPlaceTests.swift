@@ -132,6 +132,32 @@ extension EvalInPlaceTests {
     }
 }
 
+extension EvalInPlaceTests {
+    /// Two workers learning at once: each takes over the answers the other learnt (rule answers
+    /// and resolved keys are shared); the output is that of every rule called for every user.
+    func testTwoWorkersShareWhatTheyLearn() throws {
+        let dir = try project()
+        var lines: [String] = []
+        var rng: UInt64 = 99
+        func next(_ m: Int) -> Int { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return Int((rng >> 33) % UInt64(m)) }
+        let forms = ["\(0)", "1", "1.0", "\"1\"", "null", "true", "{\"k\": 1}"]
+        for i in 0..<12_000 {
+            var u = [#""name": "p\#(next(4))_\#(i % 7)""#]
+            if next(4) > 0 { u.append(#""v": \#(next(3) == 0 ? forms[next(forms.count)] : String(next(300)))"#) }
+            if next(5) == 0 { u.append(#""profile": "p\#(next(2))""#) }
+            lines.append("{" + u.joined(separator: ", ") + "}")
+        }
+        let users = dir.appendingPathComponent("shared.jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: users)
+        let args = ["eval", "p", "--project", dir.path, "--users", users.path]
+        let two = try Host.run(args + ["--jobs", "2"])
+        let calls = try Host.run(args + ["--jobs", "1"], environment: ["LOOM_EVAL_NO_MEMO": "1"])
+        assertExit(two, 0)
+        XCTAssertEqual(two.stdoutLines.count, 12_001)  // and the empty string after the last line break
+        XCTAssertTrue(two.stdoutData == calls.stdoutData, "two workers sharing answers differ from calling every rule")
+    }
+}
+
 /// A seeded generator for shuffles (same seed, same order).
 struct Seeded: RandomNumberGenerator {
     var state: UInt64
