@@ -7,7 +7,8 @@ import LoomPlugins
 /// values it read; and which attribute it reads next is a function of the values it read so
 /// far. The memo is that function as a tree: a node names the attribute the rule read next and
 /// branches on its value; a leaf holds the answer. A user walks it by looking the named
-/// attributes up in their view (`UserViewValue`); where a branch is missing the rule is called
+/// attributes up in their view (`PlanUser.valueID`: slots and value ids, mirroring
+/// `UserViewValue`); where a branch is missing the rule is called
 /// with a recording view (`ObservableRule`) and the path it read is added. A call that read
 /// the whole user (iteration, `#`, `rawget`, `tostring`), logged a line or failed adds nothing.
 /// A path that contradicts the tree (a rule that is not deterministic) turns the memo off, as
