@@ -1,0 +1,87 @@
+import Foundation
+import LoomCore
+import LoomPlugins
+import LuaRuntime
+
+// resolve — a generated reference screen (100 sections: labels, buttons, lists with a gated
+// item each) resolved for one user, against bare lua_pcall (main.swift reports it).
+
+func referenceScreen(sections: Int, bare: Bool = false) -> (String, components: Int, ruleNodes: Int, items: Int) {
+    let label = bare ? "bare_label" : "label", button = bare ? "bare_label" : "button", list = bare ? "bare_list" : "list", stack = bare ? "bare_stack" : "stack"
+    var comps = 1, ruleNodes = 0, items = 0
+    var sectionTexts: [String] = []
+    for s in 0..<sections {
+        var children: [String] = []
+        for k in 0..<5 { children.append(#"{"type": "\#(label)", "id": "l\#(s)_\#(k)", "meta": {"text": "Label \#(s).\#(k)"}}"#) }
+        for k in 0..<5 { children.append(#"{"type": "\#(button)", "id": "b\#(s)_\#(k)", "meta": {"title": "Button \#(k)"}, "action": "detail:\#(s)"}"#) }
+        comps += 11
+        for k in 0..<4 {
+            var its: [String] = []
+            for m in 0..<8 {
+                let rule = m == 0 ? (bare ? #", "rule": {"bare_version": {"app_version": "5.2.0"}}"# : #", "rule": {"at_least": {"app_version": "5.2.0"}}"#) : ""
+                if m == 0 { ruleNodes += 1 }
+                its.append(#"{"title": "Item \#(m)", "subtitle": "S\#(s)", "action": "item:\#(s)_\#(k)_\#(m)"\#(rule)}"#)
+            }
+            items += 8
+            comps += 1
+            children.append(#"{"type": "\#(list)", "id": "list\#(s)_\#(k)", "meta": {"title": "List \#(k)"}, "layout": {"span": 2, "item-spacing": 4}, "items": [\#(its.joined(separator: ","))]}"#)
+        }
+        ruleNodes += 4
+        sectionTexts.append(#"{"type": "\#(stack)", "id": "section\#(s)", "rule": {"AND": ["is_gold_member", {"NOT": "is_churn_risk"}]}, "meta": {"spacing": 8}, "children": [\#(children.joined(separator: ","))]}"#)
+    }
+    let text = #"{"screen": "reference", "root": {"type": "\#(stack)", "id": "root", "children": [\#(sectionTexts.joined(separator: ","))]}}"#
+    return (text, comps, ruleNodes, items)
+}
+
+struct ResolveFigures {
+    var comps = 0, ruleNodes = 0, items = 0
+    var us = 0.0, calls = 0.0, nsPerCall = 0.0, bare = 0.0
+    /// Without the screen's tree cache: every resolution builds its tree.
+    var coldUs = 0.0, coldCalls = 0.0
+}
+
+/// Resolves the reference screen for one user, `runs` times; the bare lua_pcall of the same
+/// state is measured right after.
+func resolveBench(bare bareBuilders: Bool, runs: Int, tmp: String) -> ResolveFigures {
+    let (text, comps, ruleNodes, items) = referenceScreen(sections: 100, bare: bareBuilders)
+    let file = tmp + "/screens/reference\(bareBuilders ? "-bare" : "").json"
+    try! text.write(toFile: file, atomically: true, encoding: .utf8)
+    var options = Workspace.Options()
+    options.project = tmp
+    let ws = try! Workspace(options: options)
+    let loaded = ws.screen(file: file)
+    let (screen, d, check) = (loaded.screen, loaded.diagnostics, loaded.check)
+    precondition(!d.hasErrors, "reference screen: \(d.items)")
+    let user = try! ws.users.user(named: "gold", context: [], now: nil).get()
+    _ = ws.resolve(screen!, check: check!, user: user)  // warm the node tables
+    var totalCalls = 0
+    let t0 = now()
+    for _ in 0..<runs {
+        let ctx = ResolutionContext(user: user, screenID: "reference")
+        _ = ws.resolver(screen!, check: check!).resolve(for: user, context: ctx)
+        totalCalls += ctx.pluginCalls
+    }
+    let elapsed = Double(now() - t0)
+    var f = ResolveFigures(comps: comps, ruleNodes: ruleNodes, items: items)
+    let coldRuns = ProcessInfo.processInfo.environment["LOOM_BENCH_NO_COLD"] != nil ? 1 : max(5, runs / 10)
+    var coldCalls = 0
+    let c0 = now()
+    for _ in 0..<coldRuns {
+        let ctx = ResolutionContext(user: user, screenID: "reference")
+        _ = Resolver(factory: ws.factory, screen: screen!, check: check!).resolve(for: user, context: ctx)
+        coldCalls += ctx.pluginCalls
+    }
+    f.coldUs = Double(now() - c0) / Double(coldRuns) / 1000
+    f.coldCalls = Double(coldCalls) / Double(coldRuns)
+    f.calls = Double(totalCalls) / Double(runs)
+    f.us = elapsed / Double(runs) / 1000
+    f.nsPerCall = elapsed / Double(runs) / f.calls
+    let fn = ws.engine.ruleFunction(named: "is_gold_member")!
+    let ctx = ResolutionContext(user: user, screenID: "reference")
+    let (userRef, nodeRef) = try! ws.engine.benchmarkTables(context: ctx, component: screen!.root)
+    let n = 1_000_000
+    let b0 = now()
+    _ = ws.engine.state.benchmarkBarePCall(function: fn.ref, user: userRef, node: nodeRef, count: n)
+    f.bare = Double(now() - b0) / Double(n)
+    return f
+}
