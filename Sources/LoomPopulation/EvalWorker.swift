@@ -18,7 +18,7 @@ public struct UserBatch: Sendable {
     public func pending(_ k: Int) -> PendingUser {
         if k < users.count { return users[k] }
         let r = lines.records[k - users.count]
-        if r.tooLong { return PendingUser(line: r.line, readError: "this record is longer than \(RecordReader.maxRecordBytes >> 20) MiB") }
+        if r.tooLong { return PendingUser.tooLong(line: r.line) }
         return PendingUser(line: r.line, bytes: Array(lines.bytes[r.start..<r.end]))
     }
 }
@@ -77,10 +77,11 @@ public final class EvalWorker {
         let usePlan = writer.select == .visible && writer.format != .csv && env["LOOM_EVAL_NO_PLAN"] == nil
         let useMemo = env["LOOM_EVAL_NO_MEMO"] == nil
         screenIDs = screens.screens.map(\.id)
-        plans = usePlan ? screens.screens.enumerated().map {
-            VisibilityPlan(screen: $1.screen, index: $0, factory: screens.workspace.factory, resolver: $1.resolver, writer: writer,
-                           useMemo: useMemo, shared: shared)
+        // Plans for every screen, or none (users are then resolved in full).
+        let made = usePlan ? screens.screens.enumerated().compactMap {
+            VisibilityPlan(resolver: $1.resolver, index: $0, writer: writer, useMemo: useMemo, shared: shared)
         } : []
+        plans = made.count == screens.screens.count ? made : []
         user = PlanUser(slots: AttributeSlots(device: screens.deviceAttributes, now: parser.now), screens: screens, parser: parser)
     }
 
@@ -91,7 +92,7 @@ public final class EvalWorker {
         let lines = batch.lines
         guard !lines.records.isEmpty else { return chunk }
         lines.bytes.withUnsafeBufferPointer { all in
-            for r in lines.records {
+            for (k, r) in lines.records.enumerated() {
                 if !r.tooLong, !plans.isEmpty,
                    user.read(line: UnsafeBufferPointer(rebasing: all[r.start..<r.end]), number: r.line), answered() {
                     chunk.users += 1
@@ -101,8 +102,7 @@ public final class EvalWorker {
                     }
                     continue
                 }
-                evaluate(r.tooLong ? PendingUser(line: r.line, readError: "this record is longer than \(RecordReader.maxRecordBytes >> 20) MiB")
-                                   : PendingUser(line: r.line, bytes: Array(all[r.start..<r.end])), into: &chunk)
+                evaluate(batch.pending(batch.users.count + k), into: &chunk)
             }
         }
         return chunk

@@ -74,7 +74,7 @@ public final class UserInput {
         users.reserveCapacity(batchSize)
         if let reader {
             while users.count < batchSize, let (line, bytes, tooLong) = reader.next() {
-                users.append(tooLong ? PendingUser(line: line, readError: "this record is longer than \(RecordReader.maxRecordBytes >> 20) MiB")
+                users.append(tooLong ? PendingUser.tooLong(line: line)
                                      : PendingUser(line: line, bytes: bytes))
             }
         } else {

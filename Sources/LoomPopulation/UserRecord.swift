@@ -19,6 +19,13 @@ public struct PendingUser: Sendable {
     }
 }
 
+extension PendingUser {
+    /// A record over `RecordReader.maxRecordBytes`, reported at its line.
+    static func tooLong(line: Int) -> PendingUser {
+        PendingUser(line: line, readError: "this record is longer than \(RecordReader.maxRecordBytes >> 20) MiB")
+    }
+}
+
 /// A user ready to evaluate: the label output lines carry (the user's name, else the source line
 /// number) and the profile rules see.
 public struct UserRecord: Sendable {

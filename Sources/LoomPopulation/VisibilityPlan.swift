@@ -5,13 +5,12 @@ import OrderedCollections
 /// `--select visible`'s fast path. A resolved tree depends on the screen's rule outcomes only
 /// (builders are deterministic and see no user: the premise of the resolver's own tree cache),
 /// so what a user sees is a function of the outcomes of the rules the screen holds. This plan
-/// evaluates those rules for a user, in document order with AND / OR short-circuits, each
-/// rule of a component or item only when what encloses it is shown, and keys the answer by the
-/// outcomes: the first user with a given key is resolved by the real resolver and its visible
-/// ids (and diagnostics) are kept for every later user with the same key. A user whose rules
-/// fail anywhere is resolved by the resolver every time (failures are reported per user).
-/// The plan covers every rule the resolver can reach (a superset: rules of components the
-/// resolver would skip make keys only more specific), so equal keys mean equal trees.
+/// is the resolver's own rule plan (`Resolver.rulePlanEntries`: the rules a cached resolution
+/// evaluates, in its order, AND / OR short-circuits, a hidden component's rules skipped), and
+/// keys the answer by the outcomes: the first user with a given key is resolved by the real
+/// resolver replaying those outcomes, and its visible ids (and diagnostics) are kept for every
+/// later user with the same key. A user whose rules fail anywhere is resolved by the resolver
+/// every time (failures are reported per user).
 public final class VisibilityPlan {
     /// A rule reference (a class: walking the plan copies no fields).
     final class Leaf {
@@ -72,17 +71,16 @@ public final class VisibilityPlan {
     let screenIndex: Int
     let writer: EvalLineWriter
 
-    /// `useMemo`: reuse Lua rules' answers by what they read (`RuleMemo`).
     /// Answers found by other workers of the run (nil: this worker's only).
     let shared: SharedAnswers?
 
-    /// Whether the plan is the resolver's own rule plan (`Resolver.rulePlanEntries`): a new key's
-    /// outcomes are then replayed by the resolver instead of its calling the rules again.
-    let replays: Bool
-
-    public init(screen: Screen, index: Int, factory: Factory, resolver: Resolver, writer: EvalLineWriter, useMemo: Bool = true,
-                shared: SharedAnswers? = nil) {
-        screenID = screen.id
+    /// The plan of `resolver`'s screen, screen `index` of the worker's; nil when the resolver has
+    /// no rule plan (no cache: nothing to replay into). `useMemo`: reuse Lua rules' answers by
+    /// what they read (`RuleMemo`).
+    public init?(resolver: Resolver, index: Int, writer: EvalLineWriter, useMemo: Bool = true, shared: SharedAnswers? = nil) {
+        guard let entries = resolver.rulePlanEntries else { return nil }
+        let factory = resolver.factory
+        screenID = resolver.screen.id
         screenIndex = index
         self.writer = writer
         self.shared = shared
@@ -107,38 +105,10 @@ public final class VisibilityPlan {
             }
             ops[at].end = Int32(ops.count)
         }
-        func guarded(_ r: RuleExpression, _ subject: RuleSubject) -> Int {
-            subjects.append(subject)
-            steps.append(Step(op: Int32(ops.count), subject: Int32(subjects.count - 1), skip: 0))
-            compile(r)
-            return steps.count - 1
-        }
-        func component(_ c: Component) {
-            var at: Int?
-            if let r = c.rule { at = guarded(r, .component(c)) }
-            if let h = c.header { component(h) }
-            for child in c.children { component(child) }
-            for item in c.items {
-                var itemAt: Int?
-                if let r = item.rule { itemAt = guarded(r, .item(item)) }
-                for child in item.children { component(child) }
-                if let itemAt { steps[itemAt].skip = Int32(steps.count) }
-            }
-            if let f = c.footer { component(f) }
-            if let at { steps[at].skip = Int32(steps.count) }
-        }
-        if let entries = resolver.rulePlanEntries {
-            // The resolver's own plan: the same rules in the same order, so a key is the leaves
-            // its cached resolution computes.
-            for e in entries {
-                subjects.append(e.subject)
-                steps.append(Step(op: Int32(ops.count), subject: Int32(subjects.count - 1), skip: Int32(e.skip)))
-                compile(e.rule)
-            }
-            replays = true
-        } else {
-            component(screen.root)
-            replays = false
+        for e in entries {
+            subjects.append(e.subject)
+            steps.append(Step(op: Int32(ops.count), subject: Int32(subjects.count - 1), skip: Int32(e.skip)))
+            compile(e.rule)
         }
         (self.ops, self.leaves, self.subjects, self.steps) = (ops, leaves, subjects, steps)
         memos = leaves.map { $0.memo.map { Unmanaged.passUnretained($0) } }
@@ -229,7 +199,7 @@ public final class VisibilityPlan {
         var published = false
         defer { if claimed, !published, let k { shared?.publish(screenIndex, k, Answer?.none) } }
         guard let user = u.user else { return nil }
-        let r = replays && k != nil ? screens.resolve(screenIndex, for: user, replaying: k!.leaves) : screens.resolve(screenIndex, for: user)
+        let r = k.map { screens.resolve(screenIndex, for: user, replaying: $0.leaves) } ?? screens.resolve(screenIndex, for: user)
         let answer = Answer(tail: writer.visibleTail(screen: screenID, fragment: EvalLineWriter.visibleFragment(r.tree)),
                             diagnostics: r.diagnostics.items)
         // A tree holding nodes a builder created with a rule depends on their outcomes too (not
