@@ -17,72 +17,29 @@ import OrderedCollections
 public enum JSONFlatObject {
     public static func parse(_ bytes: [UInt8]) -> OrderedDictionary<String, JSONValue>? {
         bytes.withUnsafeBufferPointer { b -> OrderedDictionary<String, JSONValue>? in
-            guard let base = b.baseAddress, b.count > 1 else { return nil }
-            var parser = JSONParser(base: base, count: b.count, file: "")
-            return parser.flatObject()
-        }
-    }
-}
-
-extension JSONParser {
-    mutating func flatObject() -> OrderedDictionary<String, JSONValue>? {
-        skipWhitespace()
-        guard i < end, p[i] == openBrace else { return nil }
-        i += 1
-        var out = OrderedDictionary<String, JSONValue>()
-        out.reserveCapacity(12)
-        skipWhitespace()
-        if i < end && p[i] == closeBrace {
-            i += 1
-            skipWhitespace()
-            return i == end ? out : nil
-        }
-        while true {
-            skipWhitespace()
-            guard let key = plainString() else { return nil }
-            skipWhitespace()
-            guard i < end, p[i] == colon else { return nil }
-            i += 1
-            skipWhitespace()
-            guard i < end else { return nil }
-            let value: JSONValue
-            switch p[i] {
-            case quote:
-                guard let s = plainString() else { return nil }
-                value = .string(s)
-            case minus, zero...nine:
-                guard let n = try? parseNumber(position), !(i < end && isWordByte(p[i])) else { return nil }
-                value = n.plain
-            case UInt8(ascii: "t"): guard matchLiteral("true") else { return nil }; value = .bool(true)
-            case UInt8(ascii: "f"): guard matchLiteral("false") else { return nil }; value = .bool(false)
-            case UInt8(ascii: "n"): guard matchLiteral("null") else { return nil }; value = .null
-            default: return nil
+            guard let base = b.baseAddress, b.count > 1, b.count < Int(Int32.max) else { return nil }
+            var scanner = FlatScanner(p: base, end: b.count, plainNumbersOnly: false)
+            var members: [JSONFlatMember] = []
+            guard scanner.members(&members) else { return nil }
+            func text(_ s: Int32, _ n: Int32) -> String { String(decoding: UnsafeBufferPointer(start: base + Int(s), count: Int(n)), as: UTF8.self) }
+            var out = OrderedDictionary<String, JSONValue>(minimumCapacity: members.count)
+            for m in members {
+                let value: JSONValue
+                switch m.kind {
+                case .string: value = .string(text(m.valueStart, m.valueCount))
+                case .number:
+                    // The token read by the reader's own number code (exact, and its range check).
+                    var parser = JSONParser(base: base + Int(m.valueStart), count: Int(m.valueCount), file: "")
+                    guard let n = try? parser.parseNumber(parser.position), parser.i == Int(m.valueCount) else { return nil }
+                    value = n.plain
+                case .true: value = .bool(true)
+                case .false: value = .bool(false)
+                case .null: value = .null
+                }
+                out[text(m.keyStart, m.keyCount)] = value
             }
-            guard out.updateValue(value, forKey: key) == nil else { return nil }
-            skipWhitespace()
-            guard i < end else { return nil }
-            if p[i] == comma { i += 1; continue }
-            guard p[i] == closeBrace else { return nil }
-            i += 1
-            skipWhitespace()
-            return i == end ? out : nil
+            return out
         }
-    }
-
-    /// A string of printable ASCII without escapes, at `i` (on its opening quote).
-    private mutating func plainString() -> String? {
-        guard i < end, p[i] == quote else { return nil }
-        let start = i + 1
-        var j = start
-        while j < end {
-            let c = p[j]
-            if c == quote { break }
-            if c == backslash || c < 0x20 || c >= 0x80 { return nil }
-            j += 1
-        }
-        guard j < end else { return nil }
-        i = j + 1
-        return String(decoding: UnsafeBufferPointer(start: p + start, count: j - start), as: UTF8.self)
     }
 }
 
@@ -105,7 +62,7 @@ extension JSONFlatObject {
     public static func scan(_ b: UnsafeBufferPointer<UInt8>, into members: inout [JSONFlatMember]) -> Bool {
         members.removeAll(keepingCapacity: true)
         guard let base = b.baseAddress, b.count > 1, b.count < Int(Int32.max) else { return false }
-        var s = FlatScanner(p: base, end: b.count)
+        var s = FlatScanner(p: base, end: b.count, plainNumbersOnly: true)
         return s.members(&members)
     }
 }
@@ -133,10 +90,14 @@ extension JSONFlatObject {
     }
 }
 
-/// `JSONFlatObject.scan`'s reader: bytes and a position, nothing else.
+/// `JSONFlatObject`'s reader of a flat line: bytes and a position, nothing else (no
+/// `JSONParser`, whose scratch stacks would be made for every line). `plainNumbersOnly`: `scan`'s
+/// subset of numbers; otherwise any JSON number token (`parse` then reads it with the reader's
+/// own number code).
 private struct FlatScanner {
     let p: UnsafePointer<UInt8>
     let end: Int
+    let plainNumbersOnly: Bool
     var i = 0
 
     @inline(__always)
@@ -172,7 +133,7 @@ private struct FlatScanner {
                 guard let s = plainSpan() else { return false }
                 m.valueStart = Int32(s.start); m.valueCount = Int32(s.count); m.kind = .string
             case 0x2D, 0x30...0x39:
-                guard let n = plainNumber() else { return false }
+                guard let n = plainNumbersOnly ? plainNumber() : number() else { return false }
                 m.valueCount = Int32(n); m.kind = .number
             case 0x74: guard literal("true") else { return false }; m.kind = .true
             case 0x66: guard literal("false") else { return false }; m.kind = .false
@@ -194,7 +155,7 @@ private struct FlatScanner {
         }
     }
 
-    /// A string of printable ASCII without escapes (`plainString`'s), at its opening quote: the
+    /// A string of printable ASCII without escapes, at its opening quote: the
     /// bytes between the quotes.
     @inline(__always)
     mutating func plainSpan() -> (start: Int, count: Int)? {
@@ -238,6 +199,38 @@ private struct FlatScanner {
         if j < end {
             let c = p[j]
             if (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || digit(j) || c == 0x5F || c == 0x2E || c == 0x2B || c == 0x2D { return nil }
+        }
+        i = j
+        return j - start
+    }
+
+    /// Any JSON number token's length, `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, not
+    /// followed by a letter, digit or `_`: what `JSONParser.parseNumber` reads before its range
+    /// check (`parse` makes that check).
+    mutating func number() -> Int? {
+        let start = i
+        var j = i
+        if p[j] == 0x2D { j += 1 }
+        guard digit(j) else { return nil }
+        if p[j] == 0x30 {
+            j += 1
+        } else {
+            while digit(j) { j += 1 }
+        }
+        if j < end && p[j] == 0x2E {
+            j += 1
+            guard digit(j) else { return nil }
+            while digit(j) { j += 1 }
+        }
+        if j < end && (p[j] | 0x20) == 0x65 {
+            j += 1
+            if j < end && (p[j] == 0x2B || p[j] == 0x2D) { j += 1 }
+            guard digit(j) else { return nil }
+            while digit(j) { j += 1 }
+        }
+        if j < end {
+            let c = p[j]
+            if (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || digit(j) || c == 0x5F { return nil }
         }
         i = j
         return j - start
