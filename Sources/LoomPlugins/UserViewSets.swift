@@ -104,19 +104,18 @@ enum Exact {
     /// Same keys (each with the same bytes) and values; the order of a Swift dictionary is not
     /// compared (`userView` sorts these).
     static func same(_ a: [String: JSONValue], _ b: [String: JSONValue]) -> Bool {
-        if sameBits(a, b) { return true }
-        guard a.count == b.count else { return false }
-        for (k, v) in a {
-            guard let i = b.index(forKey: k), same(b[i].key, k), same(b[i].value, v) else { return false }
-        }
-        return true
+        sameEntries(a, b) { same($0, $1) }
     }
 
     static func same(_ a: [String: String], _ b: [String: String]) -> Bool {
+        sameEntries(a, b) { same($0, $1) }
+    }
+
+    private static func sameEntries<V>(_ a: [String: V], _ b: [String: V], _ sameValue: (V, V) -> Bool) -> Bool {
         if sameBits(a, b) { return true }
         guard a.count == b.count else { return false }
         for (k, v) in a {
-            guard let i = b.index(forKey: k), same(b[i].key, k), same(b[i].value, v) else { return false }
+            guard let i = b.index(forKey: k), same(b[i].key, k), sameValue(b[i].value, v) else { return false }
         }
         return true
     }

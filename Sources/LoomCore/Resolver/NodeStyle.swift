@@ -38,24 +38,19 @@ public struct NodeStyle: Sendable, Hashable {
             makeOrigins = origins
         }
 
-        var line: String {
-            lock.lock()
-            defer { lock.unlock() }
-            if let l = madeLine { return l }
-            let l = makeLine!()
-            madeLine = l
-            makeLine = nil
-            return l
-        }
+        var line: String { made(&madeLine, &makeLine) }
 
-        var origins: [Origin] {
+        var origins: [Origin] { made(&madeOrigins, &makeOrigins) }
+
+        /// A value made on first use (under the lock; its maker is then dropped).
+        private func made<T>(_ value: inout T?, _ make: inout (@Sendable () -> T)?) -> T {
             lock.lock()
             defer { lock.unlock() }
-            if let o = madeOrigins { return o }
-            let o = makeOrigins!()
-            madeOrigins = o
-            makeOrigins = nil
-            return o
+            if let v = value { return v }
+            let v = make!()
+            value = v
+            make = nil
+            return v
         }
     }
 
