@@ -67,6 +67,16 @@ final class AttributeSlots {
     @inline(__always)
     func id(_ slot: Int, _ v: JSONValue) -> Int32 { values[slot].id(v) }
 
+    /// The id of a value as `PlanUser.sharedKey` gives it (its tag and bytes; empty for nil).
+    func id(_ slot: Int, shared: [UInt8]) -> Int32 {
+        guard let tag = shared.first else { return 0 }
+        return shared.withUnsafeBufferPointer { b in
+            let rest = UnsafeBufferPointer(rebasing: b[1...])
+            if let v = values[slot].find(tag, rest) { return v }
+            return values[slot].id(tag, rest)
+        }
+    }
+
     /// The tag and bytes of a slot's value id (from 1).
     func bytes(_ slot: Int, _ id: Int32) -> ArraySlice<UInt8> { values[slot].bytes(id) }
 }

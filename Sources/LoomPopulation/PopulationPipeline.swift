@@ -38,10 +38,14 @@ public enum PopulationPipeline {
         // while its result holds up the output; still a fixed bound, whatever the input's size.
         let capacity = 16 * jobs
         var nextIn = 0, nextOut = 0, inputDone = false, stopped = false
+        // At first two batches per worker are read, so that the work starts at once; from then
+        // on the queue is kept full.
+        var room = 2 * jobs
         while !stopped {
-            while !inputDone, nextIn - nextOut < capacity {
+            while !inputDone, nextIn - nextOut < room {
                 if let b = next() { q.add(nextIn, b); nextIn += 1 } else { inputDone = true }
             }
+            room = capacity
             if inputDone, nextOut == nextIn { break }
             // The next result when it is ready; else a batch worked here; else wait for it.
             let out: Output

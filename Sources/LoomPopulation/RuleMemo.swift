@@ -83,12 +83,30 @@ final class RuleMemo {
 
     /// Records that, for this user, the rule read `reads` (in order) and answered `answer`.
     func learn(_ reads: [String], answer: Bool, _ u: PlanUser) {
+        learn(count: reads.count, answer: answer) { k in
+            let slot = u.slots.slot(reads[k])
+            let v = u.valueID(slot)
+            return v >= 0 ? (Int32(slot), v) : nil
+        }
+    }
+
+    /// Records what another worker learnt (its entry's values as `PlanUser.sharedKey` made them).
+    func learn(_ e: SharedAnswers.MemoEntry, slots: AttributeSlots) {
+        learn(count: e.reads.count, answer: e.answer) { k in
+            let slot = slots.slot(e.reads[k])
+            let v = slots.id(slot, shared: e.values[k])
+            return v >= 0 ? (Int32(slot), v) : nil
+        }
+    }
+
+    /// Adds a path: `step(k)` is the slot and value id of the k-th read (nil: no id, nothing
+    /// learnt).
+    @inline(__always)
+    private func learn(count: Int, answer: Bool, _ step: (Int) -> (Int32, Int32)?) {
         guard enabled else { return }
         var i = 0
-        for key in reads {
-            let slot = Int32(u.slots.slot(key))
-            let v = u.valueID(Int(slot))
-            guard v >= 0 else { return }
+        for k in 0..<count {
+            guard let (slot, v) = step(k) else { return }
             if answers[i] >= 0 { return disable() }
             if keys[i] >= 0 {
                 if keys[i] != slot { return disable() }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What every worker of a run has resolved, by screen and outcome key: a key one worker
 /// resolved is not resolved again by another (the workers' screens are the same files in
@@ -11,26 +12,47 @@ public final class SharedAnswers: @unchecked Sendable {
     private let cond = NSCondition()
     private var answers: [Int: [OutcomeKey: VisibilityPlan.Answer]] = [:]
     private var pending: [Int: Set<OutcomeKey>] = [:]
-    private var memos: [Int: SharedMemo] = [:]
     public init() {}
 
-    /// A rule reference's answer for the user as another worker learnt it, with what it read.
-    func memoAnswer(_ screen: Int, _ leaf: Int, _ u: PlanUser) -> (Bool, [String])? {
+    /// Rule answers learnt by the workers, in the order they were learnt: the screen, the rule
+    /// reference, what the call read (attribute names and the bytes `PlanUser.sharedKey` makes of
+    /// their values) and its answer. A worker takes over the entries it has not seen yet when
+    /// its own memo misses (`memoEntries`), before calling the rule itself.
+    struct MemoEntry: Sendable {
+        let screen: Int, leaf: Int
+        let reads: [String]
+        let values: [[UInt8]]
+        let answer: Bool
+    }
+    private var memoLog: [MemoEntry] = []
+    /// How many entries `memoLog` holds, readable without the lock (a worker looks at it on every
+    /// miss of its own memo; only a change is worth the lock).
+    private let memoCount = Atomic<Int>(0)
+    /// Entries kept at most (beyond it, each worker learns alone): a rule reading an attribute
+    /// unique to each user adds an entry per call until a memo gives up (`RuleMemo.maxNodes`).
+    static let maxMemoEntries = 1 << 16
+
+    /// How many rule answers have been shared so far.
+    var memoVersion: Int { memoCount.load(ordering: .acquiring) }
+
+    /// The entries from `from` on, copied (the log grows on while they are read).
+    func memoEntries(from: Int) -> [MemoEntry] {
         cond.lock(); defer { cond.unlock() }
-        return memos[screen << 24 | leaf]?.answer(u)
+        return Array(memoLog[min(from, memoLog.count)...])
     }
 
     /// Shares what a call of a rule reference read and answered for the user.
     func memoLearn(_ screen: Int, _ leaf: Int, _ reads: [String], answer: Bool, _ u: PlanUser) {
         var values: [[UInt8]] = []
+        values.reserveCapacity(reads.count)
         for r in reads {
             guard let v = u.sharedKey(r) else { return }
             values.append(v)
         }
         cond.lock(); defer { cond.unlock() }
-        let key = screen << 24 | leaf
-        if memos[key] == nil { memos[key] = SharedMemo() }
-        memos[key]!.learn(reads, values, answer: answer)
+        guard memoLog.count < SharedAnswers.maxMemoEntries else { return }
+        memoLog.append(MemoEntry(screen: screen, leaf: leaf, reads: reads, values: values, answer: answer))
+        memoCount.store(memoLog.count, ordering: .releasing)
     }
 
     /// The answer for a key, or the right (and duty: `publish`) to resolve it; `unshared` when
@@ -54,46 +76,5 @@ public final class SharedAnswers: @unchecked Sendable {
         pending[screen]?.remove(k)
         if let a { answers[screen, default: [:]][k] = a }
         cond.broadcast()
-    }
-}
-
-/// A rule reference's answers as every worker learnt them (`RuleMemo`'s tree with names and
-/// value bytes instead of a worker's slots and ids), so a worker need not call a rule for a
-/// value another worker already called it with. Guarded by `SharedAnswers`' lock.
-final class SharedMemo {
-    private var reads: [String?] = [nil]
-    private var answers: [Int8] = [-1]
-    private var children: [[[UInt8]: Int]] = [[:]]
-    private var off = false
-
-    func answer(_ u: PlanUser) -> (Bool, [String])? {
-        guard !off else { return nil }
-        var i = 0, path: [String] = []
-        while true {
-            if answers[i] >= 0 { return (answers[i] == 1, path) }
-            guard let name = reads[i], let v = u.sharedKey(name), let next = children[i][v] else { return nil }
-            path.append(name)
-            i = next
-        }
-    }
-
-    func learn(_ names: [String], _ values: [[UInt8]], answer: Bool) {
-        guard !off else { return }
-        var i = 0
-        for (name, v) in zip(names, values) {
-            if answers[i] >= 0 { off = true; return }
-            if let r = reads[i] {
-                guard r.utf8.elementsEqual(name.utf8) else { off = true; return }
-            } else {
-                reads[i] = name
-            }
-            if let next = children[i][v] { i = next; continue }
-            guard reads.count < RuleMemo.maxNodes else { off = true; return }
-            reads.append(nil); answers.append(-1); children.append([:])
-            children[i][v] = reads.count - 1
-            i = reads.count - 1
-        }
-        if reads[i] != nil || (answers[i] >= 0 && (answers[i] == 1) != answer) { off = true; return }
-        answers[i] = answer ? 1 : 0
     }
 }

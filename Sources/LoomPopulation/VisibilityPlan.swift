@@ -73,6 +73,8 @@ public final class VisibilityPlan {
 
     /// Answers found by other workers of the run (nil: this worker's only).
     let shared: SharedAnswers?
+    /// How many of `shared`'s rule answers this plan has taken over.
+    @exclusivity(unchecked) private var sharedSeen = 0
 
     /// The plan of `resolver`'s screen, screen `index` of the worker's; nil when the resolver has
     /// no rule plan (no cache: nothing to replay into). `useMemo`: reuse Lua rules' answers by
@@ -138,8 +140,8 @@ public final class VisibilityPlan {
                     return known
                 }
                 // Learnt by another worker: taken over without a call.
-                if let shared, memo._withUnsafeGuaranteedRef({ $0.enabled }), let (known, reads) = shared.memoAnswer(screenIndex, Int(op.arg), u) {
-                    memo._withUnsafeGuaranteedRef { $0.learn(reads, answer: known, u) }
+                if let shared, shared.memoVersion > sharedSeen, takeShared(shared, u.slots),
+                   let known = memo._withUnsafeGuaranteedRef({ $0.answer(u) }) {
                     out.append(known)
                     return known
                 }
@@ -159,6 +161,20 @@ public final class VisibilityPlan {
         case .not:
             return eval(k + 1, subject, u, &out).map { !$0 }
         }
+    }
+
+    /// The rule answers other workers learnt since this plan last looked, added to its memos;
+    /// false when there were none for its screen.
+    private func takeShared(_ shared: SharedAnswers, _ slots: AttributeSlots) -> Bool {
+        let entries = shared.memoEntries(from: sharedSeen)
+        sharedSeen += entries.count
+        var any = false
+        for e in entries where e.screen == screenIndex {
+            guard let memo = leaves[e.leaf].memo else { continue }
+            memo.learn(e, slots: slots)
+            any = true
+        }
+        return any
     }
 
     /// A rule called for the user (what it read learnt by its memo); nil when it failed.
