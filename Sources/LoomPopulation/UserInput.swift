@@ -55,6 +55,18 @@ public final class UserInput {
         self.batchSize = batchSize
     }
 
+    /// Batches made so far.
+    private var batches = 0
+
+    /// The first batches are small (16 users, twice as many every second batch, up to
+    /// `batchSize`): a run's first users are where the workers learn the screens' rules and
+    /// outcome keys (`VisibilityPlan`), the slow part of a short run, and small batches share
+    /// that learning out among all the workers instead of leaving it to the first two.
+    private func nextBatchSize() -> Int {
+        defer { batches += 1 }
+        return batches >= 2 * 5 ? batchSize : min(batchSize, 16 << (batches / 2))
+    }
+
     /// How much of a file has been read (nil for standard input and pipes).
     public var fractionRead: Double? {
         if let reader { return reader.size.map { $0 > 0 ? Double(reader.bytesRead) / Double($0) : 1 } }
@@ -64,6 +76,7 @@ public final class UserInput {
     /// The next batch of users; nil at the end. A record too long to read becomes a user whose
     /// bytes cannot parse (reported at its line).
     public func nextBatch() -> UserBatch? {
+        let batchSize = nextBatchSize()
         if let reader, !csv {
             var block = LineBlock()
             block.records.reserveCapacity(batchSize)

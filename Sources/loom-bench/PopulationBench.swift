@@ -212,8 +212,8 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     var r = PopulationBenchResult(users: n)
     var host = Double.infinity, floor = Double.infinity, targeting = Double.infinity, two = Double.infinity, hostWall = Double.infinity
     var hostSeen: [String: Int] = [:], floorSeen: [String: Int] = [:], stdSeen: [String: Int] = [:]
-    // Interleaved, best of three: a noisy neighbour hurts every figure alike.
-    for _ in 0..<3 {
+    // Interleaved, best of five: a noisy neighbour hurts every figure alike.
+    for _ in 0..<5 {
         let f = floorEval(users); floor = min(floor, f.ns); floorSeen = f.seen
         let h = hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1.out"); host = min(host, h.ns); hostWall = min(hostWall, h.wall); hostSeen = h.seen
         let t = hostEval(project: std, users: file, jobs: 1, output: tmp + "/w1t.out"); targeting = min(targeting, t.ns); stdSeen = t.seen
