@@ -73,9 +73,8 @@ public final class EvalWorker {
         self.screens = screens
         self.parser = parser
         self.writer = writer
-        let env = ProcessInfo.processInfo.environment
-        let usePlan = writer.select == .visible && writer.format != .csv && env["LOOM_EVAL_NO_PLAN"] == nil
-        let useMemo = env["LOOM_EVAL_NO_MEMO"] == nil
+        let usePlan = writer.select == .visible && writer.format != .csv && !EvalWorker.noPlan
+        let useMemo = !EvalWorker.noMemo
         screenIDs = screens.screens.map(\.id)
         // Plans for every screen, or none (users are then resolved in full).
         let made = usePlan ? screens.screens.enumerated().compactMap {
@@ -84,6 +83,11 @@ public final class EvalWorker {
         plans = made.count == screens.screens.count ? made : []
         user = PlanUser(slots: AttributeSlots(device: screens.deviceAttributes, now: parser.now), screens: screens, parser: parser)
     }
+
+    /// `LOOM_EVAL_NO_PLAN` and `LOOM_EVAL_NO_MEMO`, read once per process (not per worker: the
+    /// environment is copied into a dictionary each time it is read).
+    private static let noPlan = ProcessInfo.processInfo.environment["LOOM_EVAL_NO_PLAN"] != nil
+    private static let noMemo = ProcessInfo.processInfo.environment["LOOM_EVAL_NO_MEMO"] != nil
 
     public func process(_ batch: UserBatch) -> EvalChunk {
         var chunk = EvalChunk()

@@ -132,6 +132,18 @@ final class MarshallingLimitsTests: XCTestCase {
         }
         XCTAssertTrue(message(big).contains("more than 64 MiB of strings in one conversion"), message(big))
         XCTAssertLessThan(s2, 30)
+        // One table of plain values in a list 600,000 times (read again each time: 2 values a
+        // time) meets the budget; 1,000 times comes out as the table whole each time.
+        let (leaf, s3) = try PluginTestKit.timed {
+            try convert("local s = {x = 1} local l = {} for i = 1, 600000 do l[i] = s end return l")
+        }
+        XCTAssertTrue(message(leaf).contains("more than 1000000 values in one conversion"), message(leaf))
+        XCTAssertLessThan(s3, 30)
+        guard case .success(.array(let list)) = try convert("local s = {x = 1} local l = {} for i = 1, 1000 do l[i] = s end return l") else {
+            return XCTFail("1,000 references to a small table")
+        }
+        XCTAssertEqual(list.count, 1_000)
+        XCTAssertTrue(list.allSatisfy { $0 == ["x": 1] })
     }
 
     func testSharedTablesCountWhereverTheyAppear() throws {
