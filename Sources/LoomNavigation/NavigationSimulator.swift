@@ -33,9 +33,12 @@ public final class NavigationSimulator {
     }
 
     /// The same, with the visible actions of a screen opened with parameters (rules may read them).
+    /// `entryExists`: the caller has the entry screen in hand (a scenario's `t:open` loaded it),
+    /// so it is not looked up now; its actions are asked for when a step first needs them.
     public init(
         flows: FlowSet, entry: EntryPoint, entryParams: [String: String] = [:],
         context: ((NavigationEntry?) -> NavigationContext)? = nil,
+        entryExists: Bool = false,
         screenActions: @escaping (String, [String: String]) -> ScreenActions?
     ) throws(Diagnostic) {
         self.flows = flows
@@ -45,7 +48,7 @@ public final class NavigationSimulator {
         if let f = entry.flow, flows[f] == nil {
             throw .error("unknown flow '\(f)'" + DidYouMean.hint(f, among: flows.names))
         }
-        guard resolve(entry.screen, entryParams) != nil else {
+        guard entryExists || resolve(entry.screen, entryParams) != nil else {
             throw .error("unknown screen '\(entry.screen)'")
         }
         stack = NavigationStack([NavigationEntry(screen: entry.screen, flow: entry.flow, presentation: .start, params: entryParams)])

@@ -97,7 +97,7 @@ extension Workspace {
 
     /// A resolution's visible actions: read from its tree, or kept from the last time the same
     /// tree was read (trees are immutable; a few are kept).
-    func actions(of r: Resolution, file: String) -> ScreenActions {
+    public func actions(of r: Resolution, file: String) -> ScreenActions {
         func read() -> ScreenActions {
             ScreenActions(
                 actions: r.actions.map { ActionSite(action: $0.action, location: $0.location, componentPath: $0.path, gated: $0.gated) },

@@ -112,21 +112,22 @@ extension ScenarioFileRunner {
         let sim: NavigationSimulator
         do {
             // Each screen resolves with the parameters of the step that opened it (the opened
-            // screen with options.params); flows read the user and those parameters.
+            // screen with options.params); flows read the user and those parameters. The opened
+            // screen is resolved once, by the session (below): the simulator reads its actions
+            // from that resolution when a step first needs them (resolutions are deterministic,
+            // and a rule that prints prints once).
             let user = profile
             sim = try NavigationSimulator(
                 flows: flows, entry: entry, entryParams: params,
-                context: { ws.navigationContext(user: user, params: $0?.params ?? [:]) }
+                context: { ws.navigationContext(user: user, params: $0?.params ?? [:]) },
+                entryExists: entry.screen == parsed.id
             ) { id, params in
+                if id == parsed.id, let h = handoff.slot, h.key == ScenarioSession.cacheKey(screen: id, params: params) {
+                    return ws.actions(of: h.resolution, file: h.screen.file)
+                }
                 // Rules may read the device: the actions are this session's device's.
                 ws.useDevice(deviceContext)
-                let (actions, resolved) = ws.resolvedActions(screenID: id, user: user, extra: parsed, params: params)
-                // The opened screen's resolution is the one the session shows next: handed over,
-                // not made twice (resolutions are deterministic).
-                if id == parsed.id, let resolved {
-                    handoff.slot = (ScenarioSession.cacheKey(screen: id, params: params), resolved.screen, resolved.check, resolved.resolution)
-                }
-                return actions
+                return ws.resolvedActions(screenID: id, user: user, extra: parsed, params: params).actions
             }
         } catch {
             throw ScenarioFailure("t:open: \(error.message)")

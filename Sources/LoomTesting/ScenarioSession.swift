@@ -41,8 +41,8 @@ final class ScenarioSession {
     var device: DeviceContext?
     /// The screens laid out for the session's device, by navigation entry (ScenarioSession+Layout).
     var layouts: [String: LayoutOutcome] = [:]
-    /// The opened screen's resolution made by the navigation simulator (`t:open`), taken by the
-    /// first `current()` that needs it.
+    /// The opened screen's resolution, made by the session's first `current()`: the navigation
+    /// simulator reads the screen's actions from it instead of resolving it again (`t:open`).
     var handoff: ResolutionHandoff?
 
     init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
@@ -65,16 +65,11 @@ final class ScenarioSession {
         let screen: Screen
         let check: ScreenCheck
         let r: Resolution
-        if top.screen == opened.id, let h = handoff?.slot, h.key == key {
-            // The simulator resolved this screen for this user, device and parameters a moment
-            // ago (to read its actions): the same inputs, the same resolution.
-            handoff?.slot = nil
-            (screen, check, r) = (h.screen, h.check, h.resolution)
-        } else {
-            (screen, check) = try stackScreen(top)
-            ws.useDevice(device)
-            r = ws.resolve(screen, check: check, user: user, params: top.params)
-        }
+        (screen, check) = try stackScreen(top)
+        ws.useDevice(device)
+        r = ws.resolve(screen, check: check, user: user, params: top.params)
+        // The opened screen's resolution is the one its navigation simulator reads actions from.
+        if top.screen == opened.id, handoff?.slot == nil { handoff?.slot = (key, screen, check, r) }
         store(key, (screen, check, r))
         coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true, params: top.params))
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
@@ -300,7 +295,7 @@ enum TreeSearch {
     }
 }
 
-/// One resolution handed from a session's navigation simulator to the session (`t:open`).
+/// The opened screen's resolution, handed from a session to its navigation simulator (`t:open`).
 final class ResolutionHandoff {
     var slot: (key: String, screen: Screen, check: ScreenCheck, resolution: Resolution)?
 }

@@ -135,6 +135,53 @@ final class ScenarioCommandTests: XCTestCase {
         ], r.transcript)
     }
 
+    /// A session's navigation reads the opened screen's actions from the session's own
+    /// resolution of it: tapping, going back and tapping again runs the opened screen's rules
+    /// once (a rule that logs logs once), however the walk goes on.
+    func testNavigatingDoesNotResolveTheOpenedScreenAgain() throws {
+        let root = try Host.temporaryFolder("opens-nav")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "opens-nav", "plugins": ["plugins"]}"#,
+            "users.json": #"{"gold": {"tier": "gold"}}"#,
+            "plugins/talk/plugin.lua": """
+                return { name = "talk", version = "1.0.0", api = 1, register = function(host)
+                  host.rule("logged", function(user) host.log("home rule for " .. user.profile); return true end)
+                  host.flow("main", {
+                    presentation = "stack", start = "home",
+                    navigate = function(step, nav)
+                      if step.name == "detail" then return nav.push("detail") end
+                      return nav.none()
+                    end,
+                  })
+                end }
+                """,
+            "screens/home.json": """
+                {"screen": "home", "root": {"type": "stack", "id": "root", "children": [
+                  {"type": "label", "id": "go", "rule": "logged", "meta": {"text": "Go"}, "action": "detail"}
+                ]}}
+                """,
+            "screens/detail.json": #"{"screen": "detail", "root": {"type": "label", "id": "d", "meta": {"text": "Detail"}}}"#,
+            "scenarios/walk.lua": """
+                scenario("tap, back, tap", function(t)
+                  local s = t:open("home", { user = "gold" })
+                  s:tap("go")
+                  expect_eq(s:screen(), "detail")
+                  s:back()
+                  expect_eq(s:screen(), "home")
+                  s:tap("go")
+                  expect_eq(s:stack(), { "home", "detail" })
+                end)
+
+                """,
+        ], under: root)
+        let r = try Host.run(["test", root.appendingPathComponent("scenarios").path, "--verbose", "--jobs", "1"], environment: ["CI": "true"])
+        assertExit(r, 0)
+        XCTAssertEqual(summary(r)?.passed, 1, r.transcript)
+        let lines = r.stderr.split(separator: "\n").filter { $0.contains("home rule for") }.map(String.init)
+        XCTAssertEqual(lines, ["[talk] home rule for gold"], r.transcript)
+    }
+
     /// The screen a `t:open` argument names is found once per scenario file: the same argument
     /// opens the same screen again, and one that names none fails each time it is opened.
     func testScreenArgumentsOpenTheSameScreenEachTime() throws {
