@@ -122,7 +122,10 @@ struct LuaJSONReader {
         let r = walk(start, level: level)
         let height = deepest - level + 1
         deepest = max(outer, deepest)
-        if case .success(let v) = r {
+        // Not for the top-level table: it could only be reached again from inside itself, a
+        // cycle, found before this is read (so a conversion of one flat table, the usual props
+        // or arguments, needs no dictionary).
+        if case .success(let v) = r, level > 1 {
             done[p] = Converted(value: v, nodes: nodes - startNodes, bytes: bytes - startBytes, height: height)
         }
         return r

@@ -35,8 +35,11 @@ public struct LuaHostError: Error, Sendable {
 /// unwind through Swift frames.
 public final class LuaState {
     /// The running Lua thread: the main thread, or the coroutine that called the host
-    /// function now running (arguments and results live on that thread's stack).
-    public private(set) var L: OpaquePointer
+    /// function now running (arguments and results live on that thread's stack). Read by every
+    /// call into Lua, and only ever assigned whole (around a host function a coroutine calls),
+    /// never held across a call: no access can overlap another, so the run-time exclusivity
+    /// check every read would otherwise make is off.
+    @exclusivity(unchecked) public private(set) var L: OpaquePointer
     public let mainThread: OpaquePointer
     @usableFromInline let limitsPointer: UnsafeMutablePointer<loom_limits>
     var hostFunctions: [LuaHostFunction] = []
