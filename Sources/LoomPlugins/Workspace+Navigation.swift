@@ -68,31 +68,23 @@ extension Workspace {
     }
 
     /// The visible actions of a screen (by id) for a user; nil when there is no such screen.
+    /// `extra`: a screen to use for its id (one outside the project's screens folder).
     public func visibleActions(
         screenID: String, user: UserProfile, extra: Screen? = nil, params: [String: String] = [:]
     ) -> ScreenActions? {
-        resolvedActions(screenID: screenID, user: user, extra: extra, params: params).actions
-    }
-
-    /// `visibleActions`, with the resolution they were read from (nil when the screen could not
-    /// be resolved): a caller that shows the same screen to the same user reuses it.
-    public func resolvedActions(
-        screenID: String, user: UserProfile, extra: Screen? = nil, params: [String: String] = [:]
-    ) -> (actions: ScreenActions?, resolved: (screen: Screen, check: ScreenCheck, resolution: Resolution)?) {
         let screen: Screen
         let check: ScreenCheck
         if let extra, extra.id == screenID, let c = self.screen(file: extra.file).check {
             screen = extra
             check = c
         } else {
-            guard let file = screenFiles()[screenID] else { return (nil, nil) }
+            guard let file = screenFiles()[screenID] else { return nil }
             let loaded = self.screen(file: file)
-            guard let s = loaded.screen, let c = loaded.check else { return (ScreenActions(actions: [], file: file), nil) }
+            guard let s = loaded.screen, let c = loaded.check else { return ScreenActions(actions: [], file: file) }
             screen = s
             check = c
         }
-        let r = resolve(screen, check: check, user: user, params: params)
-        return (actions(of: r, file: screen.file), (screen, check, r))
+        return actions(of: resolve(screen, check: check, user: user, params: params), file: screen.file)
     }
 
     /// A resolution's visible actions: read from its tree, or kept from the last time the same

@@ -47,7 +47,7 @@ public final class Workspace {
     var cachedFlows: (FlowSet, Diagnostics)?
     var cachedConfiguration: Diagnostics?
     private var resolutionCaches: [String: ResolutionCache] = [:]
-    /// The visible actions of the last resolved trees read (`resolvedActions`), most recent
+    /// The visible actions of the last resolved trees read (`actions(of:file:)`), most recent
     /// first: a tree cache hit hands out the same tree, whose actions are the same.
     var actionsByTree: [(file: String, tree: ResolvedNode, actions: ScreenActions)] = []
     /// The style library and the device context (Workspace+Styles.swift).

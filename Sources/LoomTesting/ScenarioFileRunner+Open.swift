@@ -123,11 +123,11 @@ extension ScenarioFileRunner {
                 entryExists: entry.screen == parsed.id
             ) { id, params in
                 if id == parsed.id, let h = handoff.slot, h.key == ScenarioSession.cacheKey(screen: id, params: params) {
-                    return ws.actions(of: h.resolution, file: h.screen.file)
+                    return ws.actions(of: h.resolution, file: parsed.file)
                 }
                 // Rules may read the device: the actions are this session's device's.
                 ws.useDevice(deviceContext)
-                return ws.resolvedActions(screenID: id, user: user, extra: parsed, params: params).actions
+                return ws.visibleActions(screenID: id, user: user, extra: parsed, params: params)
             }
         } catch {
             throw ScenarioFailure("t:open: \(error.message)")

@@ -62,14 +62,11 @@ final class ScenarioSession {
         }
         let key = ScenarioSession.cacheKey(top)
         if let c = cached(key) { return c }
-        let screen: Screen
-        let check: ScreenCheck
-        let r: Resolution
-        (screen, check) = try stackScreen(top)
+        let (screen, check) = try stackScreen(top)
         ws.useDevice(device)
-        r = ws.resolve(screen, check: check, user: user, params: top.params)
+        let r = ws.resolve(screen, check: check, user: user, params: top.params)
         // The opened screen's resolution is the one its navigation simulator reads actions from.
-        if top.screen == opened.id, handoff?.slot == nil { handoff?.slot = (key, screen, check, r) }
+        if top.screen == opened.id, handoff?.slot == nil { handoff?.slot = (key, r) }
         store(key, (screen, check, r))
         coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true, params: top.params))
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
@@ -297,5 +294,5 @@ enum TreeSearch {
 
 /// The opened screen's resolution, handed from a session to its navigation simulator (`t:open`).
 final class ResolutionHandoff {
-    var slot: (key: String, screen: Screen, check: ScreenCheck, resolution: Resolution)?
+    var slot: (key: String, resolution: Resolution)?
 }

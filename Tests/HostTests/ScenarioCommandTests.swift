@@ -92,6 +92,16 @@ final class ScenarioCommandTests: XCTestCase {
         XCTAssertTrue(report is [String: Any], "the JSON report is not an object")
     }
 
+    /// `host test --verbose --jobs 1` on the scenarios under `root`, which must pass as one
+    /// scenario: the lines of stderr (what rules printed and logged) that contain `text`.
+    func verboseLinesOfOnePassingScenario(_ root: URL, containing text: String,
+                                          file: StaticString = #filePath, line: UInt = #line) throws -> ([String], HostResult) {
+        let r = try Host.run(["test", root.appendingPathComponent("scenarios").path, "--verbose", "--jobs", "1"], environment: ["CI": "true"])
+        assertExit(r, 0, file: file, line: line)
+        XCTAssertEqual(summary(r, file: file, line: line)?.passed, 1, r.transcript, file: file, line: line)
+        return (r.stderr.split(separator: "\n").filter { $0.contains(text) }.map(String.init), r)
+    }
+
     /// Opening a screen runs its rules every time (`host test` keeps each plugin's view of a
     /// user, never a rule's answer): a rule that prints or logs does so on every open, in order,
     /// and each user sees their own screen however often the two alternate.
@@ -125,10 +135,7 @@ final class ScenarioCommandTests: XCTestCase {
 
                 """,
         ], under: root)
-        let r = try Host.run(["test", root.appendingPathComponent("scenarios").path, "--verbose", "--jobs", "1"], environment: ["CI": "true"])
-        assertExit(r, 0)
-        XCTAssertEqual(summary(r)?.passed, 1, r.transcript)
-        let lines = r.stderr.split(separator: "\n").filter { $0.contains(" for ") }.map(String.init)
+        let (lines, r) = try verboseLinesOfOnePassingScenario(root, containing: " for ")
         XCTAssertEqual(lines, [
             "[talk] is_gold for 1", "[talk] logged for gold", "[talk] is_gold for 2", "[talk] logged for free",
             "[talk] is_gold for 1", "[talk] logged for gold", "[talk] is_gold for 2", "[talk] logged for free",
@@ -175,10 +182,7 @@ final class ScenarioCommandTests: XCTestCase {
 
                 """,
         ], under: root)
-        let r = try Host.run(["test", root.appendingPathComponent("scenarios").path, "--verbose", "--jobs", "1"], environment: ["CI": "true"])
-        assertExit(r, 0)
-        XCTAssertEqual(summary(r)?.passed, 1, r.transcript)
-        let lines = r.stderr.split(separator: "\n").filter { $0.contains("home rule for") }.map(String.init)
+        let (lines, r) = try verboseLinesOfOnePassingScenario(root, containing: "home rule for")
         XCTAssertEqual(lines, ["[talk] home rule for gold"], r.transcript)
     }
 
