@@ -60,8 +60,14 @@ final class AttributeSlots {
 
     @inline(__always)
     func id(_ slot: Int, _ kind: JSONFlatMember.Kind, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
-        if let v = values[slot].find(kind.rawValue, bytes) { return v }
-        return values[slot].id(kind.rawValue, bytes)
+        id(slot, tag: kind.rawValue, bytes)
+    }
+
+    /// The id of a value by its tag and bytes (looked up first: most values were seen before).
+    @inline(__always)
+    private func id(_ slot: Int, tag: UInt8, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        if let v = values[slot].find(tag, bytes) { return v }
+        return values[slot].id(tag, bytes)
     }
 
     @inline(__always)
@@ -70,11 +76,7 @@ final class AttributeSlots {
     /// The id of a value as `PlanUser.sharedKey` gives it (its tag and bytes; empty for nil).
     func id(_ slot: Int, shared: [UInt8]) -> Int32 {
         guard let tag = shared.first else { return 0 }
-        return shared.withUnsafeBufferPointer { b in
-            let rest = UnsafeBufferPointer(rebasing: b[1...])
-            if let v = values[slot].find(tag, rest) { return v }
-            return values[slot].id(tag, rest)
-        }
+        return shared.withUnsafeBufferPointer { id(slot, tag: tag, UnsafeBufferPointer(rebasing: $0[1...])) }
     }
 
     /// The tag and bytes of a slot's value id (from 1).
