@@ -96,19 +96,9 @@ extension ScenarioFileRunner {
         case .failure(let d): throw ScenarioFailure("t:open: " + d.message.replacingOccurrences(of: "--now takes", with: "options.now takes"))
         }
         for (k, v) in context { profile.attributes[k] = v }
-        let file = try screenFile(screenArg)
-        let loaded = ws.screen(file: file)
-        let diagnostics = loaded.diagnostics
-        guard let parsed = loaded.screen, loaded.check != nil, !diagnostics.hasErrors else {
-            throw ScenarioFailure("t:open: screen \(file) has errors:\n" + diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
-        }
-        let (flows, fd) = ws.flows()
-        if fd.hasErrors {
-            throw ScenarioFailure("t:open: the project's flows have errors:\n" + fd.errors.map { "  \($0)" }.joined(separator: "\n"))
-        }
-        let entry = flows.entryPoint(forScreen: parsed.id)
-        let ws = self.ws
-        let handoff = ResolutionHandoff()
+        let target = try openTarget(screenArg)
+        let parsed = target.screen
+        let link = SessionLink(ws: ws, user: profile, device: deviceContext, target: target)
         let sim: NavigationSimulator
         do {
             // Each screen resolves with the parameters of the step that opened it (the opened
@@ -116,32 +106,44 @@ extension ScenarioFileRunner {
             // screen is resolved once, by the session (below): the simulator reads its actions
             // from that resolution when a step first needs them (resolutions are deterministic,
             // and a rule that prints prints once).
-            let user = profile
             sim = try NavigationSimulator(
-                flows: flows, entry: entry, entryParams: params,
-                context: { ws.navigationContext(user: user, params: $0?.params ?? [:]) },
-                entryExists: entry.screen == parsed.id
-            ) { id, params in
-                if id == parsed.id, let h = handoff.slot, h.key == ScenarioSession.cacheKey(screen: id, params: params) {
-                    return ws.actions(of: h.resolution, file: parsed.file)
-                }
-                // Rules may read the device: the actions are this session's device's.
-                ws.useDevice(deviceContext)
-                return ws.visibleActions(screenID: id, user: user, extra: parsed, params: params)
-            }
+                flows: target.flows, entry: target.entry, entryParams: params,
+                context: { [link] in link.ws.navigationContext(user: link.user, params: $0?.params ?? [:]) },
+                entryExists: target.entry.screen == parsed.id,
+                screenActions: { [link] id, params in link.actions(screenID: id, params: params) })
         } catch {
             throw ScenarioFailure("t:open: \(error.message)")
         }
         let h = nextHandle
         nextHandle += 1
-        let session = ScenarioSession(ws: ws, user: profile, opened: parsed, simulator: sim)
-        session.handoff = handoff
-        session.device = deviceContext
-        sessions[h] = session
+        let session = ScenarioSession(link: link, simulator: sim)
+        sessions.append(session, handle: h)
         session.coverage = coverage
         coverage?.opened(user: profile)
         session.resolveCurrent()
         return .int(h)
+    }
+
+    /// What `t:open(screenArg)` opens: the screen file, its screen (which must load without
+    /// errors) and the project's entry point for it. Found once per argument in a file's run
+    /// (the workspace keeps the files, screens and flows it read); an argument that fails is
+    /// looked at again, and fails again, each time.
+    func openTarget(_ screenArg: String) throws(ScenarioFailure) -> OpenTarget {
+        // (Byte for byte: Swift takes canonically equivalent strings as one key; paths differ.)
+        if let hit = openTargets[screenArg], hit.argument.utf8.elementsEqual(screenArg.utf8) { return hit }
+        let file = try screenFile(screenArg)
+        let loaded = ws.screen(file: file)
+        let diagnostics = loaded.diagnostics
+        guard let parsed = loaded.screen, let check = loaded.check, !diagnostics.hasErrors else {
+            throw ScenarioFailure("t:open: screen \(file) has errors:\n" + diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
+        }
+        let (flows, fd) = ws.flows()
+        if fd.hasErrors {
+            throw ScenarioFailure("t:open: the project's flows have errors:\n" + fd.errors.map { "  \($0)" }.joined(separator: "\n"))
+        }
+        let target = OpenTarget(argument: screenArg, screen: parsed, check: check, flows: flows, entry: flows.entryPoint(forScreen: parsed.id))
+        openTargets[screenArg] = target
+        return target
     }
 
     /// The screen file `t:open` names: a screen id, a path from the working directory, or a

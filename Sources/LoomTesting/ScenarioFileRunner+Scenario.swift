@@ -11,9 +11,9 @@ extension ScenarioFileRunner {
         scenario = Running(name: name, line: line, start: Self.now(), logStart: ws.engine.log.count)
         sub = nil
         subsRan = false
-        sessions = [:]
+        sessions.removeAll()
         defer {
-            sessions = [:]
+            sessions.removeAll()
             scenario = nil
             sub = nil
         }
@@ -58,16 +58,15 @@ extension ScenarioFileRunner {
                 if kind == "op" {
                     op = state.toString(first + 1) ?? ""
                     handle = state.isInteger(first + 2) ? state.toInt(first + 2) : nil
-                    let n = state.toInt(first + 4) ?? 0
-                    let t = first + 3
+                    // The arguments follow on the stack (the prelude yields `n` then them).
+                    let n = min(max(state.toInt(first + 3) ?? 0, 0), Int(state.top - (first + 3)))
                     if n > 0 {
+                        args.reserveCapacity(n)
                         for i in 1...n {
-                            state.getIndex(t, i)
-                            switch state.json(at: -1) {
+                            switch state.json(at: first + 3 + Int32(i)) {
                             case .success(let v): args.append(v)
                             case .failure(let e): argError = argError ?? "argument \(i): \(e.message)"
                             }
-                            state.pop(1)
                         }
                     }
                 } else if kind == "error" || kind == "skip" {

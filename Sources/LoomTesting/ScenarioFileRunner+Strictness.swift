@@ -17,7 +17,7 @@ extension ScenarioFileRunner {
 
     /// The sessions `include` selects whose strictness has not been checked yet, in order.
     private func unchecked(_ include: (Int) -> Bool) -> [ScenarioSession] {
-        sessions.keys.sorted().filter(include).compactMap { sessions[$0] }.filter { !$0.strictnessChecked }
+        sessions.selected(include).filter { !$0.strictnessChecked }
     }
 
     /// Checks the selected sessions (once): the failure message, or nil when they are fine.

@@ -18,7 +18,7 @@ final class ScenarioFileRunner {
     let label: String
 
     // Bookkeeping of the scenario running now.
-    var sessions: [Int: ScenarioSession] = [:]
+    var sessions = SessionTable()
     var nextHandle = 1
     struct Running {
         var name: String
@@ -40,6 +40,9 @@ final class ScenarioFileRunner {
     var complete = true
     /// The screen file each `t:open` screen argument named (ScenarioFileRunner+Open.swift).
     var screenFiles: [String: (argument: String, file: String)] = [:]
+    /// What each `t:open` screen argument opens: its file, screen and entry point, found once
+    /// per file's run (ScenarioFileRunner+Open.swift).
+    var openTargets: [String: OpenTarget] = [:]
     /// With `options.coverage` / `lineCoverage`: what the file's sessions cover.
     var coverage: CoverageCollector?
 
@@ -238,4 +241,36 @@ final class ScenarioFileRunner {
         controlRef = state.ref()
         state.pop(1)
     }
+}
+
+/// The sessions of the scenario running now, by handle. Handles are handed out in increasing
+/// order and a scenario's sessions are dropped together, so they sit in an array in handle order
+/// (a `t:open` adds one at the end; the strictness check walks them in order).
+struct SessionTable {
+    private var entries: [(handle: Int, session: ScenarioSession)] = []
+
+    subscript(handle: Int) -> ScenarioSession? {
+        guard let first = entries.first?.handle else { return nil }
+        // Consecutive handles: the entry is at `handle - first`; otherwise found by bisection.
+        let guess = handle - first
+        if guess >= 0, guess < entries.count, entries[guess].handle == handle { return entries[guess].session }
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if entries[mid].handle < handle { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < entries.count && entries[lo].handle == handle ? entries[lo].session : nil
+    }
+
+    /// Adds a session under a handle larger than every handle so far.
+    mutating func append(_ session: ScenarioSession, handle: Int) {
+        entries.append((handle, session))
+    }
+
+    /// The sessions with a handle `include` selects, in handle order.
+    func selected(_ include: (Int) -> Bool) -> [ScenarioSession] {
+        entries.compactMap { include($0.handle) ? $0.session : nil }
+    }
+
+    mutating func removeAll() { entries.removeAll() }
 }

@@ -1,7 +1,7 @@
 /// The scenario DSL, in Lua, loaded into each scenario file's environment before the file.
 ///
 /// A scenario runs as a coroutine. Every operation that needs the host (`t:open`, `s:tap`,
-/// `s:expect_visible`, …) yields a request `(op, handle, args, n)`; the host performs it with
+/// `s:expect_visible`, …) yields a request `(op, handle, n, arg1, …, argn)`; the host performs it with
 /// no Lua frame of the scenario on the C stack (so every rule and builder it triggers runs
 /// with the plugins' own time and memory budgets) and resumes the coroutine with `(true,
 /// result)` or `(false, message)`. A failure is raised with `error(message, 2)` from the DSL
@@ -12,7 +12,7 @@ enum ScenarioPrelude {
     static let source = #"""
 local hostfns = ...
 local yield, create, resume, cstatus = coroutine.yield, coroutine.create, coroutine.resume, coroutine.status
-local concat, sort, format = table.concat, table.sort, string.format
+local concat, sort, format, unpack = table.concat, table.sort, string.format, table.unpack
 local type, tostring, pairs, ipairs, error, pcall, select, setmetatable, getmetatable, rawequal =
       type, tostring, pairs, ipairs, error, pcall, select, setmetatable, getmetatable, rawequal
 local math_type = math.type
@@ -73,10 +73,13 @@ for _, op in ipairs(session_ops) do
     if getmetatable(self) ~= Session then
       error("s:" .. op .. "(...) is a method: call it with a colon (s:" .. op .. ")", 2)
     end
-    local args, n = { ... }, select("#", ...)
-    -- expect_diagnostic(text) also hands the line it was declared at (for its failure).
-    if op == "expect_diagnostic" then args, n = { args[1], where() }, 2 end
-    local ok, res = yield(op, self.handle, args, n)
+    local ok, res
+    if op == "expect_diagnostic" then
+      -- expect_diagnostic(text) also hands the line it was declared at (for its failure).
+      ok, res = yield(op, self.handle, 2, (...), where())
+    else
+      ok, res = yield(op, self.handle, select("#", ...), ...)
+    end
     if not ok then error(res, 2) end
     return res
   end
@@ -87,7 +90,7 @@ T.__index = T
 
 function T:open(screen, options)
   if getmetatable(self) ~= T then error("t:open(screen, options) is a method: call it with a colon", 2) end
-  local ok, handle = yield("open", nil, { screen, options, self.user }, 3)
+  local ok, handle = yield("open", nil, 3, screen, options, self.user)
   if not ok then error(handle, 2) end
   return setmetatable({ handle = handle }, Session)
 end
@@ -99,7 +102,7 @@ function T:each_user(users, body)
   if self.user ~= nil then error("t:each_user cannot be nested (this body already runs for user '" .. tostring(self.user) .. "')", 2) end
   for i, user in ipairs(users) do
     if type(user) ~= "string" then error("t:each_user: users[" .. i .. "] must be a profile name (a string), found " .. type(user), 2) end
-    local ok, run = yield("sub_begin", nil, { user }, 1)
+    local ok, run = yield("sub_begin", nil, 1, user)
     if not ok then error(run, 2) end
     if run then
       local sub = setmetatable({ name = self.name .. " [" .. user .. "]", user = user }, T)
@@ -109,7 +112,7 @@ function T:each_user(users, body)
         if getmetatable(err) == SKIP then kind, message = "skipped", tostring(err.reason)
         else kind, message = "failed", (type(err) == "string" and err or repr(err)) end
       end
-      local ok2, res2 = yield("sub_end", nil, { kind, message }, 2)
+      local ok2, res2 = yield("sub_end", nil, 2, kind, message)
       if not ok2 then error(res2, 2) end
     end
   end
@@ -184,7 +187,7 @@ for _, name in ipairs({ "print", "require", "registered_rules", "load_file" }) d
         if name == "print" then v = tostring(v) end
         args[i + 1] = v
       end
-      local ok, r = yield("call", nil, args, n + 1)
+      local ok, r = yield("call", nil, n + 1, unpack(args, 1, n + 1))
       if not ok then error(r, 2) end
       return r
     end
@@ -208,16 +211,21 @@ function control.start(i)
   return create(function() s.fn(t) end)
 end
 
-function control.resume(co, ...)
-  local r = { resume(co, ...) }
-  if not r[1] then
-    local e = r[2]
+-- What a resume ended with, read from its results without a table (one per operation): an
+-- operation is yielded as (op, handle, n, arg1 … argn).
+local function resumed(co, ok, ...)
+  if not ok then
+    local e = ...
     if getmetatable(e) == SKIP then return "skip", tostring(e.reason) end
     if type(e) ~= "string" then e = "error object: " .. repr(e) end
     return "error", e
   end
   if cstatus(co) == "dead" then return "done" end
-  return "op", r[2], r[3], r[4], r[5]
+  return "op", ...
+end
+
+function control.resume(co, ...)
+  return resumed(co, resume(co, ...))
 end
 
 return control

@@ -16,15 +16,21 @@ struct ScenarioFailure: Error {
 /// One `t:open(screen, {user = …})`: a user walking the app from a screen, with the navigation
 /// simulator keeping the stack.
 final class ScenarioSession {
-    let ws: Workspace
-    let user: UserProfile
+    /// The workspace, the user and device, what `t:open` opened, and the opened screen's
+    /// resolution handed to the navigation simulator: shared with the simulator's closures.
+    let link: SessionLink
+    var ws: Workspace { link.ws }
+    var user: UserProfile { link.user }
+    /// The device, orientation and size classes the session's screens resolve for (`t:open`
+    /// options `device`, `orientation`, `traits`).
+    var device: DeviceContext? { link.device }
     /// The screen `t:open` named (also when it lies outside the project's screens folder).
-    let opened: Screen
+    var opened: Screen { link.target.screen }
     let simulator: NavigationSimulator
     /// Resolutions by stack entry (`cacheKey`): the first one kept without a dictionary (most
     /// sessions show one screen), the others in `cache`.
-    private var firstCached: (key: String, entry: (Screen, ScreenCheck, Resolution))?
-    private var cache: [String: (Screen, ScreenCheck, Resolution)] = [:]
+    private var firstCached: (key: String, entry: ResolvedScreen)?
+    private var cache: [String: ResolvedScreen] = [:]
     /// Error diagnostics of the resolutions so far (screen id, diagnostic), each once: a
     /// scenario fails on any that no `s:expect_diagnostic` declared.
     private(set) var resolutionErrors: [(screen: String, diagnostic: Diagnostic)] = []
@@ -36,19 +42,11 @@ final class ScenarioSession {
     var coverage: CoverageCollector?
     /// What the last `s:mutate` changed (nil before the first).
     var lastChanges: [TreeChange]?
-    /// The device, orientation and size classes the session's screens resolve for (`t:open`
-    /// options `device`, `orientation`, `traits`).
-    var device: DeviceContext?
     /// The screens laid out for the session's device, by navigation entry (ScenarioSession+Layout).
     var layouts: [String: LayoutOutcome] = [:]
-    /// The opened screen's resolution, made by the session's first `current()`: the navigation
-    /// simulator reads the screen's actions from it instead of resolving it again (`t:open`).
-    var handoff: ResolutionHandoff?
 
-    init(ws: Workspace, user: UserProfile, opened: Screen, simulator: NavigationSimulator) {
-        self.ws = ws
-        self.user = user
-        self.opened = opened
+    init(link: SessionLink, simulator: NavigationSimulator) {
+        self.link = link
         self.simulator = simulator
     }
 
@@ -57,6 +55,12 @@ final class ScenarioSession {
 
     /// The current screen, parsed, checked and resolved for the user.
     func current() throws(ScenarioFailure) -> (Screen, ScreenCheck, Resolution) {
+        let c = try currentEntry()
+        return (c.screen, c.check, c.resolution)
+    }
+
+    /// The current screen's resolution, made the first time the screen is current.
+    private func currentEntry() throws(ScenarioFailure) -> ResolvedScreen {
         guard let top = simulator.current else {
             throw ScenarioFailure("there is no current screen: the navigation has ended (the entry flow finished)")
         }
@@ -66,27 +70,28 @@ final class ScenarioSession {
         ws.useDevice(device)
         let r = ws.resolve(screen, check: check, user: user, params: top.params)
         // The opened screen's resolution is the one its navigation simulator reads actions from.
-        if top.screen == opened.id, handoff?.slot == nil { handoff?.slot = (key, r) }
-        store(key, (screen, check, r))
+        if top.screen == opened.id, link.slot == nil { link.slot = (key, r) }
+        let entry = ResolvedScreen(screen: screen, check: check, resolution: r)
+        store(key, entry)
         coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true, params: top.params))
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((top.screen, d))
         }
-        return (screen, check, r)
+        return entry
     }
 
-    private func cached(_ key: String) -> (Screen, ScreenCheck, Resolution)? {
+    private func cached(_ key: String) -> ResolvedScreen? {
         if let f = firstCached, f.key == key { return f.entry }
-        return cache[key]
+        return cache.isEmpty ? nil : cache[key]
     }
 
-    private func store(_ key: String, _ entry: (Screen, ScreenCheck, Resolution)) {
+    private func store(_ key: String, _ entry: ResolvedScreen) {
         if firstCached == nil || firstCached!.key == key { firstCached = (key, entry) } else { cache[key] = entry }
     }
 
     /// The screen (and its check) of a stack entry: the opened one, or the project's by id.
     private func stackScreen(_ top: NavigationEntry) throws(ScenarioFailure) -> (Screen, ScreenCheck) {
-        if top.screen == opened.id, let c = ws.screen(file: opened.file).check { return (opened, c) }
+        if top.screen == link.target.screen.id { return (link.target.screen, link.target.check) }
         guard let file = ws.screenFiles()[top.screen] else {
             throw ScenarioFailure("screen '\(top.screen)' is on the stack, but no screen file has that id in \(ws.project.screensDir)")
         }
@@ -105,7 +110,7 @@ final class ScenarioSession {
         ws.useDevice(device)
         let r = ws.resolveUncached(screen, check: check, user: user, params: params)
         if let top = simulator.current {
-            store(ScenarioSession.cacheKey(top), (screen, check, r))
+            store(ScenarioSession.cacheKey(top), ResolvedScreen(screen: screen, check: check, resolution: r))
             layouts[ScenarioSession.cacheKey(top)] = nil
         }
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
@@ -117,7 +122,7 @@ final class ScenarioSession {
     /// Resolves the current screen (when there is one) so that its diagnostics are collected
     /// even when the scenario asks nothing about it; problems surface when it does.
     func resolveCurrent() {
-        if simulator.current != nil { _ = try? current() }
+        if simulator.current != nil { _ = try? currentEntry() }
     }
 
     /// The error diagnostics no expectation covers, and the expectations nothing matched.
@@ -292,7 +297,64 @@ enum TreeSearch {
     }
 }
 
-/// The opened screen's resolution, handed from a session to its navigation simulator (`t:open`).
-final class ResolutionHandoff {
+/// A screen of a session's stack, checked and resolved for the session's user (one object, so
+/// a cache hit copies one reference).
+final class ResolvedScreen {
+    let screen: Screen
+    let check: ScreenCheck
+    let resolution: Resolution
+
+    init(screen: Screen, check: ScreenCheck, resolution: Resolution) {
+        self.screen = screen
+        self.check = check
+        self.resolution = resolution
+    }
+}
+
+/// What one `t:open` argument opens (`ScenarioFileRunner.openTarget`).
+final class OpenTarget {
+    /// The argument, byte for byte.
+    let argument: String
+    let screen: Screen
+    let check: ScreenCheck
+    let flows: FlowSet
+    let entry: EntryPoint
+
+    init(argument: String, screen: Screen, check: ScreenCheck, flows: FlowSet, entry: EntryPoint) {
+        self.argument = argument
+        self.screen = screen
+        self.check = check
+        self.flows = flows
+        self.entry = entry
+    }
+}
+
+/// What a session's navigation simulator reads the actions of its screens from: the session's
+/// user and device, and the opened screen's resolution, handed over by the session's first
+/// `current()` (`t:open`). One object, so the simulator's closures hold one reference.
+final class SessionLink {
+    let ws: Workspace
+    let user: UserProfile
+    let device: DeviceContext?
+    let target: OpenTarget
     var slot: (key: String, resolution: Resolution)?
+
+    init(ws: Workspace, user: UserProfile, device: DeviceContext?, target: OpenTarget) {
+        self.ws = ws
+        self.user = user
+        self.device = device
+        self.target = target
+    }
+
+    /// The actions of screen `id` opened with `params`: the opened screen's from its handed-over
+    /// resolution, any other's resolved for the session's user and device.
+    func actions(screenID id: String, params: [String: String]) -> ScreenActions? {
+        let opened = target.screen
+        if id == opened.id, let h = slot, h.key == ScenarioSession.cacheKey(screen: id, params: params) {
+            return ws.actions(of: h.resolution, file: opened.file)
+        }
+        // Rules may read the device: the actions are this session's device's.
+        ws.useDevice(device)
+        return ws.visibleActions(screenID: id, user: user, extra: opened, params: params)
+    }
 }
