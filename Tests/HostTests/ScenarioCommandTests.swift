@@ -212,6 +212,45 @@ final class ScenarioCommandTests: XCTestCase {
         XCTAssertEqual(summary(r)?.passed, 1, r.transcript)
     }
 
+    /// Sessions are found by their handle within their scenario: every session a scenario
+    /// opened stays usable to its end (also across `t:each_user` runs), one kept from an earlier
+    /// scenario is refused, and arguments reach the host as given (`nil`s included).
+    func testSessionsAreFoundByHandleWithinTheirScenario() throws {
+        let root = try Host.temporaryFolder("handles")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "handles", "plugins": []}"#,
+            "users.json": #"{"gold": {"tier": "gold"}, "free": {"tier": "free"}}"#,
+            "screens/home.json": #"{"screen": "home", "root": {"type": "label", "id": "hello", "meta": {"text": "Hi"}}}"#,
+            "scenarios/handles.lua": """
+                local kept
+                scenario("first", function(t)
+                  kept = t:open("home", "gold")
+                end)
+                scenario("second", function(t)
+                  local all = {}
+                  for i = 1, 40 do all[i] = t:open("home", i % 2 == 0 and "gold" or "free") end
+                  t:each_user({ "gold", "free" }, function(t, user)
+                    all[#all + 1] = t:open("home", user)
+                  end)
+                  for i, s in ipairs(all) do
+                    local want = (i <= 40) and (i % 2 == 0 and "gold" or "free") or (i == 41 and "gold" or "free")
+                    expect_eq(s:user().tier, want)
+                  end
+                  local ok, err = pcall(function() return kept:user() end)
+                  assert(not ok and err:find("not a session", 1, true), tostring(err))
+                  print("args", nil, 2, nil)
+                end)
+
+                """,
+        ], under: root)
+        let r = try Host.run(["test", "scenarios", "--jobs", "1", "--verbose"], environment: ["CI": "true"], directory: root)
+        assertExit(r, 0)
+        // "first", then "second" as its two profiles' runs.
+        XCTAssertEqual(summary(r)?.passed, 3, r.transcript)
+        XCTAssertTrue(r.stderr.contains("args\\tnil\\t2\\tnil"), r.transcript)
+    }
+
     func testNoScenarioFilesIsSaid() throws {
         let root = try Host.temporaryFolder("empty")
         addTeardownBlock { try? FileManager.default.removeItem(at: root) }
