@@ -114,10 +114,8 @@ extension ScenarioFileRunner {
         } catch {
             throw ScenarioFailure("t:open: \(error.message)")
         }
-        let h = nextHandle
-        nextHandle += 1
         let session = ScenarioSession(link: link, simulator: sim)
-        sessions.append(session, handle: h)
+        let h = sessions.add(session)
         session.coverage = coverage
         coverage?.opened(user: profile)
         session.resolveCurrent()
@@ -147,11 +145,8 @@ extension ScenarioFileRunner {
     }
 
     /// The screen file `t:open` names: a screen id, a path from the working directory, or a
-    /// path beside the scenario file. Found once per argument in a file's run (the workspace
-    /// reads each screen file once too).
+    /// path beside the scenario file (`openTarget` keeps what an argument opens).
     func screenFile(_ screenArg: String) throws(ScenarioFailure) -> String {
-        // (Byte for byte: Swift takes canonically equivalent strings as one key; paths differ.)
-        if let hit = screenFiles[screenArg], hit.argument.utf8.elementsEqual(screenArg.utf8) { return hit.file }
         var locate = screenArg
         if screenArg.hasSuffix(".json"), !SafeFile.exists(screenArg) {
             let beside = Project.join(ScenarioDiscovery.parent(self.file.path), screenArg)
@@ -172,14 +167,13 @@ extension ScenarioFileRunner {
             case .failure(let d): throw ScenarioFailure("t:open: " + d.message)
             }
         }
-        screenFiles[screenArg] = (screenArg, file)
         return file
     }
 
     func subBegin(_ args: [JSONValue]) throws(ScenarioFailure) -> JSONValue {
         if let s = sub { throw ScenarioFailure("t:each_user cannot be nested (inside '\(s.name)')") }
         let user = try string(args, 0, "t:each_user: a user")
-        sub = Running(name: "\(scenario?.name ?? "?") [\(user)]", line: scenario?.line ?? 0, start: Self.now(), logStart: ws.engine.log.count, firstHandle: nextHandle)
+        sub = Running(name: "\(scenario?.name ?? "?") [\(user)]", line: scenario?.line ?? 0, start: Self.now(), logStart: ws.engine.log.count, firstHandle: sessions.nextHandle)
         subsRan = true
         return .bool(true)
     }

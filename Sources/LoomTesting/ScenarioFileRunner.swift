@@ -19,7 +19,6 @@ final class ScenarioFileRunner {
 
     // Bookkeeping of the scenario running now.
     var sessions = SessionTable()
-    var nextHandle = 1
     struct Running {
         var name: String
         var line: Int
@@ -38,8 +37,6 @@ final class ScenarioFileRunner {
     var snapshotOwners: [String: String] = [:]
     var unnamedCount: [String: Int] = [:]
     var complete = true
-    /// The screen file each `t:open` screen argument named (ScenarioFileRunner+Open.swift).
-    var screenFiles: [String: (argument: String, file: String)] = [:]
     /// What each `t:open` screen argument opens: its file, screen and entry point, found once
     /// per file's run (ScenarioFileRunner+Open.swift).
     var openTargets: [String: OpenTarget] = [:]
@@ -243,34 +240,36 @@ final class ScenarioFileRunner {
     }
 }
 
-/// The sessions of the scenario running now, by handle. Handles are handed out in increasing
-/// order and a scenario's sessions are dropped together, so they sit in an array in handle order
-/// (a `t:open` adds one at the end; the strictness check walks them in order).
+/// The sessions of the scenario running now, by handle. The table hands the handles out, in
+/// increasing order and never twice in a file's run (a session kept from an earlier scenario
+/// finds nothing), so a scenario's sessions sit in an array in handle order.
 struct SessionTable {
-    private var entries: [(handle: Int, session: ScenarioSession)] = []
+    /// The handle of `list[0]`.
+    private var base = 1
+    private var list: [ScenarioSession] = []
+
+    /// The handle the next session will get.
+    var nextHandle: Int { base + list.count }
 
     subscript(handle: Int) -> ScenarioSession? {
-        guard let first = entries.first?.handle else { return nil }
-        // Consecutive handles: the entry is at `handle - first`; otherwise found by bisection.
-        let guess = handle - first
-        if guess >= 0, guess < entries.count, entries[guess].handle == handle { return entries[guess].session }
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if entries[mid].handle < handle { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < entries.count && entries[lo].handle == handle ? entries[lo].session : nil
+        let i = handle - base
+        return list.indices.contains(i) ? list[i] : nil
     }
 
-    /// Adds a session under a handle larger than every handle so far.
-    mutating func append(_ session: ScenarioSession, handle: Int) {
-        entries.append((handle, session))
+    /// Adds a session; its handle.
+    mutating func add(_ session: ScenarioSession) -> Int {
+        list.append(session)
+        return base + list.count - 1
     }
 
     /// The sessions with a handle `include` selects, in handle order.
     func selected(_ include: (Int) -> Bool) -> [ScenarioSession] {
-        entries.compactMap { include($0.handle) ? $0.session : nil }
+        list.indices.filter { include(base + $0) }.map { list[$0] }
     }
 
-    mutating func removeAll() { entries.removeAll() }
+    /// Drops the sessions (their handles are not handed out again).
+    mutating func removeAll() {
+        base += list.count
+        list.removeAll()
+    }
 }
