@@ -20,6 +20,9 @@ final class AttributeSlots {
     @exclusivity(unchecked) private var values: [ValueInterner] = []
     /// Slots by the bytes of their names (two names Swift compares equal may differ in bytes).
     private var byName: [[UInt8]: Int] = [:]
+    /// The same, looked up without copying a name's bytes: slot `n`'s name has id `n + 1` (names
+    /// are added in slot order while the table has room; beyond it `byName` alone serves).
+    @exclusivity(unchecked) private var nameIDs = ValueInterner()
     let device: [String: JSONValue]
     /// `--now`: every user's attribute `now`.
     let now: String?
@@ -38,6 +41,7 @@ final class AttributeSlots {
 
     /// The slot of an attribute name, made on first use.
     func slot(_ name: String) -> Int {
+        if let id = name.utf8.withContiguousStorageIfAvailable({ nameIDs.find(0, $0) }) ?? nil { return Int(id) - 1 }
         let bytes = Array(name.utf8)
         if let s = byName[bytes] { return s }
         let n = names.count
@@ -50,6 +54,7 @@ final class AttributeSlots {
         deviceIDs.append(0)
         if let v = device[name] { deviceIDs[n] = ascii[n] ? values[n].id(v) : -1 }
         byName[bytes] = n
+        if nameIDs.count == n { _ = bytes.withUnsafeBufferPointer { nameIDs.id(0, $0) } }
         if name == "now", let now {
             nowSlot = n
             nowID = values[n].id(.string(now))
@@ -94,6 +99,9 @@ struct ValueInterner {
     private var arena: [UInt8] = []
     /// Distinct values kept per slot (an attribute unique per user is not worth remembering).
     static let maxValues = 65_536
+
+    /// How many values have ids.
+    var count: Int { hashes.count }
 
     @inline(__always)
     private static func hash(_ tag: UInt8, _ b: UnsafeBufferPointer<UInt8>) -> UInt64 {

@@ -2,16 +2,16 @@ import Foundation
 import Synchronization
 
 /// What every worker of a run has resolved, by screen and outcome key: a key one worker
-/// resolved is not resolved again by another (the workers' screens are the same files in
-/// workspaces opened alike, so equal keys mean equal answers). A worker about to resolve a new
-/// key claims it; another worker needing that key meanwhile waits for the answer instead of
-/// resolving it too (a worker holding a claim never waits, so no worker waits forever).
-/// Consulted only when a worker's own cache misses; bounded like it.
+/// resolved is not resolved again by another that misses it later (the workers' screens are the
+/// same files in workspaces opened alike, so equal keys mean equal answers). Two workers missing
+/// the same new key at the same moment both resolve it: that costs one resolution (a few
+/// microseconds), where waiting for the other worker's answer cost a thread's wake-up (tens of
+/// microseconds on these machines) and a claim per key. Consulted only when a worker's own cache
+/// misses; bounded like it. Runs with one worker have none (nothing to share).
 public final class SharedAnswers: @unchecked Sendable {
-    enum Claim { case known(VisibilityPlan.Answer), mine, unshared }
-    private let cond = NSCondition()
-    private var answers: [Int: [OutcomeKey: VisibilityPlan.Answer]] = [:]
-    private var pending: [Int: Set<OutcomeKey>] = [:]
+    private let lock = NSLock()
+    /// By screen (`VisibilityPlan.screenIndex`), then key.
+    private var answers: [[OutcomeKey: VisibilityPlan.Answer]] = []
     public init() {}
 
     /// Rule answers learnt by the workers, in the order they were learnt: the screen, the rule
@@ -37,7 +37,7 @@ public final class SharedAnswers: @unchecked Sendable {
 
     /// The entries from `from` on, copied (the log grows on while they are read).
     func memoEntries(from: Int) -> [MemoEntry] {
-        cond.lock(); defer { cond.unlock() }
+        lock.lock(); defer { lock.unlock() }
         return Array(memoLog[min(from, memoLog.count)...])
     }
 
@@ -49,32 +49,24 @@ public final class SharedAnswers: @unchecked Sendable {
             guard let v = u.sharedKey(r) else { return }
             values.append(v)
         }
-        cond.lock(); defer { cond.unlock() }
+        lock.lock(); defer { lock.unlock() }
         guard memoLog.count < SharedAnswers.maxMemoEntries else { return }
         memoLog.append(MemoEntry(screen: screen, leaf: leaf, reads: reads, values: values, answer: answer))
         memoCount.store(memoLog.count, ordering: .releasing)
     }
 
-    /// The answer for a key, or the right (and duty: `publish`) to resolve it; `unshared` when
-    /// the table is full.
-    func claim(_ screen: Int, _ k: OutcomeKey) -> Claim {
-        cond.lock(); defer { cond.unlock() }
-        while true {
-            if let a = answers[screen]?[k] { return .known(a) }
-            if pending[screen]?.contains(k) != true { break }
-            cond.wait()
-        }
-        guard answers[screen, default: [:]].count < VisibilityPlan.maxKeys else { return .unshared }
-        pending[screen, default: []].insert(k)
-        return .mine
+    /// The answer another worker found for a key, if any.
+    func known(_ screen: Int, _ k: OutcomeKey) -> VisibilityPlan.Answer? {
+        lock.lock(); defer { lock.unlock() }
+        return screen < answers.count ? answers[screen][k] : nil
     }
 
-    /// Ends a claim: the answer for everyone, or nil (an answer not to share: the waiting
-    /// workers resolve the key themselves).
-    func publish(_ screen: Int, _ k: OutcomeKey, _ a: VisibilityPlan.Answer?) {
-        cond.lock(); defer { cond.unlock() }
-        pending[screen]?.remove(k)
-        if let a { answers[screen, default: [:]][k] = a }
-        cond.broadcast()
+    /// Shares the answer for a key (the first one kept: equal keys give equal answers), while
+    /// the screen's table has room.
+    func publish(_ screen: Int, _ k: OutcomeKey, _ a: VisibilityPlan.Answer) {
+        lock.lock(); defer { lock.unlock() }
+        while answers.count <= screen { answers.append([:]) }
+        guard answers[screen].count < VisibilityPlan.maxKeys, answers[screen][k] == nil else { return }
+        answers[screen][k] = a
     }
 }

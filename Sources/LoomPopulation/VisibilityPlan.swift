@@ -200,20 +200,10 @@ public final class VisibilityPlan {
     /// in full).
     func answer(_ u: PlanUser, screens: PopulationScreens) -> Int32? {
         let k = key(u)
-        var claimed = false
         if let k {
             if let hit = cache[k] { return hit }
-            if let shared {
-                switch shared.claim(screenIndex, k) {
-                case .known(let hit): return keep(hit, k)
-                case .mine: claimed = true
-                case .unshared: break
-                }
-            }
+            if let hit = shared?.known(screenIndex, k) { return keep(hit, k) }
         }
-        // A key this worker claimed is released whatever happens below (others may wait on it).
-        var published = false
-        defer { if claimed, !published, let k { shared?.publish(screenIndex, k, Answer?.none) } }
         guard let user = u.user else { return nil }
         let r = k.map { screens.resolve(screenIndex, for: user, replaying: $0.leaves) } ?? screens.resolve(screenIndex, for: user)
         let answer = Answer(tail: writer.visibleTail(screen: screenID, fragment: EvalLineWriter.visibleFragment(r.tree)),
@@ -222,7 +212,7 @@ public final class VisibilityPlan {
         // in this plan): such answers are not shared by key. Nor are those of users whose rules
         // failed (no key: resolved every time, each failure reported).
         if let k, !r.evaluatedCreatedRules {
-            if claimed { shared?.publish(screenIndex, k, answer); published = true }
+            shared?.publish(screenIndex, k, answer)
             return keep(answer, k)
         }
         transient = answer

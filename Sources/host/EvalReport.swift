@@ -7,39 +7,32 @@ import LoomStyles
 /// could not be read reported at their line as they come, resolution problems once each with
 /// how many users they concerned, a summary and (on a terminal) progress on stderr.
 struct EvalReport {
-    let jobs: Int
     let failFast: Bool
     private(set) var users = 0
     private(set) var failures = 0
     private(set) var notes = ResolutionNotes()
     private(set) var stopped = false
 
-    init(jobs: Int, failFast: Bool) {
-        self.jobs = jobs
+    init(failFast: Bool) {
         self.failFast = failFast
     }
 
     var failed: Bool { failures > 0 || notes.hasErrors }
 
-    mutating func run(screens args: [String], first: PopulationScreens, input: UserInput, writer: EvalLineWriter, engine: EngineOptions,
-                      device: DeviceContext?) {
+    /// Runs the users through `workers` and the caller's workspace `first`.
+    mutating func run(workers: PopulationWorkers<UserBatch, EvalChunk>, first: PopulationScreens, input: UserInput,
+                      writer: EvalLineWriter, shared: SharedAnswers?) {
         let sink = OutputSink()
         var output = EvalOutput(writer: writer)
         let progress = Progress()
         sink.write(writer.header)
-        let handoff = WorkspaceHandoff(first)
-        // Every worker resolves on the same device context as the first.
-        let options = engine.workspaceOptions(device: device), parser = input.parser, shared = SharedAnswers()
-        PopulationPipeline.run(
-            jobs: jobs,
-            next: { input.nextBatch() },
+        let parser = input.parser
+        workers.run(
             makeWorker: {
-                // The caller's workspace serves the first worker; the others open their own.
-                let screens = handoff.take() ?? PopulationScreens.open(options: options, screens: args).0
-                guard let screens else { return { b in EvalChunk.unreadable(b) } }
-                let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
+                let worker = EvalWorker(screens: first, parser: parser, writer: writer, shared: shared)
                 return { worker.process($0) }
             },
+            next: { input.nextBatch() },
             consume: { chunk in
                 var text = chunk.text[...]
                 if failFast, let f = chunk.failures.first { text = text.prefix(f.textBytes) }
@@ -89,20 +82,6 @@ extension EvalChunk {
         c.users = b.count
         for _ in 0..<b.count { c.failures.append((0, .error("this worker's workspace did not open"))) }
         return c
-    }
-}
-
-/// Hands the caller's workspace to exactly one worker thread (workspaces are used from one
-/// thread at a time; the caller does not touch it while workers run).
-final class WorkspaceHandoff: @unchecked Sendable {
-    private let lock = NSLock()
-    private var screens: PopulationScreens?
-    init(_ s: PopulationScreens) { screens = s }
-    func take() -> PopulationScreens? {
-        lock.lock(); defer { lock.unlock() }
-        let s = screens
-        screens = nil
-        return s
     }
 }
 

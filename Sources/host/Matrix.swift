@@ -25,9 +25,6 @@ struct Matrix: ParsableCommand {
     @OptionGroup var engine: EngineOptions
     @OptionGroup var deviceOptions: DeviceOptions
 
-    /// The engine's workspace options with the chosen device context.
-    var workspaceOptions: Workspace.Options { engine.workspaceOptions(device: deviceOptions.chosen) }
-
     @Option(name: .long, help: ArgumentHelp("Comma-separated attributes whose values make the segments (default: each user).", valueName: "attrs"))
     var by: String?
 
@@ -42,28 +39,31 @@ struct Matrix: ParsableCommand {
     }
 
     func run() throws {
-        let main = try population.screens([screen], engine: engine, device: deviceOptions.chosen)
-        let input = try population.input()
-        let screenID = main.screens[0].id
-        var matrix = SegmentMatrix(by: byAttributes)
-        var failures = 0
-        var notes = ResolutionNotes()
-        var stopped = false
-        let handoff = WorkspaceHandoff(main)
-        let options = workspaceOptions, parser = input.parser, by = byAttributes, graph = !noGraph
-        let args = [screen]
-        let progress = Progress()
-        PopulationPipeline.run(
-            jobs: population.jobs,
-            next: { input.nextBatch() },
-            makeWorker: {
-                let screens = handoff.take() ?? PopulationScreens.open(options: options, screens: args).0
-                guard let screens else {
-                    return { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) }
-                }
+        let by = byAttributes, graph = !noGraph
+        let late = LateParser()
+        let workers = population.workers(
+            screens: [screen], engine: engine, device: deviceOptions.chosen, parser: late,
+            make: { screens, parser in
                 let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
                 return { worker.process($0) }
             },
+            unopened: { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) })
+        let main = try population.screens([screen], engine: engine, device: deviceOptions.chosen, applied: true)
+        let input = try population.input()
+        let parser = input.parser
+        late.value = parser
+        let screenID = main.screens[0].id
+        var matrix = SegmentMatrix(by: by)
+        var failures = 0
+        var notes = ResolutionNotes()
+        var stopped = false
+        let progress = Progress()
+        workers.run(
+            makeWorker: {
+                let worker = MatrixWorker(screens: main, parser: parser, by: by, graph: graph)
+                return { worker.process($0) }
+            },
+            next: { input.nextBatch() },
             consume: { (part: MatrixPart) -> Bool in
                 matrix.merge(part.matrix)
                 notes.merge(part.notes)

@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import LoomPopulation
+
+/// `PopulationPipeline.run` and `PopulationWorkers`: results in input order whatever the number
+/// of jobs, one worker per thread, an early stop that consumes nothing after it, and every worker
+/// released when `run` returns or when workers never run are dropped.
+final class PopulationPipelineTests: XCTestCase {
+    /// Counts made workers and live worker threads across threads.
+    final class Counters: Sendable {
+        let made = Atomic<Int>(0)
+        let live = Atomic<Int>(0)
+    }
+
+    /// Runs `batches` numbered batches (batch k is [k]) through `jobs` workers that square them
+    /// (some slowly); returns what was consumed, in order.
+    private func run(jobs: Int, batches: Int, stopAfter: Int? = nil, counters: Counters) -> [Int] {
+        var k = 0
+        var out: [Int] = []
+        PopulationPipeline.run(
+            jobs: jobs,
+            next: { () -> [Int]? in
+                defer { k += 1 }
+                return k < batches ? [k] : nil
+            },
+            makeWorker: {
+                counters.made.add(1, ordering: .relaxed)
+                counters.live.add(1, ordering: .relaxed)
+                final class Done: Sendable {
+                    let counters: Counters
+                    init(_ c: Counters) { counters = c }
+                    deinit { counters.live.subtract(1, ordering: .relaxed) }
+                }
+                let done = Done(counters)
+                return { (b: [Int]) -> Int in
+                    _ = done
+                    // Uneven work, so results come back out of order.
+                    if b[0] % 3 == 0 { usleep(200) }
+                    return b[0] * b[0]
+                }
+            },
+            consume: { v in
+                out.append(v)
+                return stopAfter.map { out.count < $0 } ?? true
+            })
+        return out
+    }
+
+    func testResultsComeBackInInputOrderAtAnyJobs() {
+        for jobs in [1, 2, 3, 8] {
+            let c = Counters()
+            XCTAssertEqual(run(jobs: jobs, batches: 200, counters: c), (0..<200).map { $0 * $0 }, "--jobs \(jobs)")
+            XCTAssertGreaterThanOrEqual(c.made.load(ordering: .relaxed), 1)
+            XCTAssertLessThanOrEqual(c.made.load(ordering: .relaxed), jobs)
+        }
+    }
+
+    /// Each thread makes its worker once, as it starts (before any batch: `host eval` opens its
+    /// workspace there); the caller's is made only if it takes a batch; and every thread has let
+    /// go of its worker by the time `run` returns.
+    func testEachThreadMakesOneWorkerAndNoneOutlivesTheRun() {
+        for _ in 0..<20 {
+            let c = Counters()
+            XCTAssertEqual(run(jobs: 8, batches: 1, counters: c), [0])
+            XCTAssertTrue((7...8).contains(c.made.load(ordering: .relaxed)), "made \(c.made.load(ordering: .relaxed))")
+            XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived run")
+        }
+        let c = Counters()
+        XCTAssertEqual(run(jobs: 4, batches: 0, counters: c), [])
+        XCTAssertEqual(c.made.load(ordering: .relaxed), 3, "no batch: the caller makes no worker")
+        XCTAssertEqual(c.live.load(ordering: .relaxed), 0)
+    }
+
+    /// Workers started and never run (the caller's workspace did not open): dropping them stops
+    /// the threads and releases their workers; `waitUntilReady` returns once all are made.
+    func testWorkersNeverRunAreStoppedWhenDropped() {
+        let c = Counters()
+        do {
+            let w = PopulationWorkers<[Int], Int>(threads: 3) {
+                c.made.add(1, ordering: .relaxed)
+                c.live.add(1, ordering: .relaxed)
+                final class Done: Sendable {
+                    let c: Counters
+                    init(_ c: Counters) { self.c = c }
+                    deinit { c.live.subtract(1, ordering: .relaxed) }
+                }
+                let done = Done(c)
+                return { b in _ = done; return b[0] }
+            }
+            w.waitUntilReady()
+            XCTAssertEqual(c.made.load(ordering: .relaxed), 3)
+            XCTAssertEqual(c.live.load(ordering: .relaxed), 3)
+        }
+        XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a dropped pool left a worker alive")
+    }
+
+    func testAnEarlyStopConsumesNothingAfterIt() {
+        for jobs in [1, 2, 4] {
+            let c = Counters()
+            XCTAssertEqual(run(jobs: jobs, batches: 500, stopAfter: 7, counters: c), (0..<7).map { $0 * $0 }, "--jobs \(jobs)")
+            XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived run")
+        }
+    }
+}
