@@ -13,16 +13,12 @@ struct PopulationBenchResult {
     var users = 0
     var hostNs = 0.0, floorNs = 0.0, targetingNs = 0.0
     var jobs2Ns = 0.0
-    /// `--jobs 2` with the worker thread's start inside the clock (as before 2026-11-23's
-    /// second round, when workers were started by the run itself).
-    var jobs2ThreadStartNs = 0.0
     /// `--jobs 1` in wall time (what `scaling` divides).
     var hostWallNs = 0.0
     var streamedUsers = 0
     var rssAfterW1MB = 0.0, rssAfterStreamMB = 0.0
     var ratio: Double { hostNs / floorNs }
     var scaling: Double { hostWallNs / jobs2Ns }
-    var scalingWithThreadStart: Double { hostWallNs / jobs2ThreadStartNs }
     /// `--jobs 1` over `--jobs 2` wall time on the streamed users.
     var streamedScaling = 0.0
 }
@@ -116,7 +112,7 @@ private func writeJSONL(_ users: [[(String, JSONValue)]], to path: String) {
 /// `host eval --select visible` over a JSONL file, in-process, with `jobs` workers; returns
 /// the elapsed nanoseconds (with one job: the calling thread's CPU time, which runs the whole
 /// pipeline; with more: wall time) and, per component id, how many users see it.
-private func hostEval(project: String, users: String, jobs: Int, output: String, threadsTimed: Bool = false) -> (ns: Double, wall: Double, seen: [String: Int]) {
+private func hostEval(project: String, users: String, jobs: Int, output: String) -> (ns: Double, wall: Double, seen: [String: Int]) {
     var o = Workspace.Options()
     o.project = project
     let options = o
@@ -136,22 +132,14 @@ private func hostEval(project: String, users: String, jobs: Int, output: String,
     let box = Box(opened), parser = input.parser, lock = NSLock(), shared = jobs > 1 ? SharedAnswers() : nil
     var failed = 0
     var firstProblem = ""
-    // The worker threads too are started (each with its worker made) before the clock starts,
-    // unless `threadsTimed`: then their start is part of the figure.
-    let makeWorker: @Sendable () -> (UserBatch) -> EvalChunk = {
-        lock.lock(); let screens = box.s.removeLast(); lock.unlock()
-        let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
-        return { w.process($0) }
-    }
-    var workers: PopulationWorkers<UserBatch, EvalChunk>?
-    if !threadsTimed {
-        workers = PopulationWorkers(threads: jobs - 1, makeWorker: makeWorker)
-        workers!.waitUntilReady()
-    }
     let t0 = DispatchTime.now().uptimeNanoseconds, c0 = cpuNow()
-    (workers ?? PopulationWorkers(threads: jobs - 1, makeWorker: makeWorker)).run(
-        makeWorker: makeWorker,
-        next: { input.nextBatch() },
+    PopulationPipeline.run(
+        jobs: jobs, next: { input.nextBatch() },
+        makeWorker: {
+            lock.lock(); let screens = box.s.removeLast(); lock.unlock()
+            let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
+            return { w.process($0) }
+        },
         consume: { chunk in
             sink.write(bytes: chunk.text[...])
             failed += chunk.failures.count + (chunk.notes.hasErrors ? 1 : 0)
@@ -223,15 +211,16 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     writeJSONL(users, to: file)
     var r = PopulationBenchResult(users: n)
     var host = Double.infinity, floor = Double.infinity, targeting = Double.infinity, two = Double.infinity, hostWall = Double.infinity
-    var twoStarting = Double.infinity
     var hostSeen: [String: Int] = [:], floorSeen: [String: Int] = [:], stdSeen: [String: Int] = [:]
-    // Interleaved, best of five: a noisy neighbour hurts every figure alike.
-    for _ in 0..<5 {
+    // Interleaved, best of eleven: a noisy neighbour hurts every figure alike. (Five were too
+    // few for the 2-job figure: a W1 run lasts 7–13 ms, and this machine's other tenants slow a
+    // process's runs by up to 1.5× for a second or more at a time, long enough to spoil several
+    // rounds in a row.)
+    for _ in 0..<11 {
         let f = floorEval(users); floor = min(floor, f.ns); floorSeen = f.seen
         let h = hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1.out"); host = min(host, h.ns); hostWall = min(hostWall, h.wall); hostSeen = h.seen
         let t = hostEval(project: std, users: file, jobs: 1, output: tmp + "/w1t.out"); targeting = min(targeting, t.ns); stdSeen = t.seen
         two = min(two, hostEval(project: dir, users: file, jobs: 2, output: tmp + "/w1j2.out").ns)
-        twoStarting = min(twoStarting, hostEval(project: dir, users: file, jobs: 2, output: tmp + "/w1j2s.out", threadsTimed: true).ns)
     }
     for k in 1...8 {
         precondition(hostSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: host eval and the floor disagree on c\(k): \(hostSeen["c\(k)"] ?? 0) vs \(floorSeen["c\(k)"] ?? -1)")
@@ -239,13 +228,10 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     }
     precondition((try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1.out"))) == (try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1j2.out"))),
                  "W1: --jobs 2 output differs from --jobs 1")
-    precondition((try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1.out"))) == (try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1j2s.out"))),
-                 "W1: --jobs 2 output (thread start timed) differs from --jobs 1")
     r.hostNs = host / Double(n)
     r.floorNs = floor / Double(n)
     r.targetingNs = targeting / Double(n)
     r.jobs2Ns = two / Double(n)
-    r.jobs2ThreadStartNs = twoStarting / Double(n)
     r.hostWallNs = hostWall / Double(n)
     r.rssAfterW1MB = peakRSSMB()
     // Memory while streaming: many more users through the same pipeline, output discarded.
