@@ -6,31 +6,33 @@ import Foundation
 /// (memory does not grow with the input); each worker owns what it makes (one Lua state per
 /// worker). With one job everything runs on the caller's thread.
 public enum PopulationPipeline {
-    /// `next` yields the next batch (nil at the end); `makeWorker` is called once on each worker's
-    /// thread (the caller's included: at its first batch), and its worker processes batches
-    /// there; `consume` gets every result in input order and returns false to stop early (no
-    /// later result is consumed).
+    /// `next` yields the next batch (nil at the end); `makeWorker` is called once on each worker
+    /// thread as it starts, and `makeCallerWorker` (by default `makeWorker`) on the caller's
+    /// thread at its first batch; each worker processes batches on its thread; `consume` gets
+    /// every result in input order and returns false to stop early (no later result is
+    /// consumed).
     public static func run<Batch: Sendable, Output: Sendable>(
         jobs: Int,
         next: () -> Batch?,
         makeWorker: @escaping @Sendable () -> (Batch) -> Output,
+        makeCallerWorker: (() -> (Batch) -> Output)? = nil,
         consume: (Output) -> Bool
     ) {
-        PopulationWorkers(threads: jobs - 1, makeWorker: makeWorker).run(makeWorker: makeWorker, next: next, consume: consume)
+        PopulationWorkers(threads: jobs - 1, makeWorker: makeWorker)
+            .run(makeWorker: makeCallerWorker ?? makeWorker, next: next, consume: consume)
     }
 }
 
-/// The worker threads of one pipeline run, started ahead of it: each makes its worker at once
-/// (`host eval` opens its workspace there, while the caller's thread opens its own) and then
-/// waits for batches; `run` hands them out, the caller's thread working as one more worker.
-/// Made and run once, by one thread.
-public final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
+/// The worker threads of one pipeline run: each makes its worker as it starts (`host eval` opens
+/// its workspace there, while the caller's thread works) and then waits for batches; `run` hands
+/// them out, the caller's thread working as one more worker. Made and run once, by one thread.
+final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
     private let threads: Int
     private let q = BatchQueue<Batch, Output>()
     private var finished = false
 
     /// Starts `threads` threads (none for 0 or less), each calling `makeWorker` once.
-    public init(threads: Int, makeWorker: @escaping @Sendable () -> (Batch) -> Output) {
+    init(threads: Int, makeWorker: @escaping @Sendable () -> (Batch) -> Output) {
         self.threads = max(0, threads)
         let q = self.q
         for _ in 0..<self.threads {
@@ -60,14 +62,14 @@ public final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
 
     /// Waits until every thread has made its worker (for measuring a run apart from the
     /// workers' start).
-    public func waitUntilReady() { q.waitForWorkers(threads) }
+    func waitUntilReady() { q.waitForWorkers(threads) }
 
     /// Runs the batches `next` yields through the workers, the caller's thread working as one of
     /// them (its worker made by `makeWorker` at its first batch) between reading input and
     /// consuming results; `consume` gets every result in input
     /// order and returns false to stop early (no later result is consumed). Every worker thread
     /// has exited when it returns.
-    public func run(makeWorker: () -> (Batch) -> Output, next: () -> Batch?, consume: (Output) -> Bool) {
+    func run(makeWorker: () -> (Batch) -> Output, next: () -> Batch?, consume: (Output) -> Bool) {
         precondition(!finished, "PopulationWorkers.run is called once")
         defer { stop() }
         if threads == 0 {

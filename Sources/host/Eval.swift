@@ -55,54 +55,13 @@ struct PopulationOptions: ParsableArguments {
         }
     }
 
-    /// The screens in the caller's workspace (load problems reported; exit 1 on errors). The
-    /// engine's options are applied first, unless `applied` (by `workers`, whose threads are
-    /// running by then).
-    func screens(_ args: [String], engine: EngineOptions, device: DeviceContext?, applied: Bool = false) throws -> PopulationScreens {
-        if !applied { engine.apply() }
+    /// The screens in the caller's workspace (load problems reported; exit 1 on errors).
+    func screens(_ args: [String], engine: EngineOptions, device: DeviceContext?) throws -> PopulationScreens {
+        engine.apply()
         let (screens, d) = PopulationScreens.open(options: engine.workspaceOptions(device: device), screens: args)
         Console.report(d)
         guard let screens else { throw ExitCode(1) }
         return screens
-    }
-}
-
-extension PopulationOptions {
-    /// The `--jobs` workers after the caller's, started before the caller opens its own
-    /// workspace (the engine's options applied first): each opens its workspace on its thread at
-    /// once, at the same time as the caller's, rather than once the run has begun (about 5 ms on
-    /// these machines, a large part of a short run), and makes its worker with `make` at its
-    /// first batch, when the input's parser is known (`parser`, set by the caller before the run).
-    /// A worker whose workspace did not open answers `unopened` (the caller's reports why).
-    func workers<Output: Sendable>(
-        screens args: [String], engine: EngineOptions, device: DeviceContext?, parser: LateParser,
-        make: @escaping @Sendable (PopulationScreens, UserParser) -> (UserBatch) -> Output,
-        unopened: @escaping @Sendable (UserBatch) -> Output
-    ) -> PopulationWorkers<UserBatch, Output> {
-        engine.apply()
-        let options = engine.workspaceOptions(device: device)
-        return PopulationWorkers(threads: jobs - 1) {
-            let screens = PopulationScreens.open(options: options, screens: args).0
-            var work: ((UserBatch) -> Output)?
-            return { b in
-                if work == nil {
-                    guard let screens, let p = parser.value else { return unopened(b) }
-                    work = make(screens, p)
-                }
-                return work!(b)
-            }
-        }
-    }
-}
-
-/// The input's parser, for workers started before the input is opened: set once by the caller
-/// before the run hands out any batch.
-final class LateParser: @unchecked Sendable {
-    private let lock = NSLock()
-    private var parser: UserParser?
-    var value: UserParser? {
-        get { lock.lock(); defer { lock.unlock() }; return parser }
-        set { lock.lock(); parser = newValue; lock.unlock() }
     }
 }
 
@@ -135,22 +94,11 @@ struct Eval: ParsableCommand {
     }
 
     func run() throws {
-        let writer = EvalLineWriter(format: format, select: select)
-        // One worker has nothing to share its answers with.
-        let shared = population.jobs > 1 ? SharedAnswers() : nil
-        let parser = LateParser()
-        let workers = population.workers(
-            screens: screens, engine: engine, device: deviceOptions.chosen, parser: parser,
-            make: { screens, p in
-                let worker = EvalWorker(screens: screens, parser: p, writer: writer, shared: shared)
-                return { worker.process($0) }
-            },
-            unopened: { EvalChunk.unreadable($0) })
-        let main = try population.screens(screens, engine: engine, device: deviceOptions.chosen, applied: true)
+        let main = try population.screens(screens, engine: engine, device: deviceOptions.chosen)
         let input = try population.input()
-        parser.value = input.parser
-        var report = EvalReport(failFast: population.failFast)
-        report.run(workers: workers, first: main, input: input, writer: writer, shared: shared)
+        let writer = EvalLineWriter(format: format, select: select)
+        var report = EvalReport(jobs: population.jobs, failFast: population.failFast)
+        report.run(screens: screens, first: main, input: input, writer: writer, engine: engine, device: deviceOptions.chosen)
         if report.failed { throw ExitCode(1) }
     }
 }

@@ -7,32 +7,42 @@ import LoomStyles
 /// could not be read reported at their line as they come, resolution problems once each with
 /// how many users they concerned, a summary and (on a terminal) progress on stderr.
 struct EvalReport {
+    let jobs: Int
     let failFast: Bool
     private(set) var users = 0
     private(set) var failures = 0
     private(set) var notes = ResolutionNotes()
     private(set) var stopped = false
 
-    init(failFast: Bool) {
+    init(jobs: Int, failFast: Bool) {
+        self.jobs = jobs
         self.failFast = failFast
     }
 
     var failed: Bool { failures > 0 || notes.hasErrors }
 
-    /// Runs the users through `workers` and the caller's workspace `first`.
-    mutating func run(workers: PopulationWorkers<UserBatch, EvalChunk>, first: PopulationScreens, input: UserInput,
-                      writer: EvalLineWriter, shared: SharedAnswers?) {
+    mutating func run(screens args: [String], first: PopulationScreens, input: UserInput, writer: EvalLineWriter, engine: EngineOptions,
+                      device: DeviceContext?) {
         let sink = OutputSink()
         var output = EvalOutput(writer: writer)
         let progress = Progress()
         sink.write(writer.header)
-        let parser = input.parser
-        workers.run(
+        // Every worker resolves on the same device context as the first. One worker has nothing
+        // to share its answers with.
+        let options = engine.workspaceOptions(device: device), parser = input.parser, shared = jobs > 1 ? SharedAnswers() : nil
+        PopulationPipeline.run(
+            jobs: jobs,
+            next: { input.nextBatch() },
             makeWorker: {
+                // Each worker thread opens its own workspace; the caller's serves the caller.
+                guard let screens = PopulationScreens.open(options: options, screens: args).0 else { return { b in EvalChunk.unreadable(b) } }
+                let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
+                return { worker.process($0) }
+            },
+            makeCallerWorker: {
                 let worker = EvalWorker(screens: first, parser: parser, writer: writer, shared: shared)
                 return { worker.process($0) }
             },
-            next: { input.nextBatch() },
             consume: { chunk in
                 var text = chunk.text[...]
                 if failFast, let f = chunk.failures.first { text = text.prefix(f.textBytes) }

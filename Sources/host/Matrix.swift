@@ -25,6 +25,9 @@ struct Matrix: ParsableCommand {
     @OptionGroup var engine: EngineOptions
     @OptionGroup var deviceOptions: DeviceOptions
 
+    /// The engine's workspace options with the chosen device context.
+    var workspaceOptions: Workspace.Options { engine.workspaceOptions(device: deviceOptions.chosen) }
+
     @Option(name: .long, help: ArgumentHelp("Comma-separated attributes whose values make the segments (default: each user).", valueName: "attrs"))
     var by: String?
 
@@ -39,31 +42,31 @@ struct Matrix: ParsableCommand {
     }
 
     func run() throws {
-        let by = byAttributes, graph = !noGraph
-        let late = LateParser()
-        let workers = population.workers(
-            screens: [screen], engine: engine, device: deviceOptions.chosen, parser: late,
-            make: { screens, parser in
-                let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
-                return { worker.process($0) }
-            },
-            unopened: { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) })
-        let main = try population.screens([screen], engine: engine, device: deviceOptions.chosen, applied: true)
+        let main = try population.screens([screen], engine: engine, device: deviceOptions.chosen)
         let input = try population.input()
-        let parser = input.parser
-        late.value = parser
         let screenID = main.screens[0].id
-        var matrix = SegmentMatrix(by: by)
+        var matrix = SegmentMatrix(by: byAttributes)
         var failures = 0
         var notes = ResolutionNotes()
         var stopped = false
+        let options = workspaceOptions, parser = input.parser, by = byAttributes, graph = !noGraph
+        let args = [screen]
         let progress = Progress()
-        workers.run(
+        PopulationPipeline.run(
+            jobs: population.jobs,
+            next: { input.nextBatch() },
             makeWorker: {
+                // Each worker thread opens its own workspace; the caller's serves the caller.
+                guard let screens = PopulationScreens.open(options: options, screens: args).0 else {
+                    return { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) }
+                }
+                let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
+                return { worker.process($0) }
+            },
+            makeCallerWorker: {
                 let worker = MatrixWorker(screens: main, parser: parser, by: by, graph: graph)
                 return { worker.process($0) }
             },
-            next: { input.nextBatch() },
             consume: { (part: MatrixPart) -> Bool in
                 matrix.merge(part.matrix)
                 notes.merge(part.notes)
