@@ -66,9 +66,8 @@ final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
 
     /// Runs the batches `next` yields through the workers, the caller's thread working as one of
     /// them (its worker made by `makeWorker` at its first batch) between reading input and
-    /// consuming results; `consume` gets every result in input
-    /// order and returns false to stop early (no later result is consumed). Every worker thread
-    /// has exited when it returns.
+    /// consuming results; `consume` gets every result in input order and returns false to stop
+    /// early (no later result is consumed). Every worker thread has exited when it returns.
     func run(makeWorker: () -> (Batch) -> Output, next: () -> Batch?, consume: (Output) -> Bool) {
         precondition(!finished, "PopulationWorkers.run is called once")
         defer { stop() }
