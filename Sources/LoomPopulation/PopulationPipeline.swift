@@ -7,10 +7,11 @@ import Foundation
 /// worker). With one job everything runs on the caller's thread.
 public enum PopulationPipeline {
     /// `next` yields the next batch (nil at the end); `makeWorker` is called once on each worker
-    /// thread as it starts, and `makeCallerWorker` (by default `makeWorker`) on the caller's
-    /// thread at its first batch; each worker processes batches on its thread; `consume` gets
-    /// every result in input order and returns false to stop early (no later result is
-    /// consumed).
+    /// thread at its first batch, and `makeCallerWorker` (by default `makeWorker`) on the
+    /// caller's thread at its first batch (a thread that gets none makes none: a short input
+    /// opens no workspace it does not use); each worker processes batches on its thread;
+    /// `consume` gets every result in input order and returns false to stop early (no later
+    /// result is consumed).
     public static func run<Batch: Sendable, Output: Sendable>(
         jobs: Int,
         next: () -> Batch?,
@@ -23,15 +24,15 @@ public enum PopulationPipeline {
     }
 }
 
-/// The worker threads of one pipeline run: each makes its worker as it starts (`host eval` opens
-/// its workspace there, while the caller's thread works) and then waits for batches; `run` hands
-/// them out, the caller's thread working as one more worker. Made and run once, by one thread.
+/// The worker threads of one pipeline run: each makes its worker at its first batch (`host eval`
+/// opens its workspace there, while the caller's thread works); `run` hands the batches out, the
+/// caller's thread working as one more worker. Made and run once, by one thread.
 final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
     private let threads: Int
     private let q = BatchQueue<Batch, Output>()
     private var finished = false
 
-    /// Starts `threads` threads (none for 0 or less), each calling `makeWorker` once.
+    /// Starts `threads` threads (none for 0 or less), each calling `makeWorker` at most once.
     init(threads: Int, makeWorker: @escaping @Sendable () -> (Batch) -> Output) {
         self.threads = max(0, threads)
         let q = self.q
@@ -40,18 +41,20 @@ final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
                 // Released before the thread says it has exited, so nothing of a worker
                 // outlives `run`.
                 do {
-                    let work = makeWorker()
-                    q.madeWorker()
-                    while let (seq, batch) = q.take() { q.put(seq, work(batch)) }
+                    var work: ((Batch) -> Output)?
+                    while let (seq, batch) = q.take() {
+                        if work == nil { work = makeWorker() }
+                        q.put(seq, work!(batch))
+                    }
                 }
                 q.exited()
             }
             // No thread: its share is worked by the caller (the queue is served by whoever is left).
-            if !started { q.madeWorker(); q.exited() }
+            if !started { q.exited() }
         }
     }
 
-    /// Without a run, the threads are stopped (their workers released) before this returns.
+    /// Without a run, the threads are stopped before this returns.
     deinit { stop() }
 
     private func stop() {
@@ -59,10 +62,6 @@ final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
         finished = true
         q.finish(workers: threads)
     }
-
-    /// Waits until every thread has made its worker (for measuring a run apart from the
-    /// workers' start).
-    func waitUntilReady() { q.waitForWorkers(threads) }
 
     /// Runs the batches `next` yields through the workers, the caller's thread working as one of
     /// them (its worker made by `makeWorker` at its first batch) between reading input and
@@ -122,7 +121,6 @@ final class BatchQueue<Batch: Sendable, Output: Sendable>: @unchecked Sendable {
     /// waiting to be told at the end, one wake-up later).
     private var inputDone = false
     private var exitedCount = 0
-    private var madeCount = 0
 
     func add(_ seq: Int, _ b: Batch) {
         cond.lock(); pending.append((seq, b)); cond.broadcast(); cond.unlock()
@@ -158,14 +156,6 @@ final class BatchQueue<Batch: Sendable, Output: Sendable>: @unchecked Sendable {
         cond.lock(); defer { cond.unlock() }
         while results[seq] == nil { cond.wait() }
         return results.removeValue(forKey: seq)!
-    }
-
-    func madeWorker() {
-        cond.lock(); madeCount += 1; cond.broadcast(); cond.unlock()
-    }
-
-    func waitForWorkers(_ n: Int) {
-        cond.lock(); while madeCount < n { cond.wait() }; cond.unlock()
     }
 
     func endOfInput() {
