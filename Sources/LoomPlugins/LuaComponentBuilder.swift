@@ -10,6 +10,13 @@ final class LuaComponentBuilder: ComponentBuilding {
     let plugin: PluginInfo
     let owner: Int32
     let exhausted = ExhaustedMark()
+    /// A wrapper, cluster or collection builder declaring one parameter (the node) and no `...`:
+    /// it cannot see the child or items passed as the second argument, so (builders being
+    /// deterministic) its output depends on its node alone. Read once, from the function.
+    private(set) lazy var blind: Bool = {
+        guard kind != .single, let p = engine.state.parameters(of: function) else { return false }
+        return p.fixed <= 1 && !p.vararg
+    }()
     init(engine: PluginEngine, function: LuaRef, kind: ComponentKind, type: String, plugin: PluginInfo, owner: Int32) {
         self.engine = engine
         self.function = function
@@ -25,14 +32,19 @@ final class LuaComponentBuilder: ComponentBuilding {
         // (then its node carries them, and its meta may be bound to them): cached otherwise, by
         // component, or with a resolved style by component and style (its node carries them).
         // A created node (`ui.*`) made for one resolution only is never cached by identity.
-        let cacheable = kind == .single && request.context.params.isEmpty && request.context.boundMeta.isEmpty
-            && request.component.isLasting
+        // So is the output of a wrapper, cluster or collection builder that cannot see its
+        // children or items (`blind`), when its node holds no resolved header or footer, as
+        // long as it returns no children of its own (kept apart from singles' outputs, whose
+        // resolved tables are made differently).
+        let plain = request.context.params.isEmpty && request.context.boundMeta.isEmpty && request.component.isLasting
+        let cacheable = plain && (kind == .single || (blind && request.component.header == nil && request.component.footer == nil))
         let nodeStyle = request.context.nodeStyles.isEmpty ? nil : request.context.nodeStyles[request.component.serial]
         let style = cacheable ? nodeStyle : nil
         let styledKey = style.map { StyledKey(request.component, $0) }
         if let styledKey {
-            if let cached = engine.styledSingles[styledKey] { return .success(cached) }
-        } else if cacheable, let cached = engine.singleCache[ObjectIdentifier(request.component)] {
+            if let cached = kind == .single ? engine.styledSingles[styledKey] : engine.styledBlindOutputs[styledKey] { return .success(cached) }
+        } else if cacheable,
+                  let cached = kind == .single ? engine.singleCache[ObjectIdentifier(request.component)] : engine.blindOutputs[ObjectIdentifier(request.component)] {
             return .success(cached)
         }
         if exhausted.isSet, let f = exhausted.failure(in: request.context) { return .failure(f) }
@@ -110,12 +122,21 @@ final class LuaComponentBuilder: ComponentBuilding {
             result = .failure(BuildFailure(unplaced))
         }
         if cacheable, case .success(let out) = result {
-            if let styledKey {
-                engine.styledSingles[styledKey] = out
-            } else {
-                engine.singleCache[ObjectIdentifier(request.component)] = out
+            if kind == .single {
+                if let styledKey {
+                    engine.styledSingles[styledKey] = out
+                } else {
+                    engine.singleCache[ObjectIdentifier(request.component)] = out
+                }
+                engine.retained.append(request.component)
+            } else if out.children == nil {
+                if let styledKey {
+                    engine.styledBlindOutputs[styledKey] = out
+                } else {
+                    engine.blindOutputs[ObjectIdentifier(request.component)] = out
+                }
+                engine.retained.append(request.component)
             }
-            engine.retained.append(request.component)
         }
         return result
     }

@@ -72,6 +72,10 @@ public final class PluginEngine {
     @exclusivity(unchecked) var styledSingles: [StyledKey: BuildOutput] = [:]
     @exclusivity(unchecked) var styledSingleTables: [StyledKey: Int32] = [:]
     @exclusivity(unchecked) var styledNodeRefs: [StyledKey: Int32] = [:]
+    /// Outputs of builders that cannot see their children or items (`LuaComponentBuilder.blind`),
+    /// by component, and by component and resolved style.
+    @exclusivity(unchecked) var blindOutputs: [ObjectIdentifier: BuildOutput] = [:]
+    @exclusivity(unchecked) var styledBlindOutputs: [StyledKey: BuildOutput] = [:]
     /// Frozen `node.style` tables by `NodeStyle.id` (each distinct style pushed once per state).
     @exclusivity(unchecked) var styleRefs: [Int: Int32] = [:]
     @exclusivity(unchecked) var metaRefs: [ObjectIdentifier: Int32] = [:]

@@ -20,3 +20,19 @@ extension LuaState {
         return (src, Int(ar.currentline))
     }
 }
+
+extension LuaState {
+    /// The fixed parameters a referenced Lua function declares and whether it also takes `...`
+    /// (nil when the reference is not a function). A C function counts as taking `...`. A
+    /// function declaring `n` parameters and no `...` cannot see an `n + 1`-th argument.
+    public func parameters(of r: LuaRef) -> (fixed: Int, vararg: Bool)? {
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        push(r)
+        guard lua_type(L, -1) == LUA_TFUNCTION else { return nil }
+        var ar = lua_Debug()
+        // ">u": the function on the top (popped), its parameter count and vararg flag.
+        guard lua_getinfo(L, ">u", &ar) != 0 else { return nil }
+        return (Int(ar.nparams), ar.isvararg != 0)
+    }
+}
