@@ -48,17 +48,6 @@ public struct EvalLineWriter: Sendable {
         }
     }
 
-    /// A `--select visible` line's end after the user: `,"screen":…,"visible":[…]}` and the
-    /// line break (jsonl).
-    public func visibleTail(screen: String, fragment: String) -> [UInt8] {
-        var out = ",\"screen\":"
-        EvalLineWriter.appendJSON(screen, to: &out)
-        out += ",\"visible\":"
-        out += fragment
-        out += format == .jsonl ? "}\n" : "}"
-        return Array(out.utf8)
-    }
-
     /// A `--select visible` line (jsonl and json formats): the user's label, then `tail`.
     public func visibleLine(user: JSONValue, tail: [UInt8], into out: inout [UInt8]) {
         tail.withUnsafeBufferPointer { visibleLine(user: user, tail: $0, into: &out) }
@@ -97,12 +86,44 @@ public struct EvalLineWriter: Sendable {
 
     /// The `[…]` JSON of a resolved tree's visible ids (`VisibleSet`).
     public static func visibleFragment(_ tree: ResolvedNode?) -> String {
-        var out = "["
-        for (n, id) in VisibleSet.ids(tree).enumerated() {
-            if n > 0 { out += "," }
+        var out: [UInt8] = []
+        appendVisible(tree, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `visibleFragment`'s bytes, appended.
+    static func appendVisible(_ tree: ResolvedNode?, to out: inout [UInt8]) {
+        out.append(0x5B)  // [
+        var first = true
+        VisibleSet.forEach(tree) { id in
+            if !first { out.append(0x2C) }
+            first = false
             appendJSON(id, to: &out)
         }
-        return out + "]"
+        out.append(0x5D)
+    }
+
+    /// `appendJSON`'s bytes.
+    static func appendJSON(_ s: String, to out: inout [UInt8]) {
+        var plain = true
+        for c in s.utf8 where c < 0x20 || c >= 0x7F || c == 0x22 || c == 0x5C { plain = false; break }
+        if plain {
+            out.append(0x22); out.append(contentsOf: s.utf8); out.append(0x22)
+        } else {
+            out.append(contentsOf: JSONValue.string(s).serialized(pretty: false).utf8)
+        }
+    }
+
+    /// A `--select visible` line's end after the user: `,"screen":…,"visible":[…]}` and the
+    /// line break (jsonl), for a resolved tree.
+    public func visibleTail(screen: String, tree: ResolvedNode?) -> [UInt8] {
+        var out: [UInt8] = Array(",\"screen\":".utf8)
+        EvalLineWriter.appendJSON(screen, to: &out)
+        out.append(contentsOf: ",\"visible\":".utf8)
+        EvalLineWriter.appendVisible(tree, to: &out)
+        out.append(0x7D)
+        if format == .jsonl { out.append(0x0A) }
+        return out
     }
 
     /// A string as JSON, the bytes `JSONValue.serialized` writes: printable ASCII without quotes
@@ -120,7 +141,7 @@ public struct EvalLineWriter: Sendable {
     public func line(user: JSONValue, screen: String, _ r: Resolution, into bytes: inout [UInt8]) {
         if select == .visible, format != .csv {
             // The hot case, written directly: the same bytes as the object serialized below.
-            return visibleLine(user: user, tail: visibleTail(screen: screen, fragment: EvalLineWriter.visibleFragment(r.tree)), into: &bytes)
+            return visibleLine(user: user, tail: visibleTail(screen: screen, tree: r.tree), into: &bytes)
         }
         var out = ""
         defer { bytes.append(contentsOf: out.utf8) }

@@ -37,18 +37,19 @@ public final class PopulationScreens {
     /// Screen `n` resolved for a user as `host run` resolves it: with the workspace's device
     /// context (`--device`), its attributes for rules and the components' styles.
     public func resolve(_ n: Int, for user: UserProfile) -> Resolution {
-        screens[n].resolver.resolve(for: user, context: context(n, for: user))
+        resolvers[n].resolve(for: user, context: context(n, for: user))
     }
 
     /// `resolve` with the outcomes of screen `n`'s rule plan already known (see
-    /// `Resolver.resolve(for:context:replaying:)`): no rule is called again.
+    /// `Resolver.resolve(for:context:replaying:)`): no rule is called again. The tree is not kept
+    /// by the resolver (the caller keeps what it needs of it by outcomes).
     public func resolve(_ n: Int, for user: UserProfile, replaying leaves: [UInt8]) -> Resolution {
-        screens[n].resolver.resolve(for: user, context: context(n, for: user), replaying: leaves)
+        resolvers[n].resolve(for: user, context: context(n, for: user), replaying: leaves, keepTree: false)
     }
 
     /// A fresh resolution context for screen `n` and a user, prepared as `resolve` prepares it.
     public func context(_ n: Int, for user: UserProfile) -> ResolutionContext {
-        let ctx = ResolutionContext(user: user, screenID: screens[n].id, explain: false, params: [:])
+        let ctx = ResolutionContext(user: user, screenID: ids[n], explain: false, params: [:])
         workspace.prepare(ctx)
         return ctx
     }
@@ -57,9 +58,15 @@ public final class PopulationScreens {
     /// project has no styles and no device was chosen).
     public private(set) var deviceAttributes: [String: JSONValue] = [:]
 
+    /// `screens`' resolvers and ids on their own (a user's resolution copies no tuple).
+    private let resolvers: [Resolver]
+    private let ids: [String]
+
     init(workspace: Workspace, screens: [(id: String, file: String, screen: Screen, resolver: Resolver)]) {
         self.workspace = workspace
         self.screens = screens
+        resolvers = screens.map(\.resolver)
+        ids = screens.map(\.id)
         if !screens.isEmpty { deviceAttributes = context(0, for: UserProfile(name: nil, attributes: [:])).deviceAttributes }
     }
 }

@@ -206,7 +206,7 @@ public final class VisibilityPlan {
         }
         guard let user = u.user else { return nil }
         let r = k.map { screens.resolve(screenIndex, for: user, replaying: $0.leaves) } ?? screens.resolve(screenIndex, for: user)
-        let answer = Answer(tail: writer.visibleTail(screen: screenID, fragment: EvalLineWriter.visibleFragment(r.tree)),
+        let answer = Answer(tail: writer.visibleTail(screen: screenID, tree: r.tree),
                             diagnostics: r.diagnostics.items)
         // A tree holding nodes a builder created with a rule depends on their outcomes too (not
         // in this plan): such answers are not shared by key. Nor are those of users whose rules

@@ -21,21 +21,32 @@ public enum EvalSelect: String, Sendable, CaseIterable {
 public enum VisibleSet {
     public static func ids(_ tree: ResolvedNode?) -> [String] {
         var out: [String] = []
-        guard let tree else { return out }
-        visit(tree, &out)
+        forEach(tree) { out.append($0) }
         return out
     }
 
-    static func visit(_ n: ResolvedNode, _ out: inout [String]) {
+    /// Each visible id in order, handed to `body` (no array of them made).
+    static func forEach(_ tree: ResolvedNode?, _ body: (String) -> Void) {
+        guard let tree else { return }
+        visit(tree, body)
+    }
+
+    // Nodes are walked through buffers: iterating an array of them would copy each node (a
+    // retain per field) on its way.
+    private static func visit(_ n: ResolvedNode, _ body: (String) -> Void) {
         if n.hidden { return }
-        out.append(n.id ?? n.path)
-        if let h = n.header { visit(h, &out) }
-        for c in n.children { visit(c, &out) }
-        for i in n.items ?? [] where !i.hidden {
-            out.append(i.id ?? i.action ?? i.path)
-            for c in i.children { visit(c, &out) }
+        body(n.id ?? n.path)
+        if let h = n.header { visit(h, body) }
+        n.children.withUnsafeBufferPointer { cs in for k in cs.indices { visit(cs[k], body) } }
+        if let items = n.items {
+            items.withUnsafeBufferPointer { its in
+                for k in its.indices where !its[k].hidden {
+                    body(its[k].id ?? its[k].action ?? its[k].path)
+                    its[k].children.withUnsafeBufferPointer { cs in for j in cs.indices { visit(cs[j], body) } }
+                }
+            }
         }
-        if let f = n.footer { visit(f, &out) }
+        if let f = n.footer { visit(f, body) }
     }
 }
 

@@ -49,13 +49,15 @@ public struct Resolver {
     /// `resolve` with the rule plan's outcomes already known (`rulePlanEntries` evaluated by the
     /// caller for this user and context: each reached leaf's value, 0 or 1, in order; no rule
     /// failed): the rules are not called again, the tree is the one those outcomes choose. Without
-    /// a cache, with parameters or `explain`, it resolves as `resolve` does.
-    public func resolve(for user: UserProfile, context ctx: ResolutionContext, replaying leaves: [UInt8]) -> Resolution {
+    /// a cache, with parameters or `explain`, it resolves as `resolve` does. `keepTree` false: a
+    /// tree built here is not added to the cache's trees (a caller keeping its own answer by
+    /// outcomes, like `host eval`'s, would only churn that bounded table).
+    public func resolve(for user: UserProfile, context ctx: ResolutionContext, replaying leaves: [UInt8], keepTree: Bool = true) -> Resolution {
         guard let cache, ctx.params.isEmpty, !ctx.explain else { return resolve(for: user, context: ctx) }
-        return resolveCached(user: user, ctx: ctx, cache: cache, leaves: leaves)
+        return resolveCached(user: user, ctx: ctx, cache: cache, leaves: leaves, keepTree: keepTree)
     }
 
-    private func resolveCached(user: UserProfile, ctx: ResolutionContext, cache: ResolutionCache, leaves: [UInt8]) -> Resolution {
+    private func resolveCached(user: UserProfile, ctx: ResolutionContext, cache: ResolutionCache, leaves: [UInt8], keepTree: Bool = true) -> Resolution {
         let key = OutcomeKey(leaves: leaves)
         if let hit = cache.trees[key] {
             ctx.diagnostics.append(contentsOf: hit.diagnostics)
@@ -74,7 +76,7 @@ public struct Resolver {
         // A tree holding created nodes with rules depends on their outcomes too: kept with those
         // outcomes, reused only when they come out the same (see `reusedCreatedTree`).
         if !ctx.created.evaluatedRule {
-            cache.store(key, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...]))
+            if keepTree { cache.store(key, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...])) }
         } else if !ctx.created.failedRule {
             cache.storeCreatedTree(key, CreatedTree(
                 checks: ctx.created.trail, tree: tree, diagnostics: Array(ctx.diagnostics.items[before...])))
