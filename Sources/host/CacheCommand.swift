@@ -24,7 +24,7 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every saved entry: key, screen, size.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every saved entry: key, screen, size.")
         @OptionGroup var location: Location
         @Option(name: .long, help: "Output format: text or json.")
         var format: OutputFormat = .text
@@ -52,7 +52,7 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove every entry, or the keys given.")
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Remove every entry, or the keys given.")
         @OptionGroup var location: Location
         @Argument(help: "Keys to remove (default: all).")
         var keys: [String] = []

@@ -5,6 +5,7 @@ import LoomPlugins
 
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diff",
         abstract: "Compare a screen's resolution between two versions, per user, as Spots' differ classifies changes.",
         discussion: """
             Versions: two screen files (OLD NEW); or one screen with --rev REV (the project as it was at a git

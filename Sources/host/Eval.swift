@@ -67,6 +67,7 @@ struct PopulationOptions: ParsableArguments {
 
 struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "eval",
         abstract: "Resolve screens for a whole population of users: one output line per user and screen, streamed, in input order.",
         discussion: """
             Users are read from --users (users.json, JSON Lines or CSV; - for standard input) and resolved on --jobs \

@@ -9,6 +9,7 @@ enum GraphOutputFormat: String, ExpressibleByArgument, CaseIterable {
 
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "graph",
         abstract: "Print the navigation graph a user can walk: flows as clusters, rule-gated edges marked.",
         discussion: """
             Exploration starts at the project's entry (loom.json "entry", else the flow named main, else SCREEN).

@@ -3,6 +3,7 @@ import LoomCore
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "init",
         abstract: "Create a new project: loom.json, a screen, a plugin with its README and scenarios, users, flows, editor setup.",
         discussion: """
             The project passes `host check` and `host test` as created:

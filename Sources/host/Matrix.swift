@@ -11,6 +11,7 @@ enum MatrixFormat: String, ExpressibleByArgument, CaseIterable {
 
 struct Matrix: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "matrix",
         abstract: "Per segment of a population, how many users see each component, item and navigation graph edge of a screen.",
         discussion: """
             Segments are the distinct values of the --by attributes (e.g. --by tier,country), or each user by name \

@@ -5,6 +5,7 @@ import LoomPlugins
 
 struct Navigate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "navigate",
         abstract: "Replay navigation steps or a deep link for a user; print the stack after each step with a will-navigate / did-navigate trace.",
         discussion: """
             Examples:

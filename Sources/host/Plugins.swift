@@ -3,6 +3,7 @@ import LoomCore
 
 struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plugins",
         abstract: "List every registered component type, item view, rule and flow with its plugin and where it was registered.",
         discussion: "Load errors are printed as path:line: error: message; exit status 1 when any plugin failed to load.")
 

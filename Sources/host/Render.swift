@@ -12,6 +12,7 @@ enum RenderFormat: String, ExpressibleByArgument, CaseIterable {
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "render",
         abstract: "Draw a wireframe of a screen laid out for a user and a device (SVG, or PNG through rsvg-convert).",
         discussion: """
             Boxes per view kind, text in the measured font, images as crossed placeholders, each tappable node's \

@@ -6,6 +6,7 @@ import LoomStyles
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Resolve a screen for a user: print the tree they see and the navigation graph they can walk.",
         discussion: """
             SCREEN is a screen file (native, Matrioska or Spots JSON) or a screen id in the project's screens folder.

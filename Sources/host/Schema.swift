@@ -10,6 +10,7 @@ enum SchemaKind: String, ExpressibleByArgument, CaseIterable {
 
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "schema",
         abstract: "Print the JSON Schema (draft 2020-12) of a project file: a screen, users.json, flows.json or loom.json.",
         discussion: """
             The schemas are those of docs/schema, carried by the binary. A file names its schema with a \

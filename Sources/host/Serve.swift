@@ -7,6 +7,7 @@ import LoomServe
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Serve resolved screens over HTTP for apps (docs/serve.md).",
         discussion: """
             POST /v1/screens/{id} with {"user": {…}, "profile"?, "now"?} or GET /v1/screens/{id}?profile=NAME: the

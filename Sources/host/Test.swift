@@ -7,6 +7,7 @@ import LuaRuntime
 
 struct Test: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "test",
         abstract: "Run scripted scenarios (Lua) with golden snapshots: the regression tests of a project.",
         discussion: """
             With no PATH, runs the *.lua files under the project's scenarios folder and under each of the \

@@ -7,6 +7,7 @@ import LoomPlugins
 
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Resolve a screen and print it, then print what changed each time a file it depends on is saved (Ctrl-C stops).",
         discussion: """
             Watches the project folder (screens, plugins, styles, users.json, flows.json, loom.json, …) and every
