@@ -20,7 +20,7 @@ struct Render: ParsableCommand {
             The picture is the device's pixel size (points × scale).
             --format png needs rsvg-convert (Debian package librsvg2-bin) and -o FILE.
             --matrix draws one picture with a row per user (--users, default every users.json profile) and a column \
-            per device (--devices, default \(RenderMatrix.defaultDevices.joined(separator: ","))), 1 point = --scale pixels.
+            per device (--devices, default \(RenderMatrix.defaultDevicesText)), 1 point = --scale pixels.
             Diagnostics go to stderr as path:line:column: error|warning: message. Exit status: 0 success, 1 errors in inputs.
 
             Examples:
@@ -62,7 +62,7 @@ struct Render: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --matrix: profiles of users.json, comma separated (default: every profile).", valueName: "names"))
     var users: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --matrix: devices of `host devices`, comma separated (default: \(RenderMatrix.defaultDevices.joined(separator: ","))); --orientation and --traits apply to each.", valueName: "names"))
+    @Option(name: .long, help: ArgumentHelp("With --matrix: devices of `host devices`, comma separated (default: \(RenderMatrix.defaultDevicesText)); --orientation and --traits apply to each.", valueName: "names"))
     var devices: String?
 
     @Option(name: .long, help: ArgumentHelp("With --matrix: pixels per point (1 to 4, default 2).", valueName: "n"))

@@ -45,6 +45,13 @@ struct RenderLayout {
 enum RenderMatrix {
     /// The devices drawn when `--devices` is not given: the smallest phone, the default phone, an iPad.
     static let defaultDevices = ["iphone-se-1st", DeviceCatalog.defaultName, "ipad"]
+    /// The same, comma separated, for help texts. (Joined by hand: the generic `joined` is
+    /// instantiated at run time, half a millisecond of every start when the help texts are made.)
+    static let defaultDevicesText: String = {
+        var s = ""
+        for d in defaultDevices { s += s.isEmpty ? d : "," + d }
+        return s
+    }()
 
     /// `a,b, c` → ["a", "b", "c"] (empty entries dropped).
     static func list(_ text: String) -> [String] {
