@@ -23,8 +23,8 @@ struct PopulationBenchResult {
     var streamedScaling = 0.0
     /// What this machine gives two threads of the same kind of work, in the same run: the floor
     /// in two bare Lua states on two threads at once, against one alone (wall time; twice the
-    /// work over the pair's time). No Loom code, no sharing, no synchronisation: the ceiling of
-    /// `scaling` here.
+    /// work over the pair's time). No Loom code, no sharing, no synchronisation: what the
+    /// machine gives this kind of work at the moment, for `scaling` to be read against.
     var floorAloneWallNs = 0.0, floorPairWallNs = 0.0
     var floorScaling: Double { 2 * floorAloneWallNs / floorPairWallNs }
 }
@@ -225,8 +225,9 @@ private final class FloorPair: @unchecked Sendable {
     private let a: FloorRun, b: FloorRun
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ users: [[(String, JSONValue)]]) {
-        a = FloorRun(users)
+    /// `a`: the floor run alone (its state reused; one more is made for the thread).
+    init(_ a: FloorRun, _ users: [[(String, JSONValue)]]) {
+        self.a = a
         b = FloorRun(users)
     }
 
@@ -254,7 +255,7 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     var r = PopulationBenchResult(users: n)
     var host = Double.infinity, floor = Double.infinity, targeting = Double.infinity, two = Double.infinity, hostWall = Double.infinity
     var floorWall = Double.infinity, floorPair = Double.infinity
-    let floorRun = FloorRun(users), pair = FloorPair(users)
+    let floorRun = FloorRun(users), pair = FloorPair(floorRun, users)
     var hostSeen: [String: Int] = [:], floorSeen: [String: Int] = [:], stdSeen: [String: Int] = [:]
     // Interleaved, best of eleven: a noisy neighbour hurts every figure alike. (Five were too
     // few for the 2-job figure: a W1 run lasts 7–13 ms, and this machine's other tenants slow a

@@ -326,7 +326,7 @@ if wanted("population") {
                         p.users, p.hostNs, p.floorNs, p.ratio, p.targetingNs, p.targetingNs / p.floorNs))
     lines.append(String(format: "              wall time: --jobs 1 %.0f ns/user, --jobs 2 %.0f ns/user: scaling %.2f (target ≥ 1.8; %.2f streaming %d users); peak RSS %.1f MB after W1, %.1f MB after streaming",
                         p.hostWallNs, p.jobs2Ns, p.scaling, p.streamedScaling, p.streamedUsers, p.rssAfterW1MB, p.rssAfterStreamMB))
-    lines.append(String(format: "              this machine, two bare Lua floors on two threads at once against one: scaling %.2f (the ceiling here; --jobs 2 reaches %.2f of it)",
+    lines.append(String(format: "              this machine, two bare Lua floors on two threads at once against one: scaling %.2f (the same work with no Loom code; --jobs 2 reaches %.2f of it)",
                         p.floorScaling, p.scaling / p.floorScaling))
 }
 
