@@ -33,14 +33,7 @@ final class ArgumentDefaultsTests: XCTestCase {
             """#.utf8).write(to: root.appendingPathComponent("screens/s.json"))
         try Data(#"{"name": "d", "plugins": ["plugins"]}"#.utf8).write(to: root.appendingPathComponent("loom.json"))
         try Data(#"{"u": {"tier": "free"}}"#.utf8).write(to: root.appendingPathComponent("users.json"))
-        var o = Workspace.Options()
-        o.project = root.path
-        o.standardPlugins = ResolveTests.repo + "/Plugins"
-        let ws = try Workspace(options: o)
-        XCTAssertFalse(ws.loadDiagnostics.hasErrors, "\(ws.loadDiagnostics.items.map(\.description))")
-        let loaded = ws.screen(file: root.path + "/screens/s.json")
-        let screen = try XCTUnwrap(loaded.screen, "\(loaded.diagnostics.items)")
-        let check = try XCTUnwrap(loaded.check)
+        let (ws, screen, check) = try PluginTestKit.openScreen(project: root.path)
         let user = try ws.users.user(named: "u", context: [], now: nil).get()
         let r = ws.resolve(screen, check: check, user: user)
         var shown = Set<String>()

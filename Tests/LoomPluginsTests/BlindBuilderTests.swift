@@ -11,36 +11,20 @@ import XCTest
 /// their calls in their props (not deterministic on purpose: it shows when they are called).
 final class BlindBuilderTests: XCTestCase {
     private func project(builder: String) throws -> (Workspace, Screen, ScreenCheck) {
-        let fm = FileManager.default
-        let dir = fm.temporaryDirectory.appendingPathComponent("loom-blind-\(UUID().uuidString)")
-        try fm.createDirectory(at: dir.appendingPathComponent("plugins/t"), withIntermediateDirectories: true)
-        try fm.createDirectory(at: dir.appendingPathComponent("screens"), withIntermediateDirectories: true)
-        addTeardownBlock { try? fm.removeItem(at: dir) }
-        let plugin = """
-            local calls = 0
-            return { name = "t", version = "1.0.0", api = 1, register = function(host)
-              host.single("t_label", function(node) return { view = "Label" } end)
-              host.cluster("t_row", \(builder))
-              host.rule("gold", function(user) return user.tier == "gold" end)
-            end }
-            """
-        try Data(plugin.utf8).write(to: dir.appendingPathComponent("plugins/t/plugin.lua"))
         let screen = #"""
             {"screen": "s", "root": {"type": "t_row", "id": "root", "meta": {"title": "T"}, "children": [
               {"type": "t_label", "id": "a", "rule": "gold"},
               {"type": "t_label", "id": "b"}]}}
             """#
-        try Data(screen.utf8).write(to: dir.appendingPathComponent("screens/s.json"))
-        try Data(#"{"g": {"tier": "gold"}, "f": {"tier": "free"}}"#.utf8).write(to: dir.appendingPathComponent("users.json"))
-        try Data("{}".utf8).write(to: dir.appendingPathComponent("loom.json"))
-        var o = Workspace.Options()
-        o.project = dir.path
-        o.standardPlugins = PluginTestKit.packageRoot + "/Plugins"
-        let ws = try Workspace(options: o)
-        XCTAssertFalse(ws.loadDiagnostics.hasErrors, "\(ws.loadDiagnostics.items)")
-        let loaded = ws.screen(file: dir.path + "/screens/s.json")
-        let screenValue = try XCTUnwrap(loaded.screen, "\(loaded.diagnostics.items)")
-        return (ws, screenValue, try XCTUnwrap(loaded.check))
+        let dir = try PluginTestKit.writeProject(
+            for: self, name: "blind", prelude: "local calls = 0\n",
+            register: """
+                host.single("t_label", function(node) return { view = "Label" } end)
+                host.cluster("t_row", \(builder))
+                host.rule("gold", function(user) return user.tier == "gold" end)
+                """,
+            screen: screen, users: #"{"g": {"tier": "gold"}, "f": {"tier": "free"}}"#)
+        return try PluginTestKit.openScreen(project: dir.path)
     }
 
     /// Resolves for `g`, `f`, then `g` again: each root's `calls` prop and visible children.

@@ -18,16 +18,8 @@ final class CreatedNodesTests: XCTestCase {
     }
 
     func project(register: String, screen: String, limits: LuaLimits = .default) throws -> Loaded {
-        let fm = FileManager.default
-        let dir = fm.temporaryDirectory.appendingPathComponent("loom-created-\(UUID().uuidString)")
-        try fm.createDirectory(at: dir.appendingPathComponent("plugins/t"), withIntermediateDirectories: true)
-        try fm.createDirectory(at: dir.appendingPathComponent("screens"), withIntermediateDirectories: true)
-        addTeardownBlock { try? fm.removeItem(at: dir) }
-        let plugin = "return { name = \"t\", version = \"1.0.0\", api = 1, register = function(host)\n\(register)\nend }\n"
-        try Data(plugin.utf8).write(to: dir.appendingPathComponent("plugins/t/plugin.lua"))
-        try Data(screen.utf8).write(to: dir.appendingPathComponent("screens/s.json"))
-        try Data(#"{"gold": {"tier": "gold"}, "silver": {"tier": "silver"}}"#.utf8).write(to: dir.appendingPathComponent("users.json"))
-        try Data("{}".utf8).write(to: dir.appendingPathComponent("loom.json"))
+        let dir = try PluginTestKit.writeProject(for: self, name: "created", register: register, screen: screen,
+                                                 users: #"{"gold": {"tier": "gold"}, "silver": {"tier": "silver"}}"#)
         var o = Workspace.Options()
         o.project = dir.path
         o.standardPlugins = PluginTestKit.packageRoot + "/Plugins"

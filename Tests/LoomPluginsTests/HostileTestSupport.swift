@@ -21,6 +21,37 @@ enum PluginTestKit {
     static var standardPluginsDir: String { display("Plugins") }
     static var hostileDir: String { display("Tests/Fixtures/hostile") }
 
+    /// A project in a temporary folder, removed when `test` ends: one plugin `t` (`prelude`, then
+    /// a plugin table whose `register(host)` runs `register`), `screens/s.json`, `users.json` and
+    /// an empty `loom.json`.
+    static func writeProject(for test: XCTestCase, name: String, prelude: String = "", register: String,
+                             screen: String, users: String) throws -> URL {
+        let fm = FileManager.default
+        let dir = fm.temporaryDirectory.appendingPathComponent("loom-\(name)-\(UUID().uuidString)")
+        try fm.createDirectory(at: dir.appendingPathComponent("plugins/t"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: dir.appendingPathComponent("screens"), withIntermediateDirectories: true)
+        test.addTeardownBlock { try? fm.removeItem(at: dir) }
+        let plugin = prelude + "return { name = \"t\", version = \"1.0.0\", api = 1, register = function(host)\n\(register)\nend }\n"
+        try Data(plugin.utf8).write(to: dir.appendingPathComponent("plugins/t/plugin.lua"))
+        try Data(screen.utf8).write(to: dir.appendingPathComponent("screens/s.json"))
+        try Data(users.utf8).write(to: dir.appendingPathComponent("users.json"))
+        try Data("{}".utf8).write(to: dir.appendingPathComponent("loom.json"))
+        return dir
+    }
+
+    /// The project's workspace (with the standard plugins) and its `screens/s.json`, parsed and
+    /// checked; a load error fails the test.
+    static func openScreen(project: String, file: StaticString = #filePath, line: UInt = #line) throws -> (ws: Workspace, screen: Screen, check: ScreenCheck) {
+        var o = Workspace.Options()
+        o.project = project
+        o.standardPlugins = packageRoot + "/Plugins"
+        let ws = try Workspace(options: o)
+        XCTAssertFalse(ws.loadDiagnostics.hasErrors, "\(ws.loadDiagnostics.items.map(\.description))", file: file, line: line)
+        let loaded = ws.screen(file: project + "/screens/s.json")
+        let screen = try XCTUnwrap(loaded.screen, "\(loaded.diagnostics.items)", file: file, line: line)
+        return (ws, screen, try XCTUnwrap(loaded.check, file: file, line: line))
+    }
+
     static func json(_ text: String, file: String = "t.json") throws -> JSONNode {
         try JSONReader.parse(Array(text.utf8), file: file).root
     }

@@ -30,17 +30,7 @@ final class WrapperChildrenTests: XCTestCase {
     }
 
     func project(register: String, screen: String) throws -> String {
-        let fm = FileManager.default
-        let dir = fm.temporaryDirectory.appendingPathComponent("loom-wrapper-\(UUID().uuidString)")
-        try fm.createDirectory(at: dir.appendingPathComponent("plugins/t"), withIntermediateDirectories: true)
-        try fm.createDirectory(at: dir.appendingPathComponent("screens"), withIntermediateDirectories: true)
-        addTeardownBlock { try? fm.removeItem(at: dir) }
-        let plugin = "return { name = \"t\", version = \"1.0.0\", api = 1, register = function(host)\n\(register)\nend }"
-        try Data(plugin.utf8).write(to: dir.appendingPathComponent("plugins/t/plugin.lua"))
-        try Data(screen.utf8).write(to: dir.appendingPathComponent("screens/s.json"))
-        try Data(#"{"u": {"tier": "gold"}}"#.utf8).write(to: dir.appendingPathComponent("users.json"))
-        try Data("{}".utf8).write(to: dir.appendingPathComponent("loom.json"))
-        return dir.path
+        try PluginTestKit.writeProject(for: self, name: "wrapper", register: register, screen: screen, users: #"{"u": {"tier": "gold"}}"#).path
     }
 
     func resolveWrapper(_ body: String) throws -> (Set<String>, String) {
