@@ -46,19 +46,19 @@ function loom_Host.single(type, build, options) end
 
 --- Registers a component type with exactly one child; a wrapper whose only child is hidden is hidden too.
 ---@param type string The component type, non-empty.
----@param build fun(node: loom.Node, child: loom.ResolvedChild): loom.BuildResult The builder; `child` arrives already resolved.
+---@param build fun(node: loom.Node, child: loom.ResolvedChild): loom.BuildResult The builder; `child` arrives already resolved. Declared as `function(node)` (no second parameter, no `...`), it cannot see the child: its result is then computed once per component and reused.
 ---@param options? loom.ComponentOptions Meta schema, `child_meta`, aliases, description.
 function loom_Host.wrapper(type, build, options) end
 
 --- Registers a component type with any number of children.
 ---@param type string The component type, non-empty.
----@param build fun(node: loom.Node, children: loom.ResolvedChild[]): loom.BuildResult The builder; `children` arrive resolved, hidden ones removed. It may return a subset or a reordering of them as `children`.
+---@param build fun(node: loom.Node, children: loom.ResolvedChild[]): loom.BuildResult The builder; `children` arrive resolved, hidden ones removed. It may return a subset or a reordering of them as `children`. Declared as `function(node)` (no second parameter, no `...`), it cannot see them: its result is then computed once per component and reused.
 ---@param options? loom.ComponentOptions Meta schema, `child_meta`, aliases, description.
 function loom_Host.cluster(type, build, options) end
 
 --- Registers a Spots-style collection type: `items` (+ `header`, `footer`, `layout`).
 ---@param type string The component type, non-empty.
----@param build fun(node: loom.Node, items: loom.ResolvedItem[]): loom.BuildResult The builder; `items` arrive resolved, hidden ones removed.
+---@param build fun(node: loom.Node, items: loom.ResolvedItem[]): loom.BuildResult The builder; `items` arrive resolved, hidden ones removed. Declared as `function(node)` (no second parameter, no `...`), it cannot see them: its result is then computed once per component and reused.
 ---@param options? loom.ComponentOptions Meta schema, `item_view`, aliases, description.
 function loom_Host.collection(type, build, options) end
 
