@@ -84,14 +84,7 @@ public struct EvalLineWriter: Sendable {
 
     private static let userPrefix = Array("{\"user\":".utf8)
 
-    /// The `[…]` JSON of a resolved tree's visible ids (`VisibleSet`).
-    public static func visibleFragment(_ tree: ResolvedNode?) -> String {
-        var out: [UInt8] = []
-        appendVisible(tree, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// `visibleFragment`'s bytes, appended.
+    /// The `[…]` JSON of a resolved tree's visible ids (`VisibleSet`), appended.
     static func appendVisible(_ tree: ResolvedNode?, to out: inout [UInt8]) {
         out.append(0x5B)  // [
         var first = true

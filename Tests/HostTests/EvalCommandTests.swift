@@ -125,6 +125,38 @@ final class EvalCommandTests: XCTestCase {
         XCTAssertEqual(r.stdout, again.stdout)
     }
 
+    /// Ids that JSON has to escape (a quote, a backslash, a tab) or that are not ASCII come out
+    /// as `host run` names them, in the fast path's lines (JSON Lines, JSON) and in CSV.
+    func testVisibleIDsNeedingEscapesAreWrittenAsJSON() throws {
+        let dir = try Host.temporaryFolder("eval-escapes")
+        let ids = [#"say \"hi\""#, #"back\\slash"#, #"tab\there"#, "blåbær", "ok"]
+        let children = ids.enumerated().map { k, id in
+            #"{"type": "label", "id": "\#(id)", "meta": {"text": "x"}\#(k == 4 ? #", "rule": "gold""# : "")}"#
+        }.joined(separator: ", ")
+        try Host.write([
+            "loom.json": "{}",
+            "plugins/g/plugin.lua": """
+            return { name = "g", version = "1.0.0", api = 1, register = function(host)
+              host.rule("gold", function(user) return user.tier == "gold" end)
+            end }
+            """,
+            "screens/esc.json": #"{"screen": "esc", "root": {"type": "stack", "id": "root", "children": [\#(children)]}}"#,
+            "users.jsonl": #"{"name": "g", "tier": "gold"}"# + "\n" + #"{"name": "f", "tier": "free"}"# + "\n",
+        ], under: dir)
+        let expected = ["root", "say \"hi\"", "back\\slash", "tab\there", "blåbær"]
+        let r = try Host.run(["eval", "esc", "--project", dir.path, "--users", dir.appendingPathComponent("users.jsonl").path])
+        assertExit(r, 0)
+        let vis = lines(r).map { $0["visible"] as? [String] ?? [] }
+        XCTAssertEqual(vis, [expected + ["ok"], expected], r.transcript)
+        let run = try Host.run(["run", "esc", "--project", dir.path, "--user", "g", "--format", "json"], directory: dir)
+        if let data = run.stdout.data(using: .utf8), let doc = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            XCTAssertEqual(EvalCommandTests.visibleIDs(doc["tree"]), expected + ["ok"], "host run names them alike")
+        }
+        let csv = try Host.run(["eval", "esc", "--project", dir.path, "--users", dir.appendingPathComponent("users.jsonl").path, "--format", "csv"])
+        assertExit(csv, 0)
+        XCTAssertTrue(csv.stdout.contains("blåbær"), csv.transcript)
+    }
+
     /// A project whose rules reveal the attributes' Lua types.
     func typingProject() throws -> URL {
         let dir = try Host.temporaryFolder("eval-csv")
