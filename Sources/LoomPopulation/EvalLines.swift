@@ -58,10 +58,7 @@ public struct EvalLineWriter: Sendable {
         out.append(contentsOf: EvalLineWriter.userPrefix)
         switch user {
         case .int(let i): out.append(contentsOf: String(i).utf8)
-        case .string(let s):
-            var text = ""
-            EvalLineWriter.appendJSON(s, to: &text)
-            out.append(contentsOf: text.utf8)
+        case .string(let s): EvalLineWriter.appendJSON(s, to: &out)
         default: out.append(contentsOf: user.serialized(pretty: false).utf8)
         }
         out.append(contentsOf: tail)
@@ -96,11 +93,10 @@ public struct EvalLineWriter: Sendable {
         out.append(0x5D)
     }
 
-    /// `appendJSON`'s bytes.
+    /// A string as JSON, the bytes `JSONValue.serialized` writes: printable ASCII without quotes
+    /// or backslashes between quotes as it is, anything else through the writer.
     static func appendJSON(_ s: String, to out: inout [UInt8]) {
-        var plain = true
-        for c in s.utf8 where c < 0x20 || c >= 0x7F || c == 0x22 || c == 0x5C { plain = false; break }
-        if plain {
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
             out.append(0x22); out.append(contentsOf: s.utf8); out.append(0x22)
         } else {
             out.append(contentsOf: JSONValue.string(s).serialized(pretty: false).utf8)
@@ -117,16 +113,6 @@ public struct EvalLineWriter: Sendable {
         out.append(0x7D)
         if format == .jsonl { out.append(0x0A) }
         return out
-    }
-
-    /// A string as JSON, the bytes `JSONValue.serialized` writes: printable ASCII without quotes
-    /// or backslashes between quotes as it is, anything else through the writer.
-    static func appendJSON(_ s: String, to out: inout String) {
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
-            out += "\""; out += s; out += "\""
-        } else {
-            out += JSONValue.string(s).serialized(pretty: false)
-        }
     }
 
     /// One user's line for one screen. In the `json` format every element starts with `,\n`;
