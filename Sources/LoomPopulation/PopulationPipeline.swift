@@ -41,11 +41,8 @@ final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
                 // Released before the thread says it has exited, so nothing of a worker
                 // outlives `run`.
                 do {
-                    var work: ((Batch) -> Output)?
-                    while let (seq, batch) = q.take() {
-                        if work == nil { work = makeWorker() }
-                        q.put(seq, work!(batch))
-                    }
+                    var work = LazyWorker(makeWorker)
+                    while let (seq, batch) = q.take() { q.put(seq, work.process(batch)) }
                 }
                 q.exited()
             }
@@ -67,18 +64,16 @@ final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
     /// them (its worker made by `makeWorker` at its first batch) between reading input and
     /// consuming results; `consume` gets every result in input order and returns false to stop
     /// early (no later result is consumed). Every worker thread has exited when it returns.
-    func run(makeWorker: () -> (Batch) -> Output, next: () -> Batch?, consume: (Output) -> Bool) {
+    func run(makeWorker: @escaping () -> (Batch) -> Output, next: () -> Batch?, consume: (Output) -> Bool) {
         precondition(!finished, "PopulationWorkers.run is called once")
         defer { stop() }
+        var work = LazyWorker(makeWorker)
         if threads == 0 {
-            var work: ((Batch) -> Output)?
             while let b = next() {
-                if work == nil { work = makeWorker() }
-                if !consume(work!(b)) { return }
+                if !consume(work.process(b)) { return }
             }
             return
         }
-        var work: ((Batch) -> Output)?
         // Batches in flight: enough that a slow batch (a worker's first, while it learns the
         // screen's rules and resolves new keys) does not leave the other workers idle behind it
         // while its result holds up the output; still a fixed bound, whatever the input's size.
@@ -99,8 +94,7 @@ final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
             if let ready = q.tryResult(nextOut) {
                 out = ready
             } else if let (seq, batch) = q.tryTake() {
-                if work == nil { work = makeWorker() }
-                q.put(seq, work!(batch))
+                q.put(seq, work.process(batch))
                 continue
             } else {
                 out = q.result(nextOut)
@@ -108,6 +102,18 @@ final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
             nextOut += 1
             if !consume(out) { stopped = true }
         }
+    }
+}
+
+/// A worker made when it gets its first batch (a thread or caller that gets none makes none).
+struct LazyWorker<Batch, Output> {
+    private let make: () -> (Batch) -> Output
+    private var work: ((Batch) -> Output)?
+    init(_ make: @escaping () -> (Batch) -> Output) { self.make = make }
+
+    mutating func process(_ b: Batch) -> Output {
+        if work == nil { work = make() }
+        return work!(b)
     }
 }
 
