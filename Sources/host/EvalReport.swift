@@ -30,19 +30,16 @@ struct EvalReport {
         // Every worker resolves on the same device context as the first. One worker has nothing
         // to share its answers with.
         let options = engine.workspaceOptions(device: device), parser = input.parser, shared = jobs > 1 ? SharedAnswers() : nil
+        let work: @Sendable (PopulationScreens) -> (UserBatch) -> EvalChunk = { screens in
+            let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
+            return { worker.process($0) }
+        }
         PopulationPipeline.run(
             jobs: jobs,
             next: { input.nextBatch() },
-            makeWorker: {
-                // Each worker thread opens its own workspace; the caller's serves the caller.
-                guard let screens = PopulationScreens.open(options: options, screens: args).0 else { return { b in EvalChunk.unreadable(b) } }
-                let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
-                return { worker.process($0) }
-            },
-            makeCallerWorker: {
-                let worker = EvalWorker(screens: first, parser: parser, writer: writer, shared: shared)
-                return { worker.process($0) }
-            },
+            // Each worker thread opens its own workspace; the caller's serves the caller.
+            makeWorker: { PopulationScreens.open(options: options, screens: args).0.map(work) ?? { EvalChunk.unreadable($0) } },
+            makeCallerWorker: { work(first) },
             consume: { chunk in
                 var text = chunk.text[...]
                 if failFast, let f = chunk.failures.first { text = text.prefix(f.textBytes) }

@@ -53,21 +53,21 @@ struct Matrix: ParsableCommand {
         let options = workspaceOptions, parser = input.parser, by = byAttributes, graph = !noGraph
         let args = [screen]
         let progress = Progress()
+        let work: @Sendable (PopulationScreens) -> (UserBatch) -> MatrixPart = { screens in
+            let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
+            return { worker.process($0) }
+        }
         PopulationPipeline.run(
             jobs: population.jobs,
             next: { input.nextBatch() },
+            // Each worker thread opens its own workspace; the caller's serves the caller.
             makeWorker: {
-                // Each worker thread opens its own workspace; the caller's serves the caller.
                 guard let screens = PopulationScreens.open(options: options, screens: args).0 else {
                     return { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) }
                 }
-                let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
-                return { worker.process($0) }
+                return work(screens)
             },
-            makeCallerWorker: {
-                let worker = MatrixWorker(screens: main, parser: parser, by: by, graph: graph)
-                return { worker.process($0) }
-            },
+            makeCallerWorker: { work(main) },
             consume: { (part: MatrixPart) -> Bool in
                 matrix.merge(part.matrix)
                 notes.merge(part.notes)
