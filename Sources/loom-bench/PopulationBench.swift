@@ -27,6 +27,8 @@ struct PopulationBenchResult {
     /// machine gives this kind of work at the moment, for `scaling` to be read against.
     var floorAloneWallNs = 0.0, floorPairWallNs = 0.0
     var floorScaling: Double { 2 * floorAloneWallNs / floorPairWallNs }
+    /// `scaling` over `floorScaling`: how much of what the machine gives the floor Loom gets.
+    var scalingOfFloor: Double { scaling / floorScaling }
 }
 
 /// The 8 rules, as a plugin (`w1_*`) and as plain Lua functions (`floor`). The SemVer rule parses

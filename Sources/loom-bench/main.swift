@@ -319,7 +319,7 @@ if wanted("population") {
         "users": .int(p.users), "host_ns_per_user": r(p.hostNs, 0), "floor_ns_per_user": r(p.floorNs, 0), "ratio": r(p.ratio, 3),
         "targeting_ns_per_user": r(p.targetingNs, 0), "targeting_ratio": r(p.targetingNs / p.floorNs, 3),
         "jobs1_wall_ns_per_user": r(p.hostWallNs, 0), "jobs2_ns_per_user": r(p.jobs2Ns, 0), "scaling_2_jobs": r(p.scaling, 3),
-        "floor_scaling_2_threads": r(p.floorScaling, 3), "scaling_2_jobs_of_floor": r(p.scaling / p.floorScaling, 3),
+        "floor_scaling_2_threads": r(p.floorScaling, 3), "scaling_2_jobs_of_floor": r(p.scalingOfFloor, 3),
         "streamed_users": .int(p.streamedUsers), "scaling_2_jobs_streamed": r(p.streamedScaling, 3), "peak_rss_mb_w1": r(p.rssAfterW1MB, 1), "peak_rss_mb_streamed": r(p.rssAfterStreamMB, 1),
     ])
     lines.append(String(format: "population    W1 %d users, 8 Lua-gated components (thread CPU time): host eval %.0f ns/user  bare Lua %.0f ns/user  ratio %.2f (target ≤ 1.5); targeting rules %.0f ns/user (ratio %.2f)",
@@ -327,7 +327,7 @@ if wanted("population") {
     lines.append(String(format: "              wall time: --jobs 1 %.0f ns/user, --jobs 2 %.0f ns/user: scaling %.2f (target ≥ 1.8; %.2f streaming %d users); peak RSS %.1f MB after W1, %.1f MB after streaming",
                         p.hostWallNs, p.jobs2Ns, p.scaling, p.streamedScaling, p.streamedUsers, p.rssAfterW1MB, p.rssAfterStreamMB))
     lines.append(String(format: "              this machine, two bare Lua floors on two threads at once against one: scaling %.2f (the same work with no Loom code; --jobs 2 reaches %.2f of it)",
-                        p.floorScaling, p.scaling / p.floorScaling))
+                        p.floorScaling, p.scalingOfFloor))
 }
 
 // MARK: serve — host serve under wrk (64 connections, loopback) against in-process resolution (ServeBench.swift).
