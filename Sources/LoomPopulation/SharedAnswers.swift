@@ -9,7 +9,7 @@ import Synchronization
 /// microseconds on these machines) and a claim per key. Consulted only when a worker's own cache
 /// misses; bounded like it. Runs with one worker have none (nothing to share).
 public final class SharedAnswers: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ShortLock()
     /// By screen (`VisibilityPlan.screenIndex`), then key.
     private var answers: [[OutcomeKey: VisibilityPlan.Answer]] = []
     public init() {}
