@@ -187,14 +187,15 @@ final class BatchQueue<Batch: Sendable, Output: Sendable>: @unchecked Sendable {
 /// resolutions want): on this project's machines it runs its first instruction 25–38 µs after
 /// the call, against 64–75 µs for a Foundation `Thread` (five of each, 2026-11-23, a loop in the
 /// bench not kept), time the caller's thread spends before it starts on its own batches.
-enum WorkerThread {
+/// Public for the bench's baseline, which starts its second thread the same way.
+public enum WorkerThread {
     private final class Body {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 
     /// Starts `body` on a detached thread; false when no thread could be made.
-    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+    public static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
         var attr = pthread_attr_t()
         pthread_attr_init(&attr)
         defer { pthread_attr_destroy(&attr) }

@@ -221,8 +221,8 @@ private final class FloorRun {
 }
 
 /// Two floors at once: the caller runs one while a thread it starts within the clock runs the
-/// other (as `--jobs 2` starts its second worker's thread within its own); the wall time until
-/// both are done.
+/// other (started as `--jobs 2` starts its second worker's thread, `WorkerThread`, within its
+/// own clock); the wall time until both are done.
 private final class FloorPair: @unchecked Sendable {
     private let a: FloorRun, b: FloorRun
     private let done = DispatchSemaphore(value: 0)
@@ -235,12 +235,11 @@ private final class FloorPair: @unchecked Sendable {
 
     func run() -> Double {
         let t0 = DispatchTime.now().uptimeNanoseconds
-        let t = Thread { [self] in
+        let started = WorkerThread.start { [self] in
             _ = b.run()
             done.signal()
         }
-        t.stackSize = 8 << 20
-        t.start()
+        precondition(started, "population bench: no thread could be started for the floor pair")
         _ = a.run()
         done.wait()
         return Double(DispatchTime.now().uptimeNanoseconds - t0)
