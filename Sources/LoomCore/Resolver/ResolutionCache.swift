@@ -4,8 +4,9 @@ public final class ResolutionCache {
     @exclusivity(unchecked) var singles: [Int: ResolvedNode] = [:]
     @exclusivity(unchecked) var items: [Int: ResolvedItem] = [:]
     /// Whole trees by the outcomes of the rules that produced them (a few per screen: users of
-    /// one segment share them), bounded.
-    @exclusivity(unchecked) var trees: [OutcomeKey: (tree: ResolvedNode?, diagnostics: [Diagnostic])] = [:]
+    /// one segment share them), bounded: beyond `maxTrees`, one not used lately is dropped
+    /// (`ClockCache`), so the segments a run keeps coming back to stay.
+    @exclusivity(unchecked) var trees = ClockCache<OutcomeKey, (tree: ResolvedNode?, diagnostics: [Diagnostic])>(capacity: maxTrees)
     public static let maxTrees = 64
     public init() {}
 
@@ -28,17 +29,17 @@ public final class ResolutionCache {
 
     /// Whether a component's meta binds a parameter, by serial.
     @exclusivity(unchecked) var paramBindings: [Int: Bool] = [:]
-    /// The caches of resolutions with parameters, one per set of parameters (bounded).
-    private var byParams: [[String: String]: ResolutionCache] = [:]
+    /// The caches of resolutions with parameters, one per set of parameters (bounded like
+    /// `trees`).
+    private var byParams = ClockCache<[String: String], ResolutionCache>(capacity: maxTrees)
 
     /// The cache for resolutions with these parameters: this one when there are none.
     func scoped(to params: [String: String]) -> ResolutionCache {
         if params.isEmpty || scope == params { return self }
-        if let c = byParams[params] { return c }
-        if byParams.count >= ResolutionCache.maxTrees { byParams.removeAll(keepingCapacity: true) }
+        if let c = byParams.get(params) { return c }
         let c = ResolutionCache()
         c.scope = params
-        byParams[params] = c
+        byParams.set(params, c)
         return c
     }
 
@@ -54,8 +55,8 @@ public final class ResolutionCache {
         return p
     }
 
-    /// Created nodes (`ui.*`) by parent, place and what was written (bounded: cleared when full).
-    @exclusivity(unchecked) var createdNodes: [CreatedKey: CreatedEntry] = [:]
+    /// Created nodes (`ui.*`) by parent, place and what was written (bounded like `trees`).
+    @exclusivity(unchecked) var createdNodes = ClockCache<CreatedKey, CreatedEntry>(capacity: maxCreatedNodes)
     public static let maxCreatedNodes = 4096
     /// The next serial of a created node this cache keeps (-1: not started).
     private var createdSerial = -1
@@ -68,23 +69,23 @@ public final class ResolutionCache {
     }
 
     func storeCreated(_ key: CreatedKey, _ entry: CreatedEntry) {
-        if createdNodes.count >= ResolutionCache.maxCreatedNodes { createdNodes.removeAll(keepingCapacity: true) }
-        createdNodes[key] = entry
+        createdNodes.set(key, entry)
     }
 
     /// Trees holding created nodes with rules, by the plan's outcomes: each with the outcomes of
-    /// those rules (a few variants per key, bounded).
-    @exclusivity(unchecked) var createdTrees: [OutcomeKey: [CreatedTree]] = [:]
+    /// those rules (a few variants per key, bounded; keys bounded like `trees`).
+    @exclusivity(unchecked) var createdTrees = ClockCache<OutcomeKey, [CreatedTree]>(capacity: maxTrees)
     public static let maxCreatedTreeVariants = 16
 
     func storeCreatedTree(_ key: OutcomeKey, _ tree: CreatedTree) {
-        if createdTrees[key] == nil, createdTrees.count >= ResolutionCache.maxTrees { createdTrees.removeAll(keepingCapacity: true) }
-        if (createdTrees[key]?.count ?? 0) >= ResolutionCache.maxCreatedTreeVariants { createdTrees[key] = nil }
-        createdTrees[key, default: []].append(tree)
+        guard createdTrees.peek(key) != nil else { return createdTrees.set(key, [tree]) }
+        // A key's variants start again from this one when they are as many as allowed.
+        createdTrees.update(key) { variants in
+            if variants.count >= ResolutionCache.maxCreatedTreeVariants { variants = [tree] } else { variants.append(tree) }
+        }
     }
 
     func store(_ key: OutcomeKey, tree: ResolvedNode?, diagnostics: [Diagnostic]) {
-        if trees.count >= ResolutionCache.maxTrees { trees.removeAll(keepingCapacity: true) }
-        trees[key] = (tree, diagnostics)
+        trees.set(key, (tree, diagnostics))
     }
 }

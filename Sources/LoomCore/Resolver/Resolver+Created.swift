@@ -41,7 +41,7 @@ extension Resolver {
     /// resolution evaluated them, exactly as they did then (nil: none; then the tree is built).
     /// Stops at the first rule that differs; a rule that fails is a miss (the build reports it).
     func reusedCreatedTree(_ key: OutcomeKey, cache: ResolutionCache, ctx: ResolutionContext) -> CreatedTree? {
-        guard let variants = cache.createdTrees[key] else { return nil }
+        guard let variants = cache.createdTrees.get(key) else { return nil }
         // Each rule is evaluated once for all variants that reach it at the same place.
         var evaluated: [(subject: ObjectIdentifier, rule: RuleExpression, trace: RuleTrace)] = []
         for v in variants {
@@ -111,7 +111,7 @@ extension Resolver {
         _ spec: CreatedNode, parent c: Component, index k: Int, registration reg: ComponentRegistration?, ctx: ResolutionContext
     ) -> Component {
         let key = CreatedKey(parent: ObjectIdentifier(c), index: k, node: spec)
-        if let cache, let e = cache.createdNodes[key], ctx.created.count + e.size <= CreatedNodeLimits.maxCount {
+        if let cache, let e = cache.createdNodes.get(key), ctx.created.count + e.size <= CreatedNodeLimits.maxCount {
             ctx.created.count += e.size
             e.report(into: ctx)
             return e.component

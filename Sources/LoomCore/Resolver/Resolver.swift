@@ -59,7 +59,7 @@ public struct Resolver {
 
     private func resolveCached(user: UserProfile, ctx: ResolutionContext, cache: ResolutionCache, leaves: [UInt8], keepTree: Bool = true) -> Resolution {
         let key = OutcomeKey(leaves: leaves)
-        if let hit = cache.trees[key] {
+        if let hit = cache.trees.get(key) {
             ctx.diagnostics.append(contentsOf: hit.diagnostics)
             return Resolution(screen: screen.id, user: user, tree: hit.tree, diagnostics: ctx.diagnostics)
         }
