@@ -41,10 +41,7 @@ final class LuaComponentBuilder: ComponentBuilding {
         let nodeStyle = request.context.nodeStyles.isEmpty ? nil : request.context.nodeStyles[request.component.serial]
         let style = cacheable ? nodeStyle : nil
         let styledKey = style.map { StyledKey(request.component, $0) }
-        if let styledKey {
-            if let cached = kind == .single ? engine.styledSingles[styledKey] : engine.styledBlindOutputs[styledKey] { return .success(cached) }
-        } else if cacheable,
-                  let cached = kind == .single ? engine.singleCache[ObjectIdentifier(request.component)] : engine.blindOutputs[ObjectIdentifier(request.component)] {
+        if cacheable, let cached = engine.keptOutput(single: kind == .single, request.component, styled: styledKey) {
             return .success(cached)
         }
         if exhausted.isSet, let f = exhausted.failure(in: request.context) { return .failure(f) }
@@ -121,23 +118,32 @@ final class LuaComponentBuilder: ComponentBuilding {
         if let unplaced = engine.endBuildScope(scope), case .success = result {
             result = .failure(BuildFailure(unplaced))
         }
-        if cacheable, case .success(let out) = result {
-            if kind == .single {
-                if let styledKey {
-                    engine.styledSingles[styledKey] = out
-                } else {
-                    engine.singleCache[ObjectIdentifier(request.component)] = out
-                }
-                engine.retained.append(request.component)
-            } else if out.children == nil {
-                if let styledKey {
-                    engine.styledBlindOutputs[styledKey] = out
-                } else {
-                    engine.blindOutputs[ObjectIdentifier(request.component)] = out
-                }
-                engine.retained.append(request.component)
-            }
+        if cacheable, case .success(let out) = result, kind == .single || out.children == nil {
+            engine.keep(out, single: kind == .single, request.component, styled: styledKey)
         }
         return result
+    }
+}
+
+extension PluginEngine {
+    /// A builder's kept output for a component (with a resolved style: for the component and
+    /// that style): a single's, or a blind builder's, kept apart (their resolved tables are made
+    /// differently).
+    @inline(__always)
+    func keptOutput(single: Bool, _ c: Component, styled: StyledKey?) -> BuildOutput? {
+        if let styled { return single ? styledSingles[styled] : styledBlindOutputs[styled] }
+        return single ? singleCache[ObjectIdentifier(c)] : blindOutputs[ObjectIdentifier(c)]
+    }
+
+    /// Keeps a builder's output where `keptOutput` finds it (the component kept alive, so its
+    /// identity is not reused by another).
+    func keep(_ out: BuildOutput, single: Bool, _ c: Component, styled: StyledKey?) {
+        switch (single, styled) {
+        case (true, let k?): styledSingles[k] = out
+        case (true, nil): singleCache[ObjectIdentifier(c)] = out
+        case (false, let k?): styledBlindOutputs[k] = out
+        case (false, nil): blindOutputs[ObjectIdentifier(c)] = out
+        }
+        retained.append(c)
     }
 }
