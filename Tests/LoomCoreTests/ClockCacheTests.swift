@@ -32,8 +32,8 @@ final class ClockCacheTests: XCTestCase {
         c.set(1, "one"); c.set(2, "two"); c.set(1, "uno")
         XCTAssertEqual(c.count, 2)
         XCTAssertEqual(c.peek(1), "uno")
-        c.update(2) { $0 += "!" }
-        c.update(3) { $0 += "?" }  // not kept: nothing happens
+        XCTAssertTrue(c.update(2) { $0 += "!" })
+        XCTAssertFalse(c.update(3) { $0 += "?" })  // not kept: nothing happens
         XCTAssertEqual(c.peek(2), "two!")
         XCTAssertNil(c.peek(3))
         XCTAssertEqual(ClockCache<Int, Int>(capacity: 0).capacity, 1)

@@ -63,10 +63,13 @@ public struct ClockCache<Key: Hashable, Value> {
         hand = hand + 1 == capacity ? 0 : hand + 1
     }
 
-    /// Changes the value kept for `key` in place (nothing when none is kept), marking it used.
-    public mutating func update(_ key: Key, _ change: (inout Value) -> Void) {
-        guard let i = slots[key] else { return }
+    /// Changes the value kept for `key` in place, marking it used; false (nothing changed) when
+    /// none is kept.
+    @discardableResult
+    public mutating func update(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
+        guard let i = slots[key] else { return false }
         used[i] = true
         change(&values[i])
+        return true
     }
 }

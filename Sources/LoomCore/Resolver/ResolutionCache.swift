@@ -78,11 +78,11 @@ public final class ResolutionCache {
     public static let maxCreatedTreeVariants = 16
 
     func storeCreatedTree(_ key: OutcomeKey, _ tree: CreatedTree) {
-        guard createdTrees.peek(key) != nil else { return createdTrees.set(key, [tree]) }
         // A key's variants start again from this one when they are as many as allowed.
-        createdTrees.update(key) { variants in
+        let kept = createdTrees.update(key) { variants in
             if variants.count >= ResolutionCache.maxCreatedTreeVariants { variants = [tree] } else { variants.append(tree) }
         }
+        if !kept { createdTrees.set(key, [tree]) }
     }
 
     func store(_ key: OutcomeKey, tree: ResolvedNode?, diagnostics: [Diagnostic]) {
