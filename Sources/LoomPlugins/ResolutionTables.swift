@@ -1,4 +1,5 @@
 import LoomCore
+import OrderedCollections
 import LuaRuntime
 
 /// The Lua side of one resolution: the user's attributes as frozen views, one per plugin (made
@@ -64,6 +65,30 @@ extension PluginEngine {
             data.views = views
         }
         if let r = views.refs[owner] { return r }
+        if flatUserViews {
+            // Made in one call into C (the same view: `FlatUserViewTests`); the user's attributes
+            // are not copied unless the screen has parameters.
+            let tree = ctx.params.isEmpty
+                ? PluginEngine.frozenView(ctx.user.attributes, profile: ctx.user.attributes["profile"] == nil ? ctx.user.name : nil, device: ctx.deviceAttributes)
+                : PluginEngine.frozenView(PluginEngine.viewAttributes(ctx), profile: nil, device: [:])
+            if let tree, state.pushFrozenTree(tree, name: "node") {
+                let r = state.rawRef()
+                views.refs[owner] = r
+                return r
+            }
+        }
+        state.push(json: .object(PluginEngine.viewAttributes(ctx)), keepingOrder: true)
+        try sandbox.freezeTop()
+        let r = state.rawRef()
+        views.refs[owner] = r
+        return r
+    }
+
+    /// What a user view holds, in order: the user's attributes, `profile` (the user's name) when
+    /// the user has no such attribute, the screen's parameters (`params`, `params.K`, over the
+    /// user's attributes of those names), then the device context's attributes the user does
+    /// not have (by name).
+    static func viewAttributes(_ ctx: ResolutionContext) -> OrderedDictionary<String, JSONValue> {
         var attrs = ctx.user.attributes
         if attrs["profile"] == nil, let n = ctx.user.name { attrs["profile"] = .string(n) }
         if !ctx.params.isEmpty {
@@ -76,11 +101,46 @@ extension PluginEngine {
         // The device context (`device`, `orientation`, `traits` and their dotted paths), under
         // the user's own attributes of the same names (the user's win).
         for (k, v) in ctx.deviceAttributes.sorted(by: { $0.key < $1.key }) where attrs[k] == nil { attrs[k] = v }
-        state.push(json: .object(attrs), keepingOrder: true)
-        try sandbox.freezeTop()
-        let r = state.rawRef()
-        views.refs[owner] = r
-        return r
+        return attrs
+    }
+}
+
+extension PluginEngine {
+    /// A user view as one value for `LuaState.pushFrozenTree`: `attrs` in order, then `profile`
+    /// under that name when given, then `device`'s members (by name) that neither holds, as
+    /// `viewAttributes` orders them. Nil when a value nests as deep as
+    /// `JSONValue.pushDepthLimit` (the member-by-member path then pushes it as nil).
+    static func frozenView(_ attrs: OrderedDictionary<String, JSONValue>, profile: String?, device: [String: JSONValue]) -> FrozenTree? {
+        let deviceMembers = device.isEmpty ? [] : device.sorted(by: { $0.key < $1.key }).filter { attrs[$0.key] == nil && !($0.key == "profile" && profile != nil) }
+        var t = FrozenTree(capacity: attrs.count + 1 + deviceMembers.count * 4)
+        t.beginObject(nil, count: attrs.count + (profile == nil ? 0 : 1) + deviceMembers.count)
+        for (k, v) in attrs { guard add(v, k, to: &t, depth: 1) else { return nil } }
+        if let profile { t.add("profile", profile) }
+        for (k, v) in deviceMembers { guard add(v, k, to: &t, depth: 1) else { return nil } }
+        t.end()
+        return t
+    }
+
+    /// Adds `v` (a member at `depth` of the member-by-member path); false when it nests too deep.
+    private static func add(_ v: JSONValue, _ key: String?, to t: inout FrozenTree, depth: Int) -> Bool {
+        switch v {
+        case .null: t.addNull(key)
+        case .bool(let b): t.add(key, b)
+        case .int(let i): t.add(key, i)
+        case .double(let d): t.add(key, d)
+        case .string(let s): t.add(key, s)
+        case .array(let a):
+            guard depth < JSONValue.pushDepthLimit else { return false }
+            t.beginArray(key, count: a.count)
+            for x in a { guard add(x, nil, to: &t, depth: depth + 1) else { return false } }
+            t.end()
+        case .object(let o):
+            guard depth < JSONValue.pushDepthLimit else { return false }
+            t.beginObject(key, count: o.count)
+            for (k, x) in o { guard add(x, k, to: &t, depth: depth + 1) else { return false } }
+            t.end()
+        }
+        return true
     }
 }
 

@@ -1,0 +1,86 @@
+// A user's frozen view made in one call (loom_push_frozen_tree): what pushing a JSON value
+// member by member through the C API from Swift (objects remembering their key order), then
+// freezing it through the sandbox's `freeze`, makes. `host eval` and every resolution make one
+// per user who needs a Lua rule called (PluginEngine.userView); made here, a view costs a
+// fraction of the member-by-member path (docs/populations.md, "Speed: W1").
+#include "loom_proxy_internal.h"
+
+static void push_node(lua_State *L, const char *base, const loom_flat_member *m, int *pos, const char *name);
+
+// The table of the object or array member at *pos (its children follow it), frozen: each
+// nested table was made a proxy as it was set, and the table itself becomes one here, as
+// `freeze` leaves a tree of tables (a JSON value shares no table and has no table keys).
+static void push_table(lua_State *L, const char *base, const loom_flat_member *members, int *pos, const char *name) {
+    const loom_flat_member *head = &members[(*pos)++];
+    int count = (int)head->i;
+    if (head->kind == LOOM_FLAT_ARRAY) {
+        lua_createtable(L, count, 0);
+        int t = lua_gettop(L);
+        for (int k = 0; k < count; k++) {
+            push_node(L, base, members, pos, name);
+            lua_rawseti(L, t, k + 1);
+        }
+    } else {
+        // Room for every member, null ones included (the same size as the member-by-member
+        // path's, so the same layout and the same `next` order), then each non-null member.
+        lua_createtable(L, 0, count);
+        int t = lua_gettop(L);
+        int first = *pos, set = 0;
+        for (int k = 0; k < count; k++) {
+            const loom_flat_member *m = &members[*pos];
+            if (m->kind == LOOM_FLAT_NULL) {
+                (*pos)++;
+                continue;
+            }
+            lua_pushlstring(L, base + m->key_offset, m->key_length);
+            push_node(L, base, members, pos, name);
+            lua_rawset(L, t);
+            set++;
+        }
+        // The order of the keys (what `rememberedKeyOrder` reads back): a metatable
+        // { __keys = { k1, k2, … } } when more than one member was set.
+        if (set > 1) {
+            lua_createtable(L, 0, 1);
+            lua_createtable(L, set, 0);
+            lua_Integer n = 0;
+            int p = first;
+            for (int k = 0; k < count; k++) {
+                const loom_flat_member *m = &members[p];
+                if (m->kind != LOOM_FLAT_NULL) {
+                    lua_pushlstring(L, base + m->key_offset, m->key_length);
+                    lua_rawseti(L, -2, ++n);
+                }
+                p += 1 + (int)m->descendants;
+            }
+            lua_pushliteral(L, "__keys");
+            lua_insert(L, -2);
+            lua_rawset(L, -3);
+            lua_setmetatable(L, t);
+        }
+    }
+    int t = lua_gettop(L);
+    loom_proxy_make(L, t, name, 0);
+    lua_remove(L, t);
+}
+
+static void push_node(lua_State *L, const char *base, const loom_flat_member *m0, int *pos, const char *name) {
+    const loom_flat_member *m = &m0[*pos];
+    switch (m->kind) {
+    case LOOM_FLAT_NULL: lua_pushnil(L); (*pos)++; return;
+    case LOOM_FLAT_FALSE: lua_pushboolean(L, 0); (*pos)++; return;
+    case LOOM_FLAT_TRUE: lua_pushboolean(L, 1); (*pos)++; return;
+    case LOOM_FLAT_INT: lua_pushinteger(L, (lua_Integer)m->i); (*pos)++; return;
+    case LOOM_FLAT_DOUBLE: lua_pushnumber(L, (lua_Number)m->d); (*pos)++; return;
+    case LOOM_FLAT_STRING: lua_pushlstring(L, base + m->value_offset, m->value_length); (*pos)++; return;
+    default: push_table(L, base, m0, pos, name); return;
+    }
+}
+
+int loom_push_frozen_tree(lua_State *L, const char *base, const loom_flat_member *members, int count, int depth, const char *name) {
+    // Each level holds its table, a key and a value; an object also its order list and metatable.
+    if (count < 1 || depth < 1 || members[0].kind < LOOM_FLAT_ARRAY || 1 + members[0].descendants != count) return 0;
+    if (!lua_checkstack(L, 6 * depth + 2)) return 0;
+    int pos = 0;
+    push_table(L, base, members, &pos, name);
+    return 1;
+}

@@ -1,0 +1,83 @@
+import CLua
+
+/// A JSON-like value (an object or array at the top) gathered for `LuaState.pushFrozenTree`: its
+/// members in prefix order and their bytes end to end in one buffer, so that the whole frozen
+/// table is made in one call into C.
+public struct FrozenTree {
+    /// (Its first byte is never used: the buffer is never empty, so its address is never nil.)
+    var bytes: [UInt8] = [0]
+    var members: [loom_flat_member] = []
+    /// The arrays and objects begun and not yet ended.
+    private var open: [Int] = []
+    /// How deep the value nests (1: a flat object).
+    public private(set) var depth = 0
+
+    public init(capacity: Int = 0) {
+        members.reserveCapacity(capacity)
+        bytes.reserveCapacity(1 + capacity * 16)
+    }
+
+    /// Members so far.
+    public var count: Int { members.count }
+
+    private mutating func add(_ key: String?, kind: Int32, i: Int64 = 0, d: Double = 0, value: String? = nil) {
+        var m = loom_flat_member()
+        if let key {
+            m.key_offset = bytes.count
+            bytes.append(contentsOf: key.utf8)
+            m.key_length = bytes.count - m.key_offset
+        }
+        if let value {
+            m.value_offset = bytes.count
+            bytes.append(contentsOf: value.utf8)
+            m.value_length = bytes.count - m.value_offset
+        }
+        m.i = i
+        m.d = d
+        m.kind = kind
+        members.append(m)
+    }
+
+    /// A nil member (an object's is counted in its table's size and not set; an array's leaves a
+    /// hole). `key`: the member's key in an object, nil in an array.
+    public mutating func addNull(_ key: String?) { add(key, kind: Int32(LOOM_FLAT_NULL)) }
+    public mutating func add(_ key: String?, _ b: Bool) { add(key, kind: Int32(b ? LOOM_FLAT_TRUE : LOOM_FLAT_FALSE)) }
+    public mutating func add(_ key: String?, _ i: Int) { add(key, kind: Int32(LOOM_FLAT_INT), i: Int64(i)) }
+    public mutating func add(_ key: String?, _ d: Double) { add(key, kind: Int32(LOOM_FLAT_DOUBLE), d: d) }
+    public mutating func add(_ key: String?, _ s: String) { add(key, kind: Int32(LOOM_FLAT_STRING), value: s) }
+
+    /// Begins an object of `count` members (null ones included), which follow until `end()`.
+    public mutating func beginObject(_ key: String?, count: Int) { begin(key, kind: Int32(LOOM_FLAT_OBJECT), count: count) }
+    /// Begins an array of `count` elements, which follow until `end()`.
+    public mutating func beginArray(_ key: String?, count: Int) { begin(key, kind: Int32(LOOM_FLAT_ARRAY), count: count) }
+
+    private mutating func begin(_ key: String?, kind: Int32, count: Int) {
+        add(key, kind: kind, i: Int64(count))
+        open.append(members.count - 1)
+        depth = max(depth, open.count)
+    }
+
+    /// Ends the array or object begun last.
+    public mutating func end() {
+        guard let k = open.popLast() else { return }
+        members[k].descendants = Int64(members.count - 1 - k)
+    }
+}
+
+extension LuaState {
+    /// Pushes `tree` (one object or array, every `begin` ended) as read-only views named
+    /// `name`: the same as pushing the value member by member (objects remembering their key
+    /// order, `push(json:keepingOrder:)` in LoomPlugins), then `Sandbox.freezeTop(name:)`, made in
+    /// one call into C. False (nothing pushed) when `tree` is not one such value or the stack
+    /// cannot grow.
+    public func pushFrozenTree(_ tree: FrozenTree, name: String) -> Bool {
+        guard tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
+        return tree.bytes.withUnsafeBufferPointer { b in
+            tree.members.withUnsafeBufferPointer { m in
+                b.withMemoryRebound(to: CChar.self) { c in
+                    loom_push_frozen_tree(L, c.baseAddress, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                }
+            }
+        }
+    }
+}

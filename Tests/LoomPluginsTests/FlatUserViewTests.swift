@@ -1,0 +1,185 @@
+import Foundation
+import LoomCore
+@testable import LoomPlugins
+import LoomStyles
+import OrderedCollections
+import XCTest
+
+/// A user view whose values are all scalars is made in one call into C
+/// (`PluginEngine.flatView(of:)`, `LuaState.pushFrozenFlat`) instead of member by member and
+/// then frozen by the sandbox. Rules must not be able to tell: what they read, the order `pairs`
+/// and `next` give, `#`, `type`, `tostring`'s form and the error a write raises are the same for
+/// every user, with either way of making the view.
+final class FlatUserViewTests: XCTestCase {
+    /// One rule that logs everything a rule can observe of its user view.
+    static let plugin = #"""
+        local function show(v)
+          if type(v) == "number" then return math.type(v) .. ":" .. string.format("%.17g", v) .. (1 / v < 0 and "-" or "") end
+          if type(v) == "table" then
+            -- Nested tables: their members in `next` order, their length, and that they are read-only.
+            local p = {}
+            for k, x in pairs(v) do p[#p + 1] = tostring(k) .. "=" .. show(x) end
+            local ok = pcall(function() v[1] = 0 end)
+            return "{" .. table.concat(p, ",") .. "}#" .. #v .. (ok and "writable" or "")
+          end
+          return type(v) .. ":" .. tostring(v)
+        end
+        return { name = "f", version = "1", api = 1, register = function(host)
+          host.rule("dump", function(user)
+            local p = {}
+            for k, v in pairs(user) do p[#p + 1] = k .. "=" .. show(v) end
+            local n = {}
+            local k = next(user)
+            while k ~= nil do n[#n + 1] = k; k = next(user, k) end
+            local ok, err = pcall(function() user.tier = "gold" end)
+            local ok2, err2 = pcall(function() rawset(user, "tier", "gold") end)
+            host.log(table.concat(p, ",") .. " | next " .. table.concat(n, ",") .. " | #" .. #user .. " | " .. type(user)
+              .. " | " .. (tostring(user):match("^table: ") and "table:" or tostring(user))
+              .. " | " .. tostring(ok) .. " " .. tostring(err):gsub("^.-: ", "") .. " | " .. tostring(ok2) .. " " .. tostring(err2):gsub("^.-: ", "")
+              .. " | tier=" .. show(user.tier) .. " profile=" .. show(user.profile) .. " missing=" .. show(user.missing)
+              .. " | " .. tostring(getmetatable(user)))
+            return true
+          end)
+        end }
+        """#
+
+    func workspace(flat: Bool) throws -> (Workspace, Screen, ScreenCheck) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("loom-flatview-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("plugins/f"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("screens"), withIntermediateDirectories: true)
+        try Data(Self.plugin.utf8).write(to: root.appendingPathComponent("plugins/f/plugin.lua"))
+        try Data(IsolationTests.screen([("d", "dump")]).utf8).write(to: root.appendingPathComponent("screens/s.json"))
+        try Data(#"{"name": "flat", "plugins": ["plugins"]}"#.utf8).write(to: root.appendingPathComponent("loom.json"))
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        var o = Workspace.Options()
+        o.project = root.path
+        o.standardPlugins = ResolveTests.repo + "/Plugins"
+        let ws = try Workspace(options: o)
+        XCTAssertFalse(ws.loadDiagnostics.hasErrors, "\(ws.loadDiagnostics.items.map(\.description))")
+        ws.engine.flatUserViews = flat
+        let loaded = ws.screen(file: root.path + "/screens/s.json")
+        return (ws, try XCTUnwrap(loaded.screen), try XCTUnwrap(loaded.check))
+    }
+
+    static func users() -> [UserProfile] {
+        func u(_ name: String?, _ a: OrderedDictionary<String, JSONValue>) -> UserProfile { UserProfile(name: name, attributes: a) }
+        var many: OrderedDictionary<String, JSONValue> = [:]
+        for i in 0..<40 { many["k\(i * 7 % 40)"] = i % 3 == 0 ? .int(i) : i % 3 == 1 ? .string("v\(i)") : .bool(i % 2 == 0) }
+        return [
+            u("gold", ["tier": "gold", "age": 30, "score": .double(0.5), "beta": true]),
+            u(nil, [:]),
+            u("only-name", [:]),
+            u(nil, ["tier": "free"]),
+            u("one", ["tier": "free"]),
+            u("nulls", ["a": .null, "tier": "silver", "b": .null]),
+            u("all-null", ["a": .null, "b": .null]),
+            u("has-profile", ["profile": "chosen", "tier": "gold"]),
+            u("null-profile", ["profile": .null, "tier": "gold"]),
+            u("numbers", ["i": .int(Int.max), "j": .int(Int.min), "z": .double(-0.0), "d": .double(1e300), "f": .double(2.0)]),
+            u("bytes", ["nul": .string("a\u{0}b"), "key\u{0}nul": "x", "": "empty key", "\u{E9}": "precomposed"]),
+            u("decomposed", ["e\u{301}": "decomposed", "tier": .string("e\u{301}")]),
+            u("many", many),
+            u("nested", ["tier": "gold", "tags": .array(["a", "b"])]),
+            u("object", ["tier": "gold", "address": .object(["city": "Oslo", "zip": .null, "lines": .array(["a", .null, .object([:])])])]),
+            u("deep", ["tier": "gold", "deep": (0..<(2 * JSONReader.maxDepth + 2)).reduce(JSONValue.int(1)) { v, _ in .array([v]) }]),
+            u("params", ["params": "mine", "params.id": "mine too", "tier": "gold"]),
+        ]
+    }
+
+    /// For each user, what the rule logged with a view made in one call and with one made member
+    /// by member, in the same Lua state (the order `next` gives depends on the state's hash seed,
+    /// so views are compared within one state).
+    func logs(device: DeviceContext?, params: [String: String] = [:]) throws -> [(flat: String, members: String)] {
+        let (ws, s, c) = try workspace(flat: true)
+        ws.useDevice(device)
+        func log(_ user: UserProfile, flat: Bool) -> String {
+            ws.engine.flatUserViews = flat
+            let before = ws.engine.log.count
+            let r = ws.resolve(s, check: c, user: user, params: params)
+            XCTAssertTrue(r.diagnostics.items.isEmpty, "\(user.name ?? "-"): \(r.diagnostics.items)")
+            let lines = ws.engine.log.dropFirst(before).map(\.1)
+            XCTAssertEqual(lines.count, 1, "\(user.name ?? "-")")
+            return (user.name ?? "-") + ": " + lines.joined()
+        }
+        return Self.users().map { (log($0, flat: true), log($0, flat: false)) }
+    }
+
+    func testBothWaysOfMakingAViewShowRulesTheSameUser() throws {
+        let ipad = try DeviceContext.parse(device: "ipad", orientation: "landscape", traits: nil).get()
+        for (device, params) in [(nil, [:]), (ipad, [:]), (nil, ["id": "7", "a": "b"]), (ipad, ["id": "8"])] {
+            let both = try logs(device: device, params: params)
+            let flat = both.map(\.flat)
+            for (a, b) in both { XCTAssertEqual(a, b) }
+            // What the rule saw is what the user holds (not merely the same both ways).
+            XCTAssertTrue(flat[0].contains("tier=string:gold") && flat[0].contains("age=integer:30") && flat[0].contains("score=float:0.5")
+                          && flat[0].contains("beta=boolean:true") && flat[0].contains("profile=string:gold"), flat[0])
+            XCTAssertTrue(flat[0].contains("| false attempt to modify read-only table 'node' (field 'tier') |"), flat[0])
+            if device == nil, params.isEmpty {
+                XCTAssertTrue(flat[1].hasPrefix("-:  | next  | #0 | table"), flat[1])
+                XCTAssertTrue(flat[6].hasPrefix("all-null: profile=string:all-null | next profile |"), flat[6])
+            }
+            if params.isEmpty { XCTAssertNil(flat[5].firstMatch(of: /[ ,]a=/), flat[5]) }
+            XCTAssertTrue(flat[8].contains("tier=string:gold") && flat[8].contains("profile=nil:nil"), flat[8])
+            XCTAssertTrue(flat[9].contains("z=float:-0-") && flat[9].contains("i=integer:9.2233720368547758e+18"), flat[9])
+            XCTAssertTrue(flat[14].contains("address={") && flat[14].contains("city=string:Oslo") && flat[14].contains("lines={1=string:a,3={}#0}#"), flat[14])
+            XCTAssertFalse(flat.joined().contains("writable"))
+            XCTAssertTrue(flat[10].contains("nul=string:a\u{0}b") && flat[10].contains("key\u{0}nul=string:x") && flat[10].contains("=string:empty key"), flat[10])
+        }
+    }
+
+    /// Read back as JSON (as a host function taking a table does), both views give the same
+    /// value with the same key order at every level (the order each object remembers).
+    func testBothWaysReadBackAsTheSameJSONInTheSameOrder() throws {
+        let (ws, _, _) = try workspace(flat: true)
+        let ipad = try DeviceContext.parse(device: "ipad", orientation: nil, traits: nil).get()
+        let engine = ws.engine, state = engine.state
+        for device in [nil, ipad] {
+            ws.useDevice(device)
+            for user in Self.users() where user.name != "deep" {
+                for params in [[:], ["id": "7"]] {
+                    var read: [String] = []
+                    for flat in [true, false] {
+                        engine.flatUserViews = flat
+                        let ctx = ResolutionContext(user: user, screenID: "s", explain: false, params: params)
+                        ws.prepare(ctx)
+                        let r = try engine.userView(ctx, owner: 0)
+                        state.push(rawRef: r)
+                        // (A list with a hole cannot be read back: both ways say so alike.)
+                        switch state.json(at: -1) {
+                        case .success(let v): read.append(v.serialized(pretty: false))
+                        case .failure(let e): read.append("error: \(e.message)")
+                        }
+                        state.pop(1)
+                    }
+                    XCTAssertEqual(read[0], read[1], "\(user.name ?? "-")")
+                    if device == nil, params.isEmpty {
+                        if user.name == "gold" { XCTAssertEqual(read[0], #"{"tier":"gold","age":30,"score":0.5,"beta":true,"profile":"gold"}"#) }
+                        if user.name == "object" { XCTAssertEqual(read[0], "error: at address.lines: a list must have keys 1...n without holes") }
+                        if user.name == "nulls" { XCTAssertEqual(read[0], #"{"tier":"silver","profile":"nulls"}"#) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The one-call path is the one taken (so the comparison above compares two ways), device,
+    /// nested values and parameters included, except for a value nesting as deep as the
+    /// member-by-member path stops at.
+    func testTheOneCallPathIsTakenUnlessAValueNestsTooDeep() throws {
+        let (ws, _, _) = try workspace(flat: true)
+        let ipad = try DeviceContext.parse(device: "ipad", orientation: nil, traits: nil).get()
+        for device in [nil, ipad] {
+            ws.useDevice(device)
+            for user in Self.users() {
+                for params in [[:], ["id": "7"]] {
+                    let ctx = ResolutionContext(user: user, screenID: "s", explain: false, params: params)
+                    ws.prepare(ctx)
+                    let tree = params.isEmpty
+                        ? PluginEngine.frozenView(user.attributes, profile: user.attributes["profile"] == nil ? user.name : nil, device: ctx.deviceAttributes)
+                        : PluginEngine.frozenView(PluginEngine.viewAttributes(ctx), profile: nil, device: [:])
+                    XCTAssertEqual(tree == nil, user.name == "deep", "\(user.name ?? "-")")
+                }
+            }
+        }
+    }
+}
