@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "LoomTextTests", dependencies: ["LoomText"], path: "Tests/LoomTextTests"),
         .testTarget(name: "LoomLayoutTests", dependencies: ["LoomLayout", "LoomText", "LoomSolver", "LoomStyles", "LoomCore"], path: "Tests/LoomLayoutTests"),
         .testTarget(name: "LoomRenderTests", dependencies: ["LoomRender", "LoomLayout", "LoomText", "LoomStyles", "LoomCore"], path: "Tests/LoomRenderTests"),
-        .testTarget(name: "LoomPopulationTests", dependencies: ["LoomPopulation"], path: "Tests/LoomPopulationTests"),
+        .testTarget(name: "LoomPopulationTests", dependencies: ["LoomPopulation", "LoomPlugins", "LoomCore"], path: "Tests/LoomPopulationTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
     ],
     swiftLanguageModes: [.v6]

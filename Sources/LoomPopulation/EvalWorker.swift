@@ -112,6 +112,9 @@ public final class EvalWorker {
         return chunk
     }
 
+    /// The memos of each screen's plan (`VisibilityPlan.memoStates`; for tests).
+    var memoStates: [[(enabled: Bool, calls: Int, hits: Int)]] { plans.map(\.memoStates) }
+
     /// Every screen's answer for `user` (read in place), in `answers`; false if there are none.
     private func answered() -> Bool {
         answers.removeAll(keepingCapacity: true)

@@ -29,6 +29,15 @@ final class RuleMemo {
     @exclusivity(unchecked) private var index = BranchIndex()
     @exclusivity(unchecked) private(set) var enabled = true
     static let maxNodes = 20_000
+    /// Paths learnt from this worker's own calls, and users answered without a call: a memo
+    /// that, after `probation` calls, has answered fewer than one user per `minHitsPer` calls
+    /// (a rule reading something nearly every user has a value of its own for, an id or a
+    /// timestamp) is turned off, so that the rule is simply called: recording, learning and
+    /// sharing its reads cost more than the calls they save (docs/populations.md).
+    @exclusivity(unchecked) private(set) var calls = 0
+    @exclusivity(unchecked) private(set) var hits = 0
+    static let probation = 4096
+    static let minHitsPer = 8
     /// Branches of one node scanned in order before it is indexed.
     static let scanLimit: Int32 = 8
 
@@ -81,8 +90,18 @@ final class RuleMemo {
         }
     }
 
+    /// `answer`, counting a hit.
+    @inline(__always)
+    func lookup(_ u: PlanUser) -> Bool? {
+        let a = answer(u)
+        if a != nil { hits &+= 1 }
+        return a
+    }
+
     /// Records that, for this user, the rule read `reads` (in order) and answered `answer`.
     func learn(_ reads: [String], answer: Bool, _ u: PlanUser) {
+        calls += 1
+        if calls >= RuleMemo.probation, hits < calls / RuleMemo.minHitsPer { return disable() }
         learn(count: reads.count, answer: answer) { k in
             let slot = u.slots.slot(reads[k])
             let v = u.valueID(slot)

@@ -134,14 +134,14 @@ public final class VisibilityPlan {
         let op = ops[k]
         switch op.kind {
         case .leaf:
-            if let memo = memos[Int(op.arg)] {
-                if let known = memo._withUnsafeGuaranteedRef({ $0.answer(u) }) {
+            if let memo = memos[Int(op.arg)], memo._withUnsafeGuaranteedRef({ $0.enabled }) {
+                if let known = memo._withUnsafeGuaranteedRef({ $0.lookup(u) }) {
                     out.append(known)
                     return known
                 }
                 // Learnt by another worker: taken over without a call.
                 if let shared, shared.memoVersion > sharedSeen, takeShared(shared, u.slots),
-                   let known = memo._withUnsafeGuaranteedRef({ $0.answer(u) }) {
+                   let known = memo._withUnsafeGuaranteedRef({ $0.lookup(u) }) {
                     out.append(known)
                     return known
                 }
@@ -163,6 +163,12 @@ public final class VisibilityPlan {
         }
     }
 
+    /// Each Lua rule reference's memo, in plan order: whether it is on, the calls it learnt from
+    /// and the users it answered (for tests).
+    var memoStates: [(enabled: Bool, calls: Int, hits: Int)] {
+        leaves.compactMap { $0.memo.map { ($0.enabled, $0.calls, $0.hits) } }
+    }
+
     /// The rule answers other workers learnt since this plan last looked, added to its memos;
     /// false when there were none for its screen.
     private func takeShared(_ shared: SharedAnswers, _ slots: AttributeSlots) -> Bool {
@@ -180,7 +186,8 @@ public final class VisibilityPlan {
     /// A rule called for the user (what it read learnt by its memo); nil when it failed.
     private func call(_ l: Leaf, _ leaf: Int, _ subject: RuleSubject, _ u: PlanUser) -> Bool? {
         guard let e = l.evaluator, let context = u.context(screenIndex) else { return nil }
-        if let memo = l.memo, let observable = l.observable {
+        // A memo turned off records nothing more: the rule is called as it is for every user.
+        if let memo = l.memo, memo.enabled, let observable = l.observable {
             let (result, reads) = observable.evaluateObserved(args: l.args, at: l.location, subject: subject, context: context)
             guard case .success(let answer) = result else { return nil }
             if let reads, memo.enabled {
