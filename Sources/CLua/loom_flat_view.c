@@ -76,9 +76,28 @@ static void push_node(lua_State *L, const char *base, const loom_flat_member *m0
     }
 }
 
-int loom_push_frozen_tree(lua_State *L, const char *base, const loom_flat_member *members, int count, int depth, const char *name) {
+// Whether the member at *pos and what follows it form one value within `count` members, every
+// array's and object's children and descendants as it says, no deeper than `depth`; moves *pos
+// past it, every key and string within the `bytes` bytes of the buffer. (Checked before anything
+// is pushed: a malformed list pushes nothing.)
+static int well_formed(const loom_flat_member *members, int count, size_t bytes, int *pos, int depth) {
+    if (*pos >= count) return 0;
+    const loom_flat_member *m = &members[*pos];
+    int at = (*pos)++;
+    if (m->kind < LOOM_FLAT_NULL || m->kind > LOOM_FLAT_OBJECT) return 0;
+    if (m->key_offset > bytes || m->key_length > bytes - m->key_offset) return 0;
+    if (m->kind == LOOM_FLAT_STRING && (m->value_offset > bytes || m->value_length > bytes - m->value_offset)) return 0;
+    if (m->kind < LOOM_FLAT_ARRAY) return m->descendants == 0;
+    if (depth < 1 || m->i < 0 || m->i > count || m->descendants < 0 || m->descendants >= count) return 0;
+    for (int64_t k = 0; k < m->i; k++)
+        if (!well_formed(members, count, bytes, pos, depth - 1)) return 0;
+    return *pos - at - 1 == m->descendants;
+}
+
+int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_flat_member *members, int count, int depth, const char *name) {
+    int end = 0;
+    if (count < 1 || members[0].kind < LOOM_FLAT_ARRAY || !well_formed(members, count, bytes, &end, depth) || end != count) return 0;
     // Each level holds its table, a key and a value; an object also its order list and metatable.
-    if (count < 1 || depth < 1 || members[0].kind < LOOM_FLAT_ARRAY || 1 + members[0].descendants != count) return 0;
     if (!lua_checkstack(L, 6 * depth + 2)) return 0;
     int pos = 0;
     push_table(L, base, members, &pos, name);

@@ -8,7 +8,7 @@ public struct FrozenTree {
     var bytes: [UInt8] = [0]
     var members: [loom_flat_member] = []
     /// The arrays and objects begun and not yet ended.
-    private var open: [Int] = []
+    var open: [Int] = []
     /// How deep the value nests (1: a flat object).
     public private(set) var depth = 0
 
@@ -71,11 +71,11 @@ extension LuaState {
     /// one call into C. False (nothing pushed) when `tree` is not one such value or the stack
     /// cannot grow.
     public func pushFrozenTree(_ tree: FrozenTree, name: String) -> Bool {
-        guard tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
+        guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
         return tree.bytes.withUnsafeBufferPointer { b in
             tree.members.withUnsafeBufferPointer { m in
                 b.withMemoryRebound(to: CChar.self) { c in
-                    loom_push_frozen_tree(L, c.baseAddress, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                    loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
                 }
             }
         }

@@ -166,9 +166,10 @@ typedef struct {
 /// pushing it value by value (an object with more than one non-null member remembering its key
 /// order as a metatable { __keys = {…} }; null members not set), then the sandbox's `freeze`
 /// (every table a read-only proxy named `name`) would make. `depth`: how deep it nests (1 for a
-/// flat object). Raw operations on new tables only. Returns 0 (pushing nothing) when `members`
-/// is not such a value or the stack cannot grow.
-int loom_push_frozen_tree(lua_State *L, const char *base, const loom_flat_member *members, int count, int depth, const char *name);
+/// flat object); `bytes`: the buffer's length. Raw operations on new tables only. Returns 0
+/// (pushing nothing) when `members` is not one such value within `depth` levels and the buffer,
+/// or the stack cannot grow.
+int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_flat_member *members, int count, int depth, const char *name);
 /// When the value at `idx` is a proxy, pushes the real table behind it and returns 1; else
 /// pushes nothing and returns 0. Raw access only: no metamethod runs.
 int loom_proxy_push_target(lua_State *L, int idx);
