@@ -190,7 +190,7 @@ public final class VisibilityPlan {
         if let memo = l.memo, memo.enabled, let observable = l.observable {
             let (result, reads) = observable.evaluateObserved(args: l.args, at: l.location, subject: subject, context: context)
             guard case .success(let answer) = result else { return nil }
-            if let reads, memo.enabled {
+            if let reads {
                 memo.learn(reads, answer: answer, u)
                 shared?.memoLearn(screenIndex, leaf, reads, answer: answer, u)
             }
