@@ -5,15 +5,15 @@
 // fraction of the member-by-member path (docs/populations.md, "Speed: W1").
 #include "loom_proxy_internal.h"
 
-static void push_node(lua_State *L, const char *base, const loom_flat_member *m, int *pos, const char *name);
+static void push_node(lua_State *L, const char *base, const loom_tree_member *m, int *pos, const char *name);
 
 // The table of the object or array member at *pos (its children follow it), frozen: each
 // nested table was made a proxy as it was set, and the table itself becomes one here, as
 // `freeze` leaves a tree of tables (a JSON value shares no table and has no table keys).
-static void push_table(lua_State *L, const char *base, const loom_flat_member *members, int *pos, const char *name) {
-    const loom_flat_member *head = &members[(*pos)++];
+static void push_table(lua_State *L, const char *base, const loom_tree_member *members, int *pos, const char *name) {
+    const loom_tree_member *head = &members[(*pos)++];
     int count = (int)head->i;
-    if (head->kind == LOOM_FLAT_ARRAY) {
+    if (head->kind == LOOM_TREE_ARRAY) {
         lua_createtable(L, count, 0);
         int t = lua_gettop(L);
         for (int k = 0; k < count; k++) {
@@ -27,8 +27,8 @@ static void push_table(lua_State *L, const char *base, const loom_flat_member *m
         int t = lua_gettop(L);
         int first = *pos, set = 0;
         for (int k = 0; k < count; k++) {
-            const loom_flat_member *m = &members[*pos];
-            if (m->kind == LOOM_FLAT_NULL) {
+            const loom_tree_member *m = &members[*pos];
+            if (m->kind == LOOM_TREE_NULL) {
                 (*pos)++;
                 continue;
             }
@@ -45,8 +45,8 @@ static void push_table(lua_State *L, const char *base, const loom_flat_member *m
             lua_Integer n = 0;
             int p = first;
             for (int k = 0; k < count; k++) {
-                const loom_flat_member *m = &members[p];
-                if (m->kind != LOOM_FLAT_NULL) {
+                const loom_tree_member *m = &members[p];
+                if (m->kind != LOOM_TREE_NULL) {
                     lua_pushlstring(L, base + m->key_offset, m->key_length);
                     lua_rawseti(L, -2, ++n);
                 }
@@ -63,15 +63,15 @@ static void push_table(lua_State *L, const char *base, const loom_flat_member *m
     lua_remove(L, t);
 }
 
-static void push_node(lua_State *L, const char *base, const loom_flat_member *m0, int *pos, const char *name) {
-    const loom_flat_member *m = &m0[*pos];
+static void push_node(lua_State *L, const char *base, const loom_tree_member *m0, int *pos, const char *name) {
+    const loom_tree_member *m = &m0[*pos];
     switch (m->kind) {
-    case LOOM_FLAT_NULL: lua_pushnil(L); (*pos)++; return;
-    case LOOM_FLAT_FALSE: lua_pushboolean(L, 0); (*pos)++; return;
-    case LOOM_FLAT_TRUE: lua_pushboolean(L, 1); (*pos)++; return;
-    case LOOM_FLAT_INT: lua_pushinteger(L, (lua_Integer)m->i); (*pos)++; return;
-    case LOOM_FLAT_DOUBLE: lua_pushnumber(L, (lua_Number)m->d); (*pos)++; return;
-    case LOOM_FLAT_STRING: lua_pushlstring(L, base + m->value_offset, m->value_length); (*pos)++; return;
+    case LOOM_TREE_NULL: lua_pushnil(L); (*pos)++; return;
+    case LOOM_TREE_FALSE: lua_pushboolean(L, 0); (*pos)++; return;
+    case LOOM_TREE_TRUE: lua_pushboolean(L, 1); (*pos)++; return;
+    case LOOM_TREE_INT: lua_pushinteger(L, (lua_Integer)m->i); (*pos)++; return;
+    case LOOM_TREE_DOUBLE: lua_pushnumber(L, (lua_Number)m->d); (*pos)++; return;
+    case LOOM_TREE_STRING: lua_pushlstring(L, base + m->value_offset, m->value_length); (*pos)++; return;
     default: push_table(L, base, m0, pos, name); return;
     }
 }
@@ -80,23 +80,23 @@ static void push_node(lua_State *L, const char *base, const loom_flat_member *m0
 // array's and object's children and descendants as it says, no deeper than `depth`; moves *pos
 // past it, every key and string within the `bytes` bytes of the buffer. (Checked before anything
 // is pushed: a malformed list pushes nothing.)
-static int well_formed(const loom_flat_member *members, int count, size_t bytes, int *pos, int depth) {
+static int well_formed(const loom_tree_member *members, int count, size_t bytes, int *pos, int depth) {
     if (*pos >= count) return 0;
-    const loom_flat_member *m = &members[*pos];
+    const loom_tree_member *m = &members[*pos];
     int at = (*pos)++;
-    if (m->kind < LOOM_FLAT_NULL || m->kind > LOOM_FLAT_OBJECT) return 0;
+    if (m->kind < LOOM_TREE_NULL || m->kind > LOOM_TREE_OBJECT) return 0;
     if (m->key_offset > bytes || m->key_length > bytes - m->key_offset) return 0;
-    if (m->kind == LOOM_FLAT_STRING && (m->value_offset > bytes || m->value_length > bytes - m->value_offset)) return 0;
-    if (m->kind < LOOM_FLAT_ARRAY) return m->descendants == 0;
+    if (m->kind == LOOM_TREE_STRING && (m->value_offset > bytes || m->value_length > bytes - m->value_offset)) return 0;
+    if (m->kind < LOOM_TREE_ARRAY) return m->descendants == 0;
     if (depth < 1 || m->i < 0 || m->i > count || m->descendants < 0 || m->descendants >= count) return 0;
     for (int64_t k = 0; k < m->i; k++)
         if (!well_formed(members, count, bytes, pos, depth - 1)) return 0;
     return *pos - at - 1 == m->descendants;
 }
 
-int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_flat_member *members, int count, int depth, const char *name) {
+int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
     int end = 0;
-    if (count < 1 || members[0].kind < LOOM_FLAT_ARRAY || !well_formed(members, count, bytes, &end, depth) || end != count) return 0;
+    if (count < 1 || members[0].kind < LOOM_TREE_ARRAY || !well_formed(members, count, bytes, &end, depth) || end != count) return 0;
     // Each level holds its table, a key and a value; an object also its order list and metatable.
     if (!lua_checkstack(L, 6 * depth + 2)) return 0;
     int pos = 0;

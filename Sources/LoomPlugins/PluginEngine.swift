@@ -91,10 +91,10 @@ public final class PluginEngine {
     @exclusivity(unchecked) var hotContext: ObjectIdentifier?
     @exclusivity(unchecked) var hotOwner: Int32 = -1
     @exclusivity(unchecked) var hotView: Int32 = -1
-    /// Whether a user view whose values are all scalars is made in one call into C
-    /// (`LuaState.pushFrozenFlat`) rather than member by member and then frozen: the same view
-    /// either way (`FlatUserViewTests` compares them); off only to compare.
-    var flatUserViews = true
+    /// Whether a user view is made in one call into C (`LuaState.pushFrozenTree`; a value nesting
+    /// too deep excepted) rather than member by member and then frozen: the same view either way
+    /// (`UserViewInOneCallTests` compares them); off only to compare.
+    var userViewsInOneCall = true
     /// How many sets of frozen user views (one set per distinct user, screen parameters and
     /// device context) are kept for later resolutions; 0 (the default): every resolution makes
     /// its own. For callers that resolve for the same few users many times (`host test`).

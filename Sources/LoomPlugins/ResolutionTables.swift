@@ -65,23 +65,24 @@ extension PluginEngine {
             data.views = views
         }
         if let r = views.refs[owner] { return r }
-        if flatUserViews {
-            // Made in one call into C (the same view: `FlatUserViewTests`); the user's attributes
-            // are not copied unless the screen has parameters.
-            let tree = ctx.params.isEmpty
-                ? PluginEngine.frozenView(ctx.user.attributes, profile: ctx.user.attributes["profile"] == nil ? ctx.user.name : nil, device: ctx.deviceAttributes)
-                : PluginEngine.frozenView(PluginEngine.viewAttributes(ctx), profile: nil, device: [:])
-            if let tree, state.pushFrozenTree(tree, name: "node") {
-                let r = state.rawRef()
-                views.refs[owner] = r
-                return r
-            }
+        if !(userViewsInOneCall && pushViewInOneCall(ctx)) {
+            state.push(json: .object(PluginEngine.viewAttributes(ctx)), keepingOrder: true)
+            try sandbox.freezeTop()
         }
-        state.push(json: .object(PluginEngine.viewAttributes(ctx)), keepingOrder: true)
-        try sandbox.freezeTop()
         let r = state.rawRef()
         views.refs[owner] = r
         return r
+    }
+
+    /// Pushes `ctx`'s user view made in one call into C (the same view as member by member, then
+    /// frozen: `UserViewInOneCallTests`); the user's attributes are not copied unless the screen has
+    /// parameters. False (nothing pushed) when it cannot be made so.
+    private func pushViewInOneCall(_ ctx: ResolutionContext) -> Bool {
+        let tree = ctx.params.isEmpty
+            ? PluginEngine.frozenView(ctx.user.attributes, profile: ctx.user.attributes["profile"] == nil ? ctx.user.name : nil, device: ctx.deviceAttributes)
+            : PluginEngine.frozenView(PluginEngine.viewAttributes(ctx), profile: nil, device: [:])
+        guard let tree else { return false }
+        return state.pushFrozenTree(tree, name: "node")
     }
 
     /// What a user view holds, in order: the user's attributes, `profile` (the user's name) when

@@ -6,7 +6,7 @@ import CLua
 public struct FrozenTree {
     /// (Its first byte is never used: the buffer is never empty, so its address is never nil.)
     var bytes: [UInt8] = [0]
-    var members: [loom_flat_member] = []
+    var members: [loom_tree_member] = []
     /// The arrays and objects begun and not yet ended.
     var open: [Int] = []
     /// How deep the value nests (1: a flat object).
@@ -21,7 +21,7 @@ public struct FrozenTree {
     public var count: Int { members.count }
 
     private mutating func add(_ key: String?, kind: Int32, i: Int64 = 0, d: Double = 0, value: String? = nil) {
-        var m = loom_flat_member()
+        var m = loom_tree_member()
         if let key {
             m.key_offset = bytes.count
             bytes.append(contentsOf: key.utf8)
@@ -40,16 +40,16 @@ public struct FrozenTree {
 
     /// A nil member (an object's is counted in its table's size and not set; an array's leaves a
     /// hole). `key`: the member's key in an object, nil in an array.
-    public mutating func addNull(_ key: String?) { add(key, kind: Int32(LOOM_FLAT_NULL)) }
-    public mutating func add(_ key: String?, _ b: Bool) { add(key, kind: Int32(b ? LOOM_FLAT_TRUE : LOOM_FLAT_FALSE)) }
-    public mutating func add(_ key: String?, _ i: Int) { add(key, kind: Int32(LOOM_FLAT_INT), i: Int64(i)) }
-    public mutating func add(_ key: String?, _ d: Double) { add(key, kind: Int32(LOOM_FLAT_DOUBLE), d: d) }
-    public mutating func add(_ key: String?, _ s: String) { add(key, kind: Int32(LOOM_FLAT_STRING), value: s) }
+    public mutating func addNull(_ key: String?) { add(key, kind: Int32(LOOM_TREE_NULL)) }
+    public mutating func add(_ key: String?, _ b: Bool) { add(key, kind: Int32(b ? LOOM_TREE_TRUE : LOOM_TREE_FALSE)) }
+    public mutating func add(_ key: String?, _ i: Int) { add(key, kind: Int32(LOOM_TREE_INT), i: Int64(i)) }
+    public mutating func add(_ key: String?, _ d: Double) { add(key, kind: Int32(LOOM_TREE_DOUBLE), d: d) }
+    public mutating func add(_ key: String?, _ s: String) { add(key, kind: Int32(LOOM_TREE_STRING), value: s) }
 
     /// Begins an object of `count` members (null ones included), which follow until `end()`.
-    public mutating func beginObject(_ key: String?, count: Int) { begin(key, kind: Int32(LOOM_FLAT_OBJECT), count: count) }
+    public mutating func beginObject(_ key: String?, count: Int) { begin(key, kind: Int32(LOOM_TREE_OBJECT), count: count) }
     /// Begins an array of `count` elements, which follow until `end()`.
-    public mutating func beginArray(_ key: String?, count: Int) { begin(key, kind: Int32(LOOM_FLAT_ARRAY), count: count) }
+    public mutating func beginArray(_ key: String?, count: Int) { begin(key, kind: Int32(LOOM_TREE_ARRAY), count: count) }
 
     private mutating func begin(_ key: String?, kind: Int32, count: Int) {
         add(key, kind: kind, i: Int64(count))

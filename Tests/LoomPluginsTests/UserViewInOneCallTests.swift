@@ -5,14 +5,15 @@ import LoomStyles
 import OrderedCollections
 import XCTest
 
-/// A user view whose values are all scalars is made in one call into C
-/// (`PluginEngine.flatView(of:)`, `LuaState.pushFrozenFlat`) instead of member by member and
+/// A user view (unless a value nests too deep) is made in one call into C
+/// (`PluginEngine.frozenView`, `LuaState.pushFrozenTree`) instead of member by member and
 /// then frozen by the sandbox. Rules must not be able to tell: what they read, the order `pairs`
 /// and `next` give, `#`, `type`, `tostring`'s form and the error a write raises are the same for
 /// every user, with either way of making the view.
-final class FlatUserViewTests: XCTestCase {
-    /// One rule that logs everything a rule can observe of its user view.
-    static let plugin = #"""
+final class UserViewInOneCallTests: XCTestCase {
+    /// One rule that logs everything a rule can observe of its user view (`prelude`, then what
+    /// `register(host)` runs).
+    static let prelude = #"""
         local function show(v)
           if type(v) == "number" then return math.type(v) .. ":" .. string.format("%.17g", v) .. (1 / v < 0 and "-" or "") end
           if type(v) == "table" then
@@ -24,7 +25,9 @@ final class FlatUserViewTests: XCTestCase {
           end
           return type(v) .. ":" .. tostring(v)
         end
-        return { name = "f", version = "1", api = 1, register = function(host)
+
+        """#
+    static let register = #"""
           host.rule("dump", function(user)
             local p = {}
             for k, v in pairs(user) do p[#p + 1] = k .. "=" .. show(v) end
@@ -40,25 +43,14 @@ final class FlatUserViewTests: XCTestCase {
               .. " | " .. tostring(getmetatable(user)))
             return true
           end)
-        end }
         """#
 
-    func workspace(flat: Bool) throws -> (Workspace, Screen, ScreenCheck) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("loom-flatview-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("plugins/f"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("screens"), withIntermediateDirectories: true)
-        try Data(Self.plugin.utf8).write(to: root.appendingPathComponent("plugins/f/plugin.lua"))
-        try Data(IsolationTests.screen([("d", "dump")]).utf8).write(to: root.appendingPathComponent("screens/s.json"))
-        try Data(#"{"name": "flat", "plugins": ["plugins"]}"#.utf8).write(to: root.appendingPathComponent("loom.json"))
-        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
-        var o = Workspace.Options()
-        o.project = root.path
-        o.standardPlugins = ResolveTests.repo + "/Plugins"
-        let ws = try Workspace(options: o)
-        XCTAssertFalse(ws.loadDiagnostics.hasErrors, "\(ws.loadDiagnostics.items.map(\.description))")
-        ws.engine.flatUserViews = flat
-        let loaded = ws.screen(file: root.path + "/screens/s.json")
-        return (ws, try XCTUnwrap(loaded.screen), try XCTUnwrap(loaded.check))
+    func workspace(oneCall: Bool) throws -> (Workspace, Screen, ScreenCheck) {
+        let dir = try PluginTestKit.writeProject(for: self, name: "oneCallView", prelude: Self.prelude, register: Self.register,
+                                                 screen: IsolationTests.screen([("d", "dump")]), users: "{}")
+        let (ws, screen, check) = try PluginTestKit.openScreen(project: dir.path)
+        ws.engine.userViewsInOneCall = oneCall
+        return (ws, screen, check)
     }
 
     static func users() -> [UserProfile] {
@@ -89,11 +81,11 @@ final class FlatUserViewTests: XCTestCase {
     /// For each user, what the rule logged with a view made in one call and with one made member
     /// by member, in the same Lua state (the order `next` gives depends on the state's hash seed,
     /// so views are compared within one state).
-    func logs(device: DeviceContext?, params: [String: String] = [:]) throws -> [(flat: String, members: String)] {
-        let (ws, s, c) = try workspace(flat: true)
+    func logs(device: DeviceContext?, params: [String: String] = [:]) throws -> [(oneCall: String, members: String)] {
+        let (ws, s, c) = try workspace(oneCall: true)
         ws.useDevice(device)
-        func log(_ user: UserProfile, flat: Bool) -> String {
-            ws.engine.flatUserViews = flat
+        func log(_ user: UserProfile, oneCall: Bool) -> String {
+            ws.engine.userViewsInOneCall = oneCall
             let before = ws.engine.log.count
             let r = ws.resolve(s, check: c, user: user, params: params)
             XCTAssertTrue(r.diagnostics.items.isEmpty, "\(user.name ?? "-"): \(r.diagnostics.items)")
@@ -101,36 +93,36 @@ final class FlatUserViewTests: XCTestCase {
             XCTAssertEqual(lines.count, 1, "\(user.name ?? "-")")
             return (user.name ?? "-") + ": " + lines.joined()
         }
-        return Self.users().map { (log($0, flat: true), log($0, flat: false)) }
+        return Self.users().map { (log($0, oneCall: true), log($0, oneCall: false)) }
     }
 
     func testBothWaysOfMakingAViewShowRulesTheSameUser() throws {
         let ipad = try DeviceContext.parse(device: "ipad", orientation: "landscape", traits: nil).get()
         for (device, params) in [(nil, [:]), (ipad, [:]), (nil, ["id": "7", "a": "b"]), (ipad, ["id": "8"])] {
             let both = try logs(device: device, params: params)
-            let flat = both.map(\.flat)
+            let seen = both.map(\.oneCall)
             for (a, b) in both { XCTAssertEqual(a, b) }
             // What the rule saw is what the user holds (not merely the same both ways).
-            XCTAssertTrue(flat[0].contains("tier=string:gold") && flat[0].contains("age=integer:30") && flat[0].contains("score=float:0.5")
-                          && flat[0].contains("beta=boolean:true") && flat[0].contains("profile=string:gold"), flat[0])
-            XCTAssertTrue(flat[0].contains("| false attempt to modify read-only table 'node' (field 'tier') |"), flat[0])
+            XCTAssertTrue(seen[0].contains("tier=string:gold") && seen[0].contains("age=integer:30") && seen[0].contains("score=float:0.5")
+                          && seen[0].contains("beta=boolean:true") && seen[0].contains("profile=string:gold"), seen[0])
+            XCTAssertTrue(seen[0].contains("| false attempt to modify read-only table 'node' (field 'tier') |"), seen[0])
             if device == nil, params.isEmpty {
-                XCTAssertTrue(flat[1].hasPrefix("-:  | next  | #0 | table"), flat[1])
-                XCTAssertTrue(flat[6].hasPrefix("all-null: profile=string:all-null | next profile |"), flat[6])
+                XCTAssertTrue(seen[1].hasPrefix("-:  | next  | #0 | table"), seen[1])
+                XCTAssertTrue(seen[6].hasPrefix("all-null: profile=string:all-null | next profile |"), seen[6])
             }
-            if params.isEmpty { XCTAssertNil(flat[5].firstMatch(of: /[ ,]a=/), flat[5]) }
-            XCTAssertTrue(flat[8].contains("tier=string:gold") && flat[8].contains("profile=nil:nil"), flat[8])
-            XCTAssertTrue(flat[9].contains("z=float:-0-") && flat[9].contains("i=integer:9.2233720368547758e+18"), flat[9])
-            XCTAssertTrue(flat[14].contains("address={") && flat[14].contains("city=string:Oslo") && flat[14].contains("lines={1=string:a,3={}#0}#"), flat[14])
-            XCTAssertFalse(flat.joined().contains("writable"))
-            XCTAssertTrue(flat[10].contains("nul=string:a\u{0}b") && flat[10].contains("key\u{0}nul=string:x") && flat[10].contains("=string:empty key"), flat[10])
+            if params.isEmpty { XCTAssertNil(seen[5].firstMatch(of: /[ ,]a=/), seen[5]) }
+            XCTAssertTrue(seen[8].contains("tier=string:gold") && seen[8].contains("profile=nil:nil"), seen[8])
+            XCTAssertTrue(seen[9].contains("z=float:-0-") && seen[9].contains("i=integer:9.2233720368547758e+18"), seen[9])
+            XCTAssertTrue(seen[14].contains("address={") && seen[14].contains("city=string:Oslo") && seen[14].contains("lines={1=string:a,3={}#0}#"), seen[14])
+            XCTAssertFalse(seen.joined().contains("writable"))
+            XCTAssertTrue(seen[10].contains("nul=string:a\u{0}b") && seen[10].contains("key\u{0}nul=string:x") && seen[10].contains("=string:empty key"), seen[10])
         }
     }
 
     /// Read back as JSON (as a host function taking a table does), both views give the same
     /// value with the same key order at every level (the order each object remembers).
     func testBothWaysReadBackAsTheSameJSONInTheSameOrder() throws {
-        let (ws, _, _) = try workspace(flat: true)
+        let (ws, _, _) = try workspace(oneCall: true)
         let ipad = try DeviceContext.parse(device: "ipad", orientation: nil, traits: nil).get()
         let engine = ws.engine, state = engine.state
         for device in [nil, ipad] {
@@ -138,8 +130,8 @@ final class FlatUserViewTests: XCTestCase {
             for user in Self.users() where user.name != "deep" {
                 for params in [[:], ["id": "7"]] {
                     var read: [String] = []
-                    for flat in [true, false] {
-                        engine.flatUserViews = flat
+                    for oneCall in [true, false] {
+                        engine.userViewsInOneCall = oneCall
                         let ctx = ResolutionContext(user: user, screenID: "s", explain: false, params: params)
                         ws.prepare(ctx)
                         let r = try engine.userView(ctx, owner: 0)
@@ -166,7 +158,7 @@ final class FlatUserViewTests: XCTestCase {
     /// nested values and parameters included, except for a value nesting as deep as the
     /// member-by-member path stops at.
     func testTheOneCallPathIsTakenUnlessAValueNestsTooDeep() throws {
-        let (ws, _, _) = try workspace(flat: true)
+        let (ws, _, _) = try workspace(oneCall: true)
         let ipad = try DeviceContext.parse(device: "ipad", orientation: nil, traits: nil).get()
         for device in [nil, ipad] {
             ws.useDevice(device)

@@ -152,8 +152,8 @@ int loom_is_proxy(lua_State *L, int idx);
 /// A JSON value for loom_push_frozen_tree, in prefix order: each member is a value (an object's
 /// members with their keys), an array or an object with `i` children and `descendants` members
 /// after it in all; bytes (keys, strings) are at offsets into one buffer.
-enum { LOOM_FLAT_NULL = 0, LOOM_FLAT_FALSE = 1, LOOM_FLAT_TRUE = 2, LOOM_FLAT_INT = 3, LOOM_FLAT_DOUBLE = 4, LOOM_FLAT_STRING = 5,
-       LOOM_FLAT_ARRAY = 6, LOOM_FLAT_OBJECT = 7 };
+enum { LOOM_TREE_NULL = 0, LOOM_TREE_FALSE = 1, LOOM_TREE_TRUE = 2, LOOM_TREE_INT = 3, LOOM_TREE_DOUBLE = 4, LOOM_TREE_STRING = 5,
+       LOOM_TREE_ARRAY = 6, LOOM_TREE_OBJECT = 7 };
 typedef struct {
     size_t key_offset, key_length;
     size_t value_offset, value_length;  // a string's bytes
@@ -161,7 +161,7 @@ typedef struct {
     int64_t descendants;                // an array's or object's members after it, nested ones included
     double d;
     int32_t kind;
-} loom_flat_member;
+} loom_tree_member;
 /// Pushes the object or array `members[0]` (its `count - 1` descendants following it) as what
 /// pushing it value by value (an object with more than one non-null member remembering its key
 /// order as a metatable { __keys = {…} }; null members not set), then the sandbox's `freeze`
@@ -169,7 +169,7 @@ typedef struct {
 /// flat object); `bytes`: the buffer's length. Raw operations on new tables only. Returns 0
 /// (pushing nothing) when `members` is not one such value within `depth` levels and the buffer,
 /// or the stack cannot grow.
-int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_flat_member *members, int count, int depth, const char *name);
+int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name);
 /// When the value at `idx` is a proxy, pushes the real table behind it and returns 1; else
 /// pushes nothing and returns 0. Raw access only: no metamethod runs.
 int loom_proxy_push_target(lua_State *L, int idx);
