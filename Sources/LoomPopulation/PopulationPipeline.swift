@@ -24,24 +24,40 @@ public enum PopulationPipeline {
     }
 }
 
-/// The worker threads of one pipeline run: each makes its worker at its first batch (`host eval`
-/// opens its workspace there, while the caller's thread works); `run` hands the batches out, the
-/// caller's thread working as one more worker. Made and run once, by one thread.
-final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
+/// The worker threads of one pipeline run: each makes its worker at its first batch, or at once
+/// when started `eager` (`host eval` starts them so before it opens its own workspace: each
+/// thread opens one of its own meanwhile, and is ready when the users come); `run` hands the
+/// batches out, the caller's thread working as one more worker. Made and run once, by one
+/// thread; dropped without a run, it stops its threads (each finishes making its worker first).
+public final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
     private let threads: Int
     private let q = BatchQueue<Batch, Output>()
     private var finished = false
 
-    /// Starts `threads` threads (none for 0 or less), each calling `makeWorker` at most once.
-    init(threads: Int, makeWorker: @escaping @Sendable () -> (Batch) -> Output) {
-        self.threads = max(0, threads)
+    /// Starts `threads` threads (none for 0 or less), each calling `makeWorker` at most once:
+    /// at its first batch, or at once when `eager`.
+    public convenience init(threads: Int, eager: Bool = false, makeWorker: @escaping MakeWorker) {
+        self.init(threads: threads, eager: eager, maker: Optional(makeWorker))
+    }
+
+    /// No threads: `run` works every batch on the caller's thread.
+    public convenience init() {
+        self.init(threads: 0, eager: false, maker: nil)
+    }
+
+    public typealias MakeWorker = @Sendable () -> (Batch) -> Output
+
+    private init(threads: Int, eager: Bool, maker: MakeWorker?) {
         let q = self.q
+        guard let makeWorker = maker else { self.threads = 0; return }
+        self.threads = max(0, threads)
         for _ in 0..<self.threads {
             let started = WorkerThread.start {
                 // Released before the thread says it has exited, so nothing of a worker
                 // outlives `run`.
                 do {
                     var work = LazyWorker(makeWorker)
+                    if eager { work.prepare() }
                     while let (seq, batch) = q.take() { q.put(seq, work.process(batch)) }
                 }
                 q.exited()
@@ -64,7 +80,7 @@ final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
     /// them (its worker made by `makeWorker` at its first batch) between reading input and
     /// consuming results; `consume` gets every result in input order and returns false to stop
     /// early (no later result is consumed). Every worker thread has exited when it returns.
-    func run(makeWorker: @escaping () -> (Batch) -> Output, next: () -> Batch?, consume: (Output) -> Bool) {
+    public func run(makeWorker: @escaping () -> (Batch) -> Output, next: () -> Batch?, consume: (Output) -> Bool) {
         precondition(!finished, "PopulationWorkers.run is called once")
         defer { stop() }
         var work = LazyWorker(makeWorker)
@@ -111,8 +127,11 @@ struct LazyWorker<Batch, Output> {
     private var work: ((Batch) -> Output)?
     init(_ make: @escaping () -> (Batch) -> Output) { self.make = make }
 
+    /// Makes the worker now (if not yet made).
+    mutating func prepare() { if work == nil { work = make() } }
+
     mutating func process(_ b: Batch) -> Output {
-        if work == nil { work = make() }
+        prepare()
         return work!(b)
     }
 }

@@ -17,6 +17,8 @@ public final class RecordReader {
     /// Bytes read so far, and the input's size when it is a regular file (for progress).
     public private(set) var bytesRead = 0
     public let size: Int?
+    /// Bytes of the input handed out as records so far (read, less what is still buffered).
+    public var bytesConsumed: Int { bytesRead - (end - start) }
     /// Largest record accepted (longer ones are an error at their line): 16 MiB.
     public static let maxRecordBytes = 16 << 20
 

@@ -9,12 +9,15 @@ public final class UserInput {
     private var profiles: [PendingUser]
     private var profileIndex = 0
     public let batchSize: Int
+    /// The workers the batches go to: with more than one, the last batches of a file of known
+    /// size are made smaller (below).
+    public let workers: Int
 
     /// Opens `path` (`-`: standard input) in `format` (nil: implied by the name; standard input
     /// is JSON Lines unless told). A CSV source's header is read here.
     /// `firstLine`: the number of the first line (JSON Lines and CSV; for a part of a larger file).
     public static func open(_ path: String, format: UserFileFormat?, schema: [String: CSVType] = [:], now: String? = nil,
-                            firstLine: Int = 1, batchSize: Int = 256) -> Result<UserInput, Diagnostic> {
+                            firstLine: Int = 1, batchSize: Int = 256, workers: Int = 1) -> Result<UserInput, Diagnostic> {
         let f = format ?? (path == "-" ? .jsonl : UserFileFormat.implied(by: path))
         let display = path == "-" ? "<stdin>" : path
         var parser = UserParser(format: f, displayPath: display, now: now)
@@ -24,7 +27,7 @@ public final class UserInput {
             let (u, d) = UserProfiles.load(path)
             if let e = d.errors.first { return .failure(e) }
             let pending = u.profiles.map { PendingUser(line: 0, profile: UserProfile(name: $0.key, attributes: $0.value)) }
-            return .success(UserInput(parser: parser, reader: nil, profiles: pending, batchSize: batchSize))
+            return .success(UserInput(parser: parser, reader: nil, profiles: pending, batchSize: batchSize, workers: workers))
         }
         let reader: RecordReader
         switch RecordReader.open(path, csvQuotes: f == .csv, firstLine: firstLine) {
@@ -43,28 +46,48 @@ public final class UserInput {
                 return .failure(.error("--schema types column '\(name)', which the header does not have", at: SourceLocation(file: display, line: line, column: 0)))
             }
         }
-        return .success(UserInput(parser: parser, reader: reader, profiles: [], batchSize: batchSize))
+        return .success(UserInput(parser: parser, reader: reader, profiles: [], batchSize: batchSize, workers: workers))
     }
 
     private var csv: Bool { parser.format == .csv }
 
-    init(parser: UserParser, reader: RecordReader?, profiles: [PendingUser], batchSize: Int) {
+    init(parser: UserParser, reader: RecordReader?, profiles: [PendingUser], batchSize: Int, workers: Int = 1) {
         self.parser = parser
         self.reader = reader
         self.profiles = profiles
         self.batchSize = batchSize
+        self.workers = max(1, workers)
     }
 
-    /// Batches made so far.
+    /// Batches made so far, and the users in them.
     private var batches = 0
+    private var usersRead = 0
 
     /// The first batches are small (16 users, twice as many every second batch, up to
     /// `batchSize`): a run's first users are where the workers learn the screens' rules and
     /// outcome keys (`VisibilityPlan`), the slow part of a short run, and small batches share
     /// that learning out among all the workers instead of leaving it to the first two.
+    ///
+    /// The last batches shrink too, when the input's end can be foreseen (a regular file, or
+    /// users.json profiles) and more than one worker shares them: a batch holds at most half
+    /// the users left per worker (down to 16), as in guided self-scheduling, so that the
+    /// workers finish together instead of one waiting out another's last full batch. Which
+    /// users share a batch never changes the output.
     private func nextBatchSize() -> Int {
         defer { batches += 1 }
-        return batches >= 2 * 5 ? batchSize : min(batchSize, 16 << (batches / 2))
+        let ramp = batches >= 2 * 5 ? batchSize : min(batchSize, 16 << (batches / 2))
+        guard workers > 1, let left = usersLeft else { return ramp }
+        return min(ramp, max(16, left / (2 * workers)))
+    }
+
+    /// Users not yet read, foreseen from the bytes left at the mean record size so far (a
+    /// regular file), or counted (profiles); nil when the end cannot be foreseen.
+    private var usersLeft: Int? {
+        guard let reader else { return profiles.count - profileIndex }
+        guard let size = reader.size, usersRead > 0 else { return nil }
+        let consumed = reader.bytesConsumed
+        guard consumed > 0 else { return nil }
+        return Int(Double(max(0, size - consumed)) * Double(usersRead) / Double(consumed))
     }
 
     /// How much of a file has been read (nil for standard input and pipes).
@@ -81,6 +104,7 @@ public final class UserInput {
             var block = LineBlock()
             block.records.reserveCapacity(batchSize)
             reader.nextLines(max: batchSize, into: &block)
+            usersRead += block.records.count
             return block.records.isEmpty ? nil : UserBatch(lines: block)
         }
         var users: [PendingUser] = []
@@ -96,6 +120,7 @@ public final class UserInput {
                 profileIndex += 1
             }
         }
+        usersRead += users.count
         return users.isEmpty ? nil : UserBatch(users: users)
     }
 }

@@ -42,14 +42,24 @@ struct PopulationOptions: ParsableArguments {
 
     /// The users' source (its CSV header read), or exit 1 with the reason.
     func input() throws -> UserInput {
+        try reported(openInput())
+    }
+
+    /// The users' source (its CSV header read), or the reason it cannot be read (not reported).
+    func openInput() -> Result<UserInput, Diagnostic> {
         var types: [String: CSVType] = [:]
         if let schema {
             switch CSVColumn.loadSchema(schema) {
             case .success(let t): types = t
-            case .failure(let e): Console.report(Diagnostics([e])); throw ExitCode(1)
+            case .failure(let e): return .failure(e)
             }
         }
-        switch UserInput.open(users, format: usersFormat, schema: types, now: now, firstLine: firstLine) {
+        return UserInput.open(users, format: usersFormat, schema: types, now: now, firstLine: firstLine, workers: jobs)
+    }
+
+    /// The source `openInput` gave, or exit 1 with the reason.
+    func reported(_ opened: Result<UserInput, Diagnostic>) throws -> UserInput {
+        switch opened {
         case .success(let i): return i
         case .failure(let e): Console.report(Diagnostics([e])); throw ExitCode(1)
         }
@@ -95,11 +105,18 @@ struct Eval: ParsableCommand {
     }
 
     func run() throws {
-        let main = try population.screens(screens, engine: engine, device: deviceOptions.chosen)
-        let input = try population.input()
+        engine.apply()
         let writer = EvalLineWriter(format: format, select: select)
         var report = EvalReport(jobs: population.jobs, failFast: population.failFast)
-        report.run(screens: screens, first: main, input: input, writer: writer, engine: engine, device: deviceOptions.chosen)
+        // The users' source first (its problem reported after the screens'), so that the worker
+        // threads open their workspaces while this thread opens its own.
+        let opened = population.openInput()
+        if case .success(let input) = opened {
+            report.start(screens: screens, options: engine.workspaceOptions(device: deviceOptions.chosen), parser: input.parser, writer: writer)
+        }
+        let main = try population.screens(screens, engine: engine, device: deviceOptions.chosen)
+        let input = try population.reported(opened)
+        report.run(first: main, input: input, writer: writer)
         if report.failed { throw ExitCode(1) }
     }
 }

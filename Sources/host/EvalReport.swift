@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomPlugins
 import LoomPopulation
 import LoomStyles
 
@@ -21,25 +22,39 @@ struct EvalReport {
 
     var failed: Bool { failures > 0 || notes.hasErrors }
 
-    mutating func run(screens args: [String], first: PopulationScreens, input: UserInput, writer: EvalLineWriter, engine: EngineOptions,
-                      device: DeviceContext?) {
+    /// The worker threads, started (`start`) before the caller opens its own workspace.
+    private var workers: PopulationWorkers<UserBatch, EvalChunk>?
+    /// What the workers learn and share (none with one job: nothing to share with).
+    private var shared: SharedAnswers?
+
+    /// Starts the `jobs - 1` worker threads at once, each opening its own workspace of `args`
+    /// while the caller opens its own: they are ready when the users come (with one job, none).
+    mutating func start(screens args: [String], options: Workspace.Options, parser: UserParser, writer: EvalLineWriter) {
+        let shared = jobs > 1 ? SharedAnswers() : nil
+        self.shared = shared
+        workers = PopulationWorkers(threads: jobs - 1, eager: true) {
+            guard let screens = PopulationScreens.open(options: options, screens: args).0 else { return { EvalChunk.unreadable($0) } }
+            let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
+            return { worker.process($0) }
+        }
+    }
+
+    /// Runs the users of `input` through the started workers and the caller's thread (its
+    /// workspace `first`), streaming the output.
+    mutating func run(first: PopulationScreens, input: UserInput, writer: EvalLineWriter) {
         let sink = OutputSink()
         var output = EvalOutput(writer: writer)
         let progress = Progress()
         sink.write(writer.header)
-        // Every worker resolves on the same device context as the first. One worker has nothing
-        // to share its answers with.
-        let options = engine.workspaceOptions(device: device), parser = input.parser, shared = jobs > 1 ? SharedAnswers() : nil
-        let work: @Sendable (PopulationScreens) -> (UserBatch) -> EvalChunk = { screens in
-            let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
-            return { worker.process($0) }
-        }
-        PopulationPipeline.run(
-            jobs: jobs,
+        let shared = self.shared
+        // Not started: the caller's thread works alone.
+        let workers = self.workers ?? PopulationWorkers()
+        workers.run(
+            makeWorker: {
+                let worker = EvalWorker(screens: first, parser: input.parser, writer: writer, shared: shared)
+                return { worker.process($0) }
+            },
             next: { input.nextBatch() },
-            // Each worker thread opens its own workspace; the caller's serves the caller.
-            makeWorker: { PopulationScreens.open(options: options, screens: args).0.map(work) ?? { EvalChunk.unreadable($0) } },
-            makeCallerWorker: { work(first) },
             consume: { chunk in
                 var text = chunk.text[...]
                 if failFast, let f = chunk.failures.first { text = text.prefix(f.textBytes) }

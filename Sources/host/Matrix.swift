@@ -43,31 +43,37 @@ struct Matrix: ParsableCommand {
     }
 
     func run() throws {
-        let main = try population.screens([screen], engine: engine, device: deviceOptions.chosen)
-        let input = try population.input()
-        let screenID = main.screens[0].id
-        var matrix = SegmentMatrix(by: byAttributes)
-        var failures = 0
-        var notes = ResolutionNotes()
-        var stopped = false
-        let options = workspaceOptions, parser = input.parser, by = byAttributes, graph = !noGraph
-        let args = [screen]
-        let progress = Progress()
-        let work: @Sendable (PopulationScreens) -> (UserBatch) -> MatrixPart = { screens in
-            let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
-            return { worker.process($0) }
-        }
-        PopulationPipeline.run(
-            jobs: population.jobs,
-            next: { input.nextBatch() },
-            // Each worker thread opens its own workspace; the caller's serves the caller.
-            makeWorker: {
+        engine.apply()
+        let by = byAttributes, graph = !noGraph, options = workspaceOptions, args = [screen]
+        // The users' source first (its problem reported after the screen's), so that the worker
+        // threads open their workspaces while this thread opens its own (as host eval does).
+        let opened = population.openInput()
+        var workers: PopulationWorkers<UserBatch, MatrixPart>?
+        if case .success(let input) = opened {
+            let parser = input.parser
+            workers = PopulationWorkers(threads: population.jobs - 1, eager: true) {
                 guard let screens = PopulationScreens.open(options: options, screens: args).0 else {
                     return { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) }
                 }
-                return work(screens)
+                let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
+                return { worker.process($0) }
+            }
+        }
+        let main = try population.screens(args, engine: engine, device: deviceOptions.chosen)
+        let input = try population.reported(opened)
+        let screenID = main.screens[0].id
+        var matrix = SegmentMatrix(by: by)
+        var failures = 0
+        var notes = ResolutionNotes()
+        var stopped = false
+        let progress = Progress()
+        let parser = input.parser
+        (workers ?? PopulationWorkers()).run(
+            makeWorker: {
+                let worker = MatrixWorker(screens: main, parser: parser, by: by, graph: graph)
+                return { worker.process($0) }
             },
-            makeCallerWorker: { work(main) },
+            next: { input.nextBatch() },
             consume: { (part: MatrixPart) -> Bool in
                 matrix.merge(part.matrix)
                 notes.merge(part.notes)

@@ -132,7 +132,7 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
         precondition(s != nil && !d.hasErrors, "W1 project: \(d.items)")
         opened.append(s!)
     }
-    let input = try! UserInput.open(users, format: .jsonl).get()
+    let input = try! UserInput.open(users, format: .jsonl, workers: jobs).get()
     let writer = EvalLineWriter(format: .jsonl, select: .visible)
     let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     let sink = OutputSink(fd: fd)
@@ -140,20 +140,22 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
     let box = Box(opened), parser = input.parser, lock = NSLock(), shared = jobs > 1 ? SharedAnswers() : nil
     var failed = 0
     var firstProblem = ""
+    let makeWorker: @Sendable () -> (UserBatch) -> EvalChunk = {
+        lock.lock(); let screens = box.s.removeLast(); lock.unlock()
+        let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
+        return { w.process($0) }
+    }
+    let consume: (EvalChunk) -> Bool = { chunk in
+        sink.write(bytes: chunk.text[...])
+        failed += chunk.failures.count + (chunk.notes.hasErrors ? 1 : 0)
+        if firstProblem.isEmpty, let d = chunk.failures.first?.diagnostic ?? chunk.notes.order.first(where: { $0.severity == .error }) { firstProblem = "\(d)" }
+        return true
+    }
+    // As `host eval` does, the worker threads are started (each with its workspace) before the
+    // users come: `host eval` starts them before it opens its own workspace.
+    let workers = PopulationWorkers<UserBatch, EvalChunk>(threads: jobs - 1, eager: true, makeWorker: makeWorker)
     let t0 = DispatchTime.now().uptimeNanoseconds, c0 = cpuNow()
-    PopulationPipeline.run(
-        jobs: jobs, next: { input.nextBatch() },
-        makeWorker: {
-            lock.lock(); let screens = box.s.removeLast(); lock.unlock()
-            let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
-            return { w.process($0) }
-        },
-        consume: { chunk in
-            sink.write(bytes: chunk.text[...])
-            failed += chunk.failures.count + (chunk.notes.hasErrors ? 1 : 0)
-            if firstProblem.isEmpty, let d = chunk.failures.first?.diagnostic ?? chunk.notes.order.first(where: { $0.severity == .error }) { firstProblem = "\(d)" }
-            return true
-        })
+    workers.run(makeWorker: makeWorker, next: { input.nextBatch() }, consume: consume)
     sink.flush()
     let wall = Double(DispatchTime.now().uptimeNanoseconds - t0)
     let ns = jobs == 1 ? Double(cpuNow() - c0) : wall

@@ -5,8 +5,8 @@ import XCTest
 
 /// `PopulationPipeline.run` and `PopulationWorkers`: results in input order whatever the number
 /// of jobs, a worker made only by a thread that gets a batch, an early stop that consumes nothing
-/// after it, every worker released when `run` returns, and threads stopped when workers never
-/// run are dropped.
+/// after it, every worker released when `run` returns, threads stopped when workers never run
+/// are dropped, and eager workers made before any batch comes.
 final class PopulationPipelineTests: XCTestCase {
     /// Counts made workers and live worker threads across threads.
     final class Counters: Sendable {
@@ -89,5 +89,54 @@ final class PopulationPipelineTests: XCTestCase {
             XCTAssertEqual(run(jobs: jobs, batches: 500, stopAfter: 7, counters: c), (0..<7).map { $0 * $0 }, "--jobs \(jobs)")
             XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived run")
         }
+    }
+
+    /// Started eager (as host eval starts them, before it opens its own workspace), each thread
+    /// makes its worker at once, before any batch; the run is the same; nothing outlives it.
+    func testEagerWorkersAreMadeBeforeAnyBatch() {
+        for jobs in [2, 4] {
+            let c = Counters()
+            let made = { (c.made.load(ordering: .relaxed)) }
+            let workers = PopulationWorkers<[Int], Int>(threads: jobs - 1, eager: true) {
+                c.made.add(1, ordering: .relaxed)
+                return { $0[0] * 10 }
+            }
+            let deadline = Date().addingTimeInterval(10)
+            while made() < jobs - 1, Date() < deadline { usleep(1000) }
+            XCTAssertEqual(made(), jobs - 1, "--jobs \(jobs): the threads made their workers before the run")
+            var k = 0, out: [Int] = []
+            workers.run(makeWorker: { { $0[0] * 10 } }, next: { () -> [Int]? in
+                defer { k += 1 }
+                return k < 100 ? [k] : nil
+            }, consume: { out.append($0); return true })
+            XCTAssertEqual(out, (0..<100).map { $0 * 10 })
+            XCTAssertEqual(made(), jobs - 1)
+        }
+        // Dropped without a run: each thread finishes making its worker, lets go of it and exits.
+        let c = Counters()
+        do {
+            _ = PopulationWorkers<[Int], Int>(threads: 3, eager: true) {
+                c.made.add(1, ordering: .relaxed)
+                c.live.add(1, ordering: .relaxed)
+                final class Done: Sendable {
+                    let counters: Counters
+                    init(_ c: Counters) { counters = c }
+                    deinit { counters.live.subtract(1, ordering: .relaxed) }
+                }
+                let done = Done(c)
+                return { _ = done; return $0[0] }
+            }
+        }
+        XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived its dropped threads")
+    }
+
+    /// No threads: the caller works every batch.
+    func testWorkersWithoutThreadsRunOnTheCaller() {
+        var k = 0, out: [Int] = []
+        PopulationWorkers<[Int], Int>().run(makeWorker: { { $0[0] + 1 } }, next: { () -> [Int]? in
+            defer { k += 1 }
+            return k < 5 ? [k] : nil
+        }, consume: { out.append($0); return true })
+        XCTAssertEqual(out, [1, 2, 3, 4, 5])
     }
 }
