@@ -222,29 +222,43 @@ private final class FloorRun {
     }
 }
 
-/// Two floors at once: the caller runs one while a thread it starts within the clock runs the
-/// other (started as `--jobs 2` starts its second worker's thread, `WorkerThread`, within its
-/// own clock); the wall time until both are done.
+/// Two floors at once: the caller runs one while a thread started beforehand (`WorkerThread`,
+/// parked until then, as `host eval` starts its worker threads before the users come) runs the
+/// other; the wall time until both are done.
 private final class FloorPair: @unchecked Sendable {
     private let a: FloorRun, b: FloorRun
-    private let done = DispatchSemaphore(value: 0)
+    private let go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+    private var stopping = false
 
     /// `a`: the floor run alone (its state reused; one more is made for the thread).
     init(_ a: FloorRun, _ users: [[(String, JSONValue)]]) {
         self.a = a
         b = FloorRun(users)
+        let started = WorkerThread.start { [self] in
+            while true {
+                go.wait()
+                if stopping { break }
+                _ = b.run()
+                done.signal()
+            }
+            done.signal()
+        }
+        precondition(started, "population bench: no thread could be started for the floor pair")
     }
 
     func run() -> Double {
         let t0 = DispatchTime.now().uptimeNanoseconds
-        let started = WorkerThread.start { [self] in
-            _ = b.run()
-            done.signal()
-        }
-        precondition(started, "population bench: no thread could be started for the floor pair")
+        go.signal()
         _ = a.run()
         done.wait()
         return Double(DispatchTime.now().uptimeNanoseconds - t0)
+    }
+
+    /// Ends the thread (once the pair is no longer run).
+    func stop() {
+        stopping = true
+        go.signal()
+        done.wait()
     }
 }
 
@@ -275,6 +289,7 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
         precondition(hostSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: host eval and the floor disagree on c\(k): \(hostSeen["c\(k)"] ?? 0) vs \(floorSeen["c\(k)"] ?? -1)")
         precondition(stdSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: the targeting rules and the floor disagree on c\(k)")
     }
+    pair.stop()
     precondition((try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1.out"))) == (try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1j2.out"))),
                  "W1: --jobs 2 output differs from --jobs 1")
     r.hostNs = host / Double(n)
