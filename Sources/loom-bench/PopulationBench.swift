@@ -274,11 +274,13 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     var floorWall = Double.infinity, floorPair = Double.infinity
     let floorRun = FloorRun(users), pair = FloorPair(floorRun, users)
     var hostSeen: [String: Int] = [:], floorSeen: [String: Int] = [:], stdSeen: [String: Int] = [:]
-    // Interleaved, best of eleven: a noisy neighbour hurts every figure alike. (Five were too
-    // few for the 2-job figure: a W1 run lasts 7–13 ms, and this machine's other tenants slow a
+    // Interleaved, best of 21: a noisy neighbour hurts every figure alike. (Five were too few
+    // for the 2-job figure: a W1 run lasts 6–13 ms, and this machine's other tenants slow a
     // process's runs by up to 1.5× for a second or more at a time, long enough to spoil several
-    // rounds in a row.)
-    for _ in 0..<11 {
+    // rounds in a row. Eleven were few too: the 2-job run needs both cores quiet at once; in
+    // 150 paired rounds (four processes, 2026-11-23) its tenth percentile, about what a best of
+    // eleven gets, was 3–6 % above its best, against 1.5–3 % for the 1-job run.)
+    for _ in 0..<21 {
         let f = floorRun.run(); floor = min(floor, f.ns); floorWall = min(floorWall, f.wall); floorSeen = f.seen
         floorPair = min(floorPair, pair.run())
         let h = hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1.out"); host = min(host, h.ns); hostWall = min(hostWall, h.wall); hostSeen = h.seen
