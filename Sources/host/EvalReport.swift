@@ -32,7 +32,7 @@ struct EvalReport {
     mutating func start(screens args: [String], options: Workspace.Options, parser: UserParser, writer: EvalLineWriter) {
         let shared = jobs > 1 ? SharedAnswers() : nil
         self.shared = shared
-        workers = PopulationWorkers(threads: jobs - 1, eager: true) {
+        workers = PopulationWorkers(threads: jobs - 1, eager: PopulationPipeline.eagerThreads(jobs: jobs)) {
             guard let screens = PopulationScreens.open(options: options, screens: args).0 else { return { EvalChunk.unreadable($0) } }
             let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
             return { worker.process($0) }

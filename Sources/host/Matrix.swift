@@ -51,7 +51,7 @@ struct Matrix: ParsableCommand {
         var workers: PopulationWorkers<UserBatch, MatrixPart>?
         if case .success(let input) = opened {
             let parser = input.parser
-            workers = PopulationWorkers(threads: population.jobs - 1, eager: true) {
+            workers = PopulationWorkers(threads: population.jobs - 1, eager: PopulationPipeline.eagerThreads(jobs: population.jobs)) {
                 guard let screens = PopulationScreens.open(options: options, screens: args).0 else {
                     return { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) }
                 }

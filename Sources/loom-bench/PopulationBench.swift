@@ -153,7 +153,7 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
     }
     // As `host eval` does, the worker threads are started (each with its workspace) before the
     // users come: `host eval` starts them before it opens its own workspace.
-    let workers = PopulationWorkers<UserBatch, EvalChunk>(threads: jobs - 1, eager: true, makeWorker: makeWorker)
+    let workers = PopulationWorkers<UserBatch, EvalChunk>(threads: jobs - 1, eager: jobs - 1, makeWorker: makeWorker)
     let t0 = DispatchTime.now().uptimeNanoseconds, c0 = cpuNow()
     workers.run(makeWorker: makeWorker, next: { input.nextBatch() }, consume: consume)
     sink.flush()

@@ -97,7 +97,7 @@ final class PopulationPipelineTests: XCTestCase {
         for jobs in [2, 4] {
             let c = Counters()
             let made = { (c.made.load(ordering: .relaxed)) }
-            let workers = PopulationWorkers<[Int], Int>(threads: jobs - 1, eager: true) {
+            let workers = PopulationWorkers<[Int], Int>(threads: jobs - 1, eager: jobs - 1) {
                 c.made.add(1, ordering: .relaxed)
                 return { $0[0] * 10 }
             }
@@ -115,7 +115,7 @@ final class PopulationPipelineTests: XCTestCase {
         // Dropped without a run: each thread finishes making its worker, lets go of it and exits.
         let c = Counters()
         do {
-            _ = PopulationWorkers<[Int], Int>(threads: 3, eager: true) {
+            _ = PopulationWorkers<[Int], Int>(threads: 3, eager: 3) {
                 c.made.add(1, ordering: .relaxed)
                 c.live.add(1, ordering: .relaxed)
                 final class Done: Sendable {
@@ -128,6 +128,31 @@ final class PopulationPipelineTests: XCTestCase {
             }
         }
         XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived its dropped threads")
+    }
+
+    /// Only the first `eager` threads make their worker before a batch comes; one thread per
+    /// core beside the caller's is made so.
+    func testOnlyTheEagerThreadsMakeTheirWorkerAtOnce() {
+        let c = Counters()
+        let workers = PopulationWorkers<[Int], Int>(threads: 3, eager: 1) {
+            c.made.add(1, ordering: .relaxed)
+            return { $0[0] }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while c.made.load(ordering: .relaxed) < 1, Date() < deadline { usleep(1000) }
+        usleep(20_000)
+        XCTAssertEqual(c.made.load(ordering: .relaxed), 1, "one eager thread made its worker; the other two wait for a batch")
+        var k = 0
+        workers.run(makeWorker: { { $0[0] } }, next: { () -> [Int]? in
+            defer { k += 1 }
+            return k < 2 ? [k] : nil
+        }, consume: { _ in true })
+        XCTAssertLessThanOrEqual(c.made.load(ordering: .relaxed), 3)
+        XCTAssertEqual(PopulationPipeline.eagerThreads(jobs: 2, cores: 2), 1)
+        XCTAssertEqual(PopulationPipeline.eagerThreads(jobs: 8, cores: 2), 1)
+        XCTAssertEqual(PopulationPipeline.eagerThreads(jobs: 4, cores: 16), 3)
+        XCTAssertEqual(PopulationPipeline.eagerThreads(jobs: 1, cores: 16), 0)
+        XCTAssertEqual(PopulationPipeline.eagerThreads(jobs: 3, cores: 0), 0)
     }
 
     /// No threads: the caller works every batch.
