@@ -14,6 +14,17 @@ final class PopulationPipelineTests: XCTestCase {
         let live = Atomic<Int>(0)
     }
 
+    /// A made worker, counted as made and live until released.
+    final class Live: Sendable {
+        let counters: Counters
+        init(_ c: Counters) {
+            counters = c
+            c.made.add(1, ordering: .relaxed)
+            c.live.add(1, ordering: .relaxed)
+        }
+        deinit { counters.live.subtract(1, ordering: .relaxed) }
+    }
+
     /// Runs `batches` numbered batches (batch k is [k]) through `jobs` workers that square them
     /// (some slowly); returns what was consumed, in order.
     private func run(jobs: Int, batches: Int, stopAfter: Int? = nil, counters: Counters) -> [Int] {
@@ -26,14 +37,7 @@ final class PopulationPipelineTests: XCTestCase {
                 return k < batches ? [k] : nil
             },
             makeWorker: {
-                counters.made.add(1, ordering: .relaxed)
-                counters.live.add(1, ordering: .relaxed)
-                final class Done: Sendable {
-                    let counters: Counters
-                    init(_ c: Counters) { counters = c }
-                    deinit { counters.live.subtract(1, ordering: .relaxed) }
-                }
-                let done = Done(counters)
+                let done = Live(counters)
                 return { (b: [Int]) -> Int in
                     _ = done
                     // Uneven work, so results come back out of order.
@@ -116,14 +120,7 @@ final class PopulationPipelineTests: XCTestCase {
         let c = Counters()
         do {
             _ = PopulationWorkers<[Int], Int>(threads: 3, eager: 3) {
-                c.made.add(1, ordering: .relaxed)
-                c.live.add(1, ordering: .relaxed)
-                final class Done: Sendable {
-                    let counters: Counters
-                    init(_ c: Counters) { counters = c }
-                    deinit { counters.live.subtract(1, ordering: .relaxed) }
-                }
-                let done = Done(c)
+                let done = Live(c)
                 return { _ = done; return $0[0] }
             }
         }
