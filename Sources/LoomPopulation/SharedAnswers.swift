@@ -17,28 +17,39 @@ public final class SharedAnswers: @unchecked Sendable {
     /// Rule answers learnt by the workers, in the order they were learnt: the screen, the rule
     /// reference, what the call read (attribute names and the bytes `PlanUser.sharedKey` makes of
     /// their values) and its answer. A worker takes over the entries it has not seen yet when
-    /// its own memo misses (`memoEntries`), before calling the rule itself.
+    /// its own memo misses (`forEachMemoEntry`), before calling the rule itself.
     struct MemoEntry: Sendable {
         let screen: Int, leaf: Int
         let reads: [String]
         let values: [[UInt8]]
         let answer: Bool
     }
-    private var memoLog: [MemoEntry] = []
-    /// How many entries `memoLog` holds, readable without the lock (a worker looks at it on every
-    /// miss of its own memo; only a change is worth the lock).
+    /// The log: room for `maxMemoEntries` entries, reserved at the first one (untouched pages
+    /// cost nothing), filled in order under the lock; an entry is never changed once its index
+    /// is below `memoCount`, so readers take entries without the lock.
+    private var memoLog: UnsafeMutablePointer<MemoEntry>?
+    /// How many entries `memoLog` holds, stored (releasing) after each is written: a worker
+    /// reads it on every miss of its own memo, and entries below it without the lock.
     private let memoCount = Atomic<Int>(0)
     /// Entries kept at most (beyond it, each worker learns alone): a rule reading an attribute
     /// unique to each user adds an entry per call until a memo gives up (`RuleMemo.maxNodes`).
     static let maxMemoEntries = 1 << 16
 
+    deinit {
+        if let memoLog {
+            memoLog.deinitialize(count: memoCount.load(ordering: .acquiring))
+            memoLog.deallocate()
+        }
+    }
+
     /// How many rule answers have been shared so far.
     var memoVersion: Int { memoCount.load(ordering: .acquiring) }
 
-    /// The entries from `from` on, copied (the log grows on while they are read).
-    func memoEntries(from: Int) -> [MemoEntry] {
-        lock.lock(); defer { lock.unlock() }
-        return Array(memoLog[min(from, memoLog.count)...])
+    /// Calls `body` with each entry from `from` up to `upTo` (a `memoVersion` read before),
+    /// without the lock.
+    func forEachMemoEntry(from: Int, upTo: Int, _ body: (borrowing MemoEntry) -> Void) {
+        guard let memoLog, from < upTo else { return }
+        for i in from..<upTo { body(memoLog[i]) }
     }
 
     /// Shares what a call of a rule reference read and answered for the user.
@@ -50,9 +61,11 @@ public final class SharedAnswers: @unchecked Sendable {
             values.append(v)
         }
         lock.lock(); defer { lock.unlock() }
-        guard memoLog.count < SharedAnswers.maxMemoEntries else { return }
-        memoLog.append(MemoEntry(screen: screen, leaf: leaf, reads: reads, values: values, answer: answer))
-        memoCount.store(memoLog.count, ordering: .releasing)
+        let n = memoCount.load(ordering: .relaxed)
+        guard n < SharedAnswers.maxMemoEntries else { return }
+        if memoLog == nil { memoLog = .allocate(capacity: SharedAnswers.maxMemoEntries) }
+        (memoLog! + n).initialize(to: MemoEntry(screen: screen, leaf: leaf, reads: reads, values: values, answer: answer))
+        memoCount.store(n + 1, ordering: .releasing)
     }
 
     /// The answer another worker found for a key, if any.

@@ -172,14 +172,14 @@ public final class VisibilityPlan {
     /// The rule answers other workers learnt since this plan last looked, added to its memos;
     /// false when there were none for its screen.
     private func takeShared(_ shared: SharedAnswers, _ slots: AttributeSlots) -> Bool {
-        let entries = shared.memoEntries(from: sharedSeen)
-        sharedSeen += entries.count
+        let upTo = shared.memoVersion
         var any = false
-        for e in entries where e.screen == screenIndex {
-            guard let memo = leaves[e.leaf].memo else { continue }
+        shared.forEachMemoEntry(from: sharedSeen, upTo: upTo) { e in
+            guard e.screen == screenIndex, let memo = leaves[e.leaf].memo else { return }
             memo.learn(e, slots: slots)
             any = true
         }
+        sharedSeen = upTo
         return any
     }
 
