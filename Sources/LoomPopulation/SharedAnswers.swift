@@ -24,32 +24,19 @@ public final class SharedAnswers: @unchecked Sendable {
         let values: [[UInt8]]
         let answer: Bool
     }
-    /// The log: room for `maxMemoEntries` entries, reserved at the first one (untouched pages
-    /// cost nothing), filled in order under the lock; an entry is never changed once its index
-    /// is below `memoCount`, so readers take entries without the lock.
-    private var memoLog: UnsafeMutablePointer<MemoEntry>?
-    /// How many entries `memoLog` holds, stored (releasing) after each is written: a worker
-    /// reads it on every miss of its own memo, and entries below it without the lock.
-    private let memoCount = Atomic<Int>(0)
+    private let memoLog = PublishedLog<MemoEntry>(capacity: SharedAnswers.maxMemoEntries)
     /// Entries kept at most (beyond it, each worker learns alone): a rule reading an attribute
     /// unique to each user adds an entry per call until a memo gives up (`RuleMemo.maxNodes`).
     static let maxMemoEntries = 1 << 16
 
-    deinit {
-        if let memoLog {
-            memoLog.deinitialize(count: memoCount.load(ordering: .acquiring))
-            memoLog.deallocate()
-        }
-    }
+    /// How many rule answers have been shared so far (a worker reads it on every miss of its
+    /// own memo; only a change is worth a look at the log).
+    var memoVersion: Int { memoLog.count }
 
-    /// How many rule answers have been shared so far.
-    var memoVersion: Int { memoCount.load(ordering: .acquiring) }
-
-    /// Calls `body` with each entry from `from` up to `upTo` (a `memoVersion` read before),
-    /// without the lock.
+    /// Calls `body` with each rule answer from `from` up to `upTo` (a `memoVersion` read
+    /// before), without the lock.
     func forEachMemoEntry(from: Int, upTo: Int, _ body: (borrowing MemoEntry) -> Void) {
-        guard let memoLog, from < upTo else { return }
-        for i in from..<upTo { body(memoLog[i]) }
+        memoLog.forEach(from: from, upTo: upTo, body)
     }
 
     /// Shares what a call of a rule reference read and answered for the user.
@@ -61,11 +48,7 @@ public final class SharedAnswers: @unchecked Sendable {
             values.append(v)
         }
         lock.lock(); defer { lock.unlock() }
-        let n = memoCount.load(ordering: .relaxed)
-        guard n < SharedAnswers.maxMemoEntries else { return }
-        if memoLog == nil { memoLog = .allocate(capacity: SharedAnswers.maxMemoEntries) }
-        (memoLog! + n).initialize(to: MemoEntry(screen: screen, leaf: leaf, reads: reads, values: values, answer: answer))
-        memoCount.store(n + 1, ordering: .releasing)
+        memoLog.append(MemoEntry(screen: screen, leaf: leaf, reads: reads, values: values, answer: answer))
     }
 
     /// The answer another worker found for a key, if any.
@@ -81,5 +64,44 @@ public final class SharedAnswers: @unchecked Sendable {
         while answers.count <= screen { answers.append([:]) }
         guard answers[screen].count < VisibilityPlan.maxKeys, answers[screen][k] == nil else { return }
         answers[screen][k] = a
+    }
+}
+
+/// An append-only log read without a lock: room for `capacity` entries reserved at the first
+/// (pages never written cost nothing), each entry written once, in order, by a writer holding
+/// its owner's lock, then published by storing the count (releasing); a reader loads the count
+/// (acquiring) and reads the entries below it, which never change again.
+final class PublishedLog<Entry>: @unchecked Sendable {
+    private let capacity: Int
+    private var entries: UnsafeMutablePointer<Entry>?
+    private let published = Atomic<Int>(0)
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    deinit {
+        if let entries {
+            entries.deinitialize(count: published.load(ordering: .acquiring))
+            entries.deallocate()
+        }
+    }
+
+    /// Entries published so far.
+    var count: Int { published.load(ordering: .acquiring) }
+
+    /// Adds `e` while there is room (false when full). Called with the owner's lock held.
+    @discardableResult
+    func append(_ e: Entry) -> Bool {
+        let n = published.load(ordering: .relaxed)
+        guard n < capacity else { return false }
+        if entries == nil { entries = .allocate(capacity: capacity) }
+        (entries! + n).initialize(to: e)
+        published.store(n + 1, ordering: .releasing)
+        return true
+    }
+
+    /// Calls `body` with the entries from `from` up to `upTo` (at most a `count` read before).
+    func forEach(from: Int, upTo: Int, _ body: (borrowing Entry) -> Void) {
+        guard let entries, from < upTo else { return }
+        for i in from..<upTo { body(entries[i]) }
     }
 }
