@@ -67,22 +67,36 @@ public final class SharedAnswers: @unchecked Sendable {
     }
 }
 
-/// An append-only log read without a lock: room for `capacity` entries reserved at the first
-/// (pages never written cost nothing), each entry written once, in order, by a writer holding
-/// its owner's lock, then published by storing the count (releasing); a reader loads the count
-/// (acquiring) and reads the entries below it, which never change again.
+/// An append-only log read without a lock: entries stored in chunks of 1,024, each chunk made
+/// when its first entry comes (a run that shares little holds little), each entry written once,
+/// in order, by a writer holding its owner's lock, then published by storing the count
+/// (releasing); a reader loads the count (acquiring) and reads the entries below it, which never
+/// move or change again.
 final class PublishedLog<Entry>: @unchecked Sendable {
+    private static var chunkShift: Int { 10 }
     private let capacity: Int
-    private var entries: UnsafeMutablePointer<Entry>?
+    /// Chunk pointers, as many as the capacity needs, made with the log (a few hundred bytes).
+    private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<Entry>?>
+    private let chunkCount: Int
     private let published = Atomic<Int>(0)
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+        chunkCount = (self.capacity + (1 << Self.chunkShift) - 1) >> Self.chunkShift
+        chunks = .allocate(capacity: max(1, chunkCount))
+        chunks.initialize(repeating: nil, count: max(1, chunkCount))
+    }
 
     deinit {
-        if let entries {
-            entries.deinitialize(count: published.load(ordering: .acquiring))
-            entries.deallocate()
+        var left = published.load(ordering: .acquiring)
+        for c in 0..<chunkCount {
+            guard let chunk = chunks[c] else { break }
+            let n = min(left, 1 << Self.chunkShift)
+            chunk.deinitialize(count: n)
+            chunk.deallocate()
+            left -= n
         }
+        chunks.deallocate()
     }
 
     /// Entries published so far.
@@ -93,15 +107,17 @@ final class PublishedLog<Entry>: @unchecked Sendable {
     func append(_ e: Entry) -> Bool {
         let n = published.load(ordering: .relaxed)
         guard n < capacity else { return false }
-        if entries == nil { entries = .allocate(capacity: capacity) }
-        (entries! + n).initialize(to: e)
+        let c = n >> Self.chunkShift
+        if chunks[c] == nil { chunks[c] = .allocate(capacity: 1 << Self.chunkShift) }
+        (chunks[c]! + (n & ((1 << Self.chunkShift) - 1))).initialize(to: e)
         published.store(n + 1, ordering: .releasing)
         return true
     }
 
     /// Calls `body` with the entries from `from` up to `upTo` (at most a `count` read before).
     func forEach(from: Int, upTo: Int, _ body: (borrowing Entry) -> Void) {
-        guard let entries, from < upTo else { return }
-        for i in from..<upTo { body(entries[i]) }
+        guard from < upTo else { return }
+        let mask = (1 << Self.chunkShift) - 1
+        for i in from..<upTo { body(chunks[i >> Self.chunkShift]![i & mask]) }
     }
 }

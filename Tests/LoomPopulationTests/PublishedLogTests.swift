@@ -49,6 +49,7 @@ final class PublishedLogTests: XCTestCase {
         let before = Tracked.live.load(ordering: .relaxed)
         do {
             let log = PublishedLog<Tracked>(capacity: 5)
+            XCTAssertEqual(log.count, 0)
             for v in 0..<8 { XCTAssertEqual(log.append(Tracked(v)), v < 5) }
             XCTAssertEqual(log.count, 5)
             var values: [Int] = []
@@ -60,5 +61,15 @@ final class PublishedLogTests: XCTestCase {
             PublishedLog<Tracked>(capacity: 4).forEach(from: 0, upTo: 0) { _ in XCTFail("empty") }
         }
         XCTAssertEqual(Tracked.live.load(ordering: .relaxed), before, "the log released its entries")
+        // Across chunks (1,024 entries each), partly filled.
+        do {
+            let log = PublishedLog<Tracked>(capacity: 3_000)
+            for v in 0..<2_500 { log.append(Tracked(v)) }
+            var sum = 0, n = 0
+            log.forEach(from: 1_000, upTo: log.count) { sum += $0.value; n += 1 }
+            XCTAssertEqual(n, 1_500)
+            XCTAssertEqual(sum, (1_000..<2_500).reduce(0, +))
+        }
+        XCTAssertEqual(Tracked.live.load(ordering: .relaxed), before, "every chunk released")
     }
 }
