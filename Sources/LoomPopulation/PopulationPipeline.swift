@@ -43,7 +43,7 @@ public enum PopulationPipeline {
 public final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
     public typealias MakeWorker = @Sendable () -> (Batch) -> Output
     private let threads: Int
-    private let makeWorker: MakeWorker?
+    private let makeWorker: MakeWorker
     /// Threads started so far (each says when it has exited).
     private var started = 0
     private let q = BatchQueue<Batch, Output>()
@@ -52,24 +52,14 @@ public final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
     /// `threads` threads in all (none for 0 or less), each calling `makeWorker` at most once: the
     /// first `eager` of them started now and making their worker at once, the others started by
     /// `run` and making theirs at their first batch.
-    public convenience init(threads: Int, eager: Int = 0, makeWorker: @escaping MakeWorker) {
-        self.init(threads: threads, maker: Optional(makeWorker))
+    public init(threads: Int, eager: Int = 0, makeWorker: @escaping MakeWorker) {
+        self.threads = max(0, threads)
+        self.makeWorker = makeWorker
         for _ in 0..<min(max(0, eager), self.threads) { startThread(eager: true) }
     }
 
-    /// No threads: `run` works every batch on the caller's thread.
-    public convenience init() {
-        self.init(threads: 0, maker: nil)
-    }
-
-    private init(threads: Int, maker: MakeWorker?) {
-        self.threads = maker == nil ? 0 : max(0, threads)
-        makeWorker = maker
-    }
-
     private func startThread(eager: Bool) {
-        guard let makeWorker else { return }
-        let q = self.q
+        let q = self.q, makeWorker = self.makeWorker
         started += 1
         let ok = WorkerThread.start {
             // Released before the thread says it has exited, so nothing of a worker

@@ -40,13 +40,8 @@ struct PopulationOptions: ParsableArguments {
         }
     }
 
-    /// The users' source (its CSV header read), or exit 1 with the reason.
-    func input() throws -> UserInput {
-        try reported(openInput())
-    }
-
     /// The users' source (its CSV header read), or the reason it cannot be read (not reported).
-    func openInput() -> Result<UserInput, Diagnostic> {
+    private func openInput() -> Result<UserInput, Diagnostic> {
         var types: [String: CSVType] = [:]
         if let schema {
             switch CSVColumn.loadSchema(schema) {
@@ -57,12 +52,31 @@ struct PopulationOptions: ParsableArguments {
         return UserInput.open(users, format: usersFormat, schema: types, now: now, firstLine: firstLine, workers: jobs)
     }
 
-    /// The source `openInput` gave, or exit 1 with the reason.
-    func reported(_ opened: Result<UserInput, Diagnostic>) throws -> UserInput {
-        switch opened {
-        case .success(let i): return i
-        case .failure(let e): Console.report(Diagnostics([e])); throw ExitCode(1)
+    /// Opens the users' source, starts the worker threads, then opens the caller's workspace of
+    /// `args`: one thread per core beside this one opens its own workspace at once, meanwhile,
+    /// and is ready when the users come (`PopulationPipeline.eagerThreads`); the others open
+    /// theirs at their first batch. `work` makes a worker for a workspace (here and on each
+    /// thread); `unopened` answers a batch on a thread whose workspace did not open. Problems
+    /// are reported, the screens' first; exit 1 on either.
+    func start<Output: Sendable>(screens args: [String], engine: EngineOptions, device: DeviceContext?,
+                                 work: @escaping @Sendable (PopulationScreens, UserParser) -> (UserBatch) -> Output,
+                                 unopened: @escaping @Sendable (UserBatch) -> Output) throws
+        -> (first: PopulationScreens, input: UserInput, workers: PopulationWorkers<UserBatch, Output>) {
+        engine.apply()
+        let input: UserInput
+        switch openInput() {
+        case .success(let i): input = i
+        case .failure(let e):
+            _ = try screens(args, engine: engine, device: device)
+            Console.report(Diagnostics([e]))
+            throw ExitCode(1)
         }
+        let options = engine.workspaceOptions(device: device), parser = input.parser
+        let workers = PopulationWorkers<UserBatch, Output>(threads: jobs - 1, eager: PopulationPipeline.eagerThreads(jobs: jobs)) {
+            guard let screens = PopulationScreens.open(options: options, screens: args).0 else { return unopened }
+            return work(screens, parser)
+        }
+        return (try screens(args, engine: engine, device: device), input, workers)
     }
 
     /// The screens in the caller's workspace (load problems reported; exit 1 on errors).
@@ -105,18 +119,17 @@ struct Eval: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
         let writer = EvalLineWriter(format: format, select: select)
-        var report = EvalReport(jobs: population.jobs, failFast: population.failFast)
-        // The users' source first (its problem reported after the screens'), so that the worker
-        // threads open their workspaces while this thread opens its own.
-        let opened = population.openInput()
-        if case .success(let input) = opened {
-            report.start(screens: screens, options: engine.workspaceOptions(device: deviceOptions.chosen), parser: input.parser, writer: writer)
+        // One worker has nothing to share its answers with.
+        let shared = population.jobs > 1 ? SharedAnswers() : nil
+        let work: @Sendable (PopulationScreens, UserParser) -> (UserBatch) -> EvalChunk = { screens, parser in
+            let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
+            return { worker.process($0) }
         }
-        let main = try population.screens(screens, engine: engine, device: deviceOptions.chosen)
-        let input = try population.reported(opened)
-        report.run(first: main, input: input, writer: writer)
+        let (first, input, workers) = try population.start(screens: screens, engine: engine, device: deviceOptions.chosen,
+                                                           work: work, unopened: { EvalChunk.unreadable($0) })
+        var report = EvalReport(failFast: population.failFast)
+        report.run(input: input, workers: workers, makeWorker: { work(first, input.parser) }, writer: writer)
         if report.failed { throw ExitCode(1) }
     }
 }

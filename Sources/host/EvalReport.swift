@@ -1,6 +1,5 @@
 import Foundation
 import LoomCore
-import LoomPlugins
 import LoomPopulation
 import LoomStyles
 
@@ -8,52 +7,28 @@ import LoomStyles
 /// could not be read reported at their line as they come, resolution problems once each with
 /// how many users they concerned, a summary and (on a terminal) progress on stderr.
 struct EvalReport {
-    let jobs: Int
     let failFast: Bool
     private(set) var users = 0
     private(set) var failures = 0
     private(set) var notes = ResolutionNotes()
     private(set) var stopped = false
 
-    init(jobs: Int, failFast: Bool) {
-        self.jobs = jobs
+    init(failFast: Bool) {
         self.failFast = failFast
     }
 
     var failed: Bool { failures > 0 || notes.hasErrors }
 
-    /// The worker threads, started (`start`) before the caller opens its own workspace.
-    private var workers: PopulationWorkers<UserBatch, EvalChunk>?
-    /// What the workers learn and share (none with one job: nothing to share with).
-    private var shared: SharedAnswers?
-
-    /// Starts the `jobs - 1` worker threads at once, each opening its own workspace of `args`
-    /// while the caller opens its own: they are ready when the users come (with one job, none).
-    mutating func start(screens args: [String], options: Workspace.Options, parser: UserParser, writer: EvalLineWriter) {
-        let shared = jobs > 1 ? SharedAnswers() : nil
-        self.shared = shared
-        workers = PopulationWorkers(threads: jobs - 1, eager: PopulationPipeline.eagerThreads(jobs: jobs)) {
-            guard let screens = PopulationScreens.open(options: options, screens: args).0 else { return { EvalChunk.unreadable($0) } }
-            let worker = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
-            return { worker.process($0) }
-        }
-    }
-
-    /// Runs the users of `input` through the started workers and the caller's thread (its
-    /// workspace `first`), streaming the output.
-    mutating func run(first: PopulationScreens, input: UserInput, writer: EvalLineWriter) {
+    /// Runs the users of `input` through the started `workers` and the caller's thread (its
+    /// worker made by `makeWorker` at its first batch), streaming the output.
+    mutating func run(input: UserInput, workers: PopulationWorkers<UserBatch, EvalChunk>, makeWorker: @escaping () -> (UserBatch) -> EvalChunk,
+                      writer: EvalLineWriter) {
         let sink = OutputSink()
         var output = EvalOutput(writer: writer)
         let progress = Progress()
         sink.write(writer.header)
-        let shared = self.shared
-        // Not started: the caller's thread works alone.
-        let workers = self.workers ?? PopulationWorkers()
         workers.run(
-            makeWorker: {
-                let worker = EvalWorker(screens: first, parser: input.parser, writer: writer, shared: shared)
-                return { worker.process($0) }
-            },
+            makeWorker: makeWorker,
             next: { input.nextBatch() },
             consume: { chunk in
                 var text = chunk.text[...]

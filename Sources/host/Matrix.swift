@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LoomCore
-import LoomPlugins
 import LoomPopulation
 
 /// `host matrix`'s output formats.
@@ -26,9 +25,6 @@ struct Matrix: ParsableCommand {
     @OptionGroup var engine: EngineOptions
     @OptionGroup var deviceOptions: DeviceOptions
 
-    /// The engine's workspace options with the chosen device context.
-    var workspaceOptions: Workspace.Options { engine.workspaceOptions(device: deviceOptions.chosen) }
-
     @Option(name: .long, help: ArgumentHelp("Comma-separated attributes whose values make the segments (default: each user).", valueName: "attrs"))
     var by: String?
 
@@ -43,36 +39,22 @@ struct Matrix: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
-        let by = byAttributes, graph = !noGraph, options = workspaceOptions, args = [screen]
-        // The users' source first (its problem reported after the screen's), so that the worker
-        // threads open their workspaces while this thread opens its own (as host eval does).
-        let opened = population.openInput()
-        var workers: PopulationWorkers<UserBatch, MatrixPart>?
-        if case .success(let input) = opened {
-            let parser = input.parser
-            workers = PopulationWorkers(threads: population.jobs - 1, eager: PopulationPipeline.eagerThreads(jobs: population.jobs)) {
-                guard let screens = PopulationScreens.open(options: options, screens: args).0 else {
-                    return { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) }
-                }
-                let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
-                return { worker.process($0) }
-            }
+        let by = byAttributes, graph = !noGraph
+        let work: @Sendable (PopulationScreens, UserParser) -> (UserBatch) -> MatrixPart = { screens, parser in
+            let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
+            return { worker.process($0) }
         }
-        let main = try population.screens(args, engine: engine, device: deviceOptions.chosen)
-        let input = try population.reported(opened)
-        let screenID = main.screens[0].id
+        let (first, input, workers) = try population.start(
+            screens: [screen], engine: engine, device: deviceOptions.chosen, work: work,
+            unopened: { b in MatrixPart(matrix: SegmentMatrix(by: by), failures: (0..<b.count).map { _ in .error("this worker's workspace did not open") }, notes: ResolutionNotes()) })
+        let screenID = first.screens[0].id
         var matrix = SegmentMatrix(by: by)
         var failures = 0
         var notes = ResolutionNotes()
         var stopped = false
         let progress = Progress()
-        let parser = input.parser
-        (workers ?? PopulationWorkers()).run(
-            makeWorker: {
-                let worker = MatrixWorker(screens: main, parser: parser, by: by, graph: graph)
-                return { worker.process($0) }
-            },
+        workers.run(
+            makeWorker: { work(first, input.parser) },
             next: { input.nextBatch() },
             consume: { (part: MatrixPart) -> Bool in
                 matrix.merge(part.matrix)

@@ -151,14 +151,4 @@ final class PopulationPipelineTests: XCTestCase {
         XCTAssertEqual(PopulationPipeline.eagerThreads(jobs: 1, cores: 16), 0)
         XCTAssertEqual(PopulationPipeline.eagerThreads(jobs: 3, cores: 0), 0)
     }
-
-    /// No threads: the caller works every batch.
-    func testWorkersWithoutThreadsRunOnTheCaller() {
-        var k = 0, out: [Int] = []
-        PopulationWorkers<[Int], Int>().run(makeWorker: { { $0[0] + 1 } }, next: { () -> [Int]? in
-            defer { k += 1 }
-            return k < 5 ? [k] : nil
-        }, consume: { out.append($0); return true })
-        XCTAssertEqual(out, [1, 2, 3, 4, 5])
-    }
 }
