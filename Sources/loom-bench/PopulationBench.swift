@@ -29,6 +29,13 @@ struct PopulationBenchResult {
     var floorScaling: Double { 2 * floorAloneWallNs / floorPairWallNs }
     /// `scaling` over `floorScaling`: how much of what the machine gives the floor Loom gets.
     var scalingOfFloor: Double { scaling / floorScaling }
+    /// Two `--jobs 1` runs of the same pipeline over the same users at once (`pipelinePair`),
+    /// against `hostWallNs` (one alone): what the machine gives two threads of this very work,
+    /// the ceiling for `scaling` (twice the work over the pair's wall time).
+    var pipelinePairWallNs = 0.0
+    var pipelineScaling: Double { 2 * hostWallNs / pipelinePairWallNs }
+    /// `scaling` over `pipelineScaling`: how much of that ceiling `--jobs 2` reaches.
+    var scalingOfPipeline: Double { scaling / pipelineScaling }
 }
 
 /// The 8 rules, as a plugin (`w1_*`) and as plain Lua functions (`floor`). The SemVer rule parses
@@ -121,46 +128,12 @@ private func writeJSONL(_ users: [[(String, JSONValue)]], to path: String) {
 /// the elapsed nanoseconds (with one job: the calling thread's CPU time, which runs the whole
 /// pipeline; with more: wall time) and, per component id, how many users see it.
 private func hostEval(project: String, users: String, jobs: Int, output: String) -> (ns: Double, wall: Double, seen: [String: Int]) {
-    var o = Workspace.Options()
-    o.project = project
-    let options = o
-    // Every worker's workspace is opened (plugins loaded, screen checked) before the clock
-    // starts: the figures are users per second once running, whatever the number of jobs.
-    var opened: [PopulationScreens] = []
-    for _ in 0..<max(1, jobs) {
-        let (s, d) = PopulationScreens.open(options: options, screens: ["w1"])
-        precondition(s != nil && !d.hasErrors, "W1 project: \(d.items)")
-        opened.append(s!)
-    }
-    let input = try! UserInput.open(users, format: .jsonl, workers: jobs).get()
-    let writer = EvalLineWriter(format: .jsonl, select: .visible)
-    let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    let sink = OutputSink(fd: fd)
-    final class Box: @unchecked Sendable { var s: [PopulationScreens]; init(_ s: [PopulationScreens]) { self.s = s } }
-    let box = Box(opened), parser = input.parser, lock = NSLock(), shared = jobs > 1 ? SharedAnswers() : nil
-    var failed = 0
-    var firstProblem = ""
-    let makeWorker: @Sendable () -> (UserBatch) -> EvalChunk = {
-        lock.lock(); let screens = box.s.removeLast(); lock.unlock()
-        let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
-        return { w.process($0) }
-    }
-    let consume: (EvalChunk) -> Bool = { chunk in
-        sink.write(bytes: chunk.text[...])
-        failed += chunk.failures.count + (chunk.notes.hasErrors ? 1 : 0)
-        if firstProblem.isEmpty, let d = chunk.failures.first?.diagnostic ?? chunk.notes.order.first(where: { $0.severity == .error }) { firstProblem = "\(d)" }
-        return true
-    }
-    // As `host eval` does, the worker threads are started (each with its workspace) before the
-    // users come: `host eval` starts them before it opens its own workspace.
-    let workers = PopulationWorkers<UserBatch, EvalChunk>(threads: jobs - 1, eager: jobs - 1, makeWorker: makeWorker)
-    let t0 = DispatchTime.now().uptimeNanoseconds, c0 = cpuNow()
-    workers.run(makeWorker: makeWorker, next: { input.nextBatch() }, consume: consume)
-    sink.flush()
-    let wall = Double(DispatchTime.now().uptimeNanoseconds - t0)
-    let ns = jobs == 1 ? Double(cpuNow() - c0) : wall
-    close(fd)
-    precondition(failed == 0, "W1: host eval reported failures, the first: \(firstProblem)")
+    let run = PreparedEval(project: project, users: users, jobs: jobs, output: output).run()
+    return (run.ns, run.wall, seenCounts(output))
+}
+
+/// Per component id, how many users of an eval output see it.
+private func seenCounts(_ output: String) -> [String: Int] {
     var seen: [String: Int] = [:]
     if let text = try? String(contentsOfFile: output, encoding: .utf8), text.utf8.count < 64 << 20 {
         for line in text.split(separator: "\n") {
@@ -168,7 +141,98 @@ private func hostEval(project: String, users: String, jobs: Int, output: String)
             for id in v { if let s = id.string { seen[s, default: 0] += 1 } }
         }
     }
-    return (ns, wall, seen)
+    return seen
+}
+
+/// One `host eval` run made ready as `host eval` makes it: the users' file opened, the worker
+/// threads started, each opening its own workspace (plugins loaded, screen checked) on its own
+/// thread, and the caller's workspace opened meanwhile; ready when every one is open. `run`
+/// times the users going through (once).
+private final class PreparedEval: @unchecked Sendable {
+    private let jobs: Int, output: String
+    private let input: UserInput
+    private let makeWorker: @Sendable () -> (UserBatch) -> EvalChunk
+    private let workers: PopulationWorkers<UserBatch, EvalChunk>
+
+    init(project: String, users: String, jobs: Int, output: String) {
+        self.jobs = jobs
+        self.output = output
+        var o = Workspace.Options()
+        o.project = project
+        let options = o
+        input = try! UserInput.open(users, format: .jsonl, workers: jobs).get()
+        let writer = EvalLineWriter(format: .jsonl, select: .visible)
+        let parser = input.parser, shared = jobs > 1 ? SharedAnswers() : nil, opened = DispatchSemaphore(value: 0)
+        makeWorker = {
+            let (s, d) = PopulationScreens.open(options: options, screens: ["w1"])
+            precondition(s != nil && !d.hasErrors, "W1 project: \(d.items)")
+            let w = EvalWorker(screens: s!, parser: parser, writer: writer, shared: shared)
+            opened.signal()
+            return { w.process($0) }
+        }
+        workers = PopulationWorkers<UserBatch, EvalChunk>(threads: jobs - 1, eager: jobs - 1, makeWorker: makeWorker)
+        // The caller's worker is made at its first batch, as in `host eval`, but its workspace
+        // is opened here, before the clock, like every other.
+        let (s, d) = PopulationScreens.open(options: options, screens: ["w1"])
+        precondition(s != nil && !d.hasErrors, "W1 project: \(d.items)")
+        let screens = s!
+        makeCallerWorker = {
+            let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
+            return { w.process($0) }
+        }
+        for _ in 0..<(jobs - 1) { opened.wait() }
+    }
+    private let makeCallerWorker: () -> (UserBatch) -> EvalChunk
+
+    /// The run: the elapsed nanoseconds (with one job the calling thread's CPU time, which runs
+    /// the whole pipeline; with more, wall time) and the wall time.
+    func run() -> (ns: Double, wall: Double) {
+        let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let sink = OutputSink(fd: fd)
+        var failed = 0
+        var firstProblem = ""
+        let consume: (EvalChunk) -> Bool = { chunk in
+            sink.write(bytes: chunk.text[...])
+            failed += chunk.failures.count + (chunk.notes.hasErrors ? 1 : 0)
+            if firstProblem.isEmpty, let d = chunk.failures.first?.diagnostic ?? chunk.notes.order.first(where: { $0.severity == .error }) { firstProblem = "\(d)" }
+            return true
+        }
+        let input = self.input
+        let t0 = DispatchTime.now().uptimeNanoseconds, c0 = cpuNow()
+        workers.run(makeWorker: makeCallerWorker, next: { input.nextBatch() }, consume: consume)
+        sink.flush()
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - t0)
+        let ns = jobs == 1 ? Double(cpuNow() - c0) : wall
+        close(fd)
+        precondition(failed == 0, "W1: host eval reported failures, the first: \(firstProblem)")
+        return (ns, wall)
+    }
+}
+
+/// Two `--jobs 1` runs of `host eval` over the same users at once, each on its own thread with
+/// its own workspace, input and output (the caller's thread runs one, a thread started for the
+/// pair the other; both made ready before the clock): no sharing, no queue between them. What
+/// this machine gives two threads of this very pipeline at the moment, the most a 2-job run
+/// can get from it (wall time until both are done).
+private func pipelinePair(project: String, users: String, outputs: (String, String)) -> Double {
+    final class Slot: @unchecked Sendable { var run: PreparedEval? }
+    let other = Slot()
+    let ready = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+    let started = WorkerThread.start {
+        other.run = PreparedEval(project: project, users: users, jobs: 1, output: outputs.1)
+        ready.signal()
+        go.wait()
+        _ = other.run!.run()
+        done.signal()
+    }
+    precondition(started, "population bench: no thread could be started for the pipeline pair")
+    let mine = PreparedEval(project: project, users: users, jobs: 1, output: outputs.0)
+    ready.wait()
+    let t0 = DispatchTime.now().uptimeNanoseconds
+    go.signal()
+    _ = mine.run()
+    done.wait()
+    return Double(DispatchTime.now().uptimeNanoseconds - t0)
 }
 
 /// The floor: the same rules over the same users in one bare Lua state, made once (the users'
@@ -271,7 +335,7 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     writeJSONL(users, to: file)
     var r = PopulationBenchResult(users: n)
     var host = Double.infinity, floor = Double.infinity, targeting = Double.infinity, two = Double.infinity, hostWall = Double.infinity
-    var floorWall = Double.infinity, floorPair = Double.infinity
+    var floorWall = Double.infinity, floorPair = Double.infinity, pipelinePairWall = Double.infinity
     let floorRun = FloorRun(users), pair = FloorPair(floorRun, users)
     var hostSeen: [String: Int] = [:], floorSeen: [String: Int] = [:], stdSeen: [String: Int] = [:]
     // Interleaved, best of 21: a noisy neighbour hurts every figure alike. (Five were too few
@@ -286,14 +350,18 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
         let h = hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1.out"); host = min(host, h.ns); hostWall = min(hostWall, h.wall); hostSeen = h.seen
         let t = hostEval(project: std, users: file, jobs: 1, output: tmp + "/w1t.out"); targeting = min(targeting, t.ns); stdSeen = t.seen
         two = min(two, hostEval(project: dir, users: file, jobs: 2, output: tmp + "/w1j2.out").ns)
+        pipelinePairWall = min(pipelinePairWall, pipelinePair(project: dir, users: file, outputs: (tmp + "/w1p1.out", tmp + "/w1p2.out")))
     }
     for k in 1...8 {
         precondition(hostSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: host eval and the floor disagree on c\(k): \(hostSeen["c\(k)"] ?? 0) vs \(floorSeen["c\(k)"] ?? -1)")
         precondition(stdSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: the targeting rules and the floor disagree on c\(k)")
     }
     pair.stop()
-    precondition((try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1.out"))) == (try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1j2.out"))),
-                 "W1: --jobs 2 output differs from --jobs 1")
+    let jobs1Output = try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1.out"))
+    precondition(jobs1Output == (try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1j2.out"))), "W1: --jobs 2 output differs from --jobs 1")
+    for f in ["/w1p1.out", "/w1p2.out"] {
+        precondition(jobs1Output == (try? Data(contentsOf: URL(fileURLWithPath: tmp + f))), "W1: a run of the pipeline pair differs from --jobs 1")
+    }
     r.hostNs = host / Double(n)
     r.floorNs = floor / Double(n)
     r.targetingNs = targeting / Double(n)
@@ -301,6 +369,7 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     r.hostWallNs = hostWall / Double(n)
     r.floorAloneWallNs = floorWall / Double(n)
     r.floorPairWallNs = floorPair / Double(n)
+    r.pipelinePairWallNs = pipelinePairWall / Double(n)
     r.rssAfterW1MB = peakRSSMB()
     // Memory while streaming: many more users through the same pipeline, output discarded.
     if streamed > 0 {

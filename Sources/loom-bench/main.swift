@@ -320,6 +320,7 @@ if wanted("population") {
         "targeting_ns_per_user": r(p.targetingNs, 0), "targeting_ratio": r(p.targetingNs / p.floorNs, 3),
         "jobs1_wall_ns_per_user": r(p.hostWallNs, 0), "jobs2_ns_per_user": r(p.jobs2Ns, 0), "scaling_2_jobs": r(p.scaling, 3),
         "floor_scaling_2_threads": r(p.floorScaling, 3), "scaling_2_jobs_of_floor": r(p.scalingOfFloor, 3),
+        "pipeline_scaling_2_threads": r(p.pipelineScaling, 3), "scaling_2_jobs_of_pipeline": r(p.scalingOfPipeline, 3),
         "streamed_users": .int(p.streamedUsers), "scaling_2_jobs_streamed": r(p.streamedScaling, 3), "peak_rss_mb_w1": r(p.rssAfterW1MB, 1), "peak_rss_mb_streamed": r(p.rssAfterStreamMB, 1),
     ])
     lines.append(String(format: "population    W1 %d users, 8 Lua-gated components (thread CPU time): host eval %.0f ns/user  bare Lua %.0f ns/user  ratio %.2f (target ≤ 1.5); targeting rules %.0f ns/user (ratio %.2f)",
@@ -328,6 +329,8 @@ if wanted("population") {
                         p.hostWallNs, p.jobs2Ns, p.scaling, p.streamedScaling, p.streamedUsers, p.rssAfterW1MB, p.rssAfterStreamMB))
     lines.append(String(format: "              this machine, two bare Lua floors on two threads at once against one: scaling %.2f (the same work with no Loom code; --jobs 2 reaches %.2f of it)",
                         p.floorScaling, p.scalingOfFloor))
+    lines.append(String(format: "              this machine, two --jobs 1 runs of the same pipeline at once against one: scaling %.2f (no sharing, no queue: the ceiling; --jobs 2 reaches %.2f of it)",
+                        p.pipelineScaling, p.scalingOfPipeline))
 }
 
 // MARK: serve — host serve under wrk (64 connections, loopback) against in-process resolution (ServeBench.swift).
