@@ -115,6 +115,9 @@ public final class EvalWorker {
     /// The memos of each screen's plan (`VisibilityPlan.memoStates`; for tests).
     var memoStates: [[(enabled: Bool, calls: Int, hits: Int)]] { plans.map(\.memoStates) }
 
+    /// How many rule answers each screen's plan took over from other workers (for tests).
+    var takenOver: [Int] { plans.map(\.takenOver) }
+
     /// Every screen's answer for `user` (read in place), in `answers`; false if there are none.
     private func answered() -> Bool {
         answers.removeAll(keepingCapacity: true)

@@ -19,6 +19,8 @@ public final class SharedAnswers: @unchecked Sendable {
     /// their values) and its answer. A worker takes over the entries it has not seen yet when
     /// its own memo misses (`forEachMemoEntry`), before calling the rule itself.
     struct MemoEntry: Sendable {
+        /// The plan whose worker learnt it (that worker skips it when it takes the others' over).
+        let origin: ObjectIdentifier
         let screen: Int, leaf: Int
         let reads: [String]
         let values: [[UInt8]]
@@ -39,8 +41,9 @@ public final class SharedAnswers: @unchecked Sendable {
         memoLog.forEach(from: from, upTo: upTo, body)
     }
 
-    /// Shares what a call of a rule reference read and answered for the user.
-    func memoLearn(_ screen: Int, _ leaf: Int, _ reads: [String], answer: Bool, _ u: PlanUser) {
+    /// Shares what a call of a rule reference read and answered for the user (`origin`: the
+    /// plan that called it).
+    func memoLearn(_ origin: ObjectIdentifier, _ screen: Int, _ leaf: Int, _ reads: [String], answer: Bool, _ u: PlanUser) {
         var values: [[UInt8]] = []
         values.reserveCapacity(reads.count)
         for r in reads {
@@ -48,7 +51,7 @@ public final class SharedAnswers: @unchecked Sendable {
             values.append(v)
         }
         lock.lock(); defer { lock.unlock() }
-        memoLog.append(MemoEntry(screen: screen, leaf: leaf, reads: reads, values: values, answer: answer))
+        memoLog.append(MemoEntry(origin: origin, screen: screen, leaf: leaf, reads: reads, values: values, answer: answer))
     }
 
     /// The answer another worker found for a key, if any.

@@ -73,8 +73,10 @@ public final class VisibilityPlan {
 
     /// Answers found by other workers of the run (nil: this worker's only).
     let shared: SharedAnswers?
-    /// How many of `shared`'s rule answers this plan has taken over.
+    /// How far into `shared`'s rule answers this plan has looked.
     @exclusivity(unchecked) private var sharedSeen = 0
+    /// How many rule answers this plan has taken over from other workers (for tests).
+    @exclusivity(unchecked) private(set) var takenOver = 0
 
     /// The plan of `resolver`'s screen, screen `index` of the worker's; nil when the resolver has
     /// no rule plan (no cache: nothing to replay into). `useMemo`: reuse Lua rules' answers by
@@ -170,13 +172,16 @@ public final class VisibilityPlan {
     }
 
     /// The rule answers other workers learnt since this plan last looked, added to its memos;
-    /// false when there were none for its screen.
+    /// false when there were none for its screen. Its own, which its memos already hold, are
+    /// skipped.
     private func takeShared(_ shared: SharedAnswers, _ slots: AttributeSlots) -> Bool {
         let upTo = shared.memoVersion
         var any = false
+        let me = ObjectIdentifier(self)
         shared.forEachMemoEntry(from: sharedSeen, upTo: upTo) { e in
-            guard e.screen == screenIndex, let memo = leaves[e.leaf].memo else { return }
+            guard e.screen == screenIndex, e.origin != me, let memo = leaves[e.leaf].memo else { return }
             memo.learn(e, slots: slots)
+            takenOver += 1
             any = true
         }
         sharedSeen = upTo
@@ -192,7 +197,7 @@ public final class VisibilityPlan {
             guard case .success(let answer) = result else { return nil }
             if let reads {
                 memo.learn(reads, answer: answer, u)
-                shared?.memoLearn(screenIndex, leaf, reads, answer: answer, u)
+                shared?.memoLearn(ObjectIdentifier(self), screenIndex, leaf, reads, answer: answer, u)
             }
             return answer
         }
