@@ -11,19 +11,12 @@ import XCTest
 /// the rules' either way.
 final class RuleMemoGiveUpTests: XCTestCase {
     func testAMemoThatDoesNotPayIsTurnedOffAndAnswersStayRight() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("loom-memo-giveup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("plugins/g"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("screens"), withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
-        try Data("{}".utf8).write(to: root.appendingPathComponent("loom.json"))
-        try Data("""
+        let root = try makePopulationProject(plugin: "g", lua: """
             return { name = "g", version = "1.0.0", api = 1, register = function(host)
               host.rule("even_id", function(u) return tonumber(string.sub(u.id, 4)) % 2 == 0 end)
               host.rule("gold", function(u) return u.tier == "gold" end)
             end }
-            """.utf8).write(to: root.appendingPathComponent("plugins/g/plugin.lua"))
-        try Data(#"{"screen": "g", "root": {"type": "stack", "id": "root", "children": [{"type": "label", "id": "even", "meta": {"text": "x"}, "rule": "even_id"}, {"type": "label", "id": "gold", "meta": {"text": "x"}, "rule": "gold"}]}}"#.utf8)
-            .write(to: root.appendingPathComponent("screens/g.json"))
+            """, screen: "g", json: #"{"screen": "g", "root": {"type": "stack", "id": "root", "children": [{"type": "label", "id": "even", "meta": {"text": "x"}, "rule": "even_id"}, {"type": "label", "id": "gold", "meta": {"text": "x"}, "rule": "gold"}]}}"#)
         let n = 12_000
         var text = ""
         for i in 0..<n { text += #"{"name": "u\#(i)", "id": "id-\#(i * 7919 % 1_000_003)", "tier": "\#(["gold", "free", "silver"][i % 3])"}"# + "\n" }

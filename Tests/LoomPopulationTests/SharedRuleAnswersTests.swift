@@ -11,19 +11,12 @@ import XCTest
 /// the same as one worker's.
 final class SharedRuleAnswersTests: XCTestCase {
     func testWorkersTakeOverEachOthersAnswersNotTheirOwn() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("loom-shared-answers-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("plugins/s"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("screens"), withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
-        try Data("{}".utf8).write(to: root.appendingPathComponent("loom.json"))
-        try Data("""
+        let root = try makePopulationProject(plugin: "s", lua: """
             return { name = "s", version = "1.0.0", api = 1, register = function(host)
               host.rule("gold", function(u) return u.tier == "gold" end)
               host.rule("nordic", function(u) return u.country == "NO" or u.country == "SE" end)
             end }
-            """.utf8).write(to: root.appendingPathComponent("plugins/s/plugin.lua"))
-        try Data(#"{"screen": "s", "root": {"type": "stack", "id": "root", "children": [{"type": "label", "id": "gold", "meta": {"text": "x"}, "rule": "gold"}, {"type": "label", "id": "nordic", "meta": {"text": "x"}, "rule": "nordic"}]}}"#.utf8)
-            .write(to: root.appendingPathComponent("screens/s.json"))
+            """, screen: "s", json: #"{"screen": "s", "root": {"type": "stack", "id": "root", "children": [{"type": "label", "id": "gold", "meta": {"text": "x"}, "rule": "gold"}, {"type": "label", "id": "nordic", "meta": {"text": "x"}, "rule": "nordic"}]}}"#)
         // Batches of ten. Three tiers from the first user on; two countries in the first batch
         // (the first worker's), two more from the second (the second worker's), all seven from
         // the fourth (the second worker's).
