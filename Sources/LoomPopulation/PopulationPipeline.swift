@@ -1,28 +1,11 @@
 import Foundation
 
-/// Runs batches of users through workers and hands the results back in input order: the
-/// caller's thread reads input, consumes output and, between those, works as one of the `jobs`
-/// workers (the others on threads of their own); at most `16 × jobs` batches are in flight
-/// (memory does not grow with the input); each worker owns what it makes (one Lua state per
-/// worker). With one job everything runs on the caller's thread.
+/// Batches of users run through workers with the results handed back in input order
+/// (`PopulationWorkers`): the caller's thread reads input, consumes output and, between those,
+/// works as one of the `jobs` workers (the others on threads of their own); at most `16 × jobs`
+/// batches are in flight (memory does not grow with the input); each worker owns what it makes
+/// (one Lua state per worker). With one job everything runs on the caller's thread.
 public enum PopulationPipeline {
-    /// `next` yields the next batch (nil at the end); `makeWorker` is called once on each worker
-    /// thread at its first batch, and `makeCallerWorker` (by default `makeWorker`) on the
-    /// caller's thread at its first batch (a thread that gets none makes none: a short input
-    /// opens no workspace it does not use); each worker processes batches on its thread;
-    /// `consume` gets every result in input order and returns false to stop early (no later
-    /// result is consumed).
-    public static func run<Batch: Sendable, Output: Sendable>(
-        jobs: Int,
-        next: () -> Batch?,
-        makeWorker: @escaping @Sendable () -> (Batch) -> Output,
-        makeCallerWorker: (() -> (Batch) -> Output)? = nil,
-        consume: (Output) -> Bool
-    ) {
-        PopulationWorkers(threads: jobs - 1, makeWorker: makeWorker)
-            .run(makeWorker: makeCallerWorker ?? makeWorker, next: next, consume: consume)
-    }
-
     /// How many of a run's `jobs - 1` worker threads should make their worker at once (before
     /// the users come): one per core beside the caller's, where opening a workspace costs no
     /// wall time; the threads beyond the cores make theirs at their first batch, so that a short

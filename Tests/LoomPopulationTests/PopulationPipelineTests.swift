@@ -3,7 +3,7 @@ import Synchronization
 import XCTest
 @testable import LoomPopulation
 
-/// `PopulationPipeline.run` and `PopulationWorkers`: results in input order whatever the number
+/// `PopulationWorkers`: results in input order whatever the number
 /// of jobs, a worker made only by a thread that gets a batch, an early stop that consumes nothing
 /// after it, every worker released when `run` returns, threads stopped when workers never run
 /// are dropped, and eager workers made before any batch comes.
@@ -30,20 +30,20 @@ final class PopulationPipelineTests: XCTestCase {
     private func run(jobs: Int, batches: Int, stopAfter: Int? = nil, counters: Counters) -> [Int] {
         var k = 0
         var out: [Int] = []
-        PopulationPipeline.run(
-            jobs: jobs,
+        let makeWorker: @Sendable () -> ([Int]) -> Int = {
+            let done = Live(counters)
+            return { (b: [Int]) -> Int in
+                _ = done
+                // Uneven work, so results come back out of order.
+                if b[0] % 3 == 0 { usleep(200) }
+                return b[0] * b[0]
+            }
+        }
+        PopulationWorkers(threads: jobs - 1, makeWorker: makeWorker).run(
+            makeWorker: makeWorker,
             next: { () -> [Int]? in
                 defer { k += 1 }
                 return k < batches ? [k] : nil
-            },
-            makeWorker: {
-                let done = Live(counters)
-                return { (b: [Int]) -> Int in
-                    _ = done
-                    // Uneven work, so results come back out of order.
-                    if b[0] % 3 == 0 { usleep(200) }
-                    return b[0] * b[0]
-                }
             },
             consume: { v in
                 out.append(v)
