@@ -126,10 +126,9 @@ private func writeJSONL(_ users: [[(String, JSONValue)]], to path: String) {
 
 /// `host eval --select visible` over a JSONL file, in-process, with `jobs` workers; returns
 /// the elapsed nanoseconds (with one job: the calling thread's CPU time, which runs the whole
-/// pipeline; with more: wall time) and, per component id, how many users see it.
-private func hostEval(project: String, users: String, jobs: Int, output: String) -> (ns: Double, wall: Double, seen: [String: Int]) {
-    let run = PreparedEval(project: project, users: users, jobs: jobs, output: output).run()
-    return (run.ns, run.wall, seenCounts(output))
+/// pipeline; with more: wall time) and the wall time.
+private func hostEval(project: String, users: String, jobs: Int, output: String) -> (ns: Double, wall: Double) {
+    PreparedEval(project: project, users: users, jobs: jobs, output: output).run()
 }
 
 /// Per component id, how many users of an eval output see it.
@@ -151,7 +150,6 @@ private func seenCounts(_ output: String) -> [String: Int] {
 private final class PreparedEval: @unchecked Sendable {
     private let jobs: Int, output: String
     private let input: UserInput
-    private let makeWorker: @Sendable () -> (UserBatch) -> EvalChunk
     private let workers: PopulationWorkers<UserBatch, EvalChunk>
 
     init(project: String, users: String, jobs: Int, output: String) {
@@ -163,23 +161,24 @@ private final class PreparedEval: @unchecked Sendable {
         input = try! UserInput.open(users, format: .jsonl, workers: jobs).get()
         let writer = EvalLineWriter(format: .jsonl, select: .visible)
         let parser = input.parser, shared = jobs > 1 ? SharedAnswers() : nil, opened = DispatchSemaphore(value: 0)
-        makeWorker = {
+        let open: @Sendable () -> PopulationScreens = {
             let (s, d) = PopulationScreens.open(options: options, screens: ["w1"])
             precondition(s != nil && !d.hasErrors, "W1 project: \(d.items)")
-            let w = EvalWorker(screens: s!, parser: parser, writer: writer, shared: shared)
-            opened.signal()
-            return { w.process($0) }
+            return s!
         }
-        workers = PopulationWorkers<UserBatch, EvalChunk>(threads: jobs - 1, eager: jobs - 1, makeWorker: makeWorker)
-        // The caller's worker is made at its first batch, as in `host eval`, but its workspace
-        // is opened here, before the clock, like every other.
-        let (s, d) = PopulationScreens.open(options: options, screens: ["w1"])
-        precondition(s != nil && !d.hasErrors, "W1 project: \(d.items)")
-        let screens = s!
-        makeCallerWorker = {
+        let work: @Sendable (PopulationScreens) -> (UserBatch) -> EvalChunk = { screens in
             let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
             return { w.process($0) }
         }
+        workers = PopulationWorkers<UserBatch, EvalChunk>(threads: jobs - 1, eager: jobs - 1) {
+            let w = work(open())
+            opened.signal()
+            return w
+        }
+        // The caller's worker is made at its first batch, as in `host eval`, but its workspace
+        // is opened here, before the clock, like every other.
+        let screens = open()
+        makeCallerWorker = { work(screens) }
         for _ in 0..<(jobs - 1) { opened.wait() }
     }
     private let makeCallerWorker: () -> (UserBatch) -> EvalChunk
@@ -337,7 +336,7 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     var host = Double.infinity, floor = Double.infinity, targeting = Double.infinity, two = Double.infinity, hostWall = Double.infinity
     var floorWall = Double.infinity, floorPair = Double.infinity, pipelinePairWall = Double.infinity
     let floorRun = FloorRun(users), pair = FloorPair(floorRun, users)
-    var hostSeen: [String: Int] = [:], floorSeen: [String: Int] = [:], stdSeen: [String: Int] = [:]
+    var floorSeen: [String: Int] = [:]
     // Interleaved, best of 21: a noisy neighbour hurts every figure alike. (Five were too few
     // for the 2-job figure: a W1 run lasts 6–13 ms, and this machine's other tenants slow a
     // process's runs by up to 1.5× for a second or more at a time, long enough to spoil several
@@ -347,11 +346,13 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     for _ in 0..<21 {
         let f = floorRun.run(); floor = min(floor, f.ns); floorWall = min(floorWall, f.wall); floorSeen = f.seen
         floorPair = min(floorPair, pair.run())
-        let h = hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1.out"); host = min(host, h.ns); hostWall = min(hostWall, h.wall); hostSeen = h.seen
-        let t = hostEval(project: std, users: file, jobs: 1, output: tmp + "/w1t.out"); targeting = min(targeting, t.ns); stdSeen = t.seen
+        let h = hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1.out"); host = min(host, h.ns); hostWall = min(hostWall, h.wall)
+        let t = hostEval(project: std, users: file, jobs: 1, output: tmp + "/w1t.out"); targeting = min(targeting, t.ns)
         two = min(two, hostEval(project: dir, users: file, jobs: 2, output: tmp + "/w1j2.out").ns)
         pipelinePairWall = min(pipelinePairWall, pipelinePair(project: dir, users: file, outputs: (tmp + "/w1p1.out", tmp + "/w1p2.out")))
     }
+    // Who sees what, from the last round's outputs (every round writes the same).
+    let hostSeen = seenCounts(tmp + "/w1.out"), stdSeen = seenCounts(tmp + "/w1t.out")
     for k in 1...8 {
         precondition(hostSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: host eval and the floor disagree on c\(k): \(hostSeen["c\(k)"] ?? 0) vs \(floorSeen["c\(k)"] ?? -1)")
         precondition(stdSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: the targeting rules and the floor disagree on c\(k)")
