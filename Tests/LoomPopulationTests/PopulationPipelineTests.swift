@@ -5,8 +5,9 @@ import XCTest
 
 /// `PopulationWorkers`: results in input order whatever the number
 /// of jobs, a worker made only by a thread that gets a batch, an early stop that consumes nothing
-/// after it, every worker released when `run` returns, threads stopped when workers never run
-/// are dropped, and eager workers made before any batch comes.
+/// after it, every worker released by the time the workers are dropped (`run` not waiting for
+/// that), threads stopped when workers never run are dropped, and eager workers made before any
+/// batch comes.
 final class PopulationPipelineTests: XCTestCase {
     /// Counts made workers and live worker threads across threads.
     final class Counters: Sendable {
@@ -62,13 +63,14 @@ final class PopulationPipelineTests: XCTestCase {
     }
 
     /// One batch and eight jobs: one worker is made (one workspace opened), not eight; none for
-    /// no batch; and every thread has let go of its worker by the time `run` returns.
+    /// no batch; and every thread has let go of its worker by the time the workers are dropped
+    /// (`run`'s helper drops them with its statement).
     func testOnlyThreadsThatGetABatchMakeAWorker() {
         for _ in 0..<20 {
             let c = Counters()
             XCTAssertEqual(run(jobs: 8, batches: 1, counters: c), [0])
             XCTAssertEqual(c.made.load(ordering: .relaxed), 1)
-            XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived run")
+            XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived the workers")
         }
         let c = Counters()
         XCTAssertEqual(run(jobs: 4, batches: 0, counters: c), [])
@@ -87,11 +89,51 @@ final class PopulationPipelineTests: XCTestCase {
         XCTAssertEqual(c.made.load(ordering: .relaxed), 0)
     }
 
+    /// `run` returns once the threads' work is over, not after they have let go of their workers
+    /// (closing a workspace's Lua state takes a fraction of a millisecond the output need not
+    /// wait for); dropping the workers waits for that. Each worker here lets go only once told
+    /// to, after `run` has returned: were `run` to wait for it, the worker would give up waiting
+    /// after ten seconds and say so.
+    func testRunDoesNotWaitForTheThreadsToLetGoOfTheirWorkers() {
+        final class Slow: Sendable {
+            let counters: Counters
+            let letGo: DispatchSemaphore
+            let toldInTime = Atomic<Int>(0)
+            init(_ c: Counters, _ letGo: DispatchSemaphore) {
+                counters = c
+                self.letGo = letGo
+                c.live.add(1, ordering: .relaxed)
+            }
+            deinit {
+                if letGo.wait(timeout: .now() + 10) == .success { counters.made.add(1, ordering: .relaxed) }
+                counters.live.subtract(1, ordering: .relaxed)
+            }
+        }
+        let c = Counters(), letGo = DispatchSemaphore(value: 0)
+        var out: [Int] = []
+        do {
+            let workers = PopulationWorkers<[Int], Int>(threads: 3, eager: 3) {
+                let slow = Slow(c, letGo)
+                return { _ = slow; return $0[0] + 1 }
+            }
+            var k = 0
+            workers.run(makeWorker: { { $0[0] + 1 } }, next: { () -> [Int]? in
+                defer { k += 1 }
+                return k < 50 ? [k] : nil
+            }, consume: { out.append($0); return true })
+            XCTAssertEqual(out, (1...50).map { $0 })
+            XCTAssertEqual(c.live.load(ordering: .relaxed), 3, "run waited for the threads to let go of their workers")
+            for _ in 0..<3 { letGo.signal() }
+        }
+        XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "dropping the workers waits until every thread has let go of its worker")
+        XCTAssertEqual(c.made.load(ordering: .relaxed), 3, "a worker was let go of before run returned (its wait timed out)")
+    }
+
     func testAnEarlyStopConsumesNothingAfterIt() {
         for jobs in [1, 2, 4] {
             let c = Counters()
             XCTAssertEqual(run(jobs: jobs, batches: 500, stopAfter: 7, counters: c), (0..<7).map { $0 * $0 }, "--jobs \(jobs)")
-            XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived run")
+            XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived the workers")
         }
     }
 
