@@ -162,7 +162,9 @@ private final class PreparedEval: @unchecked Sendable {
         let writer = EvalLineWriter(format: .jsonl, select: .visible)
         let parser = input.parser, shared = jobs > 1 ? SharedAnswers() : nil, opened = DispatchSemaphore(value: 0)
         let open: @Sendable () -> PopulationScreens = {
-            let (s, d) = PopulationScreens.open(options: options, screens: ["w1"])
+            // The screen by its file, not its id: an id is first looked up as a path from the
+            // working directory, where a `w1` of another kind may lie.
+            let (s, d) = PopulationScreens.open(options: options, screens: [project + "/screens/w1.json"])
             precondition(s != nil && !d.hasErrors, "W1 project: \(d.items)")
             return s!
         }
