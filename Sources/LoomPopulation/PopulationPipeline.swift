@@ -30,7 +30,7 @@ public final class PopulationWorkers<Batch: Sendable, Output: Sendable> {
     public typealias MakeWorker = @Sendable () -> (Batch) -> Output
     private let threads: Int
     private let makeWorker: MakeWorker
-    /// Threads started so far (each says when it has exited).
+    /// Threads started so far (each says when its work is over, then when it has exited).
     private var started = 0
     private let q = BatchQueue<Batch, Output>()
     private var finished = false
@@ -143,11 +143,12 @@ final class BatchQueue<Batch: Sendable, Output: Sendable>: @unchecked Sendable {
     private var pending: [(Int, Batch)] = []
     private var results: [Int: Output] = [:]
     private var done = false
-    /// Threads whose work is over (no batch in hand, none to take), and threads exited.
-    private var overCount = 0
     /// Every batch has been added: a worker finding none pending leaves at once (rather than
     /// waiting to be told at the end, one wake-up later).
     private var inputDone = false
+    /// Threads whose work is over (no batch in hand, none to take: `run` waits for these).
+    private var overCount = 0
+    /// Threads exited, each having let go of its worker (dropping the workers waits for these).
     private var exitedCount = 0
 
     func add(_ seq: Int, _ b: Batch) {
