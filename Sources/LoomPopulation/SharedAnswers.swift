@@ -44,6 +44,8 @@ public final class SharedAnswers: @unchecked Sendable {
     /// Shares what a call of a rule reference read and answered for the user (`origin`: the
     /// plan that called it).
     func memoLearn(_ origin: ObjectIdentifier, _ screen: Int, _ leaf: Int, _ reads: [String], answer: Bool, _ u: PlanUser) {
+        // A full log keeps nothing more: the values are not made for nothing.
+        guard !memoLog.isFull else { return }
         var values: [[UInt8]] = []
         values.reserveCapacity(reads.count)
         for r in reads {
@@ -104,6 +106,9 @@ final class PublishedLog<Entry>: @unchecked Sendable {
 
     /// Entries published so far.
     var count: Int { published.load(ordering: .acquiring) }
+
+    /// Whether the log has no room left (an `append` would keep nothing).
+    var isFull: Bool { published.load(ordering: .relaxed) >= capacity }
 
     /// Adds `e` while there is room (false when full). Called with the owner's lock held.
     @discardableResult

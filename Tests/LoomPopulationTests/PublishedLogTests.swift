@@ -50,7 +50,11 @@ final class PublishedLogTests: XCTestCase {
         do {
             let log = PublishedLog<Tracked>(capacity: 5)
             XCTAssertEqual(log.count, 0)
-            for v in 0..<8 { XCTAssertEqual(log.append(Tracked(v)), v < 5) }
+            XCTAssertFalse(log.isFull)
+            for v in 0..<8 {
+                XCTAssertEqual(log.append(Tracked(v)), v < 5)
+                XCTAssertEqual(log.isFull, v >= 4, "full once the fifth entry is in")
+            }
             XCTAssertEqual(log.count, 5)
             var values: [Int] = []
             log.forEach(from: 2, upTo: log.count) { values.append($0.value) }
