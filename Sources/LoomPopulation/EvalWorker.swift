@@ -118,6 +118,11 @@ public final class EvalWorker {
     /// How many rule answers each screen's plan took over from other workers (for tests).
     var takenOver: [Int] { plans.map(\.takenOver) }
 
+    /// How many keys each screen's plan resolved, and how many it took over from other workers
+    /// (for tests).
+    var keysResolved: [Int] { plans.map(\.keysResolved) }
+    var keysTakenOver: [Int] { plans.map(\.keysTakenOver) }
+
     /// Every screen's answer for `user` (read in place), in `answers`; false if there are none.
     private func answered() -> Bool {
         answers.removeAll(keepingCapacity: true)

@@ -1,17 +1,32 @@
 import Foundation
 import Synchronization
 
-/// What every worker of a run has resolved, by screen and outcome key: a key one worker
-/// resolved is not resolved again by another that misses it later (the workers' screens are the
-/// same files in workspaces opened alike, so equal keys mean equal answers). Two workers missing
+/// What every worker of a run has learnt, in two logs all of them read without a lock: the
+/// answers by screen and outcome key (a key one worker resolved is not resolved again by another
+/// that misses it later: the workers' screens are the same files in workspaces opened alike, so
+/// equal keys mean equal answers), and the rules' answers by what they read. Two workers missing
 /// the same new key at the same moment both resolve it: that costs one resolution (a few
 /// microseconds), where waiting for the other worker's answer cost a thread's wake-up (tens of
 /// microseconds on these machines) and a claim per key. Consulted only when a worker's own cache
 /// misses; bounded like it. Runs with one worker have none (nothing to share).
 public final class SharedAnswers: @unchecked Sendable {
+    /// Taken to append to either log (never to read one).
     private let lock = ShortLock()
-    /// By screen (`VisibilityPlan.screenIndex`), then key.
-    private var answers: [[OutcomeKey: VisibilityPlan.Answer]] = []
+
+    /// A key's answer, as the worker that resolved it found it.
+    struct KeyEntry: Sendable {
+        /// The plan that resolved it (its worker skips it when it takes the others' over).
+        let origin: ObjectIdentifier
+        let screen: Int
+        let key: OutcomeKey
+        let answer: VisibilityPlan.Answer
+    }
+    private let keyLog = PublishedLog<KeyEntry>(capacity: SharedAnswers.maxKeyEntries)
+    /// Entries per screen (`VisibilityPlan.maxKeys` at most each), under the lock.
+    private var keysPerScreen: [Int] = []
+    /// Keys kept at most in all (64 screens of `VisibilityPlan.maxKeys`).
+    static let maxKeyEntries = 64 * VisibilityPlan.maxKeys
+
     public init() {}
 
     /// Rule answers learnt by the workers, in the order they were learnt: the screen, the rule
@@ -56,19 +71,24 @@ public final class SharedAnswers: @unchecked Sendable {
         memoLog.append(MemoEntry(origin: origin, screen: screen, leaf: leaf, reads: reads, values: values, answer: answer))
     }
 
-    /// The answer another worker found for a key, if any.
-    func known(_ screen: Int, _ k: OutcomeKey) -> VisibilityPlan.Answer? {
-        lock.lock(); defer { lock.unlock() }
-        return screen < answers.count ? answers[screen][k] : nil
+    /// How many key answers have been shared so far (a worker reads it when its own cache
+    /// misses a key; only a change is worth a look at the log).
+    var keyVersion: Int { keyLog.count }
+
+    /// Calls `body` with each key answer from `from` up to `upTo` (a `keyVersion` read before),
+    /// without the lock.
+    func forEachKeyEntry(from: Int, upTo: Int, _ body: (borrowing KeyEntry) -> Void) {
+        keyLog.forEach(from: from, upTo: upTo, body)
     }
 
-    /// Shares the answer for a key (the first one kept: equal keys give equal answers), while
-    /// the screen's table has room.
-    func publish(_ screen: Int, _ k: OutcomeKey, _ a: VisibilityPlan.Answer) {
+    /// Shares the answer a plan (`origin`) found for a key, while the screen has room (every
+    /// worker keeps the first answer it meets for a key: equal keys give equal answers).
+    func publish(_ origin: ObjectIdentifier, _ screen: Int, _ k: OutcomeKey, _ a: VisibilityPlan.Answer) {
         lock.lock(); defer { lock.unlock() }
-        while answers.count <= screen { answers.append([:]) }
-        guard answers[screen].count < VisibilityPlan.maxKeys, answers[screen][k] == nil else { return }
-        answers[screen][k] = a
+        while keysPerScreen.count <= screen { keysPerScreen.append(0) }
+        guard keysPerScreen[screen] < VisibilityPlan.maxKeys,
+              keyLog.append(KeyEntry(origin: origin, screen: screen, key: k, answer: a)) else { return }
+        keysPerScreen[screen] += 1
     }
 }
 

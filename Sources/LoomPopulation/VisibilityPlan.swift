@@ -73,10 +73,14 @@ public final class VisibilityPlan {
 
     /// Answers found by other workers of the run (nil: this worker's only).
     let shared: SharedAnswers?
-    /// How far into `shared`'s rule answers this plan has looked.
+    /// How far into `shared`'s rule answers and key answers this plan has looked.
     @exclusivity(unchecked) private var sharedSeen = 0
-    /// How many rule answers this plan has taken over from other workers (for tests).
+    @exclusivity(unchecked) private var keysSeen = 0
+    /// How many rule answers and key answers this plan has taken over from other workers, and
+    /// how many keys it resolved itself (for tests).
     @exclusivity(unchecked) private(set) var takenOver = 0
+    @exclusivity(unchecked) private(set) var keysTakenOver = 0
+    @exclusivity(unchecked) private(set) var keysResolved = 0
 
     /// The plan of `resolver`'s screen, screen `index` of the worker's; nil when the resolver has
     /// no rule plan (no cache: nothing to replay into). `useMemo`: reuse Lua rules' answers by
@@ -214,7 +218,11 @@ public final class VisibilityPlan {
         let k = key(u)
         if let k {
             if let hit = cache[k] { return hit }
-            if let hit = shared?.known(screenIndex, k) { return keep(hit, k) }
+            // Resolved by another worker: taken over without a resolution.
+            if let shared, shared.keyVersion > keysSeen {
+                takeSharedKeys(shared)
+                if let hit = cache[k] { return hit }
+            }
         }
         guard let user = u.user else { return nil }
         let r = k.map { screens.resolve(screenIndex, for: user, replaying: $0.leaves) } ?? screens.resolve(screenIndex, for: user)
@@ -224,11 +232,26 @@ public final class VisibilityPlan {
         // in this plan): such answers are not shared by key. Nor are those of users whose rules
         // failed (no key: resolved every time, each failure reported).
         if let k, !r.evaluatedCreatedRules {
-            shared?.publish(screenIndex, k, answer)
+            keysResolved += 1
+            shared?.publish(ObjectIdentifier(self), screenIndex, k, answer)
             return keep(answer, k)
         }
         transient = answer
         return VisibilityPlan.transientIndex
+    }
+
+    /// The key answers other workers found since this plan last looked, copied into its store
+    /// (while it has room; a key it holds already keeps its answer, which is the same). Its own
+    /// are skipped.
+    private func takeSharedKeys(_ shared: SharedAnswers) {
+        let upTo = shared.keyVersion
+        let me = ObjectIdentifier(self)
+        shared.forEachKeyEntry(from: keysSeen, upTo: upTo) { e in
+            guard e.screen == screenIndex, e.origin != me, cache.count < VisibilityPlan.maxKeys, cache[e.key] == nil else { return }
+            _ = keep(e.answer, e.key)
+            keysTakenOver += 1
+        }
+        keysSeen = upTo
     }
 
     /// An answer copied into this worker's store under key `k` (while there is room).

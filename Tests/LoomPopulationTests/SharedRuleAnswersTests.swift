@@ -4,9 +4,10 @@ import LoomPlugins
 @testable import LoomPopulation
 import XCTest
 
-/// Workers of one run share what their rules answered (`SharedAnswers`): a value one worker
-/// called a rule for is not called for again by another, which takes the answer over when its
-/// own memo misses; a worker does not take over the answers it logged itself. Batches are
+/// Workers of one run share what their rules answered and what their keys resolved to
+/// (`SharedAnswers`): a value one worker called a rule for is not called for again by another,
+/// nor a key resolved again, which takes the answer over when its own memo or cache misses; a
+/// worker does not take over the answers it logged itself. Batches are
 /// handed to two workers in turn on one thread here, so the counts are exact; the output is
 /// the same as one worker's.
 final class SharedRuleAnswersTests: XCTestCase {
@@ -69,5 +70,13 @@ final class SharedRuleAnswersTests: XCTestCase {
         // Each took over exactly the other's answers, never its own.
         XCTAssertEqual(pair[0].takenOver, [5])
         XCTAssertEqual(pair[1].takenOver, [5])
+
+        // Keys (the two outcomes): all four met in the first batch, the first worker's. It
+        // resolved them; the second took them over at its first miss and resolved none.
+        XCTAssertEqual(one.keysResolved, [4])
+        XCTAssertEqual(pair[0].keysResolved, [4])
+        XCTAssertEqual(pair[1].keysResolved, [0])
+        XCTAssertEqual(pair[0].keysTakenOver, [0], "a worker does not take its own keys over")
+        XCTAssertEqual(pair[1].keysTakenOver, [4])
     }
 }
