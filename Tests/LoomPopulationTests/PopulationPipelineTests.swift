@@ -28,7 +28,9 @@ final class PopulationPipelineTests: XCTestCase {
 
     /// Runs `batches` numbered batches (batch k is [k]) through `jobs` workers that square them
     /// (some slowly); returns what was consumed, in order.
-    private func run(jobs: Int, batches: Int, stopAfter: Int? = nil, counters: Counters) -> [Int] {
+    /// `cores`: what the workers take the machine to have (1: no thread spins before it waits;
+    /// 64: every one does).
+    private func run(jobs: Int, batches: Int, stopAfter: Int? = nil, cores: Int = 1, counters: Counters) -> [Int] {
         var k = 0
         var out: [Int] = []
         let makeWorker: @Sendable () -> ([Int]) -> Int = {
@@ -40,7 +42,7 @@ final class PopulationPipelineTests: XCTestCase {
                 return b[0] * b[0]
             }
         }
-        PopulationWorkers(threads: jobs - 1, makeWorker: makeWorker).run(
+        PopulationWorkers(threads: jobs - 1, cores: cores, makeWorker: makeWorker).run(
             makeWorker: makeWorker,
             next: { () -> [Int]? in
                 defer { k += 1 }
@@ -55,6 +57,11 @@ final class PopulationPipelineTests: XCTestCase {
 
     func testResultsComeBackInInputOrderAtAnyJobs() {
         for jobs in [1, 2, 3, 8] {
+            for cores in [1, 64] {
+                let c = Counters()
+                XCTAssertEqual(run(jobs: jobs, batches: 200, cores: cores, counters: c), (0..<200).map { $0 * $0 }, "--jobs \(jobs), spinning: \(cores > 1)")
+                XCTAssertLessThanOrEqual(c.made.load(ordering: .relaxed), jobs)
+            }
             let c = Counters()
             XCTAssertEqual(run(jobs: jobs, batches: 200, counters: c), (0..<200).map { $0 * $0 }, "--jobs \(jobs)")
             XCTAssertGreaterThanOrEqual(c.made.load(ordering: .relaxed), 1)
@@ -131,10 +138,28 @@ final class PopulationPipelineTests: XCTestCase {
 
     func testAnEarlyStopConsumesNothingAfterIt() {
         for jobs in [1, 2, 4] {
-            let c = Counters()
-            XCTAssertEqual(run(jobs: jobs, batches: 500, stopAfter: 7, counters: c), (0..<7).map { $0 * $0 }, "--jobs \(jobs)")
-            XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived the workers")
+            for cores in [1, 64] {
+                let c = Counters()
+                XCTAssertEqual(run(jobs: jobs, batches: 500, stopAfter: 7, cores: cores, counters: c), (0..<7).map { $0 * $0 }, "--jobs \(jobs)")
+                XCTAssertEqual(c.live.load(ordering: .relaxed), 0, "a worker outlived the workers")
+            }
         }
+    }
+
+    /// A thread waiting for its first batch spins for a while (`BatchQueue.firstSpinNanoseconds`),
+    /// then sleeps; one that waits longer than that is woken by the first batch all the same,
+    /// and so is one waiting for a later batch past `spinNanoseconds`.
+    func testThreadsWaitingPastTheirSpinAreWokenByTheBatches() {
+        let workers = PopulationWorkers<[Int], Int>(threads: 1, eager: 1, cores: 64) { { $0[0] + 1 } }
+        usleep(UInt32(BatchQueue<[Int], Int>.firstSpinNanoseconds / 1000) + 30_000)
+        var k = 0, out: [Int] = []
+        workers.run(makeWorker: { { $0[0] + 1 } }, next: { () -> [Int]? in
+            defer { k += 1 }
+            // The caller is slow to read some batches: the other thread waits past its spin.
+            if k % 10 == 5 { usleep(UInt32(BatchQueue<[Int], Int>.spinNanoseconds / 1000) + 2_000) }
+            return k < 40 ? [k] : nil
+        }, consume: { out.append($0); return true })
+        XCTAssertEqual(out, (1...40).map { $0 })
     }
 
     /// Started eager (as host eval starts them, before it opens its own workspace), each thread
