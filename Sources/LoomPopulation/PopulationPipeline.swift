@@ -169,12 +169,13 @@ final class BatchQueue<Batch: Sendable, Output: Sendable>: @unchecked Sendable {
     /// thread costs tens of microseconds on this project's machines (a futex wake, then the
     /// thread scheduled again), where what it waits for usually comes sooner. Without spinning,
     /// 2-job W1 runs slept at their end, the caller waiting for the other thread's last result,
-    /// in 43 of 80 runs (two bench builds, 2026-11-24, counters not kept); spinning, in 1 of 80.
+    /// in 72 of 160 runs; spinning for this long, in 8 of 160 (counters in a bench build not
+    /// kept, 2026-11-24, four sets of 40 runs each way on a busy machine).
     static var spinNanoseconds: UInt64 { 100_000 }
-    /// The same for a thread's first batch: a worker thread made its worker while the caller
-    /// was still opening its own workspace, and slept in nearly every run until the caller's
-    /// first batch woke it, starting on it 49–75 µs into the run (a trace in session 7). It
-    /// spins for as long as opening a workspace takes, then sleeps.
+    /// The same for a thread's first batch. The worker thread makes its worker while the
+    /// caller is still opening its own workspace; it slept in every run (40 of 40) until the
+    /// caller's first batch woke it, and started on that batch 49–75 µs into the run (a trace,
+    /// 2026-11-23). Spinning for as long as opening a workspace takes, then sleeping: 0 of 40.
     static var firstSpinNanoseconds: UInt64 { 20_000_000 }
 
     init(spin: Bool = false) {
