@@ -112,7 +112,8 @@ private func writeW1Project(at dir: String, targeting: Bool) {
     try! "{}".write(toFile: dir + "/loom.json", atomically: true, encoding: .utf8)
 }
 
-private func writeJSONL(_ users: [[(String, JSONValue)]], to path: String) {
+/// Writes `users` as JSON Lines, a megabyte at a time (a lazy sequence is never held whole).
+private func writeJSONL<S: Sequence>(_ users: S, to path: String) where S.Element == [(String, JSONValue)] {
     _ = FileManager.default.createFile(atPath: path, contents: nil)
     let h = FileHandle(forWritingAtPath: path)!
     var text = ""
@@ -377,16 +378,7 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     // Memory while streaming: many more users through the same pipeline, output discarded.
     if streamed > 0 {
         let big = tmp + "/w1-big.jsonl"
-        _ = FileManager.default.createFile(atPath: big, contents: nil)
-        let h = FileHandle(forWritingAtPath: big)!
-        var text = ""
-        for i in 0..<streamed {
-            let u = users[i % n]
-            text += JSONValue.object(.init(uniqueKeysWithValues: u)).serialized(pretty: false) + "\n"
-            if text.utf8.count > 1 << 20 { h.write(Data(text.utf8)); text = "" }
-        }
-        h.write(Data(text.utf8))
-        try? h.close()
+        writeJSONL((0..<streamed).lazy.map { users[$0 % n] }, to: big)
         let one = hostEval(project: dir, users: big, jobs: 1, output: "/dev/null")
         r.streamedUsers = streamed
         r.rssAfterStreamMB = peakRSSMB()
