@@ -16,6 +16,8 @@ struct PopulationBenchResult {
     /// `--jobs 1` in wall time (what `scaling` divides).
     var hostWallNs = 0.0
     var streamedUsers = 0
+    /// Interleaved rounds run (41, or more while the machine was busy: `populationBench`).
+    var rounds = 0
     var rssAfterW1MB = 0.0, rssAfterStreamMB = 0.0
     var ratio: Double { hostNs / floorNs }
     var scaling: Double { hostWallNs / jobs2Ns }
@@ -340,13 +342,25 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     var floorWall = Double.infinity, floorPair = Double.infinity, pipelinePairWall = Double.infinity
     let floorRun = FloorRun(users), pair = FloorPair(floorRun, users)
     var floorSeen: [String: Int] = [:]
-    // Interleaved, best of 21: a noisy neighbour hurts every figure alike. (Five were too few
+    // Interleaved, best of 41: a noisy neighbour hurts every figure alike. (Five were too few
     // for the 2-job figure: a W1 run lasts 6–13 ms, and this machine's other tenants slow a
     // process's runs by up to 1.5× for a second or more at a time, long enough to spoil several
     // rounds in a row. Eleven were few too: the 2-job run needs both cores quiet at once; in
     // 150 paired rounds (four processes, 2026-11-23) its tenth percentile, about what a best of
-    // eleven gets, was 3–6 % above its best, against 1.5–3 % for the 1-job run.)
-    for _ in 0..<21 {
+    // eleven gets, was 3–6 % above its best, against 1.5–3 % for the 1-job run. Twenty-one were
+    // few still: in 360 rounds (six processes of 60, 2026-11-24 02:10 UTC) the 2-job run's
+    // median was 12 % above its best against 4 % for the 1-job run's, and one of the twelve
+    // stretches of 21 rounds in a row fell inside a burst (scaling 1.553 where the eleven others
+    // read 1.830–1.858); none of the twelve stretches of 30, nor the six of 41, did (1.822–1.866).
+    // A round takes about 60 ms: 41 take 2.5 s.) Past 41, rounds go on while the machine
+    // itself has not yet given two threads their due: until two bare Lua floors at once have
+    // scaled at least `quietFloorScaling` in their best round (the control, no Loom code in it),
+    // at most 121 rounds in all. (In one of twelve runs of 41 rounds, at 02:04 UTC, the floors
+    // scaled 1.269 and every 2-job figure was spoilt alike: the pipeline pair 1.397.)
+    let quietFloorScaling = 1.85
+    var rounds = 0
+    while rounds < 41 || (rounds < 121 && 2 * floorWall / floorPair < quietFloorScaling) {
+        rounds += 1
         let f = floorRun.run(); floor = min(floor, f.ns); floorWall = min(floorWall, f.wall); floorSeen = f.seen
         floorPair = min(floorPair, pair.run())
         let h = hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1.out"); host = min(host, h.ns); hostWall = min(hostWall, h.wall)
@@ -374,6 +388,7 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     r.floorAloneWallNs = floorWall / Double(n)
     r.floorPairWallNs = floorPair / Double(n)
     r.pipelinePairWallNs = pipelinePairWall / Double(n)
+    r.rounds = rounds
     r.rssAfterW1MB = peakRSSMB()
     // Memory while streaming: many more users through the same pipeline, output discarded.
     if streamed > 0 {

@@ -322,6 +322,7 @@ if wanted("population") {
         "floor_scaling_2_threads": r(p.floorScaling, 3), "scaling_2_jobs_of_floor": r(p.scalingOfFloor, 3),
         "pipeline_scaling_2_threads": r(p.pipelineScaling, 3), "scaling_2_jobs_of_pipeline": r(p.scalingOfPipeline, 3),
         "streamed_users": .int(p.streamedUsers), "scaling_2_jobs_streamed": r(p.streamedScaling, 3), "peak_rss_mb_w1": r(p.rssAfterW1MB, 1), "peak_rss_mb_streamed": r(p.rssAfterStreamMB, 1),
+        "rounds": .int(p.rounds),
     ])
     lines.append(String(format: "population    W1 %d users, 8 Lua-gated components (thread CPU time): host eval %.0f ns/user  bare Lua %.0f ns/user  ratio %.2f (target ≤ 1.5); targeting rules %.0f ns/user (ratio %.2f)",
                         p.users, p.hostNs, p.floorNs, p.ratio, p.targetingNs, p.targetingNs / p.floorNs))
@@ -331,6 +332,7 @@ if wanted("population") {
                         p.floorScaling, p.scalingOfFloor))
     lines.append(String(format: "              this machine, two --jobs 1 runs of the same pipeline at once against one: scaling %.2f (no sharing, no queue: the ceiling; --jobs 2 reaches %.2f of it)",
                         p.pipelineScaling, p.scalingOfPipeline))
+    lines.append(String(format: "              best of %d interleaved rounds (41, more while two bare Lua floors at once had not yet scaled 1.85; at most 121)", p.rounds))
 }
 
 // MARK: serve — host serve under wrk (64 connections, loopback) against in-process resolution (ServeBench.swift).
