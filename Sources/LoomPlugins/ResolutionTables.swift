@@ -101,8 +101,15 @@ extension PluginEngine {
         }
         // The device context (`device`, `orientation`, `traits` and their dotted paths), under
         // the user's own attributes of the same names (the user's win).
-        for (k, v) in ctx.deviceAttributes.sorted(by: { $0.key < $1.key }) where attrs[k] == nil { attrs[k] = v }
+        for (k, v) in deviceMembers(ctx.deviceAttributes, under: { attrs[$0] != nil }) { attrs[k] = v }
         return attrs
+    }
+
+    /// The device context's attributes a user view adds, by name: those whose name the view
+    /// does not already hold (`held`), the user's own attributes winning over the device's.
+    /// The one rule `viewAttributes` and `frozenView` share.
+    static func deviceMembers(_ device: [String: JSONValue], under held: (String) -> Bool) -> [(key: String, value: JSONValue)] {
+        device.isEmpty ? [] : device.sorted(by: { $0.key < $1.key }).filter { !held($0.key) }
     }
 }
 
@@ -112,7 +119,7 @@ extension PluginEngine {
     /// `viewAttributes` orders them. Nil when a value nests as deep as
     /// `JSONValue.pushDepthLimit` (the member-by-member path then pushes it as nil).
     static func frozenView(_ attrs: OrderedDictionary<String, JSONValue>, profile: String?, device: [String: JSONValue]) -> FrozenTree? {
-        let deviceMembers = device.isEmpty ? [] : device.sorted(by: { $0.key < $1.key }).filter { attrs[$0.key] == nil && !($0.key == "profile" && profile != nil) }
+        let deviceMembers = Self.deviceMembers(device, under: { attrs[$0] != nil || ($0 == "profile" && profile != nil) })
         var t = FrozenTree(capacity: attrs.count + 1 + deviceMembers.count * 4)
         t.beginObject(nil, count: attrs.count + (profile == nil ? 0 : 1) + deviceMembers.count)
         for (k, v) in attrs { guard add(v, k, to: &t, depth: 1) else { return nil } }
