@@ -60,6 +60,27 @@ public struct SegmentMatrix: Sendable {
         }
     }
 
+    /// Adds, after the keys the population saw, every component and item the screen's file
+    /// declares that no user saw, in document order: a row of zeros says that nobody sees it,
+    /// where leaving it out would say nothing. Named as `MatrixSight` names what users see (a
+    /// component by its id, else its path; an item by its id, else its action, else its path).
+    /// Nodes a builder creates and graph edges are known only from what users see.
+    public mutating func addUnseen(declaredBy screen: Screen) {
+        var declared: [MatrixKey] = []
+        func visit(_ c: Component) {
+            declared.append(MatrixKey(kind: .component, name: c.id ?? c.path))
+            if let h = c.header { visit(h) }
+            for x in c.children { visit(x) }
+            for i in c.items {
+                declared.append(MatrixKey(kind: .item, name: i.id ?? i.action ?? i.path))
+                for x in i.children { visit(x) }
+            }
+            if let f = c.footer { visit(f) }
+        }
+        visit(screen.root)
+        for k in declared { keys.append(k) }
+    }
+
     /// A segment's name for text: `tier=gold country=NO`, or the user's label.
     public func segmentName(_ seg: [JSONValue]) -> String {
         func text(_ v: JSONValue) -> String { if case .string(let s) = v { return s } else { return v.serialized(pretty: false) } }

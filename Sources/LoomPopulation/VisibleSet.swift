@@ -16,7 +16,7 @@ public enum EvalSelect: String, Sendable, CaseIterable {
 /// The visible components and items of a resolved tree, in document order (a node, its header,
 /// its children, its items each followed by their nested components, its footer).
 ///
-/// A component is named by its `id`, else by its path in the screen (`root.children[1]`); an item
+/// A component is named by its `id`, else by its path in the screen (`root/children[1]`); an item
 /// by its `id`, else its `action`, else its path. A hidden node's subtree is not visited.
 public enum VisibleSet {
     public static func ids(_ tree: ResolvedNode?) -> [String] {

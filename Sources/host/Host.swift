@@ -18,6 +18,8 @@ struct Host: ParsableCommand {
               host init my-app
               host schema screen --with-plugins
               host diff screens/home.json --rev HEAD~1 --users all
+              host eval home --users users.jsonl --jobs 4 > visible.jsonl
+              host matrix home --users users.jsonl --by tier,country --format html > matrix.html
               host serve --project docs/examples/movies --port 8080
               host render home --user gold --device iphone-15 --format png -o home.png
             """,

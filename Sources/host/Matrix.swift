@@ -68,6 +68,7 @@ struct Matrix: ParsableCommand {
                 return !stopped
             })
         progress.clear()
+        matrix.addUnseen(declaredBy: first.screens[0].screen)
         Console.out(MatrixReport(matrix: matrix, screen: screenID).rendered(format))
         for d in notes.order {
             let c = notes.counts[d]!

@@ -4,7 +4,8 @@ import LoomPopulation
 import OrderedCollections
 
 /// `host matrix`'s output: one row per segment and key (every key the population saw, in the
-/// order first met), with how many of the segment's users see it and the percentage.
+/// order first met, then the screen's declared components and items nobody saw), with how many
+/// of the segment's users see it and the percentage.
 struct MatrixReport {
     let matrix: SegmentMatrix
     let screen: String

@@ -65,6 +65,52 @@ final class MatrixCommandTests: XCTestCase {
         XCTAssertEqual(one.stdoutLines.first, "tier,country,segment_users,kind,id,users,percent")
     }
 
+    /// A component or item no user sees is still a row, with 0 in every segment (after the
+    /// keys users saw, in document order): "nobody sees it" is what a matrix is asked for.
+    func testDeclaredNodesNobodySeesAreRowsOfZeros() throws {
+        let dir = try Host.temporaryFolder("matrix-unseen")
+        try Host.write([
+            "loom.json": "{}",
+            "plugins/g/plugin.lua": """
+            return { name = "g", version = "1.0.0", api = 1, register = function(host)
+              host.rule("gold", function(user) return user.tier == "gold" end)
+              host.rule("nobody", function(user) return false end)
+            end }
+            """,
+            "screens/s.json": """
+            {"screen": "s", "root": {"type": "stack", "id": "root", "children": [
+              {"type": "label", "id": "for_gold", "rule": "gold", "meta": {"text": "g"}},
+              {"type": "label", "id": "never", "rule": "nobody", "meta": {"text": "n"}},
+              {"type": "list", "id": "shelf", "items": [
+                {"id": "open_item", "title": "o"},
+                {"id": "closed_item", "title": "c", "rule": "nobody"}
+              ]},
+              {"type": "stack", "rule": "nobody", "children": [{"type": "label", "meta": {"text": "inner"}}]}
+            ]}}
+            """,
+            "users.jsonl": #"{"name": "a", "tier": "gold"}"# + "\n" + #"{"name": "b", "tier": "free"}"# + "\n",
+        ], under: dir)
+        let users = dir.appendingPathComponent("users.jsonl").path
+        let r = try Host.run(["matrix", "s", "--project", dir.path, "--users", users, "--by", "tier", "--format", "csv", "--no-graph"])
+        assertExit(r, 0)
+        let gold = r.stdoutLines.filter { $0.hasPrefix("gold,") }
+        XCTAssertEqual(gold, [
+            "gold,1,component,root,1,100.0",
+            "gold,1,component,for_gold,1,100.0",
+            "gold,1,component,shelf,1,100.0",
+            "gold,1,item,open_item,1,100.0",
+            "gold,1,component,never,0,0.0",
+            "gold,1,item,closed_item,0,0.0",
+            "gold,1,component,root/children[3],0,0.0",
+            "gold,1,component,root/children[3]/children[0],0,0.0",
+        ], r.transcript)
+        assertContains(r.stdout, "free,1,component,for_gold,0,0.0", in: r)
+        assertContains(r.stdout, "free,1,component,never,0,0.0", in: r)
+        // The names are those host eval gives what it sees.
+        let eval = try Host.run(["eval", "s", "--project", dir.path, "--users", users])
+        assertContains(eval.stdout, #""visible":["root","for_gold","shelf","open_item"]"#, in: eval)
+    }
+
     func testHTMLIsSelfContainedAndSortable() throws {
         let r = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json", "--by", "tier", "--format", "html"])
         assertExit(r, 0)
