@@ -353,13 +353,16 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     // stretches of 21 rounds in a row fell inside a burst (scaling 1.553 where the eleven others
     // read 1.830–1.858); none of the twelve stretches of 30, nor the six of 41, did (1.822–1.866).
     // A round takes about 60 ms: 41 take 2.5 s.) Past 41, rounds go on while the machine
-    // itself has not yet given two threads their due: until two bare Lua floors at once have
-    // scaled at least `quietFloorScaling` in their best round (the control, no Loom code in it),
-    // at most 121 rounds in all. (In one of twelve runs of 41 rounds, at 02:04 UTC, the floors
-    // scaled 1.269 and every 2-job figure was spoilt alike: the pipeline pair 1.397.)
-    let quietFloorScaling = 1.85
+    // itself has not yet given two threads their due: until both controls have scaled at least
+    // `quietScaling` in their best round, two bare Lua floors at once and two `--jobs 1`
+    // pipelines at once (nothing shared between the two, no queue), at most 121 rounds in all.
+    // (In one of twelve runs of 41 rounds, at 02:04 UTC, the floors scaled 1.269 and every
+    // 2-job figure was spoilt alike: the pipeline pair 1.397. Later, 02:30 UTC, the floors
+    // scaled 1.86–2.02 in ten runs while the pipeline pair read 1.37–1.95: a neighbour that
+    // slows the pipeline's memory-heavier work more than the floor's.)
+    let quietScaling = 1.85
     var rounds = 0
-    while rounds < 41 || (rounds < 121 && 2 * floorWall / floorPair < quietFloorScaling) {
+    while rounds < 41 || (rounds < 121 && min(2 * floorWall / floorPair, 2 * hostWall / pipelinePairWall) < quietScaling) {
         rounds += 1
         let f = floorRun.run(); floor = min(floor, f.ns); floorWall = min(floorWall, f.wall); floorSeen = f.seen
         floorPair = min(floorPair, pair.run())

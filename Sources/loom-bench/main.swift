@@ -332,7 +332,7 @@ if wanted("population") {
                         p.floorScaling, p.scalingOfFloor))
     lines.append(String(format: "              this machine, two --jobs 1 runs of the same pipeline at once against one: scaling %.2f (no sharing, no queue: the ceiling; --jobs 2 reaches %.2f of it)",
                         p.pipelineScaling, p.scalingOfPipeline))
-    lines.append(String(format: "              best of %d interleaved rounds (41, more while two bare Lua floors at once had not yet scaled 1.85; at most 121)", p.rounds))
+    lines.append(String(format: "              best of %d interleaved rounds (41, more while two bare Lua floors or two --jobs 1 pipelines at once had not yet scaled 1.85; at most 121)", p.rounds))
 }
 
 // MARK: serve — host serve under wrk (64 connections, loopback) against in-process resolution (ServeBench.swift).
