@@ -66,19 +66,17 @@ public struct SegmentMatrix: Sendable {
     /// component by its id, else its path; an item by its id, else its action, else its path).
     /// Nodes a builder creates and graph edges are known only from what users see.
     public mutating func addUnseen(declaredBy screen: Screen) {
-        var declared: [MatrixKey] = []
         func visit(_ c: Component) {
-            declared.append(MatrixKey(kind: .component, name: c.id ?? c.path))
+            keys.append(MatrixKey(kind: .component, name: c.id ?? c.path))
             if let h = c.header { visit(h) }
             for x in c.children { visit(x) }
             for i in c.items {
-                declared.append(MatrixKey(kind: .item, name: i.id ?? i.action ?? i.path))
+                keys.append(MatrixKey(kind: .item, name: i.id ?? i.action ?? i.path))
                 for x in i.children { visit(x) }
             }
             if let f = c.footer { visit(f) }
         }
         visit(screen.root)
-        for k in declared { keys.append(k) }
     }
 
     /// A segment's name for text: `tier=gold country=NO`, or the user's label.

@@ -362,7 +362,7 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     // slows the pipeline's memory-heavier work more than the floor's.)
     let quietScaling = 1.85
     var rounds = 0
-    while rounds < 41 || (rounds < 121 && min(2 * floorWall / floorPair, 2 * hostWall / pipelinePairWall) < quietScaling) {
+    while rounds < 41 || (rounds < 121 && min(r.floorScaling, r.pipelineScaling) < quietScaling) {
         rounds += 1
         let f = floorRun.run(); floor = min(floor, f.ns); floorWall = min(floorWall, f.wall); floorSeen = f.seen
         floorPair = min(floorPair, pair.run())
@@ -370,6 +370,11 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
         let t = hostEval(project: std, users: file, jobs: 1, output: tmp + "/w1t.out"); targeting = min(targeting, t.ns)
         two = min(two, hostEval(project: dir, users: file, jobs: 2, output: tmp + "/w1j2.out").ns)
         pipelinePairWall = min(pipelinePairWall, pipelinePair(project: dir, users: file, outputs: (tmp + "/w1p1.out", tmp + "/w1p2.out")))
+        // The controls' walls so far, which the loop's test reads.
+        r.hostWallNs = hostWall / Double(n)
+        r.floorAloneWallNs = floorWall / Double(n)
+        r.floorPairWallNs = floorPair / Double(n)
+        r.pipelinePairWallNs = pipelinePairWall / Double(n)
     }
     // Who sees what, from the last round's outputs (every round writes the same).
     let hostSeen = seenCounts(tmp + "/w1.out"), stdSeen = seenCounts(tmp + "/w1t.out")
@@ -387,10 +392,6 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     r.floorNs = floor / Double(n)
     r.targetingNs = targeting / Double(n)
     r.jobs2Ns = two / Double(n)
-    r.hostWallNs = hostWall / Double(n)
-    r.floorAloneWallNs = floorWall / Double(n)
-    r.floorPairWallNs = floorPair / Double(n)
-    r.pipelinePairWallNs = pipelinePairWall / Double(n)
     r.rounds = rounds
     r.rssAfterW1MB = peakRSSMB()
     // Memory while streaming: many more users through the same pipeline, output discarded.
