@@ -118,12 +118,16 @@ public final class MatrixWorker {
     public let parser: UserParser
     public let by: [String]
     public let graph: Bool
+    /// Stop the batch at its first record that cannot be read (`--fail-fast`): the users after
+    /// it are not counted, as `host eval`'s output ends with the users before it.
+    public let failFast: Bool
 
-    public init(screens: PopulationScreens, parser: UserParser, by: [String], graph: Bool) {
+    public init(screens: PopulationScreens, parser: UserParser, by: [String], graph: Bool, failFast: Bool = false) {
         self.screens = screens
         self.parser = parser
         self.by = by
         self.graph = graph
+        self.failFast = failFast
     }
 
     public func process(_ batch: UserBatch) -> MatrixPart {
@@ -134,7 +138,9 @@ public final class MatrixWorker {
         for k in 0..<batch.count {
             let p = batch.pending(k)
             switch parser.parse(p) {
-            case .failure(let d): failures.append(d)
+            case .failure(let d):
+                failures.append(d)
+                if failFast { return MatrixPart(matrix: m, failures: failures, notes: notes) }
             case .success(let user):
                 let r = screens.resolve(0, for: user.profile)
                 for d in r.diagnostics.items { notes.add(d, line: user.line) }

@@ -39,9 +39,9 @@ struct Matrix: ParsableCommand {
     }
 
     func run() throws {
-        let by = byAttributes, graph = !noGraph
+        let by = byAttributes, graph = !noGraph, failFast = population.failFast
         let work: @Sendable (PopulationScreens, UserParser) -> (UserBatch) -> MatrixPart = { screens, parser in
-            let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph)
+            let worker = MatrixWorker(screens: screens, parser: parser, by: by, graph: graph, failFast: failFast)
             return { worker.process($0) }
         }
         let (first, input, workers) = try population.start(
@@ -76,8 +76,12 @@ struct Matrix: ParsableCommand {
             x.message += " (\(c.users) user\(c.users == 1 ? "" : "s")" + (c.firstLine > 0 ? ", first at line \(c.firstLine))" : ")")
             sinkError(TreeOutput.diagnosticLine(x, style: Console.errStyle) + "\n")
         }
-        sinkError("matrix: \(matrix.population) user\(matrix.population == 1 ? "" : "s") in \(matrix.segments.count) segment\(matrix.segments.count == 1 ? "" : "s")"
-                  + (failures == 0 ? ", none failed" : ", \(failures) failed") + (stopped ? " (stopped at the first failure: --fail-fast)" : "") + "\n")
+        // Users as `host eval` counts them (every record read, failed ones included), then how
+        // many of them the matrix counts.
+        let read = matrix.population + failures, segments = matrix.segments.count
+        let counted = "\(segments) segment\(segments == 1 ? "" : "s")"
+        sinkError("matrix: \(read) user\(read == 1 ? "" : "s")" + (failures == 0 ? " in \(counted), none failed" : ", \(matrix.population) counted in \(counted), \(failures) failed")
+                  + (stopped ? " (stopped at the first failure: --fail-fast)" : "") + "\n")
         if failures > 0 || notes.hasErrors { throw ExitCode(1) }
     }
 }

@@ -111,6 +111,30 @@ final class MatrixCommandTests: XCTestCase {
         assertContains(eval.stdout, #""visible":["root","for_gold","shelf","open_item"]"#, in: eval)
     }
 
+    /// Records that cannot be read are reported at their line, not counted, and the summary
+    /// counts users as `host eval` does (every record read), then those the matrix counted.
+    func testBadRecordsAreReportedAndTheSummaryCountsThem() throws {
+        let dir = try Host.temporaryFolder("matrix-bad")
+        let users = dir.appendingPathComponent("users.jsonl")
+        try Data((#"{"name": "a", "tier": "gold"}"# + "\nnot json\n" + #"{"name": 5}"# + "\n" + #"{"name": "b", "tier": "free"}"# + "\n").utf8).write(to: users)
+        let r = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users.path, "--by", "tier", "--format", "csv", "--no-graph"])
+        assertExit(r, 1)
+        assertContains(r.stderr, "users.jsonl:2:1: error: ", in: r)
+        assertContains(r.stderr, "users.jsonl:3:10: error: ", in: r)
+        XCTAssertEqual(r.stderrLines.last, "matrix: 4 users, 2 counted in 2 segments, 2 failed", r.transcript)
+        let counted = Set(r.stdoutLines.dropFirst().filter { !$0.isEmpty }.map { $0.split(separator: ",").prefix(2).joined(separator: ",") })
+        XCTAssertEqual(counted, ["gold,1", "free,1"], r.transcript)
+        let eval = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", users.path])
+        XCTAssertEqual(eval.stderrLines.last, "eval: 4 users, 2 failed", eval.transcript)
+        let stopped = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users.path, "--by", "tier", "--no-graph", "--fail-fast"])
+        assertExit(stopped, 1)
+        assertContains(stopped.stdout, "tier=gold: 1 user\n", in: stopped)
+        XCTAssertFalse(stopped.stdout.contains("tier=free"), "a user after the first failure is not counted: " + stopped.transcript)
+        XCTAssertEqual(stopped.stderrLines.last, "matrix: 2 users, 1 counted in 1 segment, 1 failed (stopped at the first failure: --fail-fast)", stopped.transcript)
+        let good = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json", "--by", "tier", "--no-graph"])
+        XCTAssertEqual(good.stderrLines.last, "matrix: 4 users in 3 segments, none failed", good.transcript)
+    }
+
     func testHTMLIsSelfContainedAndSortable() throws {
         let r = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json", "--by", "tier", "--format", "html"])
         assertExit(r, 0)
