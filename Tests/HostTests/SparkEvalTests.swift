@@ -48,7 +48,9 @@ final class SparkEvalTests: XCTestCase {
             "python3", "scripts/spark-eval", "eval", "--users", users.path, "--screen", "home", "--project", project.path,
             "--host", binary.path, "--output", out.path, "--master", "local[2]", "--partitions", "4",
         ], timeout: 900)
-        assertExit(spark, 0)
+        // As one host eval run: exit 1 (a line could not be read), the error located in the
+        // dataset, and the host processes' summaries added up to the single run's.
+        assertExit(spark, 1)
         let parts = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix("part-") }.sorted()
         XCTAssertGreaterThanOrEqual(parts.count, 2, "several partitions")
         var joined = Data()
@@ -59,6 +61,10 @@ final class SparkEvalTests: XCTestCase {
         XCTAssertEqual(sparkLines.last, "")
         XCTAssertTrue(sparkLines == singleLines, "Spark's output is one host eval run's, line for line")
         XCTAssertTrue(sparkLines[sparkLines.count - 2].hasPrefix("{\"user\":\(n + 3),"), "unnamed users keep their line in the dataset")
-        assertContains(spark.stderr, "\(n + 1):", in: spark, "the executors' stderr")
+        assertContains(spark.stderr, "\(users.path):\(n + 1):", in: spark, "the executors' stderr")
+        XCTAssertFalse(spark.stderr.contains("<stdin>"), "errors name the dataset, not the host's standard input")
+        let summary = try XCTUnwrap(single.stderrLines.last)
+        XCTAssertTrue(summary.hasPrefix("eval: \(n + 2) users, 1 failed"), single.transcript)
+        XCTAssertEqual(spark.stderrLines.last, "spark-eval " + summary, spark.transcript)
     }
 }
