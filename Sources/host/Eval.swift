@@ -26,7 +26,7 @@ struct PopulationOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
     var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
 
-    @Option(name: .customLong("first-line"), help: ArgumentHelp("The line number of the input's first line, for a part of a larger file (user labels and error locations; default: 1).", valueName: "n"))
+    @Option(name: .customLong("first-line"), help: ArgumentHelp("The line number of the input's first line, for a part of a larger file (user labels and error locations).", valueName: "n"))
     var firstLine: Int = 1
 
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first user that cannot be read (default: report it and go on).")

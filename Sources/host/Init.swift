@@ -14,7 +14,7 @@ struct Init: ParsableCommand {
             A folder that is not empty is refused (exit 1) unless --force.
             """)
 
-    @Argument(help: "The project folder, created when missing (default: the current folder).")
+    @Argument(help: "The project folder, created when missing.")
     var dir: String = "."
 
     @Flag(name: .long, help: "Write into a folder that is not empty (the template's files replace those of the same name).")

@@ -22,7 +22,7 @@ struct Schema: ParsableCommand {
               host schema screen --with-plugins --project my-app
             """)
 
-    @Argument(help: "screen, users, flows or loom (default: screen).")
+    @Argument(help: "What the schema describes.")
     var kind: SchemaKind = .screen
 
     @Flag(name: .customLong("with-plugins"), help: "Extend the screen schema with the registered components' meta fields.")

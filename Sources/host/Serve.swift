@@ -20,19 +20,19 @@ struct Serve: ParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
-    @Option(name: .long, help: "The address to listen on (default: 127.0.0.1, loopback only).")
+    @Option(name: .long, help: "The address to listen on (loopback only by default).")
     var host = "127.0.0.1"
 
-    @Option(name: .long, help: "The port (0: any free port, printed on start; default: 8080).")
+    @Option(name: .long, help: "The port (0: any free port, printed on start).")
     var port = 8080
 
     @Option(name: .long, help: ArgumentHelp("Worker threads, each with its own workspace and Lua state (1–256; default: the number of cores).", valueName: "n"))
-    var workers = ProcessInfo.processInfo.activeProcessorCount
+    var workers: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Requests that may wait for a worker before new ones get 503 (1–100000; default: 64).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("Requests that may wait for a worker before new ones get 503 (1–100000).", valueName: "n"))
     var queue = 64
 
-    @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body, in KiB (1–65536; default: 256); larger ones get 413.", valueName: "kib"))
+    @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body, in KiB (1–65536); larger ones get 413.", valueName: "kib"))
     var maxBody = 256
 
     @Flag(name: .long, help: "Reload on changes to screens, plugins, styles, users.json, flows.json and loom.json; a set with errors is not served (the old one keeps serving, the errors show on the preview page and in the log).")
@@ -40,6 +40,7 @@ struct Serve: ParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port is 0…65535, found \(port)") }
+        let workers = self.workers ?? ProcessInfo.processInfo.activeProcessorCount
         guard (1...256).contains(workers) else { throw ValidationError("--workers is 1…256, found \(workers)") }
         guard (1...100_000).contains(queue) else { throw ValidationError("--queue is 1…100000, found \(queue)") }
         guard (1...65536).contains(maxBody) else { throw ValidationError("--max-body is 1…65536 KiB, found \(maxBody)") }
@@ -59,7 +60,7 @@ struct Serve: ParsableCommand {
         o.port = port
         o.maxBodyBytes = maxBody * 1024
         let options = engine.workspaceOptions
-        let pool = WorkerPool<Workspace>(workers: workers, maxPending: queue) {
+        let pool = WorkerPool<Workspace>(workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, maxPending: queue) {
             // Made on the worker's own thread; a Lua runtime that cannot start is fatal.
             do { return try Workspace(options: options, anchor: nil) } catch {
                 FileHandle.standardError.write(Data("error: cannot start the Lua runtime: \(error)\n".utf8))

@@ -49,6 +49,38 @@ final class CLIBasicsTests: XCTestCase {
         }
     }
 
+    /// Every subcommand's help states each option's default once: a default written in the
+    /// help text is not repeated by the parser's own "(default: …)", and a default that depends
+    /// on the machine (the number of cores) is not printed as this machine's number.
+    func testNoSubcommandHelpStatesADefaultTwice() throws {
+        let top = try Host.run(["--help"])
+        let subs = top.stdoutLines.drop { !$0.hasPrefix("SUBCOMMANDS") }.dropFirst()
+            .compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil }
+        XCTAssertGreaterThan(subs.count, 10, top.transcript)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        var options = 0
+        for sub in subs {
+            let r = try Host.run([sub, "--help"])
+            assertExit(r, 0)
+            // Each argument's and option's help, joined across its wrapped lines (a block starts
+            // at a line indented by two spaces).
+            var blocks: [String] = []
+            for line in r.stdout.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("  ") && !line.hasPrefix("   ") { blocks.append(String(line)) }
+                else if line.hasPrefix("   "), !blocks.isEmpty { blocks[blocks.count - 1] += " " + line.trimmingCharacters(in: .whitespaces) }
+                else if !line.hasPrefix(" ") { blocks.append("") }
+            }
+            for b in blocks where b.hasPrefix("  -") || b.hasPrefix("  <") {
+                options += 1
+                XCTAssertLessThanOrEqual(b.components(separatedBy: "default:").count - 1, 1, "\(sub) --help states a default twice: \(b)")
+                if cores != 1 && cores != 64 && cores != 100 {
+                    XCTAssertFalse(b.contains("(default: \(cores))"), "\(sub) --help prints this machine's core count as a default: \(b)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(options, 100, "every subcommand's options were read")
+    }
+
     func testVersion() throws {
         let r = try Host.run(["--version"])
         assertExit(r, 0)
