@@ -135,6 +135,43 @@ final class MatrixCommandTests: XCTestCase {
         XCTAssertEqual(good.stderrLines.last, "matrix: 4 users in 3 segments, none failed", good.transcript)
     }
 
+    /// The sample app's population (docs/examples/movies/README.md, "A whole population"): the
+    /// figures its README gives, and those the file itself implies, from the real rules.
+    func testSamplePopulationMatchesTheSampleREADME() throws {
+        let file = "docs/examples/movies/population.jsonl"
+        let users = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        XCTAssertEqual(users.count, 1000)
+        let tiers = Dictionary(grouping: users, by: { $0["tier"] as? String ?? "" }).mapValues(\.count)
+        XCTAssertEqual(tiers, ["gold": 217, "free": 494, "guest": 289])
+        let goldNotAtRisk = users.filter { $0["tier"] as? String == "gold" && ($0["churn_score"] as? Double ?? 1) < 0.8 }.count
+        let r = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", file, "--by", "tier", "--format", "csv"])
+        assertExit(r, 0)
+        func count(_ tier: String, _ key: String) -> Int? {
+            r.stdoutLines.first { $0.hasPrefix("\(tier),") && $0.contains("," + key + ",") }.flatMap { Int($0.split(separator: ",")[4]) }
+        }
+        XCTAssertEqual(count("gold", "premium_tab"), goldNotAtRisk, r.transcript)
+        XCTAssertEqual(count("gold", "premium_tab"), 171, "the README's figure")
+        XCTAssertEqual(count("free", "premium_tab"), 0)
+        XCTAssertEqual(count("guest", "premium_tab"), 0)
+        XCTAssertEqual(count("free", "upsell_banner"), 494)
+        XCTAssertEqual(count("guest", "upsell_banner"), 289)
+        XCTAssertEqual(count("gold", "upsell_banner"), 0)
+        XCTAssertEqual(count("gold", "new_recommendations"), 95, "the README's figure")
+        XCTAssertEqual(count("free", "new_recommendations"), 235, "the README's figure")
+        XCTAssertEqual(count("guest", "new_recommendations"), 0, "guests have no id")
+        XCTAssertEqual(count("gold", "home -premium-> premium_lounge"), goldNotAtRisk)
+        let readme = try String(contentsOfFile: "docs/examples/movies/README.md", encoding: .utf8)
+        for figure in ["gold 217, free 494, guest 289", "171 of the\n217 gold users (78.8 %", "95 gold users (43.8 %) and 235 free ones (47.6 %)"] {
+            assertContains(readme, figure, in: r, "the sample README")
+        }
+        let eval = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", file])
+        assertExit(eval, 0)
+        XCTAssertEqual(eval.stdoutLines.filter { !$0.isEmpty }.count, 1000)
+        XCTAssertEqual(eval.stderrLines.last, "eval: 1000 users, none failed")
+    }
+
     func testHTMLIsSelfContainedAndSortable() throws {
         let r = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json", "--by", "tier", "--format", "html"])
         assertExit(r, 0)
