@@ -151,10 +151,17 @@ public final class Workspace {
         return index
     }
 
-    /// A screen argument: a path to a file, or a screen id in the project's screens folder.
+    /// A screen argument: a path to a file, or a screen id in the project's screens folder. A
+    /// folder of that name (`home/` in the current folder) is not a screen: the id is looked up.
     public func locateScreen(_ arg: String) -> Result<String, Diagnostic> {
-        if SafeFile.exists(arg) { return .success(arg) }
-        return screenFile(named: arg)
+        let folder = SafeFile.isDirectory(arg)
+        if !folder && SafeFile.exists(arg) { return .success(arg) }
+        let byID = screenFile(named: arg)
+        if folder, case .failure = byID {
+            let stem = ((arg as NSString).lastPathComponent as NSString).deletingPathExtension
+            return .failure(.error("no screen '\(arg)': a folder, not a screen file, and no screen with that id in \(project.screensDir)\(DidYouMean.hint(stem, among: screenFiles().keys))"))
+        }
+        return byID
     }
 
     /// A screen argument that is not a file: a screen id in the project's screens folder (or a

@@ -76,6 +76,25 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(byID.stdout, byFile.stdout, "a screen id and its file resolve differently")
     }
 
+    /// A folder named like a screen id in the current folder is not taken for the screen: the id
+    /// is looked up (by run, eval and check alike), and a folder that names no screen says so.
+    func testAFolderNamedLikeAScreenIDIsNotTheScreen() throws {
+        let cwd = try Host.temporaryFolder("screen-folder")
+        try FileManager.default.createDirectory(at: cwd.appendingPathComponent("home"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: cwd.appendingPathComponent("nothing"), withIntermediateDirectories: true)
+        let project = FileManager.default.currentDirectoryPath + "/" + Host.moviesProject
+        let byID = try Host.run(["run", "home", "--project", project, "--user", "gold", "--no-graph"], directory: cwd)
+        assertExit(byID, 0)
+        let byFile = try runHome(["--user", "gold", "--no-graph"])
+        XCTAssertEqual(byID.stdout, byFile.stdout, byID.transcript)
+        let eval = try Host.run(["eval", "home", "--project", project, "--users", project + "/users.json"], directory: cwd)
+        assertExit(eval, 0)
+        XCTAssertEqual(eval.stdoutLines.filter { !$0.isEmpty }.count, 4, eval.transcript)
+        let none = try Host.run(["run", "nothing", "--project", project, "--user", "gold"], directory: cwd)
+        assertExit(none, 1)
+        assertContains(none.stderr, "no screen 'nothing': a folder, not a screen file, and no screen with that id in", in: none, "stderr")
+    }
+
     func testUnknownScreenIsAnError() throws {
         let r = try Host.run(["run", "no_such_screen", "--project", Host.moviesProject, "--user", "gold"])
         assertExit(r, 1)
