@@ -28,6 +28,10 @@ final class SparkEvalTests: XCTestCase {
             return { name = "small", version = "1.0.0", api = 1, register = function(host)
               host.rule("is_gold", function(user) return user.tier == "gold" end)
               host.rule("nordic", function(user) return user.country == "NO" or user.country == "SE" end)
+              host.rule("no_guests", function(user)
+                if user.tier == "guest" then error("guests are not served") end
+                return true
+              end)
             end }
             """,
             "screens/home.json": """
@@ -35,7 +39,8 @@ final class SparkEvalTests: XCTestCase {
               {"type": "label", "id": "premium", "rule": "is_gold"},
               {"type": "label", "id": "upsell", "rule": {"NOT": "is_gold"}},
               {"type": "label", "id": "nordic", "rule": "nordic"},
-              {"type": "label", "id": "new", "rule": {"at_least": {"app_version": "5.2.0"}}}
+              {"type": "label", "id": "new", "rule": {"at_least": {"app_version": "5.2.0"}}},
+              {"type": "label", "id": "members", "rule": "no_guests"}
             ]}}
             """,
         ], under: project)
@@ -63,6 +68,17 @@ final class SparkEvalTests: XCTestCase {
         XCTAssertTrue(sparkLines[sparkLines.count - 2].hasPrefix("{\"user\":\(n + 3),"), "unnamed users keep their line in the dataset")
         assertContains(spark.stderr, "\(users.path):\(n + 1):", in: spark, "the executors' stderr")
         XCTAssertFalse(spark.stderr.contains("<stdin>"), "errors name the dataset, not the host's standard input")
+        // A rule failing in every partition is reported once, its users added up, as by the
+        // single run: the same diagnostics (the records' in any order, the executors print them
+        // as they come), the rule's in the same order.
+        let sparkErrors = spark.stderrLines.filter { $0.contains(": error: ") }
+        let singleErrors = single.stderrLines.filter { $0.contains(": error: ") }
+        XCTAssertEqual(sparkErrors.sorted(), singleErrors.sorted(), spark.transcript)
+        let ruleErrors = { (lines: [String]) in lines.filter { !$0.hasPrefix(users.path + ":") } }
+        XCTAssertEqual(ruleErrors(sparkErrors), ruleErrors(singleErrors))
+        XCTAssertFalse(ruleErrors(singleErrors).isEmpty, single.transcript)
+        assertContains(spark.stderr, "guests are not served", in: spark, "stderr")
+        XCTAssertEqual(spark.stderr.components(separatedBy: "guests are not served").count, 2, "reported once: " + spark.stderr)
         let summary = try XCTUnwrap(single.stderrLines.last)
         XCTAssertTrue(summary.hasPrefix("eval: \(n + 2) users, 1 failed"), single.transcript)
         XCTAssertEqual(spark.stderrLines.last, "spark-eval " + summary, spark.transcript)
