@@ -83,11 +83,12 @@ extension EvalChunk {
 }
 
 /// Users per second and the time left, on stderr when it is a terminal (never otherwise): one
-/// line redrawn at most every 200 ms.
+/// line redrawn at most every 200 ms, the first 200 ms into the run (a rate over the first
+/// batch, a few microseconds, would mean nothing; a run shorter than that draws nothing).
 final class Progress {
     private let enabled = Console.stderrIsTerminal
     private let start = DispatchTime.now().uptimeNanoseconds
-    private var last: UInt64 = 0
+    private lazy var last: UInt64 = start
     private var drawn = false
     /// `fraction`: how much of the input is read, when known (a file), for the time left.
     func tick(_ users: Int, fraction: Double?) {

@@ -232,6 +232,33 @@ final class EvalCommandTests: XCTestCase {
         }
     }
 
+    /// Progress (users per second, the time left) on stderr when it is a terminal, and never
+    /// otherwise. The terminal is a pseudo-terminal made by util-linux's `script`.
+    func testProgressOnATerminalAndNeverOtherwise() throws {
+        guard let script = Host.which("script") else { throw XCTSkip("no `script` (util-linux) to give the host a terminal") }
+        let dir = try Host.temporaryFolder("eval-progress")
+        let file = dir.appendingPathComponent("users.jsonl")
+        // Enough users for a run of well over 200 ms (the first progress line is drawn then).
+        var text = ""
+        for i in 0..<150_000 { text += "{\"tier\": \"\(["gold", "free", "guest"][i % 3])\", \"country\": \"NO\"}\n" }
+        try Data(text.utf8).write(to: file)
+        let binary = try Host.requireBinary()
+        let command = "\"\(binary.path)\" eval home --project \(Host.moviesProject) --users \(file.path) --jobs 1 > /dev/null"
+        let tty = try Host.runExecutable(script, ["-qec", command, "/dev/null"], timeout: 600, allowEscapes: true)
+        assertExit(tty, 0)
+        assertContains(tty.stdout, " users/s, ETA ", in: tty, "the terminal")
+        assertContains(tty.stdout, "\r\u{1B}[K", in: tty, "the terminal (a line redrawn in place)")
+        assertContains(tty.stdout, "eval: 150000 users, none failed", in: tty, "the terminal")
+        // A run shorter than 200 ms draws no progress at all (a rate over its first batch would
+        // mean nothing).
+        let short = try Host.runExecutable(script, ["-qec", "\"\(binary.path)\" eval home --project \(Host.moviesProject) --users \(Host.moviesProject)/users.json > /dev/null", "/dev/null"], allowEscapes: true)
+        assertExit(short, 0)
+        XCTAssertEqual(short.stdout.replacingOccurrences(of: "\r\n", with: "\n"), "eval: 4 users, none failed\n", short.transcript)
+        let plain = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", file.path, "--jobs", "1"], timeout: 600)
+        assertExit(plain, 0)
+        XCTAssertEqual(plain.stderr, "eval: 150000 users, none failed\n", "no progress when stderr is not a terminal")
+    }
+
     func testStandardInput() throws {
         let dir = try Host.temporaryFolder("eval-stdin")
         let file = dir.appendingPathComponent("users.jsonl")
