@@ -83,4 +83,53 @@ final class SparkEvalTests: XCTestCase {
         XCTAssertTrue(summary.hasPrefix("eval: \(n + 2) users, 1 failed"), single.transcript)
         XCTAssertEqual(spark.stderrLines.last, "spark-eval " + summary, spark.transcript)
     }
+    /// `spark-eval matrix`: one `host matrix` per partition, added up in Spark, equals one
+    /// `host matrix` run over the whole dataset: every segment and key in the same order
+    /// (components, items and graph edges; declared nodes nobody saw), the same counts and
+    /// percentages, the same errors, summary and exit status.
+    func testSparkMatrixEqualsOneHostMatrixRun() throws {
+        try requireSpark()
+        let dir = try Host.temporaryFolder("spark-matrix")
+        let users = dir.appendingPathComponent("users.jsonl")
+        var text = try String(contentsOfFile: "docs/examples/movies/population.jsonl", encoding: .utf8)
+        text += "{\"tier\": \n{\"name\": \"u0001\", \"tier\": \"gold\", \"country\": \"NO\"}\n"
+        try Data(text.utf8).write(to: users)
+        let binary = try Host.requireBinary()
+        let single = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users.path, "--by", "tier,country", "--format", "json"], timeout: 600)
+        assertExit(single, 1)
+        let out = dir.appendingPathComponent("out")
+        let spark = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), [
+            "python3", "scripts/spark-eval", "matrix", "--users", users.path, "--screen", "home", "--by", "tier,country",
+            "--project", Host.moviesProject, "--host", binary.path, "--output", out.path, "--master", "local[2]", "--partitions", "3",
+        ], timeout: 900)
+        assertExit(spark, 1)
+        // One host matrix run's rows, flattened as spark-eval writes them.
+        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(single.stdout.utf8)) as? [String: Any])
+        var expected: [NSDictionary] = []
+        for segment in doc["segments"] as? [[String: Any]] ?? [] {
+            for row in segment["rows"] as? [[String: Any]] ?? [] {
+                var r = segment["segment"] as? [String: Any] ?? [:]
+                r["segment_users"] = segment["users"]
+                for k in ["kind", "id", "users"] { r[k] = row[k] }
+                r["percent"] = (row["percent"] as? NSNumber)?.doubleValue
+                expected.append(r as NSDictionary)
+            }
+        }
+        let parts = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix("part-") }.sorted()
+        var actual: [NSDictionary] = []
+        for p in parts {
+            for line in try String(contentsOf: out.appendingPathComponent(p), encoding: .utf8).split(separator: "\n") {
+                var r = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                r["percent"] = (r["percent"] as? NSNumber)?.doubleValue
+                actual.append(r as NSDictionary)
+            }
+        }
+        XCTAssertGreaterThan(expected.count, 100)
+        XCTAssertTrue(expected.contains { $0["kind"] as? String == "edge" }, "graph edges are rows")
+        XCTAssertTrue(expected.contains { ($0["users"] as? Int) == 0 }, "rows of zeros")
+        XCTAssertEqual(actual.count, expected.count)
+        XCTAssertTrue(actual == expected, "spark-eval matrix equals one host matrix run, row for row")
+        XCTAssertEqual(spark.stderrLines.filter { $0.contains(": error: ") }, single.stderrLines.filter { $0.contains(": error: ") }, spark.transcript)
+        XCTAssertEqual(spark.stderrLines.last, "spark-eval " + (single.stderrLines.last ?? ""), spark.transcript)
+    }
 }
