@@ -132,4 +132,21 @@ final class SparkEvalTests: XCTestCase {
         XCTAssertEqual(spark.stderrLines.filter { $0.contains(": error: ") }, single.stderrLines.filter { $0.contains(": error: ") }, spark.transcript)
         XCTAssertEqual(spark.stderrLines.last, "spark-eval " + (single.stderrLines.last ?? ""), spark.transcript)
     }
+    /// On a local master, a missing host binary, users file or project is said at once, before
+    /// Spark starts (not as a failed task's stack trace). Needs no Spark.
+    func testMissingInputsAreSaidBeforeSparkStarts() throws {
+        let binary = try Host.requireBinary()
+        let users = Host.repoRoot.appendingPathComponent("docs/examples/movies/population.jsonl").path
+        let cases: [([String], String)] = [
+            (["--users", users, "--host", "/no/such/host"], "spark-eval: no host binary at '/no/such/host'"),
+            (["--users", "/no/such/users.jsonl", "--host", binary.path], "spark-eval: no users at '/no/such/users.jsonl' (--users)"),
+            (["--users", users, "--host", binary.path, "--project", "/no/such/project"], "spark-eval: no project folder at '/no/such/project' (--project)"),
+        ]
+        for (args, message) in cases {
+            let r = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "scripts/spark-eval", "eval", "--screen", "home", "--output", "/tmp/unused"] + args)
+            assertExit(r, 1)
+            assertContains(r.stderr, message, in: r, "stderr")
+            XCTAssertFalse(r.stderr.contains("Traceback") || r.stderr.contains("Exception"), r.transcript)
+        }
+    }
 }
