@@ -156,22 +156,18 @@ public final class Workspace {
     public func locateScreen(_ arg: String) -> Result<String, Diagnostic> {
         let folder = SafeFile.isDirectory(arg)
         if !folder && SafeFile.exists(arg) { return .success(arg) }
-        let byID = screenFile(named: arg)
-        if folder, case .failure = byID {
-            let stem = ((arg as NSString).lastPathComponent as NSString).deletingPathExtension
-            return .failure(.error("no screen '\(arg)': a folder, not a screen file, and no screen with that id in \(project.screensDir)\(DidYouMean.hint(stem, among: screenFiles().keys))"))
-        }
-        return byID
+        return screenFile(named: arg, because: folder ? "a folder, not a screen file" : "not a file")
     }
 
     /// A screen argument that is not a file: a screen id in the project's screens folder (or a
-    /// path whose file name, without `.json`, is one).
-    public func screenFile(named arg: String) -> Result<String, Diagnostic> {
+    /// path whose file name, without `.json`, is one). `because`: what the argument is instead
+    /// of a screen file, for the error.
+    public func screenFile(named arg: String, because notAFile: String = "not a file") -> Result<String, Diagnostic> {
         let ids = screenFiles()
         if let f = ids[arg] { return .success(f) }
         let stem = ((arg as NSString).lastPathComponent as NSString).deletingPathExtension
         if let f = ids[stem] { return .success(f) }
-        return .failure(.error("no screen '\(arg)': not a file, and no screen with that id in \(project.screensDir)\(DidYouMean.hint(stem, among: ids.keys))"))
+        return .failure(.error("no screen '\(arg)': \(notAFile), and no screen with that id in \(project.screensDir)\(DidYouMean.hint(stem, among: ids.keys))"))
     }
 
     /// Resolves a parsed screen for a user, with the parameters of the step that opened it.

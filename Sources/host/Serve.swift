@@ -29,6 +29,9 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Worker threads, each with its own workspace and Lua state (1–256; default: the number of cores).", valueName: "n"))
     var workers: Int?
 
+    /// `--workers`, else the number of cores.
+    private var workerCount: Int { workers ?? ProcessInfo.processInfo.activeProcessorCount }
+
     @Option(name: .long, help: ArgumentHelp("Requests that may wait for a worker before new ones get 503 (1–100000).", valueName: "n"))
     var queue = 64
 
@@ -40,8 +43,7 @@ struct Serve: ParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port is 0…65535, found \(port)") }
-        let workers = self.workers ?? ProcessInfo.processInfo.activeProcessorCount
-        guard (1...256).contains(workers) else { throw ValidationError("--workers is 1…256, found \(workers)") }
+        guard (1...256).contains(workerCount) else { throw ValidationError("--workers is 1…256, found \(workerCount)") }
         guard (1...100_000).contains(queue) else { throw ValidationError("--queue is 1…100000, found \(queue)") }
         guard (1...65536).contains(maxBody) else { throw ValidationError("--max-body is 1…65536 KiB, found \(maxBody)") }
     }
@@ -60,7 +62,7 @@ struct Serve: ParsableCommand {
         o.port = port
         o.maxBodyBytes = maxBody * 1024
         let options = engine.workspaceOptions
-        let pool = WorkerPool<Workspace>(workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, maxPending: queue) {
+        let pool = WorkerPool<Workspace>(workers: workerCount, maxPending: queue) {
             // Made on the worker's own thread; a Lua runtime that cannot start is fatal.
             do { return try Workspace(options: options, anchor: nil) } catch {
                 FileHandle.standardError.write(Data("error: cannot start the Lua runtime: \(error)\n".utf8))
