@@ -141,8 +141,7 @@ public struct EvalLineWriter: Sendable {
             out += o.serialized(pretty: false)
             if format == .jsonl { out += "\n" }
         case .csv:
-            let userText: String
-            if case .string(let s) = user { userText = s } else { userText = user.serialized(pretty: false) }
+            let userText = ValueText.cell(user, inLine: false)
             let cell: String
             if case .string(let s) = v { cell = s } else { cell = v.serialized(pretty: false) }
             out += CSVText.field(userText) + "," + CSVText.field(screen) + "," + CSVText.field(cell) + "\n"

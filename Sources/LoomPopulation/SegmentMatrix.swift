@@ -79,12 +79,14 @@ public struct SegmentMatrix: Sendable {
         visit(screen.root)
     }
 
-    /// A segment's name for text: `tier=gold country=NO`, or the user's label.
+    /// A segment's name for text: `tier=gold country=NO`, or the user's label (a name, or a
+    /// line number for a user without one).
     public func segmentName(_ seg: [JSONValue]) -> String {
-        func text(_ v: JSONValue) -> String { if case .string(let s) = v { return s } else { return v.serialized(pretty: false) } }
-        if by.isEmpty { return seg.first.map(text) ?? "" }
+        if by.isEmpty { return seg.first.map { ValueText.cell($0, inLine: false) } ?? "" }
+        let text = { (v: JSONValue) in ValueText.cell(v, inLine: true) }
         return zip(by, seg).map { "\($0)=\(text($1))" }.joined(separator: " ")
     }
+
 }
 
 /// What one user sees of a screen, as matrix keys: visible components and items (named as in

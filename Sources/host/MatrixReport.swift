@@ -33,10 +33,8 @@ struct MatrixReport {
     /// The segment columns' names: the `--by` attributes, else `user`.
     var segmentColumns: [String] { matrix.by.isEmpty ? ["user"] : matrix.by }
 
-    static func cell(_ v: JSONValue) -> String {
-        if case .string(let s) = v { return s }
-        return v.serialized(pretty: false)
-    }
+    /// A segment value in a CSV or HTML cell (`ValueText`).
+    static func cell(_ v: JSONValue) -> String { ValueText.cell(v, inLine: false) }
 
     static func percent(_ p: Double) -> String { String(format: "%.1f%%", p) }
 

@@ -293,4 +293,17 @@ final class EvalCommandTests: XCTestCase {
         assertContains(screen.stderr, "no screen 'nope'", in: screen, "stderr")
         XCTAssertEqual(screen.stdout, "")
     }
+
+    /// In CSV, a user named "2" and the user without a name on line 2 are two users: a name
+    /// that would read as a number, `null` or JSON is written as a JSON string.
+    func testCSVUserLabelsThatReadAlikeAreWrittenApart() throws {
+        let dir = try Host.temporaryFolder("eval-labels")
+        let users = dir.appendingPathComponent("users.jsonl")
+        try Data((#"{"name": "2"}"# + "\n{}\n" + #"{"name": "null"}"# + "\n" + #"{"name": "Ann Lee"}"# + "\n").utf8).write(to: users)
+        let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", users.path, "--format", "csv", "--select", "hash"])
+        assertExit(r, 0)
+        XCTAssertEqual(r.stdoutLines.filter { !$0.isEmpty }.map { $0.components(separatedBy: ",home,")[0] }, ["user,screen,hash", #""""2""""#, "2", #""""null""""#, "Ann Lee"], r.transcript)
+        let jsonl = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", users.path, "--select", "hash"])
+        XCTAssertEqual(jsonl.stdoutLines.filter { !$0.isEmpty }.map { $0.components(separatedBy: #","screen""#)[0] }, [#"{"user":"2""#, #"{"user":2"#, #"{"user":"null""#, #"{"user":"Ann Lee""#], jsonl.transcript)
+    }
 }

@@ -135,6 +135,37 @@ final class MatrixCommandTests: XCTestCase {
         XCTAssertEqual(good.stderrLines.last, "matrix: 4 users in 3 segments, none failed", good.transcript)
     }
 
+    /// Segments whose values differ are told apart in every format: the string "3" and the
+    /// number 3, the string "null" and a missing attribute, "a b" and a pair separated by a
+    /// space. A string is written bare only when it cannot read as anything else.
+    func testSegmentValuesThatReadAlikeAreWrittenApart() throws {
+        let dir = try Host.temporaryFolder("matrix-values")
+        let users = dir.appendingPathComponent("users.jsonl")
+        try Data([#"{"tier": "null"}"#, "{}", #"{"tier": 3}"#, #"{"tier": "3"}"#, #"{"tier": "gold", "country": "NO"}"#,
+                  #"{"tier": "gold country=NO"}"#, #"{"tier": ""}"#, #"{"tier": "[1]"}"#, #"{"tier": "0123"}"#, #"{"tier": "1e5"}"#]
+            .joined(separator: "\n").utf8).write(to: users)
+        let text = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users.path, "--by", "tier,country", "--no-graph"])
+        assertExit(text, 0)
+        let names = text.stdoutLines.filter { $0.hasPrefix("tier=") }
+        XCTAssertEqual(names, [
+            #"tier="null" country=null: 1 user"#, "tier=null country=null: 1 user",
+            "tier=3 country=null: 1 user", #"tier="3" country=null: 1 user"#,
+            "tier=gold country=NO: 1 user", #"tier="gold country=NO" country=null: 1 user"#,
+            #"tier="" country=null: 1 user"#, #"tier="[1]" country=null: 1 user"#,
+            "tier=0123 country=null: 1 user", #"tier="1e5" country=null: 1 user"#,
+        ], text.transcript)
+        let csv = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users.path, "--by", "tier", "--no-graph", "--format", "csv"])
+        assertExit(csv, 0)
+        let segments = csv.stdoutLines.dropFirst().filter { $0.contains(",component,tabs,") }.map { $0.components(separatedBy: ",component,")[0] }
+        XCTAssertEqual(segments, [#""""null""",1"#, "null,1", "3,1", #""""3""",1"#, "gold,1", "gold country=NO,1", #""""""",1"#,
+                                  #""""[1]""",1"#, "0123,1", #""""1e5""",1"#], csv.transcript)
+        // Without --by each user is a segment, named by its name or its line: the name "2"
+        // is not line 2.
+        try Data((#"{"name": "2"}"# + "\n{}\n").utf8).write(to: users)
+        let byUser = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users.path, "--no-graph"])
+        XCTAssertEqual(byUser.stdoutLines.filter { $0.hasSuffix(": 1 user") }, [#""2": 1 user"#, "2: 1 user"], byUser.transcript)
+    }
+
     /// The sample app's population (docs/examples/movies/README.md, "A whole population"): the
     /// figures its README gives, and those the file itself implies, from the real rules.
     func testSamplePopulationMatchesTheSampleREADME() throws {
