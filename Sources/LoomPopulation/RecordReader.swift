@@ -36,16 +36,45 @@ public final class RecordReader {
         guard fd >= 0 else {
             return .failure(.error("cannot read users from '\(path)': \(String(cString: strerror(errno)))"))
         }
-        return .success(RecordReader(fd: fd, owns: true, csvQuotes: csvQuotes))
+        // A folder opens, and reading it fails (EISDIR): say so at once rather than after.
+        var st = stat()
+        if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            return .failure(.error("cannot read users from '\(path)': it is a folder; give a JSON Lines, CSV or users.json file, or - for standard input"))
+        }
+        return .success(RecordReader(fd: fd, owns: true, csvQuotes: csvQuotes, path: path))
     }
 
-    init(fd: Int32, owns: Bool, csvQuotes: Bool) {
+    init(fd: Int32, owns: Bool, csvQuotes: Bool, path: String = "-") {
         self.fd = fd
         self.ownsFD = owns
         self.csvQuotes = csvQuotes
+        self.path = path
         var st = stat()
         size = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : nil
         buffer = [UInt8](repeating: 0, count: 1 << 16)
+    }
+
+    /// The input as the user named it (`-`: standard input), for `readError`.
+    private let path: String
+    /// Set when reading failed (an I/O error, not the end of input): the input ended there, and
+    /// the run reports it and fails rather than counting the users before it as all of them.
+    public private(set) var readError: Diagnostic?
+
+    /// One `read` into the buffer at `end`: retried when a signal interrupts it; an error ends
+    /// the input and is kept in `readError`.
+    private func fill() {
+        while true {
+            let n = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }
+            if n > 0 { end += n; bytesRead += n; return }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                let what = path == "-" ? "standard input" : "'\(path)'"
+                readError = .error("reading users from \(what) failed after \(bytesRead) bytes: \(String(cString: strerror(errno))); the users after that point were not read")
+            }
+            eof = true
+            return
+        }
     }
 
     deinit { if ownsFD { close(fd) } }
@@ -126,8 +155,7 @@ public final class RecordReader {
                         scan -= start; end -= start; start = 0
                     }
                     if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
-                    let n = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }
-                    if n <= 0 { eof = true } else { end += n; bytesRead += n }
+                    fill()
                     continue
                 }
                 let c = buffer[scan]

@@ -35,9 +35,14 @@ public final class UserInput {
         case .success(let r): reader = r
         }
         if f == .csv {
-            guard let (line, bytes, _) = reader.next() else {
+            guard let (line, first, _) = reader.next() else {
+                if let e = reader.readError { return .failure(e) }
                 return .failure(.error("a CSV file of users starts with a header row; this one is empty", at: SourceLocation(file: display)))
             }
+            // A spreadsheet's UTF-8 export often starts with a byte order mark, which is not
+            // part of the first column's name.
+            var bytes = first
+            if line == firstLine, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
             switch CSVColumn.header(bytes, line: line, file: display, schema: schema) {
             case .failure(let e): return .failure(e)
             case .success(let cols): parser.columns = cols
@@ -50,6 +55,9 @@ public final class UserInput {
     }
 
     private var csv: Bool { parser.format == .csv }
+
+    /// Set when reading the input failed before its end (`RecordReader.readError`).
+    public var readError: Diagnostic? { reader?.readError }
 
     init(parser: UserParser, reader: RecordReader?, profiles: [PendingUser], batchSize: Int, workers: Int = 1) {
         self.parser = parser

@@ -17,7 +17,9 @@ struct EvalReport {
         self.failFast = failFast
     }
 
-    var failed: Bool { failures > 0 || notes.hasErrors }
+    var failed: Bool { failures > 0 || notes.hasErrors || inputFailed }
+    /// Reading the input failed before its end (`UserInput.readError`).
+    private var inputFailed = false
 
     /// Runs the users of `input` through the started `workers` and the caller's thread (its
     /// worker made by `makeWorker` at its first batch), streaming the output.
@@ -47,6 +49,7 @@ struct EvalReport {
         sink.write(writer.footer(any: output.wroteAny))
         sink.flush()
         progress.clear()
+        if let e = input.readError { report(e); inputFailed = true }
         summarize()
     }
 
@@ -64,6 +67,7 @@ struct EvalReport {
         var s = "eval: \(users) user\(users == 1 ? "" : "s")"
         s += failures == 0 ? ", none failed" : ", \(failures) failed"
         if stopped { s += " (stopped at the first failure: --fail-fast)" }
+        if inputFailed { s += " (the input could not be read to its end)" }
         sinkError(s + "\n")
     }
 }

@@ -68,6 +68,7 @@ struct Matrix: ParsableCommand {
                 return !stopped
             })
         progress.clear()
+        let readError = input.readError
         matrix.addUnseen(declaredBy: first.screens[0].screen)
         Console.out(MatrixReport(matrix: matrix, screen: screenID).rendered(format))
         for d in notes.order {
@@ -76,12 +77,14 @@ struct Matrix: ParsableCommand {
             x.message += " (\(c.users) user\(c.users == 1 ? "" : "s")" + (c.firstLine > 0 ? ", first at line \(c.firstLine))" : ")")
             sinkError(TreeOutput.diagnosticLine(x, style: Console.errStyle) + "\n")
         }
+        if let e = readError { sinkError(TreeOutput.diagnosticLine(e, style: Console.errStyle) + "\n") }
         // Users as `host eval` counts them (every record read, failed ones included), then how
         // many of them the matrix counts.
         let read = matrix.population + failures, segments = matrix.segments.count
         let counted = "\(segments) segment\(segments == 1 ? "" : "s")"
         sinkError("matrix: \(read) user\(read == 1 ? "" : "s")" + (failures == 0 ? " in \(counted), none failed" : ", \(matrix.population) counted in \(counted), \(failures) failed")
-                  + (stopped ? " (stopped at the first failure: --fail-fast)" : "") + "\n")
-        if failures > 0 || notes.hasErrors { throw ExitCode(1) }
+                  + (stopped ? " (stopped at the first failure: --fail-fast)" : "")
+                  + (readError != nil ? " (the input could not be read to its end)" : "") + "\n")
+        if failures > 0 || notes.hasErrors || readError != nil { throw ExitCode(1) }
     }
 }

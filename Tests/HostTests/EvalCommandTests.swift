@@ -294,6 +294,39 @@ final class EvalCommandTests: XCTestCase {
         XCTAssertEqual(screen.stdout, "")
     }
 
+    /// A folder is not a population: named as `--users`, it is refused before anything runs;
+    /// given on standard input, the failed read is an error and the run fails, rather than
+    /// ending as if the input were empty.
+    func testAFolderOrAFailedReadIsAnErrorNotAnEmptyPopulation() throws {
+        for command in ["eval", "matrix"] {
+            let r = try Host.run([command, "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/screens"])
+            assertExit(r, 1)
+            assertContains(r.stderr, "cannot read users from 'docs/examples/movies/screens': it is a folder", in: r, "stderr")
+            XCTAssertEqual(r.stdout, "", r.transcript)
+            let binary = try Host.requireBinary()
+            let s = try Host.runExecutable(URL(fileURLWithPath: "/bin/sh"), [
+                "-c", "\"$2\" \(command) home --project \(Host.moviesProject) --users - < \"$1\"", "sh", Host.moviesProject + "/screens", binary.path,
+            ])
+            assertExit(s, 1)
+            assertContains(s.stderr, "error: reading users from standard input failed after 0 bytes: Is a directory", in: s, "stderr")
+            XCTAssertTrue(s.stderrLines.last?.hasSuffix("none failed (the input could not be read to its end)") == true, s.transcript)
+        }
+    }
+
+    /// A spreadsheet's CSV export starts with a UTF-8 byte order mark: the first column is
+    /// still `name`, not "\u{FEFF}name".
+    func testCSVHeaderAfterAByteOrderMark() throws {
+        let dir = try Host.temporaryFolder("eval-bom")
+        let users = dir.appendingPathComponent("users.csv")
+        try Data([0xEF, 0xBB, 0xBF] + Array("name,tier\r\nann,gold\r\nbo,free\r\n".utf8)).write(to: users)
+        let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", users.path, "--select", "hash"])
+        assertExit(r, 0)
+        XCTAssertEqual(r.stdoutLines.filter { !$0.isEmpty }.map { $0.components(separatedBy: #","screen""#)[0] }, [#"{"user":"ann""#, #"{"user":"bo""#], r.transcript)
+        let plain = dir.appendingPathComponent("plain.csv")
+        try Data("name,tier\nann,gold\nbo,free\n".utf8).write(to: plain)
+        XCTAssertEqual(r.stdout, try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", plain.path, "--select", "hash"]).stdout)
+    }
+
     /// In CSV, a user named "2" and the user without a name on line 2 are two users: a name
     /// that would read as a number, `null` or JSON is written as a JSON string.
     func testCSVUserLabelsThatReadAlikeAreWrittenApart() throws {
