@@ -27,8 +27,22 @@ public struct SegmentMatrix: Sendable {
     public var segments: OrderedDictionary<[JSONValue], SegmentCounts> = [:]
     public var keys: OrderedSet<MatrixKey> = []
     public var population = 0
+    /// Per `--by` attribute, whether any user counted so far has it: one nobody has is most
+    /// likely misspelt, and the matrix says so (`host matrix`).
+    public var byPresent: [Bool]
+    /// Attribute names of the first users that lack a `--by` attribute (at most
+    /// `namesSampleUsers` of them), for suggesting the name meant.
+    public var namesSeen: Set<String> = []
+    private var namesSampled = 0
+    static let namesSampleUsers = 64
 
-    public init(by: [String]) { self.by = by }
+    public init(by: [String]) {
+        self.by = by
+        byPresent = by.map { _ in false }
+    }
+
+    /// The `--by` attributes no user has.
+    public var absentBy: [String] { zip(by, byPresent).filter { !$0.1 }.map(\.0) }
 
     /// The segment of a user: its `--by` attribute values (`null` when absent), else its label.
     public func segment(of user: UserRecord) -> [JSONValue] {
@@ -39,6 +53,7 @@ public struct SegmentMatrix: Sendable {
     public mutating func add(_ user: UserRecord, sees: [MatrixKey]) {
         let seg = segment(of: user)
         population += 1
+        if byPresent.contains(false) { notePresence(user.profile.attributes) }
         var counts = segments[seg] ?? SegmentCounts()
         counts.users += 1
         for k in sees {
@@ -48,9 +63,25 @@ public struct SegmentMatrix: Sendable {
         segments[seg] = counts
     }
 
+    private mutating func notePresence(_ attributes: OrderedDictionary<String, JSONValue>) {
+        var lacking = false
+        for i in by.indices where !byPresent[i] {
+            if attributes[by[i]] != nil { byPresent[i] = true } else { lacking = true }
+        }
+        if lacking && namesSampled < SegmentMatrix.namesSampleUsers {
+            namesSampled += 1
+            namesSeen.formUnion(attributes.keys)
+        }
+    }
+
     /// Adds a later part of the input (a worker's batch) after this one.
     public mutating func merge(_ other: SegmentMatrix) {
         population += other.population
+        for i in byPresent.indices where i < other.byPresent.count { byPresent[i] = byPresent[i] || other.byPresent[i] }
+        if namesSampled < SegmentMatrix.namesSampleUsers {
+            namesSeen.formUnion(other.namesSeen)
+            namesSampled += other.namesSampled
+        }
         keys.append(contentsOf: other.keys)
         for (seg, c) in other.segments {
             var mine = segments[seg] ?? SegmentCounts()

@@ -35,7 +35,19 @@ struct Matrix: ParsableCommand {
     var noGraph = false
 
     var byAttributes: [String] {
-        (by ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard let by else { return [] }
+        return by.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    func validate() throws {
+        guard let by else { return }
+        var seen = Set<String>()
+        for name in byAttributes {
+            if name.isEmpty {
+                throw ValidationError("--by '\(by)': an attribute name is empty; give names separated by commas, e.g. --by tier,country (leave out --by for one segment per user)")
+            }
+            if !seen.insert(name).inserted { throw ValidationError("--by '\(by)' names '\(name)' twice") }
+        }
     }
 
     func run() throws {
@@ -78,6 +90,14 @@ struct Matrix: ParsableCommand {
             sinkError(TreeOutput.diagnosticLine(x, style: Console.errStyle) + "\n")
         }
         if let e = readError { sinkError(TreeOutput.diagnosticLine(e, style: Console.errStyle) + "\n") }
+        if matrix.population > 0 {
+            for name in matrix.absentBy {
+                let hint = name == "name" ? "; a user's name is its label, not an attribute: leave out --by for one segment per user"
+                    : DidYouMean.suggest(name, among: matrix.namesSeen).map { "; did you mean '\($0)'?" } ?? ""
+                let w = Diagnostic.warning("--by \(name): no user has the attribute '\(name)', so every user's \(name) is null\(hint)")
+                sinkError(TreeOutput.diagnosticLine(w, style: Console.errStyle) + "\n")
+            }
+        }
         // Users as `host eval` counts them (every record read, failed ones included), then how
         // many of them the matrix counts.
         let read = matrix.population + failures, segments = matrix.segments.count

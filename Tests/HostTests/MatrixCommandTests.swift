@@ -166,6 +166,32 @@ final class MatrixCommandTests: XCTestCase {
         XCTAssertEqual(byUser.stdoutLines.filter { $0.hasSuffix(": 1 user") }, [#""2": 1 user"#, "2: 1 user"], byUser.transcript)
     }
 
+    /// `--by` names attributes: an empty name or one named twice is a usage error; one no user
+    /// has (a typo, most likely) is counted as null for everyone and said in a warning, with
+    /// the name meant when one is close, at any --jobs; one some user has is not warned about.
+    func testByIsCheckedAndAnAttributeNobodyHasIsWarnedAbout() throws {
+        let users = "docs/examples/movies/population.jsonl"
+        for bad in ["", "tier,", "tier,,country", "tier,tier"] {
+            let r = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users, "--by", bad, "--no-graph"])
+            XCTAssertNotEqual(r.status, 0, r.transcript)
+            XCTAssertEqual(r.stdout, "", r.transcript)
+            assertContains(r.stderr, bad == "tier,tier" ? "names 'tier' twice" : "an attribute name is empty", in: r, "stderr")
+        }
+        for jobs in ["1", "2"] {
+            let r = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users, "--by", "tier,cuntry", "--no-graph", "--jobs", jobs])
+            assertExit(r, 0)
+            XCTAssertEqual(r.stderrLines.filter { $0.hasPrefix("warning:") },
+                           ["warning: --by cuntry: no user has the attribute 'cuntry', so every user's cuntry is null; did you mean 'country'?"], r.transcript)
+            assertContains(r.stdout, "tier=gold cuntry=null: 217 users", in: r)
+        }
+        let named = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users, "--by", "name", "--no-graph"])
+        assertContains(named.stderr, "a user's name is its label, not an attribute: leave out --by for one segment per user", in: named, "stderr")
+        let fine = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users, "--by", "tier, country", "--no-graph"])
+        assertExit(fine, 0)
+        XCTAssertFalse(fine.stderr.contains("warning"), fine.transcript)
+        assertContains(fine.stdout, "segments by tier,country", in: fine)
+    }
+
     /// The sample app's population (docs/examples/movies/README.md, "A whole population"): the
     /// figures its README gives, and those the file itself implies, from the real rules.
     func testSamplePopulationMatchesTheSampleREADME() throws {

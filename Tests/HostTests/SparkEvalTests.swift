@@ -92,14 +92,16 @@ final class SparkEvalTests: XCTestCase {
         let dir = try Host.temporaryFolder("spark-matrix")
         let users = dir.appendingPathComponent("users.jsonl")
         var text = try String(contentsOfFile: "docs/examples/movies/population.jsonl", encoding: .utf8)
-        text += "{\"tier\": \n{\"name\": \"u0001\", \"tier\": \"gold\", \"country\": \"NO\"}\n"
+        // `plan` only on the last line (in the last partition): present in the dataset, so no
+        // warning; `cuntry` on no line: one warning, as one host matrix run gives it.
+        text += "{\"tier\": \n{\"name\": \"u0001\", \"tier\": \"gold\", \"country\": \"NO\", \"plan\": \"pro\"}\n"
         try Data(text.utf8).write(to: users)
         let binary = try Host.requireBinary()
-        let single = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users.path, "--by", "tier,country", "--format", "json"], timeout: 600)
+        let single = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users.path, "--by", "tier,country,plan,cuntry", "--format", "json"], timeout: 600)
         assertExit(single, 1)
         let out = dir.appendingPathComponent("out")
         let spark = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), [
-            "python3", "scripts/spark-eval", "matrix", "--users", users.path, "--screen", "home", "--by", "tier,country",
+            "python3", "scripts/spark-eval", "matrix", "--users", users.path, "--screen", "home", "--by", "tier,country,plan,cuntry",
             "--project", Host.moviesProject, "--host", binary.path, "--output", out.path, "--master", "local[2]", "--partitions", "3",
         ], timeout: 900)
         assertExit(spark, 1)
@@ -131,6 +133,9 @@ final class SparkEvalTests: XCTestCase {
         XCTAssertTrue(actual == expected, "spark-eval matrix equals one host matrix run, row for row")
         XCTAssertEqual(spark.stderrLines.filter { $0.contains(": error: ") }, single.stderrLines.filter { $0.contains(": error: ") }, spark.transcript)
         XCTAssertEqual(spark.stderrLines.last, "spark-eval " + (single.stderrLines.last ?? ""), spark.transcript)
+        let warnings = single.stderrLines.filter { $0.hasPrefix("warning: --by ") }
+        XCTAssertEqual(warnings, ["warning: --by cuntry: no user has the attribute 'cuntry', so every user's cuntry is null; did you mean 'country'?"], single.transcript)
+        XCTAssertEqual(spark.stderrLines.filter { $0.hasPrefix("warning: --by ") }, warnings, spark.transcript)
     }
     /// On a local master, a missing host binary, users file or project is said at once, before
     /// Spark starts (not as a failed task's stack trace). Needs no Spark.
