@@ -13,16 +13,16 @@ struct EngineOptions: ParsableArguments {
     @Option(name: .customLong("plugins"), help: ArgumentHelp("A plugin folder, or a folder of plugin folders, loaded after the project's (repeatable).", valueName: "dir"))
     var plugins: [String] = []
 
-    @Option(name: .customLong("lua-time-limit"), help: ArgumentHelp("Time budget of every call into Lua, in milliseconds (\(NumericFlag.luaTimeLimit.text); default: 100).", valueName: "ms"), transform: NumericFlag.luaTimeLimit.parse)
+    @Option(name: .customLong("lua-time-limit"), parsing: .unconditional, help: ArgumentHelp("Time budget of every call into Lua, in milliseconds (\(NumericFlag.luaTimeLimit.text); default: 100).", valueName: "ms"), transform: NumericFlag.luaTimeLimit.parse)
     var luaTimeLimit: Int = 100
 
-    @Option(name: .customLong("lua-memory-limit"), help: ArgumentHelp("Memory cap on what each plugin's code holds, in MiB: every plugin (and every scenario file) is capped on its own, and the host's own tables are not counted (\(NumericFlag.luaMemoryLimit.text); default: 64).", valueName: "mb"), transform: NumericFlag.luaMemoryLimit.parse)
+    @Option(name: .customLong("lua-memory-limit"), parsing: .unconditional, help: ArgumentHelp("Memory cap on what each plugin's code holds, in MiB: every plugin (and every scenario file) is capped on its own, and the host's own tables are not counted (\(NumericFlag.luaMemoryLimit.text); default: 64).", valueName: "mb"), transform: NumericFlag.luaMemoryLimit.parse)
     var luaMemoryLimit: Int = 64
 
-    @Option(name: .customLong("lua-total-time-limit"), help: ArgumentHelp("Time budget of all the Lua one Lua state runs (every call together; one state per worker), in seconds (\(NumericFlag.luaTotalTimeLimit.text); default: 60).", valueName: "seconds"), transform: NumericFlag.luaTotalTimeLimit.parse)
+    @Option(name: .customLong("lua-total-time-limit"), parsing: .unconditional, help: ArgumentHelp("Time budget of all the Lua one Lua state runs (every call together; one state per worker), in seconds (\(NumericFlag.luaTotalTimeLimit.text); default: 60).", valueName: "seconds"), transform: NumericFlag.luaTotalTimeLimit.parse)
     var luaTotalTimeLimit: Int = 60
 
-    @Option(name: .customLong("max-file-size"), help: ArgumentHelp("Largest file the host reads (screens, loom.json, users.json, flows.json, plugin.lua, scenarios, snapshots), in MiB (\(NumericFlag.maxFileSize.text); default: \(SafeFile.defaultMaxMegabytes)).", valueName: "mb"), transform: NumericFlag.maxFileSize.parse)
+    @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: ArgumentHelp("Largest file the host reads (screens, loom.json, users.json, flows.json, plugin.lua, scenarios, snapshots), in MiB (\(NumericFlag.maxFileSize.text); default: \(SafeFile.defaultMaxMegabytes)).", valueName: "mb"), transform: NumericFlag.maxFileSize.parse)
     var maxFileSize: Int = SafeFile.defaultMaxMegabytes
 
     @Flag(name: .long, help: "Print what plugins log (print, host.log) to stderr.")

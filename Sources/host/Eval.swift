@@ -23,10 +23,10 @@ struct PopulationOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The evaluation time, ISO-8601, given to every user as the attribute `now`.", valueName: "time"))
     var now: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
+    @Option(name: .shortAndLong, parsing: .unconditional, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
     var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
 
-    @Option(name: .customLong("first-line"), help: ArgumentHelp("The line number of the input's first line, for a part of a larger file (user labels and error locations).", valueName: "n"))
+    @Option(name: .customLong("first-line"), parsing: .unconditional, help: ArgumentHelp("The line number of the input's first line, for a part of a larger file (user labels and error locations).", valueName: "n"))
     var firstLine: Int = 1
 
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first user that cannot be read (default: report it and go on).")

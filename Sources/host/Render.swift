@@ -65,7 +65,7 @@ struct Render: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --matrix: devices of `host devices`, comma separated (default: \(RenderMatrix.defaultDevicesText)); --orientation and --traits apply to each.", valueName: "names"))
     var devices: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --matrix: pixels per point (1 to 4, default 2).", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("With --matrix: pixels per point (1 to 4, default 2).", valueName: "n"))
     var scale: Double = 2
 
     func validate() throws {

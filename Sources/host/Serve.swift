@@ -23,19 +23,19 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: "The address to listen on (loopback only by default).")
     var host = "127.0.0.1"
 
-    @Option(name: .long, help: "The port (0: any free port, printed on start).")
+    @Option(name: .long, parsing: .unconditional, help: "The port (0: any free port, printed on start).")
     var port = 8080
 
-    @Option(name: .long, help: ArgumentHelp("Worker threads, each with its own workspace and Lua state (1–256; default: the number of cores).", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Worker threads, each with its own workspace and Lua state (1–256; default: the number of cores).", valueName: "n"))
     var workers: Int?
 
     /// `--workers`, else the number of cores.
     private var workerCount: Int { workers ?? ProcessInfo.processInfo.activeProcessorCount }
 
-    @Option(name: .long, help: ArgumentHelp("Requests that may wait for a worker before new ones get 503 (1–100000).", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Requests that may wait for a worker before new ones get 503 (1–100000).", valueName: "n"))
     var queue = 64
 
-    @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body, in KiB (1–65536); larger ones get 413.", valueName: "kib"))
+    @Option(name: .customLong("max-body"), parsing: .unconditional, help: ArgumentHelp("Largest request body, in KiB (1–65536); larger ones get 413.", valueName: "kib"))
     var maxBody = 256
 
     @Flag(name: .long, help: "Reload on changes to screens, plugins, styles, users.json, flows.json and loom.json; a set with errors is not served (the old one keeps serving, the errors show on the preview page and in the log).")

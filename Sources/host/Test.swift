@@ -34,7 +34,7 @@ struct Test: ParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
+    @Option(name: .shortAndLong, parsing: .unconditional, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
     var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
 
     @Option(name: .long, help: ArgumentHelp("Run only the scenarios whose name contains TEXT.", valueName: "text"))
@@ -55,7 +55,7 @@ struct Test: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write a JSON report to FILE.", valueName: "file"))
     var json: String?
 
-    @Option(name: .customLong("scenario-time-limit"), help: ArgumentHelp("Time budget of scenario code between two host operations, in milliseconds (\(NumericFlag.scenarioTimeLimit.text); default: 10000).", valueName: "ms"), transform: NumericFlag.scenarioTimeLimit.parse)
+    @Option(name: .customLong("scenario-time-limit"), parsing: .unconditional, help: ArgumentHelp("Time budget of scenario code between two host operations, in milliseconds (\(NumericFlag.scenarioTimeLimit.text); default: 10000).", valueName: "ms"), transform: NumericFlag.scenarioTimeLimit.parse)
     var scenarioTimeLimit: Int = 10_000
 
     @Flag(name: .long, help: "Print coverage after the results: rules true / false / errored, components and items shown / hidden, screens opened, steps taken, profiles used.")
@@ -64,7 +64,7 @@ struct Test: ParsableCommand {
     @Option(name: .customLong("coverage-json"), help: ArgumentHelp("Write the coverage as JSON to FILE (shape: docs/schema/coverage.schema.json).", valueName: "file"))
     var coverageJSON: String?
 
-    @Option(name: .customLong("min-coverage"), help: ArgumentHelp("Fail (exit 1) when fewer than N percent (0–100) of rule outcomes were seen; each rule expression has two, true and false.", valueName: "n"), transform: CoverageReport.parseMinimum)
+    @Option(name: .customLong("min-coverage"), parsing: .unconditional, help: ArgumentHelp("Fail (exit 1) when fewer than N percent (0–100) of rule outcomes were seen; each rule expression has two, true and false.", valueName: "n"), transform: CoverageReport.parseMinimum)
     var minCoverage: Double?
 
     @Option(name: .long, help: ArgumentHelp("Write Lua line coverage of plugin files to FILE (LCOV tracefile, for genhtml); the line hook runs only with this flag.", valueName: "file"))

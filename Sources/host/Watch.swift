@@ -24,7 +24,7 @@ struct Watch: ParsableCommand {
     @OptionGroup var engine: EngineOptions
     @OptionGroup var deviceOptions: DeviceOptions
 
-    @Option(name: .long, help: ArgumentHelp("Wait this long after the last change before resolving again, in milliseconds (10…10000).", valueName: "ms"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Wait this long after the last change before resolving again, in milliseconds (10…10000).", valueName: "ms"))
     var debounce: Int = 100
 
     @Flag(name: .long, help: "Poll for changes (sizes and modification times, every 250 ms) instead of using inotify.")

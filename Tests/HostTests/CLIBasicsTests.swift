@@ -126,6 +126,25 @@ final class CLIBasicsTests: XCTestCase {
 
     /// Every command, run with stdout and stderr as pipes and NO_COLOR unset, prints no escape sequence
     /// (Host.run fails on any ESC byte); the same with NO_COLOR set.
+    /// A negative number given to a numeric option is that option's range error, naming the
+    /// value, not "Missing value" (the argument parser reads `-5` as a flag unless told).
+    func testANegativeNumberIsTheOptionsRangeError() throws {
+        let movies = Host.moviesProject, users = "docs/examples/movies/users.json"
+        let cases: [([String], String)] = [
+            (["eval", "home", "--project", movies, "--users", users, "--jobs", "-1"], "--jobs takes a whole number of threads from 1 to 256, found -1"),
+            (["eval", "home", "--project", movies, "--users", users, "--first-line", "-5"], "--first-line takes a line number (1 or more), found -5"),
+            (["run", "home", "--project", movies, "--user", "gold", "--lua-time-limit", "-3"], "--lua-time-limit takes a whole number of milliseconds from 1 to 3600000, found -3"),
+            (["test", movies, "--min-coverage", "-1"], "--min-coverage takes a percentage from 0 to 100"),
+            (["serve", "--project", movies, "--port", "-1"], "--port is 0…65535, found -1"),
+        ]
+        for (args, message) in cases {
+            let r = try Host.run(args)
+            assertExit(r, 64)
+            assertContains(r.stderr, message, in: r, "stderr")
+            assertLacks(r.stderr, "Missing value", in: r)
+        }
+    }
+
     func testNoColourOffATerminal() throws {
         let commands: [[String]] = [
             ["run", Host.homeScreen, "--user", "gold"],
