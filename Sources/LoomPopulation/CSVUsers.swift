@@ -92,15 +92,17 @@ public enum CSVType: String, Sendable, CaseIterable {
     static func infer(_ cell: String) -> JSONValue {
         if cell == "true" { return .bool(true) }
         if cell == "false" { return .bool(false) }
-        let u = Array(cell.utf8)
-        let digits = u.first == UInt8(ascii: "-") ? u.dropFirst() : u[...]
-        if !digits.isEmpty, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-            let leadingZero = digits.count > 1 && digits.first == 48
-            if !leadingZero, let i = Int(cell) { return .int(i) }
-            return .string(cell)
-        }
+        if isInteger(cell) { return Int(cell).map { .int($0) } ?? .string(cell) }
         if isDecimal(cell), let d = Double(cell), d.isFinite { return .double(d) }
         return .string(cell)
+    }
+
+    /// JSON's number grammar without a fraction or an exponent: an optional `-` and digits, no
+    /// leading zeros (`0`, `-7`, `42`; not `0123`, `-`).
+    static func isInteger(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        let digits = u.first == UInt8(ascii: "-") ? u.dropFirst() : u[...]
+        return !digits.isEmpty && digits.allSatisfy { $0 >= 48 && $0 <= 57 } && !(digits.count > 1 && digits.first == 48)
     }
 
     /// JSON's number grammar with a fraction or an exponent (no leading zeros, no `inf`, no hex).

@@ -23,23 +23,7 @@ public enum ValueText {
     static func readsAsAnotherValue(_ s: String) -> Bool {
         if s.isEmpty || s == "null" || s == "true" || s == "false" { return true }
         if let c = s.utf8.first, c == UInt8(ascii: "\"") || c == UInt8(ascii: "[") || c == UInt8(ascii: "{") { return true }
-        return isJSONNumber(s)
-    }
-
-    /// JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    static func isJSONNumber(_ s: String) -> Bool {
-        let b = Array(s.utf8)
-        var i = 0
-        func digits() -> Int { let start = i; while i < b.count, b[i] >= 48, b[i] <= 57 { i += 1 }; return i - start }
-        if i < b.count, b[i] == UInt8(ascii: "-") { i += 1 }
-        guard i < b.count else { return false }
-        if b[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return false }
-        if i < b.count, b[i] == UInt8(ascii: ".") { i += 1; if digits() == 0 { return false } }
-        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
-            i += 1
-            if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
-            if digits() == 0 { return false }
-        }
-        return i == b.count
+        // A JSON number: the CSV typing rule's integers and decimals.
+        return CSVType.isInteger(s) || CSVType.isDecimal(s)
     }
 }
