@@ -36,13 +36,13 @@ public final class RecordReader {
         guard fd >= 0 else {
             return .failure(.error("cannot read users from '\(path)': \(String(cString: strerror(errno)))"))
         }
-        // A folder opens, and reading it fails (EISDIR): say so at once rather than after.
-        var st = stat()
-        if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
+        let reader = RecordReader(fd: fd, owns: true, csvQuotes: csvQuotes, path: path)
+        // A folder opens, and reading it fails (EISDIR): say so at once rather than after (the
+        // reader closes it).
+        if reader.isFolder {
             return .failure(.error("cannot read users from '\(path)': it is a folder; give a JSON Lines, CSV or users.json file, or - for standard input"))
         }
-        return .success(RecordReader(fd: fd, owns: true, csvQuotes: csvQuotes, path: path))
+        return .success(reader)
     }
 
     init(fd: Int32, owns: Bool, csvQuotes: Bool, path: String = "-") {
@@ -51,9 +51,14 @@ public final class RecordReader {
         self.csvQuotes = csvQuotes
         self.path = path
         var st = stat()
-        size = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : nil
+        let type = fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0
+        size = type == S_IFREG ? Int(st.st_size) : nil
+        isFolder = type == S_IFDIR
         buffer = [UInt8](repeating: 0, count: 1 << 16)
     }
+
+    /// Whether the input is a folder (which opens, and cannot be read).
+    let isFolder: Bool
 
     /// The input as the user named it (`-`: standard input), for `readError`.
     private let path: String

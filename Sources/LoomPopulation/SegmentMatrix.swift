@@ -117,7 +117,6 @@ public struct SegmentMatrix: Sendable {
         let text = { (v: JSONValue) in ValueText.cell(v, inLine: true) }
         return zip(by, seg).map { "\($0)=\(text($1))" }.joined(separator: " ")
     }
-
 }
 
 /// What one user sees of a screen, as matrix keys: visible components and items (named as in
