@@ -37,7 +37,7 @@ struct EvalReport {
                 if failFast, let f = chunk.failures.first { text = text.prefix(f.textBytes) }
                 sink.write(bytes: output.text(text))
                 for f in chunk.failures {
-                    report(f.diagnostic)
+                    reportDiagnostic(f.diagnostic)
                     failures += 1
                     if failFast { stopped = true; break }
                 }
@@ -49,27 +49,32 @@ struct EvalReport {
         sink.write(writer.footer(any: output.wroteAny))
         sink.flush()
         progress.clear()
-        if let e = input.readError { report(e); inputFailed = true }
-        summarize()
+        if let e = input.readError { reportDiagnostic(e); inputFailed = true }
+        reportNotes(notes)
+        sinkError("eval: \(users) user\(users == 1 ? "" : "s")" + (failures == 0 ? ", none failed" : ", \(failures) failed")
+                  + summaryEnding(stopped: stopped, inputCutShort: inputFailed) + "\n")
     }
+}
 
-    private func report(_ d: Diagnostic) {
-        sinkError(TreeOutput.diagnosticLine(d, style: Console.errStyle) + "\n")
-    }
+/// One diagnostic on stderr, as `host eval` and `host matrix` report them.
+func reportDiagnostic(_ d: Diagnostic) {
+    sinkError(TreeOutput.diagnosticLine(d, style: Console.errStyle) + "\n")
+}
 
-    private func summarize() {
-        for d in notes.order {
-            let c = notes.counts[d]!
-            var x = d
-            x.message += " (\(c.users) user\(c.users == 1 ? "" : "s")" + (c.firstLine > 0 ? ", first at line \(c.firstLine))" : ")")
-            report(x)
-        }
-        var s = "eval: \(users) user\(users == 1 ? "" : "s")"
-        s += failures == 0 ? ", none failed" : ", \(failures) failed"
-        if stopped { s += " (stopped at the first failure: --fail-fast)" }
-        if inputFailed { s += " (the input could not be read to its end)" }
-        sinkError(s + "\n")
+/// A population run's resolution problems, each once with how many users it concerned and the
+/// first user's line.
+func reportNotes(_ notes: ResolutionNotes) {
+    for d in notes.order {
+        let c = notes.counts[d]!
+        var x = d
+        x.message += " (\(c.users) user\(c.users == 1 ? "" : "s")" + (c.firstLine > 0 ? ", first at line \(c.firstLine))" : ")")
+        reportDiagnostic(x)
     }
+}
+
+/// What follows the counts on a population run's summary line when the run ended early.
+func summaryEnding(stopped: Bool, inputCutShort: Bool) -> String {
+    (stopped ? " (stopped at the first failure: --fail-fast)" : "") + (inputCutShort ? " (the input could not be read to its end)" : "")
 }
 
 func sinkError(_ s: String) {

@@ -72,7 +72,7 @@ struct Matrix: ParsableCommand {
                 matrix.merge(part.matrix)
                 notes.merge(part.notes)
                 for f in part.failures {
-                    sinkError(TreeOutput.diagnosticLine(f, style: Console.errStyle) + "\n")
+                    reportDiagnostic(f)
                     failures += 1
                     if population.failFast { stopped = true; break }
                 }
@@ -83,19 +83,14 @@ struct Matrix: ParsableCommand {
         let readError = input.readError
         matrix.addUnseen(declaredBy: first.screens[0].screen)
         Console.out(MatrixReport(matrix: matrix, screen: screenID).rendered(format))
-        for d in notes.order {
-            let c = notes.counts[d]!
-            var x = d
-            x.message += " (\(c.users) user\(c.users == 1 ? "" : "s")" + (c.firstLine > 0 ? ", first at line \(c.firstLine))" : ")")
-            sinkError(TreeOutput.diagnosticLine(x, style: Console.errStyle) + "\n")
-        }
-        if let e = readError { sinkError(TreeOutput.diagnosticLine(e, style: Console.errStyle) + "\n") }
+        reportNotes(notes)
+        if let e = readError { reportDiagnostic(e) }
         if matrix.population > 0 {
             for name in matrix.absentBy {
                 let hint = name == "name" ? "; a user's name is its label, not an attribute: leave out --by for one segment per user"
                     : DidYouMean.suggest(name, among: matrix.namesSeen).map { "; did you mean '\($0)'?" } ?? ""
                 let w = Diagnostic.warning("--by \(name): no user has the attribute '\(name)', so every user's \(name) is null\(hint)")
-                sinkError(TreeOutput.diagnosticLine(w, style: Console.errStyle) + "\n")
+                reportDiagnostic(w)
             }
         }
         // Users as `host eval` counts them (every record read, failed ones included), then how
@@ -103,8 +98,7 @@ struct Matrix: ParsableCommand {
         let read = matrix.population + failures, segments = matrix.segments.count
         let counted = "\(segments) segment\(segments == 1 ? "" : "s")"
         sinkError("matrix: \(read) user\(read == 1 ? "" : "s")" + (failures == 0 ? " in \(counted), none failed" : ", \(matrix.population) counted in \(counted), \(failures) failed")
-                  + (stopped ? " (stopped at the first failure: --fail-fast)" : "")
-                  + (readError != nil ? " (the input could not be read to its end)" : "") + "\n")
+                  + summaryEnding(stopped: stopped, inputCutShort: readError != nil) + "\n")
         if failures > 0 || notes.hasErrors || readError != nil { throw ExitCode(1) }
     }
 }
