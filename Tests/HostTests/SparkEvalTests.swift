@@ -153,5 +153,19 @@ final class SparkEvalTests: XCTestCase {
             assertContains(r.stderr, message, in: r, "stderr")
             XCTAssertFalse(r.stderr.contains("Traceback") || r.stderr.contains("Exception"), r.transcript)
         }
+        // host matrix's --by checks and one screen for matrix, said before Spark starts (not by
+        // every partition's process, each failing its task).
+        let matrixCases: [([String], String)] = [
+            (["--by", "tier,"], "--by 'tier,': an attribute name is empty"),
+            (["--by", "tier, tier"], "--by 'tier, tier' names 'tier' twice"),
+            (["--by", "tier", "--screen", "movie_detail"], "matrix takes one --screen"),
+        ]
+        for (args, message) in matrixCases {
+            let r = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "scripts/spark-eval", "matrix", "--screen", "home", "--output", "/tmp/unused",
+                                                                                    "--users", users, "--host", binary.path] + args)
+            assertExit(r, 2)
+            assertContains(r.stderr, message, in: r, "stderr")
+            XCTAssertFalse(r.stderr.contains("Traceback") || r.stderr.contains("Exception"), r.transcript)
+        }
     }
 }
