@@ -125,6 +125,8 @@ public struct ViewStateCache: Sendable {
         public var usable: Bool
         /// Why the entry is not usable (nil when it is).
         public var problem: String?
+        /// What the file is (only a regular file is ever read, or replaced on the next save).
+        public var kind: SafeFile.Kind = .regular
     }
 
     /// Every `*.json` in the folder, sorted by key (empty when the folder does not exist); a
@@ -134,7 +136,7 @@ public struct ViewStateCache: Sendable {
         return names.filter { $0.name.hasSuffix(".json") && !$0.name.hasPrefix(".") }.map { e in
             let key = String(e.name.dropLast(5))
             guard e.kind == .regular else {
-                return Entry(key: key, bytes: e.size, screen: nil, usable: false, problem: "\(e.kind.description), not a regular file")
+                return Entry(key: key, bytes: e.size, screen: nil, usable: false, problem: "\(e.kind.description), not a regular file", kind: e.kind)
             }
             let p = directory + "/" + e.name
             var screen: String?

@@ -100,10 +100,11 @@ public enum ScenarioRunner {
     static func unreferenced(_ outcomes: [ScenarioFileOutcome]) -> (files: [SnapshotFile], errors: [Diagnostic]) {
         var out: [SnapshotFile] = []
         var errors: [Diagnostic] = []
+        // One error per cause: the same linked folder refuses each folder listed below it.
         var refused = Set<String>()
         func entries(_ dir: String, _ writer: SafeWriter) -> [SafeWriter.Entry] {
             do { return try writer.list(dir) ?? [] } catch {
-                if refused.insert(dir).inserted { errors.append(error) }
+                if refused.insert(error.message).inserted { errors.append(error) }
                 return []
             }
         }

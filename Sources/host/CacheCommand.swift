@@ -56,7 +56,8 @@ struct CacheCommand: ParsableCommand {
                 if entries.isEmpty { Console.out("no entries in \(e(c.directory))\n"); return }
                 var out = ""
                 for x in entries {
-                    let note = x.problem.map { "  (unusable: \(e($0)); ignored and rewritten on next use)" } ?? ""
+                    let next = x.kind == .regular ? "; ignored and rewritten on next use" : "; never read or replaced"
+                    let note = x.problem.map { "  (unusable: \(e($0))\(next))" } ?? ""
                     out += "\(e(x.key))  \(e(x.screen ?? "?"))  \(x.bytes) bytes\(note)\n"
                 }
                 out += "\(entries.count) entr\(entries.count == 1 ? "y" : "ies") in \(e(c.directory))\n"

@@ -9,7 +9,7 @@ enum ScenarioOutput {
     static func accept(_ options: ScenarioOptions) throws {
         let r = ScenarioRunner.accept(options)
         for (pending, golden) in r.accepted { Console.out("accepted \(TextEscape.escaped(golden))  (from \(TextEscape.escaped(pending)))\n") }
-        for e in r.errors { Console.error(e.description) }
+        Console.report(Diagnostics(r.errors))
         Console.out("\(r.accepted.count) snapshot\(r.accepted.count == 1 ? "" : "s") accepted\n")
         if !r.errors.isEmpty { throw ExitCode(1) }
     }

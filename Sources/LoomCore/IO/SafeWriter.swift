@@ -377,7 +377,7 @@ public struct SafeWriter: Sendable {
             case S_IFLNK:
                 let target = Self.readLink(cur.fd, c) ?? "?"
                 if inside {
-                    throw fail(shown, "\(Self.quoted(place(c))) in \(label) is a symbolic link (to \(Self.quoted(target))): Loom follows no link inside \(label) when it writes, so none can lead a write out of it; make it a real folder")
+                    throw fail(shown, "\(Self.quoted(place(c))) in \(label) is a symbolic link (to \(Self.quoted(target))): Loom follows no link inside \(label) when it writes, so none can lead a write out of it; make it a real folder, or name the folder it points to")
                 }
                 links += 1
                 guard links <= Self.maxLinks, target != "?", !target.isEmpty else {
