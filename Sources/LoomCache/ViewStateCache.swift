@@ -48,10 +48,25 @@ public struct ViewStateCache: Sendable {
         case refused(Diagnostic)
     }
 
-    /// The content hash of an entry (of its compact JSON text).
+    /// The content hash of an entry: each field's name, then its text (a string field, the
+    /// common case, hashed as it is, without serializing it again) or its compact JSON.
     public static func entryHash(_ entry: JSONValue) -> String {
         var h = ContentHash()
-        h.add(entry.serialized(pretty: false))
+        guard let fields = entry.object else {
+            h.add("json")
+            h.add(entry.serialized(pretty: false))
+            return h.hex
+        }
+        for (name, value) in fields {
+            h.add(name)
+            if let text = value.string {
+                h.add("string")
+                h.add(text)
+            } else {
+                h.add("json")
+                h.add(value.serialized(pretty: false))
+            }
+        }
         return h.hex
     }
 
@@ -59,7 +74,15 @@ public struct ViewStateCache: Sendable {
     /// newline and tab, DEL, a C1 control, a line separator or bidi control): such an entry was
     /// not written by this host, whatever its hash says.
     static func hasRawControls(_ s: String) -> Bool {
-        s.unicodeScalars.contains { $0 != "\n" && $0 != "\t" && $0.value < FilePath.byteBase && TextEscape.isEscaped($0) }
+        // Bytes first (a C0 control, DEL, or the lead byte C2 of a C1 control or E2 of the
+        // separators and bidi controls): most entries have none, and skip the scalar scan.
+        var suspect = false
+        for b in s.utf8 where (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F || b == 0xC2 || b == 0xE2 {
+            suspect = true
+            break
+        }
+        guard suspect else { return false }
+        return s.unicodeScalars.contains { $0 != "\n" && $0 != "\t" && $0.value < FilePath.byteBase && TextEscape.isEscaped($0) }
     }
 
     /// Why the parsed file `v` is not a usable entry for `key` with this host, or nil.
