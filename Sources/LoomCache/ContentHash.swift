@@ -10,9 +10,21 @@ public struct ContentHash: Sendable {
     public init() {}
 
     public mutating func add(_ bytes: some Sequence<UInt8>) {
-        for x in bytes {
-            a = (a ^ UInt64(x)) &* 0x0000_0100_0000_01b3
-            b = (b ^ UInt64(x ^ 0x5c)) &* 0x0000_0100_0000_01b3
+        // Contiguous bytes (arrays, native strings' UTF-8) in one tight loop; others one by one.
+        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            var a = self.a, b = self.b
+            for x in buffer {
+                a = (a ^ UInt64(x)) &* 0x0000_0100_0000_01b3
+                b = (b ^ UInt64(x ^ 0x5c)) &* 0x0000_0100_0000_01b3
+            }
+            self.a = a
+            self.b = b
+        }
+        if done == nil {
+            for x in bytes {
+                a = (a ^ UInt64(x)) &* 0x0000_0100_0000_01b3
+                b = (b ^ UInt64(x ^ 0x5c)) &* 0x0000_0100_0000_01b3
+            }
         }
         // A separator, so ("ab","c") and ("a","bc") differ.
         a = (a ^ 0xff) &* 0x0000_0100_0000_01b3

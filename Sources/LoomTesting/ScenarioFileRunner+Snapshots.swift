@@ -82,20 +82,21 @@ extension ScenarioFileRunner {
         snapshotOwners[path] = owner
         referenced.insert(path)
         let text = try snapshotDocument(s, graph: graph).text
-        let fm = FileManager.default
         let pending = path + ".new"
         var existing: String?
-        if SafeFile.exists(path) {
-            do { existing = try SafeFile.readString(path) } catch { throw ScenarioFailure("snapshot \(path): \(error.message)") }
+        do {
+            existing = try snapshotWriter.read(path).map { String(decoding: $0, as: UTF8.self) }
+        } catch {
+            throw ScenarioFailure("snapshot \(path): \(error.message)")
         }
         if let old = existing {
             if old == text {
-                if fm.fileExists(atPath: pending) { try? fm.removeItem(atPath: pending) }
+                try removePending(pending)
                 return
             }
             if options.update {
                 try write(text, to: path)
-                if fm.fileExists(atPath: pending) { try? fm.removeItem(atPath: pending) }
+                try removePending(pending)
                 note("updated \(path)")
                 return
             }
@@ -117,13 +118,21 @@ extension ScenarioFileRunner {
         note("recorded \(path)")
     }
 
+    /// Snapshots are written, read back and deleted through the safe writer, fenced by the
+    /// scenario file's project: a linked `__snapshots__` folder, a `.snap` or `.snap.new` that is
+    /// a link, FIFO or folder is a failure naming it, never followed out of the project.
+    var snapshotWriter: SafeWriter { SafeWriter(root: file.projectRoot, confined: false) }
+
     func write(_ text: String, to path: String) throws(ScenarioFailure) {
-        let dir = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw ScenarioFailure("cannot write \(path): \(error.localizedDescription)")
+        do { try snapshotWriter.write(text, to: path) } catch {
+            throw ScenarioFailure("cannot write \(path): \(error.message)")
+        }
+    }
+
+    /// Deletes a stale pending snapshot (only a regular file).
+    func removePending(_ pending: String) throws(ScenarioFailure) {
+        do { try snapshotWriter.delete(pending) } catch {
+            throw ScenarioFailure("cannot remove \(pending): \(error.message)")
         }
     }
 }

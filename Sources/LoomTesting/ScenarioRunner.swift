@@ -14,9 +14,13 @@ public enum ScenarioRunner {
             files: files, results: outcomes.flatMap(\.results), errors: errors, unreferencedSnapshots: [], prunedSnapshots: [])
         if options.coverage || options.lineCoverage { report.coverage = ScenarioCoverage.merged(outcomes) }
         if options.filter?.isEmpty ?? true {
-            report.unreferencedSnapshots = unreferenced(outcomes)
+            let (found, problems) = unreferenced(outcomes)
+            report.unreferencedSnapshots = found.map(\.path)
+            report.errors += problems
             if options.prune {
-                report.prunedSnapshots = prune(report.unreferencedSnapshots)
+                let (removed, failures) = prune(found)
+                report.prunedSnapshots = removed
+                report.errors += failures
             }
         }
         return report
@@ -51,43 +55,67 @@ public enum ScenarioRunner {
         return collector.all()
     }
 
-    /// Moves every pending snapshot (`*.snap.new`) of the selected scenario files into place.
+    /// Moves every pending snapshot (`*.snap.new`) of the selected scenario files into place,
+    /// through the safe writer fenced by each file's project: a linked snapshot folder, or a
+    /// pending file that is a link or FIFO, is an error naming it, never followed.
     public static func accept(_ options: ScenarioOptions) -> ScenarioAcceptReport {
         let (files, errors) = ScenarioDiscovery.files(options)
         var accepted: [(pending: String, golden: String)] = []
         var errs = errors
-        let fm = FileManager.default
-        var dirs: [String] = []
-        for f in files where !dirs.contains(f.snapshotDirectory) { dirs.append(f.snapshotDirectory) }
-        for dir in dirs {
-            let entries = ((try? fm.contentsOfDirectory(atPath: dir)) ?? []).sorted()
-            for e in entries where e.hasSuffix(".snap.new") {
-                let pending = Project.join(dir, e)
+        var dirs: [(dir: String, root: String)] = []
+        for f in files where !dirs.contains(where: { $0.dir == f.snapshotDirectory }) {
+            dirs.append((f.snapshotDirectory, f.projectRoot))
+        }
+        for (dir, root) in dirs {
+            let writer = SafeWriter(root: root, confined: false)
+            let entries: [SafeWriter.Entry]
+            do { entries = try writer.list(dir) ?? [] } catch {
+                errs.append(error)
+                continue
+            }
+            for e in entries where e.name.hasSuffix(".snap.new") {
+                let pending = Project.join(dir, e.name)
                 let golden = String(pending.dropLast(4))
                 do {
-                    if fm.fileExists(atPath: golden) { try fm.removeItem(atPath: golden) }
-                    try fm.moveItem(atPath: pending, toPath: golden)
+                    try writer.move(pending, to: golden)
                     accepted.append((pending, golden))
                 } catch {
-                    errs.append(.error("cannot move \(pending) to \(golden): \(error.localizedDescription)"))
+                    errs.append(.error("cannot move \(pending) to \(golden): \(error.message)", at: error.location))
                 }
             }
         }
         return ScenarioAcceptReport(accepted: accepted, errors: errs)
     }
 
+    /// A snapshot file and the project whose writer may delete it.
+    struct SnapshotFile {
+        var path: String
+        var root: String
+    }
+
     /// `.snap` files beside the completely run scenario files that no scenario referenced, and
-    /// the snapshot folders of scenario files that no longer exist.
-    static func unreferenced(_ outcomes: [ScenarioFileOutcome]) -> [String] {
-        let fm = FileManager.default
-        var out: [String] = []
+    /// the snapshot folders of scenario files that no longer exist. Folders are listed through
+    /// the safe writer: a linked snapshot folder inside the project is an error, never listed
+    /// (so `--prune` cannot reach outside it).
+    static func unreferenced(_ outcomes: [ScenarioFileOutcome]) -> (files: [SnapshotFile], errors: [Diagnostic]) {
+        var out: [SnapshotFile] = []
+        var errors: [Diagnostic] = []
+        // One error per cause: the same linked folder refuses each folder listed below it.
+        var refused = Set<String>()
+        func entries(_ dir: String, _ writer: SafeWriter) -> [SafeWriter.Entry] {
+            do { return try writer.list(dir) ?? [] } catch {
+                if refused.insert(error.message).inserted { errors.append(error) }
+                return []
+            }
+        }
         var referenced = Set<String>()
         for o in outcomes { for r in o.referencedSnapshots { referenced.insert(ScenarioDiscovery.standardized(r)) } }
         for o in outcomes where o.complete {
             let dir = o.file.snapshotDirectory
-            for e in ((try? fm.contentsOfDirectory(atPath: dir)) ?? []).sorted() where e.hasSuffix(".snap") {
-                let p = Project.join(dir, e)
-                if !referenced.contains(ScenarioDiscovery.standardized(p)) { out.append(p) }
+            let writer = SafeWriter(root: o.file.projectRoot, confined: false)
+            for e in entries(dir, writer) where e.name.hasSuffix(".snap") && e.kind != .directory {
+                let p = Project.join(dir, e.name)
+                if !referenced.contains(ScenarioDiscovery.standardized(p)) { out.append(SnapshotFile(path: p, root: o.file.projectRoot)) }
             }
         }
         // Snapshot folders whose scenario file is gone (only where every file beside ran).
@@ -97,31 +125,33 @@ public enum ScenarioRunner {
             folders[snaps, default: []].append(o)
         }
         for (snaps, list) in folders.sorted(by: { $0.key < $1.key }) where list.allSatisfy(\.complete) {
+            guard let root = list.first?.file.projectRoot else { continue }
+            let writer = SafeWriter(root: root, confined: false)
             let scenarioDir = (snaps as NSString).deletingLastPathComponent
-            for stem in ((try? fm.contentsOfDirectory(atPath: snaps)) ?? []).sorted() {
-                let sub = Project.join(snaps, stem)
-                var isDir: ObjCBool = false
-                guard fm.fileExists(atPath: sub, isDirectory: &isDir), isDir.boolValue else { continue }
-                if fm.fileExists(atPath: Project.join(scenarioDir.isEmpty ? "." : scenarioDir, stem + ".lua")) { continue }
-                for e in ((try? fm.contentsOfDirectory(atPath: sub)) ?? []).sorted() where e.hasSuffix(".snap") {
-                    out.append(Project.join(sub, e))
+            // Only real folders (a link in their place is neither listed nor followed).
+            for stem in entries(snaps, writer) where stem.kind == .directory {
+                if SafeFile.exists(Project.join(scenarioDir.isEmpty ? "." : scenarioDir, stem.name + ".lua")) { continue }
+                let sub = Project.join(snaps, stem.name)
+                for e in entries(sub, writer) where e.name.hasSuffix(".snap") && e.kind != .directory {
+                    out.append(SnapshotFile(path: Project.join(sub, e.name), root: root))
                 }
             }
         }
-        return out
+        return (out, errors)
     }
 
-    static func prune(_ files: [String]) -> [String] {
-        let fm = FileManager.default
+    /// Deletes the files (and their pending `.new`) through the safe writer, then their folder
+    /// when it is left empty; the paths deleted, and why any could not be.
+    static func prune(_ files: [SnapshotFile]) -> (removed: [String], errors: [Diagnostic]) {
         var removed: [String] = []
+        var errors: [Diagnostic] = []
         for f in files {
-            if (try? fm.removeItem(atPath: f)) != nil { removed.append(f) }
-            try? fm.removeItem(atPath: f + ".new")
-            // Remove the folder when it is now empty.
-            let dir = (f as NSString).deletingLastPathComponent
-            if let rest = try? fm.contentsOfDirectory(atPath: dir), rest.isEmpty { try? fm.removeItem(atPath: dir) }
+            let writer = SafeWriter(root: f.root, confined: false)
+            do { if try writer.delete(f.path) { removed.append(f.path) } } catch { errors.append(error) }
+            do { try writer.delete(f.path + ".new") } catch { errors.append(error) }
+            writer.removeFolderIfEmpty((f.path as NSString).deletingLastPathComponent)
         }
-        return removed
+        return (removed, errors)
     }
 }
 

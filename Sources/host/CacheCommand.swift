@@ -3,6 +3,7 @@ import Foundation
 import LoomCache
 import LoomCore
 import LoomPlugins
+import OrderedCollections
 
 struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,9 +18,11 @@ struct CacheCommand: ParsableCommand {
         @Option(name: .customLong("cache-dir"), help: ArgumentHelp("The cache folder (default: .loom/cache in the project).", valueName: "dir"))
         var cacheDir: String?
 
+        /// The cache, fenced by the project as `host run` fences it (RunCache.swift).
         var cache: ViewStateCache {
             let root = project ?? Project.findRoot(from: ".") ?? "."
-            return ViewStateCache(directory: cacheDir ?? Project.join(root, ".loom/cache"))
+            return ViewStateCache(directory: cacheDir ?? Project.join(root, ".loom/cache"),
+                                  writer: SafeWriter(root: root, confined: cacheDir == nil))
         }
     }
 
@@ -31,21 +34,33 @@ struct CacheCommand: ParsableCommand {
 
         func run() throws {
             let c = location.cache
-            let entries = c.list()
+            let entries: [ViewStateCache.Entry]
+            do { entries = try c.list() } catch {
+                Console.report(Diagnostics([error]))
+                throw ExitCode(1)
+            }
             switch format {
             case .json:
+                // The JSON writer escapes every control character itself.
                 let list: [JSONValue] = entries.map {
-                    .object(["key": .string($0.key), "screen": $0.screen.map { .string($0) } ?? .null,
-                             "bytes": .int($0.bytes), "usable": .bool($0.usable)])
+                    var o: OrderedDictionary<String, JSONValue> = [
+                        "key": .string($0.key), "screen": $0.screen.map { .string($0) } ?? .null,
+                        "bytes": .int($0.bytes), "usable": .bool($0.usable)]
+                    if let p = $0.problem { o["problem"] = .string(p) }
+                    return .object(o)
                 }
                 Console.out(JSONValue.object(["directory": .string(c.directory), "entries": .array(list)]).serialized(pretty: true) + "\n")
             case .text:
-                if entries.isEmpty { Console.out("no entries in \(c.directory)\n"); return }
+                // Names come from file names and values from the files: every one escaped.
+                let e = TextEscape.escaped
+                if entries.isEmpty { Console.out("no entries in \(e(c.directory))\n"); return }
                 var out = ""
-                for e in entries {
-                    out += "\(e.key)  \(e.screen ?? "?")  \(e.bytes) bytes\(e.usable ? "" : "  (unusable: ignored and rewritten on next use)")\n"
+                for x in entries {
+                    let next = x.kind == .regular ? "; ignored and rewritten on next use" : "; never read or replaced"
+                    let note = x.problem.map { "  (unusable: \(e($0))\(next))" } ?? ""
+                    out += "\(e(x.key))  \(e(x.screen ?? "?"))  \(x.bytes) bytes\(note)\n"
                 }
-                out += "\(entries.count) entr\(entries.count == 1 ? "y" : "ies") in \(c.directory)\n"
+                out += "\(entries.count) entr\(entries.count == 1 ? "y" : "ies") in \(e(c.directory))\n"
                 Console.out(out)
             }
         }
@@ -54,7 +69,7 @@ struct CacheCommand: ParsableCommand {
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "clear", abstract: "Remove every entry, or the keys given.")
         @OptionGroup var location: Location
-        @Argument(help: "Keys to remove (default: all).")
+        @Argument(help: "Keys to remove (default: every entry; only files that are this cache's own entries are removed).")
         var keys: [String] = []
 
         func validate() throws {
@@ -64,8 +79,11 @@ struct CacheCommand: ParsableCommand {
         func run() throws {
             let c = location.cache
             do {
-                let n = try c.clear(keys: keys)
-                Console.out("removed \(n) entr\(n == 1 ? "y" : "ies") from \(c.directory)\n")
+                let done = try c.clear(keys: keys)
+                let n = done.removed.count
+                // Files that are not provably this cache's entries are left, each named.
+                Console.report(Diagnostics(done.kept.map { .note("left in place: \($0.why)", at: SourceLocation(file: $0.path)) }))
+                Console.out("removed \(n) entr\(n == 1 ? "y" : "ies") from \(TextEscape.escaped(c.directory))\n")
             } catch {
                 Console.report(Diagnostics([error]))
                 throw ExitCode(1)

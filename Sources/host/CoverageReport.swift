@@ -24,28 +24,33 @@ struct CoverageReport {
     }
 
     /// A file the run will write: its folder must exist and be writable, and the file must not
-    /// be a folder (checked before the scenarios run, so a typo does not cost a whole run).
-    static func checkWritable(_ path: String, flag: String) throws {
+    /// be a folder; then the safe writer's own check (no link inside the project on the way, the
+    /// file not a link, FIFO or device). Checked before the scenarios run, so a typo does not
+    /// cost a whole run.
+    static func checkWritable(_ path: String, flag: String, writer: SafeWriter) throws {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDir) {
             if isDir.boolValue { throw ValidationError("\(flag) \(TextEscape.escaped(path)): is a folder, not a file") }
             if !fm.isWritableFile(atPath: path) { throw ValidationError("\(flag) \(TextEscape.escaped(path)): the file is not writable") }
-            return
+        } else {
+            let parent = (path as NSString).deletingLastPathComponent
+            let dir = parent.isEmpty ? "." : parent
+            guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+                throw ValidationError("\(flag) \(TextEscape.escaped(path)): the folder \(TextEscape.escaped(dir)) does not exist")
+            }
+            if !fm.isWritableFile(atPath: dir) {
+                throw ValidationError("\(flag) \(TextEscape.escaped(path)): the folder \(TextEscape.escaped(dir)) is not writable")
+            }
         }
-        let parent = (path as NSString).deletingLastPathComponent
-        let dir = parent.isEmpty ? "." : parent
-        guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-            throw ValidationError("\(flag) \(TextEscape.escaped(path)): the folder \(TextEscape.escaped(dir)) does not exist")
-        }
-        if !fm.isWritableFile(atPath: dir) {
-            throw ValidationError("\(flag) \(TextEscape.escaped(path)): the folder \(TextEscape.escaped(dir)) is not writable")
+        do { try writer.check(path, createFolders: false) } catch {
+            throw ValidationError("\(flag) \(TextEscape.escaped(path)): \(TextEscape.escaped(error.message))")
         }
     }
 
-    func validate() throws {
-        if let jsonFile { try Self.checkWritable(jsonFile, flag: "--coverage-json") }
-        if let lcovFile { try Self.checkWritable(lcovFile, flag: "--lcov") }
+    func validate(_ writer: SafeWriter) throws {
+        if let jsonFile { try Self.checkWritable(jsonFile, flag: "--coverage-json", writer: writer) }
+        if let lcovFile { try Self.checkWritable(lcovFile, flag: "--lcov", writer: writer) }
     }
 
     /// The table `--coverage` prints after the results (before the summary line).
@@ -117,8 +122,8 @@ struct CoverageReport {
     }
 
     /// Writes `--coverage-json` and `--lcov`.
-    func write(_ c: ScenarioCoverage) throws {
-        if let jsonFile { try ScenarioOutput.write(c.json.serialized(pretty: true) + "\n", to: jsonFile) }
-        if let lcovFile { try ScenarioOutput.write(c.lcov, to: lcovFile) }
+    func write(_ c: ScenarioCoverage, _ writer: SafeWriter) throws {
+        if let jsonFile { try ScenarioOutput.write(c.json.serialized(pretty: true) + "\n", to: jsonFile, writer) }
+        if let lcovFile { try ScenarioOutput.write(c.lcov, to: lcovFile, writer) }
     }
 }

@@ -34,7 +34,7 @@ struct Graph: ParsableCommand {
         ws.useDevice(deviceOptions.chosen)
         var report = try GraphReport.explore(from: screen, in: ws, user: user)
         let text = try report.rendered(format)
-        report.write(text, to: output)
+        report.write(text, to: output, project: ws.project.root)
         if Console.report(report.diagnostics) { throw ExitCode(1) }
     }
 }

@@ -45,11 +45,12 @@ struct GraphReport {
         return text
     }
 
-    /// To `output` when given (a failure is a diagnostic), else to stdout.
-    mutating func write(_ text: String, to output: String?) {
+    /// To `output` when given (a failure is a diagnostic), else to stdout. The file goes through
+    /// the safe writer fenced by the project (see `Render`'s `-o`).
+    mutating func write(_ text: String, to output: String?, project: String) {
         if let output {
-            do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                diagnostics.error("cannot write \(output): \(error.localizedDescription)")
+            do { try SafeWriter(root: project, confined: false).write(text, to: output, createFolders: false) } catch {
+                diagnostics.error("cannot write the graph: \(error.message)", at: error.location)
             }
         } else {
             Console.out(text)

@@ -182,26 +182,30 @@ enum ProjectTemplate {
 
     /// Writes the project into `dir` (created when missing); a folder that is not empty is
     /// refused unless `force` (then the template's files replace those of the same name).
+    ///
+    /// Every file goes through the safe writer fenced by `dir`: with `--force`, a template file
+    /// whose place holds a link (to a file or a folder), a FIFO, a device or a folder, or whose
+    /// folder is a link, is a located error, and every place is checked before anything is
+    /// written, so a refused `init` leaves the folder as it was.
     static func create(in dir: String, force: Bool) -> Result<[String], Diagnostic> {
-        let fm = FileManager.default
-        var isDir: ObjCBool = false
-        if fm.fileExists(atPath: dir, isDirectory: &isDir) {
-            guard isDir.boolValue else { return .failure(.error("exists and is not a folder", at: SourceLocation(file: dir))) }
-            let entries = (try? fm.contentsOfDirectory(atPath: dir)) ?? []
+        if SafeFile.exists(dir) {
+            // The folder the user named may be a link they made: it is followed, as named.
+            guard SafeFile.isDirectory(dir) else { return .failure(.error("exists and is not a folder", at: SourceLocation(file: dir))) }
+            let entries = SafeFile.contentsOfDirectory(dir) ?? []
             if !entries.isEmpty && !force {
                 return .failure(.error("the folder is not empty (\(entries.count) entr\(entries.count == 1 ? "y" : "ies")): choose a new folder, or use --force to write the project into it (files of the same name are replaced)", at: SourceLocation(file: dir)))
             }
         }
+        do { try SafeWriter.unfenced.createFolder(dir) } catch { return .failure(error) }
+        let writer = SafeWriter(root: dir, confined: true, label: "the project folder")
+        let files = files(plugin: pluginName(forFolder: dir)).map { (Project.join(dir, $0.0), $0.1) }
+        // Look at every place first: nothing is written when one is refused.
+        for (path, _) in files {
+            do { try writer.check(path) } catch { return .failure(error) }
+        }
         var written: [String] = []
-        for (rel, text) in files(plugin: pluginName(forFolder: dir)) {
-            let path = Project.join(dir, rel)
-            do {
-                let parent = (path as NSString).deletingLastPathComponent
-                if !parent.isEmpty { try fm.createDirectory(atPath: parent, withIntermediateDirectories: true) }
-                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            } catch {
-                return .failure(.error("cannot write \(path): \(error.localizedDescription)"))
-            }
+        for (path, text) in files {
+            do { try writer.write(text, to: path) } catch { return .failure(error) }
             written.append(path)
         }
         return .success(written)

@@ -123,11 +123,14 @@ struct Render: ParsableCommand {
             picture = SVGRenderer(options: options).render(layout.result)
         }
         diagnostics.append(contentsOf: picture.warnings)
-        write(picture, &diagnostics)
+        write(picture, project: ws.project.root, &diagnostics)
         if Console.report(diagnostics) { throw ExitCode(1) }
     }
 
-    private func write(_ picture: SVGPicture, _ diagnostics: inout Diagnostics) {
+    /// `-o FILE` goes through the safe writer fenced by the project: the file may lie anywhere
+    /// the user says, but never through a link inside the project, and never onto a link, FIFO,
+    /// device or folder (a located error; a FIFO is never opened, so nothing blocks).
+    private func write(_ picture: SVGPicture, project: String, _ diagnostics: inout Diagnostics) {
         let data: Data
         switch format {
         case .svg: data = Data(picture.text.utf8)
@@ -140,8 +143,8 @@ struct Render: ParsableCommand {
             }
         }
         guard let output else { return Console.out(picture.text) }
-        do { try data.write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-            diagnostics.error("cannot write \(output): \(error.localizedDescription)")
+        do { try SafeWriter(root: project, confined: false).write([UInt8](data), to: output, createFolders: false) } catch {
+            diagnostics.error("cannot write the picture: \(error.message)", at: error.location)
         }
     }
 }

@@ -17,8 +17,12 @@ struct CacheOptions: ParsableArguments {
         if cacheDir != nil && cacheKey == nil { throw ValidationError("--cache-dir needs --cache-key") }
     }
 
+    /// The cache's folder and its writer: fenced by the project; the default folder must lie
+    /// inside it, a `--cache-dir` named on the command line may lie anywhere (but no link
+    /// inside the project is followed on the way).
     func cache(project: String) -> ViewStateCache {
-        ViewStateCache(directory: cacheDir ?? Project.join(project, ".loom/cache"))
+        ViewStateCache(directory: cacheDir ?? Project.join(project, ".loom/cache"),
+                       writer: SafeWriter(root: project, confined: cacheDir == nil))
     }
 }
 
@@ -27,6 +31,11 @@ struct RunCacheEntry {
     let cache: ViewStateCache
     let key: String
     let inputs: String
+    /// Set when the cache cannot be used at all (a linked folder, a FIFO in its place): then
+    /// nothing is saved either. A class box: `serve` and `save` are called on a `let`.
+    private let refused = Flag()
+
+    private final class Flag { var on = false }
 
     /// Hashes every input that can change what `host run` prints: the host's version, the
     /// project's loom.json, rules.json, users.json, flows.json, screens and styles folders, every
@@ -64,12 +73,16 @@ struct RunCacheEntry {
         case .unusable(let d):
             Console.report(Diagnostics([d]))
             return false
+        case .refused(let d):
+            Console.report(Diagnostics([d]))
+            refused.on = true
+            return false
         }
     }
 
     /// Saves a result that resolved without errors (a failed resolution is never served again).
     func save(_ report: ScreenReport) {
-        guard !report.diagnostics.hasErrors else { return }
+        guard !report.diagnostics.hasErrors, !refused.on else { return }
         let plain = Style(color: false)
         var stderr = ""
         for d in report.diagnostics.sorted { stderr += TreeOutput.diagnosticLine(d, style: plain) + "\n" }

@@ -9,7 +9,7 @@ enum ScenarioOutput {
     static func accept(_ options: ScenarioOptions) throws {
         let r = ScenarioRunner.accept(options)
         for (pending, golden) in r.accepted { Console.out("accepted \(TextEscape.escaped(golden))  (from \(TextEscape.escaped(pending)))\n") }
-        for e in r.errors { Console.error(e.description) }
+        Console.report(Diagnostics(r.errors))
         Console.out("\(r.accepted.count) snapshot\(r.accepted.count == 1 ? "" : "s") accepted\n")
         if !r.errors.isEmpty { throw ExitCode(1) }
     }
@@ -35,17 +35,26 @@ enum ScenarioOutput {
         let shortfall = report.coverage.flatMap(coverage.shortfall)
         if let shortfall { tail += style.error("✗") + " " + shortfall + "\n" }
         Console.out(tail)
-        if let junit { try write(report.junitXML, to: junit) }
-        if let json { try write(report.json.serialized(pretty: true) + "\n", to: json) }
-        if let c = report.coverage { try coverage.write(c) }
+        let writer = reportWriter(project: options.project)
+        if let junit { try write(report.junitXML, to: junit, writer) }
+        if let json { try write(report.json.serialized(pretty: true) + "\n", to: json, writer) }
+        if let c = report.coverage { try coverage.write(c, writer) }
         if !report.succeeded || shortfall != nil { throw ExitCode(1) }
     }
 
-    static func write(_ text: String, to path: String) throws {
+    /// The writer of the reports a user names (`--junit`, `--json`, `--coverage-json`,
+    /// `--lcov`): fenced by the project the scenarios run in, so a report path may lie anywhere
+    /// the user says, but never through a link inside the project; the file itself is never a
+    /// link, FIFO or folder. Folders are not made (a missing one is a usage error).
+    static func reportWriter(project: String?) -> SafeWriter {
+        SafeWriter(root: project ?? Project.findRoot(from: ".") ?? ".", confined: false)
+    }
+
+    static func write(_ text: String, to path: String, _ writer: SafeWriter) throws {
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            try writer.write(text, to: path, createFolders: false)
         } catch {
-            Console.error("cannot write \(path): \(error.localizedDescription)")
+            Console.report(Diagnostics([.error("cannot write the report: \(error.message)", at: error.location)]))
             throw ExitCode(1)
         }
     }

@@ -77,7 +77,12 @@ struct Test: ParsableCommand {
         if watch && (accept || update) { throw ValidationError("--watch cannot be combined with --accept or --update") }
         try NumericFlag.jobs.check(jobs)
         try NumericFlag.scenarioTimeLimit.check(scenarioTimeLimit)
-        if !accept { try coverageReport.validate() }
+        if !accept {
+            let writer = ScenarioOutput.reportWriter(project: engine.project)
+            try coverageReport.validate(writer)
+            if let junit { try CoverageReport.checkWritable(junit, flag: "--junit", writer: writer) }
+            if let json { try CoverageReport.checkWritable(json, flag: "--json", writer: writer) }
+        }
     }
 
     var coverageReport: CoverageReport {

@@ -57,12 +57,61 @@ final class HostileCorpusTests: XCTestCase {
         return out
     }
 
-    /// Copies the case folder and applies its setup (symlinks, FIFOs, generated files, modes).
+    /// The folder beside a case's copy that stands for "outside the project": made for every
+    /// case (from `setup.outside`: relative path → text, a path ending in `/` an empty folder),
+    /// named in symbolic link targets as `@outside` (`"@outside/victim.json"`), and checked to be
+    /// byte for byte unchanged after the run (nothing created, changed or deleted there).
+    static func outsideFolder(for dir: URL) -> URL {
+        dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-outside", isDirectory: true)
+    }
+
+    /// Every entry below `dir` (not following links): its kind and bytes, a link's target.
+    static func tree(_ dir: URL) -> [String: String] {
+        let fm = FileManager.default
+        var out: [String: String] = [:]
+        func walk(_ rel: String) {
+            let path = rel.isEmpty ? dir.path : dir.path + "/" + rel
+            for name in ((try? fm.contentsOfDirectory(atPath: path)) ?? []).sorted() {
+                let r = rel.isEmpty ? name : rel + "/" + name
+                out[r] = entry(dir.path + "/" + r)
+                if out[r] == "folder" { walk(r) }
+            }
+        }
+        walk("")
+        return out
+    }
+
+    /// One entry's kind and content (not following a link), for "unchanged" checks.
+    static func entry(_ path: String) -> String? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR: return "folder"
+        case S_IFLNK: return "link to " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?")
+        case S_IFREG: return "file " + (FileManager.default.contents(atPath: path).map { $0.base64EncodedString() } ?? "?")
+        case S_IFIFO: return "fifo"
+        default: return "other"
+        }
+    }
+
+    /// Copies the case folder and applies its setup (symlinks, FIFOs, generated files, modes,
+    /// the outside folder).
     static func prepare(_ c: Case) throws -> URL {
         let fm = FileManager.default
         let dir = try Host.temporaryFolder("corpus-" + c.name.replacingOccurrences(of: "/", with: "-"))
         for entry in try fm.contentsOfDirectory(atPath: c.folder.path) where entry != "case.json" {
             try fm.copyItem(at: c.folder.appendingPathComponent(entry), to: dir.appendingPathComponent(entry))
+        }
+        let outside = outsideFolder(for: dir)
+        try fm.createDirectory(at: outside, withIntermediateDirectories: true)
+        for (rel, text) in c.setup["outside"] as? [String: String] ?? [:] {
+            let url = outside.appendingPathComponent(rel)
+            if rel.hasSuffix("/") {
+                try fm.createDirectory(at: url, withIntermediateDirectories: true)
+            } else {
+                try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(text.utf8).write(to: url)
+            }
         }
         func place(_ rel: String) throws -> URL {
             let url = dir.appendingPathComponent(rel)
@@ -74,7 +123,9 @@ final class HostileCorpusTests: XCTestCase {
         }
         for (rel, target) in c.setup["symlinks"] as? [String: String] ?? [:] {
             let url = try place(rel)
-            try fm.createSymbolicLink(atPath: url.path, withDestinationPath: target)
+            let resolved = target == "@outside" || target.hasPrefix("@outside/")
+                ? outside.path + target.dropFirst("@outside".count) : target
+            try fm.createSymbolicLink(atPath: url.path, withDestinationPath: resolved)
         }
         for rel in c.setup["fifos"] as? [String] ?? [] {
             let url = try place(rel)
@@ -155,7 +206,8 @@ final class HostileCorpusTests: XCTestCase {
             XCTAssertFalse(c.args.isEmpty, "\(c.name): no command")
             XCTAssertGreaterThan(c.why.count, 10, "\(c.name): say why the case exists")
             XCTAssertGreaterThan(c.expect.count, 10, "\(c.name): state the safe behaviour expected")
-            XCTAssertTrue(c.exit == 0 || !c.stderr.isEmpty, "\(c.name): a failing case names the message it expects")
+            // (`host test` reports a failing scenario on stdout, with the results.)
+            XCTAssertTrue(c.exit == 0 || !c.stderr.isEmpty || !c.stdout.isEmpty, "\(c.name): a failing case names the message it expects")
         }
     }
 
@@ -163,7 +215,31 @@ final class HostileCorpusTests: XCTestCase {
         let all = try Self.cases()
         for c in all {
             let dir = try Self.prepare(c)
-            defer { try? FileManager.default.removeItem(at: dir) }
+            let outside = Self.outsideFolder(for: dir)
+            defer {
+                try? FileManager.default.removeItem(at: dir)
+                try? FileManager.default.removeItem(at: outside)
+            }
+            // `setup.before`: commands run first (e.g. to fill a cache), each expected to exit 0;
+            // then `setup.replace`: {file: [[old, new], …]} edits of what they wrote.
+            for args in c.setup["before"] as? [[String]] ?? [] {
+                let b = try Self.launch(args, in: dir, timeout: c.timeout)
+                XCTAssertTrue(b.status == 0 && !b.signalled && !b.timedOut,
+                              "\(c.name): setup command `host \(args.joined(separator: " "))` failed (exit \(b.status))\n\(String(decoding: b.err, as: UTF8.self).prefix(2000))")
+            }
+            for (rel, pairs) in c.setup["replace"] as? [String: [[String]]] ?? [:] {
+                let url = dir.appendingPathComponent(rel)
+                var text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+                for p in pairs where p.count == 2 {
+                    XCTAssertTrue(text.contains(p[0]), "\(c.name): setup.replace: \(rel) lacks \(p[0].debugDescription)")
+                    text = text.replacingOccurrences(of: p[0], with: p[1])
+                }
+                try Data(text.utf8).write(to: url)
+            }
+            let outsideBefore = Self.tree(outside)
+            // `kept`: project paths that must be exactly as they were before the command.
+            let keptPaths = c.setup["kept"] as? [String] ?? []
+            let keptBefore = keptPaths.map { Self.entry(dir.appendingPathComponent($0).path) }
             let r = try Self.launch(c.args, in: dir, timeout: c.timeout)
             let out = String(decoding: r.out, as: UTF8.self), err = String(decoding: r.err, as: UTF8.self)
             let transcript = """
@@ -184,6 +260,11 @@ final class HostileCorpusTests: XCTestCase {
             for s in c.stdoutAbsent { XCTAssertFalse(out.contains(s), "stdout holds \(s.debugDescription)\n\(transcript)") }
             XCTAssertEqual(Self.rawControls(r.out), [], "raw control characters on stdout\n\(transcript)")
             XCTAssertEqual(Self.rawControls(r.err), [], "raw control characters on stderr\n\(transcript)")
+            XCTAssertEqual(Self.tree(outside), outsideBefore, "something outside the project was created, changed or deleted\n\(transcript)")
+            for (path, before) in zip(keptPaths, keptBefore) {
+                XCTAssertNotNil(before, "\(c.name): kept path \(path) does not exist before the run")
+                XCTAssertEqual(Self.entry(dir.appendingPathComponent(path).path), before, "\(path) changed\n\(transcript)")
+            }
         }
     }
 }

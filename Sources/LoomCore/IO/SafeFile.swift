@@ -29,6 +29,8 @@ public enum SafeFile {
     /// What a path names (after following symbolic links).
     public enum Kind: Sendable, Equatable {
         case regular, directory, fifo, characterDevice, blockDevice, socket, other
+        /// Only from a look that does not follow links (`SafeWriter`).
+        case symbolicLink
 
         public var description: String {
             switch self {
@@ -38,6 +40,7 @@ public enum SafeFile {
             case .characterDevice: return "a character device"
             case .blockDevice: return "a block device"
             case .socket: return "a socket"
+            case .symbolicLink: return "a symbolic link"
             case .other: return "not a file"
             }
         }
@@ -50,6 +53,7 @@ public enum SafeFile {
             case S_IFCHR: self = .characterDevice
             case S_IFBLK: self = .blockDevice
             case S_IFSOCK: self = .socket
+            case S_IFLNK: self = .symbolicLink
             default: self = .other
             }
         }
@@ -139,15 +143,23 @@ public enum SafeFile {
         if FilePath.withCString(path, { stat($0, &st) }) != 0 {
             throw fail(reason(errno: errno, path: path))
         }
-        var k = Kind(mode: st.st_mode)
+        let k = Kind(mode: st.st_mode)
         guard k == .regular else { throw fail("not a regular file (\(k.description))") }
         guard Int(st.st_size) <= limit else { throw fail(tooLarge()) }
         let fd = FilePath.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
         if fd < 0 { throw fail(reason(errno: errno, path: path)) }
         defer { close(fd) }
         // Check again what was opened (the path may have changed in between).
+        return try readOpened(fd, path: path, fail: fail)
+    }
+
+    /// The bytes of an open descriptor, checked again to be a regular file within the cap
+    /// (shared with `SafeWriter.read`, which opens relative to a folder it walked to).
+    static func readOpened(_ fd: Int32, path: String, fail: (String) -> Diagnostic) throws(Diagnostic) -> [UInt8] {
+        let limit = maxBytes
+        var st = stat()
         guard fstat(fd, &st) == 0 else { throw fail(reason(errno: errno, path: path)) }
-        k = Kind(mode: st.st_mode)
+        let k = Kind(mode: st.st_mode)
         guard k == .regular else { throw fail("not a regular file (\(k.description))") }
         guard Int(st.st_size) <= limit else { throw fail(tooLarge()) }
         var bytes = [UInt8](repeating: 0, count: max(Int(st.st_size), 0) + 1)
