@@ -13,6 +13,8 @@ public enum DidYouMean {
     /// before it gives up with no suggestion: about ten milliseconds of an optimized build.
     /// 5,000 candidates of 10 characters cost at most 5,000 × (1 + 7 × 10) = 355,000.
     public static let defaultBudget = 4_000_000
+    /// The work the did-you-means of one batch (`Candidates`) may do together.
+    public static let batchBudget = 4 * defaultBudget
 
     /// The edit distance of `a` and `b`, compared case-insensitively.
     public static func distance(_ a: String, _ b: String) -> Int {
