@@ -41,6 +41,10 @@ public final class NamedRule: RuleEvaluating {
     /// The plugin a named rule is listed under.
     public static let owner = "project"
 
+    /// How deep `--explain` expands named rules inside named rules: the levels of their own
+    /// expressions, added up along the way (see `LiveRuleWalk`).
+    public static let explainedDepth = 64
+
     /// Its expression as a flat program (compiled on first use, once every named rule is
     /// registered; only rules without a problem are compiled, and those use only rules without a
     /// problem, so the programs' references to each other form no cycle).

@@ -176,7 +176,7 @@ struct LiveRuleWalk: RuleTraceWalk {
     /// The levels of named rules' expressions expanded above this walk.
     var namedDepth = 0
     /// How deep an explanation expands named rules inside named rules (see above).
-    static let maxNamedDepth = 64
+    static let maxNamedDepth = NamedRule.explainedDepth
 
     init(factory: Factory, subject: RuleSubject, ctx: ResolutionContext) {
         self.factory = factory
