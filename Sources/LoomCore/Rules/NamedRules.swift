@@ -172,7 +172,7 @@ final class NamedRuleMemo {
 /// Evaluates named rules without recursion: a named rule inside a named rule pushes a frame on
 /// an explicit stack (so a chain of 50,000 named rules needs 50,000 frames of the heap, not of
 /// the thread's stack), and a named rule this evaluation already evaluated is not evaluated
-/// again (so `r_i = AND(r_{i+1}, r_{i+1})` over 40 levels evaluates 40 rules, not 2^40).
+/// again (so `r_i = AND(r_{i+1}, r_{i+1})` over 40 levels evaluates 41 named rules, not 2^40).
 /// Plugin rules are called as the rule plan calls them (counted, failures reported where they
 /// are written); nothing is allocated for a named rule that uses no other named rule.
 enum NamedRuleEvaluator {
