@@ -163,6 +163,7 @@ let package = Package(
         .executableTarget(name: "FuzzRules", dependencies: ["FuzzTargets"], path: "Sources/FuzzRules"),
         .executableTarget(name: "FuzzFlows", dependencies: ["FuzzTargets"], path: "Sources/FuzzFlows"),
         .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzTargets"], path: "Sources/FuzzLuaBridge"),
+        .executableTarget(name: "FuzzNamedRules", dependencies: ["FuzzTargets"], path: "Sources/FuzzNamedRules"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime"], path: "Tests/LuaRuntimeTests"),
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
         .testTarget(name: "LoomNavigationTests", dependencies: ["LoomNavigation", "LoomCore"], path: "Tests/LoomNavigationTests"),

@@ -139,14 +139,17 @@ extension Workspace {
         let (flows, d) = self.flows()
         var out = d
         out.append(contentsOf: FlowValidation.validate(flows, screens: screenLocations(), entryLocation: project.valueLocations["entry"]))
-        // `when` rules of flows.json alternatives name registered (or named) rules.
+        // `when` rules of flows.json alternatives name registered (or named) rules (their
+        // did-you-means sharing one preparation of the names and one work budget).
+        var ruleNames: DidYouMean.Candidates?
         for name in flows.names {
             guard let declarative = flows[name]!.navigator as? DeclarativeFlow else { continue }
             for step in declarative.steps {
                 for c in step.contributions {
                     for ref in c.when?.references ?? [] where factory.rules[ref.name] == nil {
+                        if ruleNames == nil { ruleNames = DidYouMean.Candidates(factory.rules.keys, budget: DidYouMean.batchBudget) }
                         out.error("unknown rule '\(ref.name)' in a \"when\" of flow '\(name)'"
-                            + DidYouMean.hint(ref.name, among: factory.rules.keys), at: ref.location)
+                            + ruleNames!.hint(ref.name), at: ref.location)
                     }
                 }
             }

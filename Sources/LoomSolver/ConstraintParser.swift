@@ -11,11 +11,28 @@ public enum ConstraintParser {
     static let priorityNames = ["required", "high", "low"]
 
     /// The closest name within an edit distance of 2 (or 3 for long names), if any.
+    ///
+    /// The distance is at least the difference of the lengths, so a name whose length is too far
+    /// from the word's is not compared at all: the table below is only ever computed for words
+    /// about as short as the names (a 20,000-character attribute costs one count, not a
+    /// 20,000-row table per name). The names are the language's own few keywords, so this does
+    /// not use `DidYouMean` (LoomSolver depends on nothing).
     static func suggestion(for word: String, in names: [String]) -> String? {
+        var compared = 0
+        return suggestion(for: word, in: names, compared: &compared)
+    }
+
+    /// The same, counting the names compared by the table (for tests).
+    static func suggestion(for word: String, in names: [String], compared: inout Int) -> String? {
+        let lowered = word.lowercased()
+        let length = lowered.count
         var best: (String, Int)?
         for n in names {
-            let d = distance(word.lowercased(), n)
-            if d <= (n.count > 6 ? 3 : 2) && d < (best?.1 ?? .max) { best = (n, d) }
+            let limit = n.count > 6 ? 3 : 2
+            guard abs(n.count - length) <= limit else { continue }
+            compared += 1
+            let d = distance(lowered, n)
+            if d <= limit && d < (best?.1 ?? .max) { best = (n, d) }
         }
         return best?.0
     }

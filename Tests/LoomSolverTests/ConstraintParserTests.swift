@@ -107,6 +107,24 @@ final class ConstraintParserTests: XCTestCase {
         }
     }
 
+    /// A misspelt name is compared only with names about as long (the distance is at least the
+    /// difference of the lengths): a 20,000-character attribute, target or priority is compared
+    /// with none (before: a 20,000-row table for every name), and says what it is all the same.
+    func testAHugeUnknownNameIsComparedWithNoName() {
+        let huge = String(repeating: "w", count: 20_000)
+        var compared = 0
+        XCTAssertNil(ConstraintParser.suggestion(for: huge, in: Anchor.allNames + Guide.allCases.map(\.rawValue), compared: &compared))
+        XCTAssertNil(ConstraintParser.suggestion(for: huge, in: ConstraintParser.targetNames, compared: &compared))
+        XCTAssertEqual(compared, 0)
+        XCTAssertEqual(ConstraintParser.suggestion(for: "widht", in: Anchor.allNames, compared: &compared), "width")
+        XCTAssertLessThan(compared, Anchor.allNames.count, "names of other lengths are skipped")
+        for text in ["\(huge) == 44", "top == parent.\(huge)", "top == \(huge).top", "top == parent.top @ \(huge)"] {
+            guard let e = error(text) else { continue }
+            XCTAssertTrue(e.message.hasPrefix("unknown "), e.message)
+            XCTAssertFalse(e.message.contains("did you mean"), e.message)
+        }
+    }
+
     func testBuildsSolverConstraintsThroughTheResolver() throws {
         // Two views stacked in a 375-wide parent: frames as (x, y, w, h) variables.
         var s = Solver()

@@ -17,7 +17,7 @@ public struct NamedRuleSource: Sendable {
     public static let fileName = "rules.json"
 
     /// The members of a `rules` object (`place` names it in messages).
-    static func parse(_ node: JSONNode, in doc: JSONDocument, place: String, diagnostics d: inout Diagnostics) -> [NamedRuleSource] {
+    public static func parse(_ node: JSONNode, in doc: JSONDocument, place: String, diagnostics d: inout Diagnostics) -> [NamedRuleSource] {
         guard let o = node.object else {
             d.error("\(place) maps rule names to rule expressions (an object), found \(node.kindDescription)", at: doc.location(node.position))
             return []

@@ -228,6 +228,9 @@ public final class ResolutionContext {
     /// counted where they are evaluated, builders by the engine (answers it serves from its
     /// caches do not count).
     @exclusivity(unchecked) public var pluginCalls = 0
+    /// Named rules evaluated in this resolution (each once per use of a named rule, however
+    /// many of the rules it reaches share it): for tests.
+    @exclusivity(unchecked) var namedRuleEvaluations = 0
     /// The nodes builders created in this resolution (`ui.*`): serials, checks, bounds.
     @exclusivity(unchecked) var created = CreatedNodesState()
     /// Rule outcomes of the rule plan, replayed while building (no plugin call twice).

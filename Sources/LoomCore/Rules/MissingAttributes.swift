@@ -9,13 +9,28 @@ public enum MissingAttributes {
         var warned = Set<String>()
         let who = user.name.map { "user '\($0)'" } ?? "the user"
 
-        func reads(_ rule: RuleExpression, at reference: SourceLocation?, expanding: inout Set<String>) {
-            for ref in rule.references {
+        // Each named rule is looked into once for the whole screen: what it reads was warned
+        // about (or is not missing) the first time, so a second look would find nothing new,
+        // and the warnings come out as a walk of the expanded tree (in the order written,
+        // each at the first reference outside named rules) would give them. An explicit stack:
+        // a chain of named rules is not a recursion as deep as the chain.
+        var looked = Set<Int>()
+        func visit(_ rule: RuleExpression?) {
+            guard let rule else { return }
+            var stack: [(refs: [(name: String, args: JSONNode?, location: SourceLocation)], next: Int, at: SourceLocation?)] =
+                [(rule.references, 0, nil)]
+            while !stack.isEmpty {
+                let top = stack.count - 1
+                guard stack[top].next < stack[top].refs.count else {
+                    stack.removeLast()
+                    continue
+                }
+                let ref = stack[top].refs[stack[top].next]
+                stack[top].next += 1
+                let reference = stack[top].at
                 guard let reg = factory.rules[ref.name] else { continue }
                 if let named = reg.evaluator as? NamedRule {
-                    guard expanding.insert(named.name).inserted else { continue }
-                    reads(named.expression, at: reference ?? ref.location, expanding: &expanding)
-                    expanding.remove(named.name)
+                    if looked.insert(named.index).inserted { stack.append((named.references, 0, reference ?? ref.location)) }
                     continue
                 }
                 for a in reg.attributesRead(args: ref.args) ?? [] where user.attributes[a] == nil && !a.hasPrefix("params.") && !provided.contains(a) && warned.insert(a).inserted {
@@ -23,11 +38,6 @@ public enum MissingAttributes {
                     d.warning("rule '\(ref.name)' reads attribute '\(a)', which \(who) lacks, so it sees it as missing (\(hint))", at: reference ?? ref.location)
                 }
             }
-        }
-        func visit(_ rule: RuleExpression?) {
-            guard let rule else { return }
-            var expanding = Set<String>()
-            reads(rule, at: nil, expanding: &expanding)
         }
         func visit(_ c: Component) {
             visit(c.rule)

@@ -157,10 +157,32 @@ extension RuleTraceWalk {
 
 /// Evaluates a rule as written, calling the plugins' rules, with a full trace (`--explain`, and
 /// resolutions without a cache).
+///
+/// A named rule is traced as its name with its expression's trace under it, when explaining;
+/// within one use of a named rule (a reference outside named rules), each named rule it reaches
+/// is evaluated once and its trace shown once: a later reference to it says
+/// `NAME (shown above)` with its value and no trace. Expansion stops `maxNamedDepth` levels deep
+/// (the levels of the named rules' own expressions, added up along the way): a named rule there
+/// says `NAME (not expanded: named rules nest too deep here)` with its value, evaluated without
+/// a trace. So an explanation holds each named rule at most once and its depth is bounded,
+/// whatever the project's named rules. Without explaining, a named rule's trace is its value
+/// only (nothing reads what is under it), evaluated by `NamedRuleEvaluator`.
 struct LiveRuleWalk: RuleTraceWalk {
     let factory: Factory
     let subject: RuleSubject
     let ctx: ResolutionContext
+    /// The named rules of the use being traced (nil outside named rules).
+    var named: NamedRuleMemo?
+    /// The levels of named rules' expressions expanded above this walk.
+    var namedDepth = 0
+    /// How deep an explanation expands named rules inside named rules (see above).
+    static let maxNamedDepth = NamedRule.explainedDepth
+
+    init(factory: Factory, subject: RuleSubject, ctx: ResolutionContext) {
+        self.factory = factory
+        self.subject = subject
+        self.ctx = ctx
+    }
 
     func expression(_ node: RuleExpression) -> String { ctx.explain ? node.text : "" }
 
@@ -168,10 +190,7 @@ struct LiveRuleWalk: RuleTraceWalk {
         guard case .rule(let name, let args, let loc) = node else { return trace(node, value: nil, error: "not a rule") }
         guard let reg = factory.rules[name] else { return trace(node, value: nil, error: "rule '\(name)' is not registered") }
         if let named = reg.evaluator as? NamedRule, named.problem == nil {
-            // The name, then its expression's trace.
-            var inner = self
-            let sub = RuleEvaluator.run(named.expression, &inner)
-            return trace(node, value: sub.value, error: sub.value == nil ? "a rule of named rule '\(name)' failed" : nil, children: [sub])
+            return namedLeaf(node, named)
         }
         switch RuleEvaluator.call(reg.evaluator, args: args, at: loc, subject: subject, context: ctx) {
         case .success(let v): return leafTrace(node, reg, args, value: v, error: nil)
@@ -179,6 +198,38 @@ struct LiveRuleWalk: RuleTraceWalk {
             RuleEvaluator.reportFailure(f, name: name, plugin: reg.plugin.name, subject: subject, at: loc, ctx: ctx)
             return leafTrace(node, reg, args, value: nil, error: f.message)
         }
+    }
+
+    /// A named rule's trace (see the type's comment).
+    func namedLeaf(_ node: RuleExpression, _ rule: NamedRule) -> RuleTrace {
+        let memo = named ?? NamedRuleMemo()
+        func failure(_ v: Bool?) -> String? { v == nil ? "a rule of named rule '\(rule.name)' failed" : nil }
+        if let known = memo.state(rule) {
+            let v: Bool? = known == .isTrue ? true : known == .isFalse ? false : nil
+            var t = trace(node, value: v, error: failure(v))
+            if ctx.explain { t.expression += memo.shown.contains(rule.index) ? " (shown above)" : " (evaluated above)" }
+            return t
+        }
+        let depth = namedDepth + rule.depth
+        guard ctx.explain, depth <= LiveRuleWalk.maxNamedDepth else {
+            memo.begin(rule)
+            var m: NamedRuleMemo? = memo
+            let v = NamedRuleEvaluator.value(rule, subject: subject, context: ctx, memo: &m)
+            memo.finish(rule, v)
+            var t = trace(node, value: v, error: failure(v))
+            if ctx.explain { t.expression += " (not expanded: named rules nest too deep here)" }
+            return t
+        }
+        // The name, then its expression's trace.
+        memo.begin(rule)
+        ctx.namedRuleEvaluations += 1
+        var inner = self
+        inner.named = memo
+        inner.namedDepth = depth
+        let sub = RuleEvaluator.run(rule.expression, &inner)
+        memo.finish(rule, sub.value)
+        memo.shown.insert(rule.index)
+        return trace(node, value: sub.value, error: failure(sub.value), children: [sub])
     }
 
     /// A leaf's trace; when explaining, its expression names the attributes the rule reads
