@@ -38,7 +38,7 @@ extension PendingUser {
     }
 
     /// A record as the reader found it: its bytes, or its problem.
-    init(_ r: RawRecord, limit: Int = RecordReader.maxRecordBytes) {
+    public init(_ r: RawRecord, limit: Int = RecordReader.maxRecordBytes) {
         switch r.problem {
         case nil: self.init(line: r.line, bytes: r.bytes)
         case .tooLong?: self = .tooLong(line: r.line, limit: limit)
