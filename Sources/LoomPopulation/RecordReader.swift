@@ -253,6 +253,10 @@ public final class RecordReader {
             while true {
                 if scan == end {
                     if eof {
+                        // A read failed: the record it cut short is not handed out as if whole
+                        // (a CSV row cut after "ann,go" would parse); `readError` says the users
+                        // from there on were not read, and the run fails.
+                        if readError != nil { start = end; nextLine = recordLine + newlines; return nil }
                         // Nothing of a record: the end. Else the last record, without a line break.
                         if start == end && !skipped { return nil }
                         recordEnd = end

@@ -131,6 +131,34 @@ final class RecordReaderTests: XCTestCase {
         if case .success = RecordReader.open("-", csvQuotes: false, firstLine: 0) { XCTFail("line 0 opens") }
     }
 
+    /// A read that fails ends the input with `readError`: the records before it are read, and
+    /// the one it cut short is not handed out as if it were whole.
+    func testAFailedReadDoesNotHandOutTheRecordItCut() {
+        for csv in [false, true] {
+            var calls = 0
+            let reader = RecordReader(source: { p, n in
+                calls += 1
+                if calls == 1 {
+                    let text = Array("a,1\nann,go".utf8)
+                    for (i, b) in text.enumerated() { p[i] = b }
+                    return text.count
+                }
+                errno = EIO
+                return -1
+            }, csvQuotes: csv, bufferSize: 64)
+            var got: [R] = []
+            if csv {
+                while let r = reader.next() { got.append(r) }
+            } else {
+                var block = LineBlock()
+                while reader.nextLines(max: 10, into: &block) {}
+                got = block.records.map { R(line: $0.line, bytes: Array(block.bytes[$0.start..<$0.end])) }
+            }
+            XCTAssertEqual(got, [r(1, "a,1")], "csv \(csv)")
+            XCTAssertTrue(reader.readError?.message.contains("failed after 10 bytes") == true, String(describing: reader.readError))
+        }
+    }
+
     /// Random inputs over the bytes that matter (quotes, commas, CR, LF, spaces, letters) and
     /// random limits: every cut, and `nextLines` for JSON Lines, give what one read gives.
     func testEveryCutGivesTheSameRecords() {
