@@ -10,7 +10,8 @@ extension FuzzTargets {
     /// Invariants, for three limits (7 bytes, so that records over it are common; a third of
     /// the input; the real 16 MiB) and both formats:
     /// - every cut gives the records one read of the whole input gives (and `nextLines`, the
-    ///   JSON Lines fast path, gives them too);
+    ///   JSON Lines fast path, gives them too); each input is read with two of five cuts, and
+    ///   `nextLines` 1, 5 or 256 lines at a time, chosen by its first byte;
     /// - nothing is dropped: each record's bytes are the input at its line, up to a line break
     ///   or the end; a record reported too long does exceed the limit; a quote reported
     ///   unterminated is a double quote left open to the end of the input; every line no record
@@ -18,19 +19,24 @@ extension FuzzTargets {
     /// - a record's parse error is located on a line of the input.
     public static func records(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data)
+        // Which two cuts (of five) this input is read with, and how many lines `nextLines`
+        // takes at a time: chosen by its first byte, which the fuzzer mutates like any other
+        // (every cut for every input made a run five times slower, with ASan ~20 inputs/s).
+        let pick = Int(bytes.first ?? 0)
+        let cuts = RecordsFuzz.cuts(bytes.count)
+        let chosen = [cuts[pick % cuts.count], cuts[(pick / cuts.count + pick + 1) % cuts.count]]
         for limit in [7, max(1, bytes.count / 3), RecordReader.maxRecordBytes] {
             for csv in [false, true] {
                 let whole = RecordsFuzz.read(bytes, csv: csv, limit: limit, chunks: [Swift.max(1, bytes.count)], buffer: 1 << 16)
                 RecordsFuzz.checkAccounted(bytes, whole, csv: csv, limit: limit)
-                for (chunks, buffer) in RecordsFuzz.cuts {
+                for (chunks, buffer) in chosen {
                     let got = RecordsFuzz.read(bytes, csv: csv, limit: limit, chunks: chunks, buffer: buffer)
                     check(got == whole, "cut \(chunks) buffer \(buffer) (csv \(csv), limit \(limit)) gives \(got), one read \(whole)")
                 }
                 if !csv {
-                    for (max, (chunks, buffer)) in zip([1, 5, 256], RecordsFuzz.cuts.prefix(3)) {
-                        let got = RecordsFuzz.lines(bytes, limit: limit, max: max, chunks: chunks, buffer: buffer)
-                        check(got == whole, "nextLines(max: \(max)) cut \(chunks) gives \(got), next \(whole)")
-                    }
+                    let max = [1, 5, 256][pick % 3]
+                    let got = RecordsFuzz.lines(bytes, limit: limit, max: max, chunks: chosen[1].0, buffer: chosen[1].1)
+                    check(got == whole, "nextLines(max: \(max)) cut \(chosen[1].0) gives \(got), next \(whole)")
                 }
                 if limit == RecordReader.maxRecordBytes { RecordsFuzz.parse(whole, bytes: bytes, csv: csv) }
             }
@@ -39,8 +45,13 @@ extension FuzzTargets {
 }
 
 enum RecordsFuzz {
-    /// Bytes per `read` (cycled) and the buffer's first size.
-    static let cuts: [([Int], Int)] = [([1], 1), ([2], 3), ([3, 1, 7], 4), ([13], 16), ([64], 2)]
+    /// Bytes per `read` (cycled) and the buffer's first size. Past 4 KiB of input the reads
+    /// grow in proportion (about 4,096 reads per pass at most), so that a large input costs
+    /// no more reads than a small one: the buffer still starts at 1 to 16 bytes and grows.
+    static func cuts(_ count: Int) -> [([Int], Int)] {
+        let k = Swift.max(1, count / 4096)
+        return [([1], 1), ([2], 3), ([3, 1, 7], 4), ([13], 16), ([64], 2)].map { ($0.0.map { $0 * k }, $0.1) }
+    }
 
     static func read(_ bytes: [UInt8], csv: Bool, limit: Int, chunks: [Int], buffer: Int) -> [RawRecord] {
         let reader = RecordReader(bytes: bytes, chunks: chunks, csvQuotes: csv, bufferSize: buffer, limit: limit)

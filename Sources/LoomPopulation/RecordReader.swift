@@ -152,7 +152,7 @@ public final class RecordReader {
     /// One `read` into the buffer at `end` (which is short of the buffer's end): retried when a
     /// signal interrupts it; an error ends the input and is kept in `readError`.
     private func fill() {
-        let what = path == "-" ? "standard input" : "'\(path)'"
+        var what: String { path == "-" ? "standard input" : "'\(path)'" }
         guard bytesRead < RecordReader.maxInputBytes else {
             readError = .error("reading users from \(what) stopped after \(bytesRead) bytes, the most one run reads; the users after that point were not read")
             eof = true
