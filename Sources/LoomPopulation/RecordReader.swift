@@ -188,30 +188,12 @@ public final class RecordReader {
             let wanted = max - added
             let got: Int = buffer.withUnsafeBufferPointer { b in
                 let base = b.baseAddress!
-                let offset = block.bytes.count - from
-                var s = from, n = 0
-                while n < wanted, s < end, let hit = memchr(base + s, 0x0A, end - s) {
-                    let nl = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                    var e = nl
-                    if e > s && base[e - 1] == 13 { e -= 1 }
-                    // Too long whatever it holds (as `next` decides, which cannot look at the
-                    // bytes it skipped): the buffer may hold a whole line up to twice the limit.
-                    if e - s > limit {
-                        block.records.append(LineBlock.Record(line: line, start: s + offset, end: s + offset, tooLong: true))
-                        n += 1
-                    } else {
-                        var k = s
-                        while k < e, base[k] == 32 || base[k] == 9 || base[k] == 13 { k += 1 }
-                        if k < e {
-                            block.records.append(LineBlock.Record(line: line, start: s + offset, end: e + offset, tooLong: false))
-                            n += 1
-                        }
-                    }
-                    line += 1
-                    s = nl + 1
-                }
-                if s > from { block.bytes.append(contentsOf: UnsafeBufferPointer(start: base + from, count: s - from)) }
-                from = s
+                // A line longer than the limit fits only in a buffer grown for one (it may hold
+                // a whole line up to twice the limit): the lengths are checked only then, in a
+                // copy of the loop of its own, so that the usual loop costs what it did.
+                let n = end - from > limit
+                    ? RecordReader.wholeLines(base, from: &from, end: end, wanted: wanted, line: &line, limit: limit, checkLength: true, into: &block)
+                    : RecordReader.wholeLines(base, from: &from, end: end, wanted: wanted, line: &line, limit: limit, checkLength: false, into: &block)
                 return n
             }
             start = from
@@ -224,6 +206,39 @@ public final class RecordReader {
             added += 1
         }
         return true
+    }
+
+    /// The whole lines in `base[from..<end]`, up to `wanted` non-blank ones, appended to `block`
+    /// (their bytes as one run); `from` and `line` move past them. With `checkLength`, a line
+    /// over `limit` is a record marked `tooLong`, as `next` decides (it cannot look at the
+    /// bytes it skipped, so a long line is too long whatever it holds). Inlined into both
+    /// calls, each with its constant `checkLength`.
+    @inline(__always)
+    private static func wholeLines(_ base: UnsafePointer<UInt8>, from: inout Int, end: Int, wanted: Int, line: inout Int,
+                                   limit: Int, checkLength: Bool, into block: inout LineBlock) -> Int {
+        let offset = block.bytes.count - from
+        var s = from, n = 0
+        while n < wanted, s < end, let hit = memchr(base + s, 0x0A, end - s) {
+            let nl = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            var e = nl
+            if e > s && base[e - 1] == 13 { e -= 1 }
+            if checkLength && e - s > limit {
+                block.records.append(LineBlock.Record(line: line, start: s + offset, end: s + offset, tooLong: true))
+                n += 1
+            } else {
+                var k = s
+                while k < e, base[k] == 32 || base[k] == 9 || base[k] == 13 { k += 1 }
+                if k < e {
+                    block.records.append(LineBlock.Record(line: line, start: s + offset, end: e + offset, tooLong: false))
+                    n += 1
+                }
+            }
+            line += 1
+            s = nl + 1
+        }
+        if s > from { block.bytes.append(contentsOf: UnsafeBufferPointer(start: base + from, count: s - from)) }
+        from = s
+        return n
     }
 
     /// The next non-blank record with the line it starts on; nil at the end of input.
