@@ -134,7 +134,9 @@ extension CSVColumn {
     /// The columns of a header row, typed by a schema (column → type name) when given.
     public static func header(_ bytes: [UInt8], line: Int, file: String, schema: [String: CSVType]) -> Result<[CSVColumn], Diagnostic> {
         switch CSVRow.split(bytes) {
-        case .failure(let m): return .failure(.error("header: " + m.message, at: SourceLocation(file: file, line: line, column: m.column)))
+        case .failure(let m):
+            let (l, c) = UserParser.place(ofColumn: m.column, in: bytes)
+            return .failure(.error("header: " + m.message, at: SourceLocation(file: file, line: line + l, column: c)))
         case .success(let names):
             var seen = Set<String>()
             for n in names {

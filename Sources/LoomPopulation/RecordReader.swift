@@ -1,13 +1,47 @@
 import Foundation
 import LoomCore
 
+/// What is wrong with a record the reader hands out: reported at the record's line as that
+/// user's error; the reading goes on after it (nothing is dropped without a word).
+public enum RecordProblem: Equatable, Sendable {
+    /// Longer than the reader's limit, not counting its line break. The reader skipped it to its
+    /// end (the next line break, outside quotes in CSV) and kept none of its bytes.
+    case tooLong
+    /// CSV: the double quote at `line`:`column` (a byte column) is never closed, so the row
+    /// runs to the end of the input.
+    case unterminatedQuote(line: Int, column: Int)
+}
+
+/// One record as the reader found it: the line it starts on, its bytes (a trailing `\r`
+/// dropped; none when it has a problem) and its problem, if any.
+public struct RawRecord: Equatable, Sendable {
+    public var line: Int
+    public var bytes: [UInt8]
+    public var problem: RecordProblem?
+    public init(line: Int, bytes: [UInt8], problem: RecordProblem? = nil) {
+        self.line = line
+        self.bytes = bytes
+        self.problem = problem
+    }
+}
+
 /// Reads records from a file descriptor in fixed-size chunks, one record per line (CSV: per row,
 /// a newline inside double quotes does not end one): memory holds one chunk and one record,
-/// whatever the input's size. A trailing `\r` is dropped; blank lines are skipped (their numbers
-/// still count).
+/// whatever the input's size. A trailing `\r` is dropped; blank lines (spaces, tabs, `\r`) are
+/// skipped (their numbers still count).
+///
+/// Nothing is lost at the edges: a record longer than the limit is handed out as a record with
+/// the problem `tooLong` (wherever the reads happen to cut the input, and whatever follows it:
+/// a line break, more records, or the end of the input), a CSV row whose quote is still open at
+/// the end of the input as `unterminatedQuote`, and a last record without a line break as a
+/// record. Which records come out, and their line numbers, depend only on the input's bytes,
+/// never on how `read` cuts them (`RecordReaderTests`, the `FuzzRecords` fuzz target).
 public final class RecordReader {
-    private let fd: Int32
-    private let ownsFD: Bool
+    /// One `read`: bytes into the buffer, their count, 0 at the end, -1 with `errno` on failure.
+    public typealias Source = (UnsafeMutablePointer<UInt8>, Int) -> Int
+
+    private let source: Source
+    private let closeFD: Int32?
     private let csvQuotes: Bool
     private var buffer: [UInt8]
     private var start = 0
@@ -19,12 +53,27 @@ public final class RecordReader {
     public let size: Int?
     /// Bytes of the input handed out as records so far (read, less what is still buffered).
     public var bytesConsumed: Int { bytesRead - (end - start) }
-    /// Largest record accepted (longer ones are an error at their line): 16 MiB.
+    /// Largest record accepted, not counting its line break (longer ones are an error at their
+    /// line): 16 MiB.
     public static let maxRecordBytes = 16 << 20
+    /// This reader's limit (`maxRecordBytes` unless a test or the fuzz target chose a smaller one).
+    public let limit: Int
+
+    /// The numbers `--first-line` may take: far more lines than any file has, and small enough
+    /// that counting on from there cannot overflow. With at most `maxInputBytes` read, the last
+    /// line's number is at most 2^53 + 2^62 + 1 < Int.max.
+    public static let firstLineRange = 1...(1 << 53)
+    /// The most bytes one reader reads (4 EiB: years at any disk's speed); past it the input
+    /// ends with `readError`. It bounds the line numbers (above) and `bytesRead`.
+    static let maxInputBytes = 1 << 62
 
     /// Standard input for `-`, else the file (nil and a message when it cannot be opened).
-    /// `firstLine`: the number of the input's first line (a part of a larger file: `--first-line`).
+    /// `firstLine`: the number of the input's first line (a part of a larger file: `--first-line`;
+    /// one of `firstLineRange`).
     public static func open(_ path: String, csvQuotes: Bool, firstLine: Int = 1) -> Result<RecordReader, Diagnostic> {
+        guard firstLineRange.contains(firstLine) else {
+            return .failure(.error("the first line's number is from \(firstLineRange.lowerBound) to \(firstLineRange.upperBound), found \(firstLine)"))
+        }
         let r = openFile(path, csvQuotes: csvQuotes)
         if case .success(let reader) = r { reader.nextLine = firstLine }
         return r
@@ -46,15 +95,49 @@ public final class RecordReader {
     }
 
     init(fd: Int32, owns: Bool, csvQuotes: Bool, path: String = "-") {
-        self.fd = fd
-        self.ownsFD = owns
+        source = { p, n in read(fd, p, n) }
+        closeFD = owns ? fd : nil
         self.csvQuotes = csvQuotes
         self.path = path
+        limit = RecordReader.maxRecordBytes
         var st = stat()
         let type = fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0
         size = type == S_IFREG ? Int(st.st_size) : nil
         isFolder = type == S_IFDIR
         buffer = [UInt8](repeating: 0, count: 1 << 16)
+    }
+
+    /// A reader of `source` (tests and the fuzz target, which cut the input as they please),
+    /// with a buffer of `bufferSize` bytes to start with (it grows as records need) and records
+    /// of at most `limit` bytes. `firstLine`: one of `firstLineRange`.
+    public init(source: @escaping Source, csvQuotes: Bool, firstLine: Int = 1, bufferSize: Int = 1 << 16,
+                limit: Int = RecordReader.maxRecordBytes) {
+        precondition(RecordReader.firstLineRange.contains(firstLine) && bufferSize >= 1 && limit >= 0)
+        self.source = source
+        closeFD = nil
+        self.csvQuotes = csvQuotes
+        path = "-"
+        self.limit = limit
+        size = nil
+        isFolder = false
+        buffer = [UInt8](repeating: 0, count: bufferSize)
+        nextLine = firstLine
+    }
+
+    /// A reader of `bytes` handed out `chunks` bytes per `read` (cycling through the sizes
+    /// given; each at least 1): how tests and the fuzz target cut one input many ways.
+    public convenience init(bytes: [UInt8], chunks: [Int], csvQuotes: Bool, firstLine: Int = 1,
+                            bufferSize: Int = 1 << 16, limit: Int = RecordReader.maxRecordBytes) {
+        precondition(!chunks.isEmpty && chunks.allSatisfy { $0 >= 1 })
+        var at = 0, call = 0
+        self.init(source: { p, n in
+            let k = Swift.min(n, chunks[call], bytes.count - at)
+            call = (call + 1) % chunks.count
+            guard k > 0 else { return 0 }
+            bytes.withUnsafeBufferPointer { b in p.update(from: b.baseAddress! + at, count: k) }
+            at += k
+            return k
+        }, csvQuotes: csvQuotes, firstLine: firstLine, bufferSize: bufferSize, limit: limit)
     }
 
     /// Whether the input is a folder (which opens, and cannot be read).
@@ -66,15 +149,20 @@ public final class RecordReader {
     /// the run reports it and fails rather than counting the users before it as all of them.
     public private(set) var readError: Diagnostic?
 
-    /// One `read` into the buffer at `end`: retried when a signal interrupts it; an error ends
-    /// the input and is kept in `readError`.
+    /// One `read` into the buffer at `end` (which is short of the buffer's end): retried when a
+    /// signal interrupts it; an error ends the input and is kept in `readError`.
     private func fill() {
+        var what: String { path == "-" ? "standard input" : "'\(path)'" }
+        guard bytesRead < RecordReader.maxInputBytes else {
+            readError = .error("reading users from \(what) stopped after \(bytesRead) bytes, the most one run reads; the users after that point were not read")
+            eof = true
+            return
+        }
         while true {
-            let n = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }
+            let n = buffer.withUnsafeMutableBufferPointer { b in source(b.baseAddress! + end, b.count - end) }
             if n > 0 { end += n; bytesRead += n; return }
             if n < 0 && errno == EINTR { continue }
             if n < 0 {
-                let what = path == "-" ? "standard input" : "'\(path)'"
                 readError = .error("reading users from \(what) failed after \(bytesRead) bytes: \(String(cString: strerror(errno))); the users after that point were not read")
             }
             eof = true
@@ -82,15 +170,17 @@ public final class RecordReader {
         }
     }
 
-    deinit { if ownsFD { close(fd) } }
+    deinit { if let closeFD { close(closeFD) } }
 
     /// Up to `max` more non-blank lines appended to `block` (JSON Lines: a newline always ends a
     /// record), found with `memchr` in the buffered input and copied once; what `next` returns,
-    /// in the same order with the same line numbers. False at the end of input.
+    /// in the same order with the same line numbers (a line over the limit as a record marked
+    /// `tooLong`, its bytes not used). False at the end of input.
     @discardableResult
     public func nextLines(max: Int, into block: inout LineBlock) -> Bool {
         precondition(!csvQuotes, "nextLines reads JSON Lines; a CSV row may span lines")
         var added = 0
+        let limit = self.limit
         while added < max {
             // Every whole line already buffered (up to `max`), found with memchr and copied to
             // the block as one run of bytes.
@@ -98,23 +188,12 @@ public final class RecordReader {
             let wanted = max - added
             let got: Int = buffer.withUnsafeBufferPointer { b in
                 let base = b.baseAddress!
-                let offset = block.bytes.count - from
-                var s = from, n = 0
-                while n < wanted, s < end, let hit = memchr(base + s, 0x0A, end - s) {
-                    let nl = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                    var e = nl
-                    if e > s && base[e - 1] == 13 { e -= 1 }
-                    var k = s
-                    while k < e, base[k] == 32 || base[k] == 9 || base[k] == 13 { k += 1 }
-                    if k < e {
-                        block.records.append(LineBlock.Record(line: line, start: s + offset, end: e + offset, tooLong: false))
-                        n += 1
-                    }
-                    line += 1
-                    s = nl + 1
-                }
-                if s > from { block.bytes.append(contentsOf: UnsafeBufferPointer(start: base + from, count: s - from)) }
-                from = s
+                // A line longer than the limit fits only in a buffer grown for one (it may hold
+                // a whole line up to twice the limit): the lengths are checked only then, in a
+                // copy of the loop of its own, so that the usual loop costs what it did.
+                let n = end - from > limit
+                    ? RecordReader.wholeLines(base, from: &from, end: end, wanted: wanted, line: &line, limit: limit, checkLength: true, into: &block)
+                    : RecordReader.wholeLines(base, from: &from, end: end, wanted: wanted, line: &line, limit: limit, checkLength: false, into: &block)
                 return n
             }
             start = from
@@ -122,37 +201,88 @@ public final class RecordReader {
             added += got
             if added >= max { break }
             // No whole line buffered: `next` reads more (and handles the end and long records).
-            guard let (l, bytes, tooLong) = next() else { return added > 0 }
-            block.append(line: l, bytes: bytes, tooLong: tooLong)
+            guard let r = next() else { return added > 0 }
+            block.append(line: r.line, bytes: r.bytes, tooLong: r.problem != nil)
             added += 1
         }
         return true
     }
 
-    /// The next non-blank record with the line it starts on; nil at the end of input. A record
-    /// over `maxRecordBytes` is returned truncated with `tooLong` set.
-    public func next() -> (line: Int, bytes: [UInt8], tooLong: Bool)? {
+    /// The whole lines in `base[from..<end]`, up to `wanted` non-blank ones, appended to `block`
+    /// (their bytes as one run); `from` and `line` move past them. With `checkLength`, a line
+    /// over `limit` is a record marked `tooLong`, as `next` decides (it cannot look at the
+    /// bytes it skipped, so a long line is too long whatever it holds). Inlined into both
+    /// calls, each with its constant `checkLength`.
+    @inline(__always)
+    private static func wholeLines(_ base: UnsafePointer<UInt8>, from: inout Int, end: Int, wanted: Int, line: inout Int,
+                                   limit: Int, checkLength: Bool, into block: inout LineBlock) -> Int {
+        let offset = block.bytes.count - from
+        var s = from, n = 0
+        while n < wanted, s < end, let hit = memchr(base + s, 0x0A, end - s) {
+            let nl = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            var e = nl
+            if e > s && base[e - 1] == 13 { e -= 1 }
+            if checkLength && e - s > limit {
+                block.records.append(LineBlock.Record(line: line, start: s + offset, end: s + offset, tooLong: true))
+                n += 1
+            } else {
+                var k = s
+                while k < e, base[k] == 32 || base[k] == 9 || base[k] == 13 { k += 1 }
+                if k < e {
+                    block.records.append(LineBlock.Record(line: line, start: s + offset, end: e + offset, tooLong: false))
+                    n += 1
+                }
+            }
+            line += 1
+            s = nl + 1
+        }
+        if s > from { block.bytes.append(contentsOf: UnsafeBufferPointer(start: base + from, count: s - from)) }
+        from = s
+        return n
+    }
+
+    /// The next non-blank record with the line it starts on; nil at the end of input.
+    ///
+    /// A record is the bytes up to the next line break (outside double quotes in CSV) or the
+    /// end of the input, less one trailing `\r`. One longer than `limit` comes out with the
+    /// problem `tooLong` and no bytes: once more than `limit + 1` bytes of it are buffered (the
+    /// `+ 1` for a `\r` that may end it) it is too long whatever follows, so the buffer drops
+    /// them and scans on to the record's end; memory stays within about twice the limit. A CSV
+    /// row whose quote is still open at the end of the input comes out as
+    /// `unterminatedQuote` (however long), located at that quote.
+    public func next() -> RawRecord? {
         while true {
+            let recordLine = nextLine
             var inQuotes = false
             var scan = start
-            var record: [UInt8]? = nil
             var newlines = 0
-            let recordLine = nextLine
-            var tooLong = false
+            // Bytes of this record were dropped: it is too long.
+            var skipped = false
+            // CSV: where the record's current line starts and where the open quote is (offsets
+            // in the whole input: buffer index i is input offset `bytesRead - end + i`, through
+            // reads and moves alike).
+            var lineStartOffset = bytesRead - end + start
+            var quoteLine = 0, quoteColumn = 0
+            var recordEnd: Int
+            var terminated: Bool
             while true {
                 if scan == end {
-                    // Keep the partial record: move it to the front, grow if needed, read more.
                     if eof {
-                        if start == end { return nil }
-                        record = Array(buffer[start..<end])
-                        start = end
+                        // A read failed: the record it cut short is not handed out as if whole
+                        // (a CSV row cut after "ann,go" would parse); `readError` says the users
+                        // from there on were not read, and the run fails.
+                        if readError != nil { start = end; nextLine = recordLine + newlines; return nil }
+                        // Nothing of a record: the end. Else the last record, without a line break.
+                        if start == end && !skipped { return nil }
+                        recordEnd = end
+                        terminated = false
                         break
                     }
-                    let pending = end - start
-                    if pending > RecordReader.maxRecordBytes {
-                        tooLong = true
-                        start = scan
+                    if end - start > limit + 1 {
+                        skipped = true
+                        start = end
                     }
+                    // Keep the partial record: move it to the front, grow if needed, read more.
                     if start > 0 {
                         buffer.withUnsafeMutableBufferPointer { b in
                             _ = memmove(b.baseAddress!, b.baseAddress! + start, end - start)
@@ -163,23 +293,50 @@ public final class RecordReader {
                     fill()
                     continue
                 }
+                if !csvQuotes {
+                    // JSON Lines: only a line break matters, found with memchr (a long line is
+                    // scanned at memory speed).
+                    let at = buffer.withUnsafeBufferPointer { b -> Int? in
+                        guard let hit = memchr(b.baseAddress! + scan, 0x0A, end - scan) else { return nil }
+                        return b.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    }
+                    guard let at else { scan = end; continue }
+                    newlines += 1
+                    recordEnd = at
+                    terminated = true
+                    break
+                }
                 let c = buffer[scan]
-                if c == UInt8(ascii: "\"") && csvQuotes { inQuotes.toggle() }
+                if c == UInt8(ascii: "\"") {
+                    inQuotes.toggle()
+                    if inQuotes {
+                        quoteLine = recordLine + newlines
+                        quoteColumn = bytesRead - end + scan - lineStartOffset + 1
+                    }
+                }
                 if c == UInt8(ascii: "\n") {
                     newlines += 1
                     if !inQuotes {
-                        record = Array(buffer[start..<scan])
-                        start = scan + 1
+                        recordEnd = scan
+                        terminated = true
                         break
                     }
+                    lineStartOffset = bytesRead - end + scan + 1
                 }
                 scan += 1
             }
+            // The record is buffer[start..<recordEnd]; the line break after it (if any) is used up.
+            let from = start
+            start = terminated ? recordEnd + 1 : recordEnd
             nextLine = recordLine + newlines
-            guard var r = record else { return nil }
-            if r.last == UInt8(ascii: "\r") { r.removeLast() }
-            if r.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-            return (recordLine, r, tooLong)
+            if !terminated && inQuotes {
+                return RawRecord(line: recordLine, bytes: [], problem: .unterminatedQuote(line: quoteLine, column: quoteColumn))
+            }
+            var to = recordEnd
+            if to > from && buffer[to - 1] == UInt8(ascii: "\r") { to -= 1 }
+            if skipped || to - from > limit { return RawRecord(line: recordLine, bytes: [], problem: .tooLong) }
+            if buffer[from..<to].allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+            return RawRecord(line: recordLine, bytes: Array(buffer[from..<to]))
         }
     }
 }

@@ -35,13 +35,18 @@ public final class UserInput {
         case .success(let r): reader = r
         }
         if f == .csv {
-            guard let (line, first, _) = reader.next() else {
+            guard let header = reader.next() else {
                 if let e = reader.readError { return .failure(e) }
                 return .failure(.error("a CSV file of users starts with a header row; this one is empty", at: SourceLocation(file: display)))
             }
+            let line = header.line
+            if header.problem != nil {
+                let e = PendingUser(header, limit: reader.limit).readError!
+                return .failure(.error("header: " + e.message, at: SourceLocation(file: display, line: e.line, column: e.column)))
+            }
             // A spreadsheet's UTF-8 export often starts with a byte order mark, which is not
             // part of the first column's name.
-            var bytes = first
+            var bytes = header.bytes
             if line == firstLine, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
             switch CSVColumn.header(bytes, line: line, file: display, schema: schema) {
             case .failure(let e): return .failure(e)
@@ -95,7 +100,9 @@ public final class UserInput {
         guard let size = reader.size, usersRead > 0 else { return nil }
         let consumed = reader.bytesConsumed
         guard consumed > 0 else { return nil }
-        return Int(Double(max(0, size - consumed)) * Double(usersRead) / Double(consumed))
+        // At most the bytes left (a record holds a byte or more), which an Int holds; `min` keeps
+        // the conversion from trapping when rounding a size near Int.max (a sparse file) up.
+        return Int(min(Double(max(0, size - consumed)) * Double(usersRead) / Double(consumed), Double(Int.max / 2)))
     }
 
     /// How much of a file has been read (nil for standard input and pipes).
@@ -118,9 +125,8 @@ public final class UserInput {
         var users: [PendingUser] = []
         users.reserveCapacity(batchSize)
         if let reader {
-            while users.count < batchSize, let (line, bytes, tooLong) = reader.next() {
-                users.append(tooLong ? PendingUser.tooLong(line: line)
-                                     : PendingUser(line: line, bytes: bytes))
+            while users.count < batchSize, let r = reader.next() {
+                users.append(PendingUser(r, limit: reader.limit))
             }
         } else {
             while users.count < batchSize, profileIndex < profiles.count {

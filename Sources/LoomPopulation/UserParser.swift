@@ -19,7 +19,7 @@ public struct UserParser: Sendable {
     }
 
     public func parse(_ pending: PendingUser) -> Result<UserRecord, Diagnostic> {
-        if let e = pending.readError { return .failure(.error(e, at: at(pending.line))) }
+        if let e = pending.readError { return .failure(.error(e.message, at: at(e.line, e.column))) }
         let result: Result<UserRecord, Diagnostic>
         if var profile = pending.profile {
             if let now { profile.attributes["now"] = .string(now) }
@@ -87,11 +87,25 @@ public struct UserParser: Sendable {
                                    profile: UserProfile(name: name, attributes: attrs)))
     }
 
+    /// A row's byte column (1-based, counted from the row's start) as a line (0: the row's first)
+    /// and a column on that line: a row spans lines when a quoted field holds line breaks.
+    static func place(ofColumn column: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        let offset = min(max(column - 1, 0), bytes.count)
+        var line = 0, lineStart = 0
+        for i in 0..<offset where bytes[i] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = i + 1
+        }
+        return (line, offset - lineStart + 1)
+    }
+
     func parseCSV(_ p: PendingUser) -> Result<UserRecord, Diagnostic> {
         let fields: [String]
         switch CSVRow.split(p.bytes) {
         case .success(let f): fields = f
-        case .failure(let m): return .failure(.error(m.message, at: at(p.line, m.column)))
+        case .failure(let m):
+            let (line, column) = UserParser.place(ofColumn: m.column, in: p.bytes)
+            return .failure(.error(m.message, at: at(p.line + line, column)))
         }
         guard fields.count == columns.count else {
             return .failure(.error("this row has \(fields.count) field\(fields.count == 1 ? "" : "s"), the header \(columns.count)", at: at(p.line)))

@@ -8,10 +8,10 @@ public struct PendingUser: Sendable {
     public var line: Int
     public var bytes: [UInt8]
     public var profile: UserProfile?
-    /// Why the record could not be read (too long), reported at its line.
-    public var readError: String?
+    /// Why the record could not be read (too long, a quote never closed), reported at its line.
+    public var readError: RecordError?
 
-    public init(line: Int, bytes: [UInt8] = [], profile: UserProfile? = nil, readError: String? = nil) {
+    public init(line: Int, bytes: [UInt8] = [], profile: UserProfile? = nil, readError: RecordError? = nil) {
         self.line = line
         self.bytes = bytes
         self.profile = profile
@@ -19,10 +19,45 @@ public struct PendingUser: Sendable {
     }
 }
 
+/// Why the reader could not hand out a record's bytes, and where (`column` 0: the whole line).
+public struct RecordError: Sendable, Equatable {
+    public var message: String
+    public var line: Int
+    public var column: Int
+    public init(_ message: String, line: Int, column: Int = 0) {
+        self.message = message
+        self.line = line
+        self.column = column
+    }
+}
+
 extension PendingUser {
-    /// A record over `RecordReader.maxRecordBytes`, reported at its line.
-    static func tooLong(line: Int) -> PendingUser {
-        PendingUser(line: line, readError: "this record is longer than \(RecordReader.maxRecordBytes >> 20) MiB")
+    /// A record over the reader's limit (`RecordReader.maxRecordBytes`), reported at its line.
+    static func tooLong(line: Int, limit: Int = RecordReader.maxRecordBytes) -> PendingUser {
+        PendingUser(line: line, readError: RecordError(RecordProblem.tooLong.message(limit: limit), line: line))
+    }
+
+    /// A record as the reader found it: its bytes, or its problem.
+    public init(_ r: RawRecord, limit: Int = RecordReader.maxRecordBytes) {
+        switch r.problem {
+        case nil: self.init(line: r.line, bytes: r.bytes)
+        case .tooLong?: self = .tooLong(line: r.line, limit: limit)
+        case .unterminatedQuote(let line, let column)?:
+            self.init(line: r.line, readError: RecordError(r.problem!.message(limit: limit), line: line, column: column))
+        }
+    }
+}
+
+extension RecordProblem {
+    /// What the error says (`limit`: the reader's).
+    public func message(limit: Int = RecordReader.maxRecordBytes) -> String {
+        switch self {
+        case .tooLong:
+            let size = limit >= 1 << 20 && limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes"
+            return "this record is longer than \(size) (\(limit) bytes, not counting its line break); it was skipped to its end"
+        case .unterminatedQuote:
+            return "unterminated quoted field: this double quote is never closed, so the row runs to the end of the input"
+        }
     }
 }
 

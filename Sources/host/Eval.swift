@@ -9,6 +9,11 @@ extension EvalSelect: ExpressibleByArgument {}
 extension EvalOutputFormat: ExpressibleByArgument {}
 extension UserFileFormat: ExpressibleByArgument {}
 
+extension NumericFlag {
+    /// Up to 2^53, so that line numbers never overflow (`RecordReader.firstLineRange`).
+    static let firstLine = NumericFlag(flag: "--first-line", unit: "lines", range: RecordReader.firstLineRange, what: "a line number")
+}
+
 /// Options `host eval` and `host matrix` share: where the users come from.
 struct PopulationOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The users: users.json profiles (.json), JSON Lines (one attribute object per line, optional \"name\"), or CSV with a header (.csv); - reads standard input.", valueName: "file"))
@@ -26,7 +31,7 @@ struct PopulationOptions: ParsableArguments {
     @Option(name: .shortAndLong, parsing: .unconditional, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
     var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
 
-    @Option(name: .customLong("first-line"), parsing: .unconditional, help: ArgumentHelp("The line number of the input's first line, for a part of a larger file (user labels and error locations).", valueName: "n"))
+    @Option(name: .customLong("first-line"), parsing: .unconditional, help: ArgumentHelp("The line number of the input's first line, for a part of a larger file (user labels and error locations; \(NumericFlag.firstLine.text)).", valueName: "n"), transform: NumericFlag.firstLine.parse)
     var firstLine: Int = 1
 
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first user that cannot be read (default: report it and go on).")
@@ -34,7 +39,7 @@ struct PopulationOptions: ParsableArguments {
 
     func validate() throws {
         try NumericFlag.jobs.check(jobs)
-        if firstLine < 1 { throw ValidationError("--first-line takes a line number (1 or more), found \(firstLine)") }
+        try NumericFlag.firstLine.check(firstLine)
         if let now, !ISODate.isValid(now) {
             throw ValidationError("--now takes an ISO-8601 date or date-time (e.g. 2026-11-21T12:00:00Z), found '\(now)'")
         }

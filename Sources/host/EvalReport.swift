@@ -107,7 +107,7 @@ final class Progress {
         last = t
         let secs = Double(t - start) / 1e9
         let rate = secs > 0 ? Double(users) / secs : 0
-        var s = "\r\u{1B}[K\(users) users, \(Int(rate)) users/s"
+        var s = "\r\u{1B}[K\(users) users, \(Int(min(rate, 1e15))) users/s"
         if let f = fraction, f > 0, f < 1 { s += String(format: ", ETA %.0f s", secs / f - secs) }
         sinkError(s)
         drawn = true

@@ -8,6 +8,8 @@ struct NumericFlag {
     var flag: String
     var unit: String
     var range: ClosedRange<Int>
+    /// What the flag takes, when "a whole number of UNIT" does not say it.
+    var what: String? = nil
 
     static let luaTimeLimit = NumericFlag(flag: "--lua-time-limit", unit: "milliseconds", range: 1...3_600_000)
     static let luaMemoryLimit = NumericFlag(flag: "--lua-memory-limit", unit: "MiB", range: 1...65_536)
@@ -19,7 +21,7 @@ struct NumericFlag {
     /// `1–65536`, as --help shows it.
     var text: String { "\(range.lowerBound)–\(range.upperBound)" }
 
-    var message: String { "\(flag) takes a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)" }
+    var message: String { "\(flag) takes \(what ?? "a whole number of \(unit)") from \(range.lowerBound) to \(range.upperBound)" }
 
     func parse(_ s: String) throws -> Int {
         let t = s.trimmingCharacters(in: .whitespaces)

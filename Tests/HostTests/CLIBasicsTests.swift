@@ -132,7 +132,7 @@ final class CLIBasicsTests: XCTestCase {
         let movies = Host.moviesProject, users = "docs/examples/movies/users.json"
         let cases: [([String], String)] = [
             (["eval", "home", "--project", movies, "--users", users, "--jobs", "-1"], "--jobs takes a whole number of threads from 1 to 256, found -1"),
-            (["eval", "home", "--project", movies, "--users", users, "--first-line", "-5"], "--first-line takes a line number (1 or more), found -5"),
+            (["eval", "home", "--project", movies, "--users", users, "--first-line", "-5"], "--first-line takes a line number from 1 to 9007199254740992, found -5"),
             (["run", "home", "--project", movies, "--user", "gold", "--lua-time-limit", "-3"], "--lua-time-limit takes a whole number of milliseconds from 1 to 3600000, found -3"),
             (["test", movies, "--min-coverage", "-1"], "--min-coverage takes a percentage from 0 to 100"),
             (["serve", "--project", movies, "--port", "-1"], "--port is 0…65535, found -1"),

@@ -294,6 +294,48 @@ final class EvalCommandTests: XCTestCase {
         XCTAssertEqual(screen.stdout, "")
     }
 
+    /// Nothing is lost at the edges of the input: a JSON Lines record over 16 MiB at the end
+    /// without a line break (once dropped when it was 16–32 MiB) or in the middle (once accepted
+    /// when the reader's buffer held it whole), and a CSV row whose quote is never closed in a
+    /// large file (once dropped), are each an error at their line that fails the run, through
+    /// a file and a pipe, at --jobs 1 and 2, in host eval and host matrix; the users around them
+    /// are all read.
+    func testRecordsOverTheLimitOrNeverClosedAreErrorsThroughAFileAndAPipe() throws {
+        let dir = try Host.temporaryFolder("eval-lost")
+        let pad = String(repeating: "a", count: 20 << 20)
+        let inputs: [(name: String, text: String, format: String, error: String, users: Int)] = [
+            ("end.jsonl", "{\"name\": \"first\"}\n{\"pad\": \"\(pad)\"}", "jsonl", ":2: error: this record is longer than 16 MiB", 2),
+            ("middle.jsonl", "{\"name\": \"first\"}\r\n{\"pad\": \"\(pad)\"}\r\n\r\n{\"name\": \"after\"}\r\n", "jsonl",
+             ":2: error: this record is longer than 16 MiB", 3),
+            ("open.csv", "name,tier\nfirst,gold\nbob,\"" + String(repeating: "carol,free\n", count: 2_000_000), "csv",
+             ":3:5: error: unterminated quoted field", 2),
+        ]
+        let binary = try Host.requireBinary()
+        for input in inputs {
+            let file = dir.appendingPathComponent(input.name)
+            try Data(input.text.utf8).write(to: file)
+            for command in ["eval", "matrix"] {
+                for jobs in command == "eval" ? ["1", "2"] : ["2"] {
+                    let tail = ["--project", Host.moviesProject, "--users-format", input.format, "--jobs", jobs] + (command == "eval" ? ["--select", "hash"] : ["--no-graph"])
+                    let fromFile = try Host.run([command, "home", "--users", file.path] + tail)
+                    let piped = try Host.runExecutable(URL(fileURLWithPath: "/bin/sh"), [
+                        "-c", "cat \"$1\" | \"$2\" \(command) home --users - \(tail.joined(separator: " "))", "sh", file.path, binary.path,
+                    ])
+                    for (r, path) in [(fromFile, file.path), (piped, "<stdin>")] {
+                        let what = "\(command) \(input.name) --jobs \(jobs) from \(path)"
+                        assertExit(r, 1)
+                        assertContains(r.stderr, path + input.error, in: r, what)
+                        let summary = command == "eval" ? "eval: \(input.users) users, 1 failed" : "matrix: \(input.users) users, \(input.users - 1) counted in"
+                        XCTAssertTrue(r.stderrLines.last?.hasPrefix(summary) == true, "\(what)\n\(r.transcript)")
+                        assertContains(r.stdout, "first", in: r, what)
+                        if input.users == 3 { assertContains(r.stdout, "after", in: r, what) }
+                    }
+                    XCTAssertEqual(fromFile.stdout, piped.stdout, "\(command) \(input.name): a file and a pipe give the same output")
+                }
+            }
+        }
+    }
+
     /// A folder is not a population: named as `--users`, it is refused before anything runs;
     /// given on standard input, the failed read is an error and the run fails, rather than
     /// ending as if the input were empty.

@@ -22,6 +22,8 @@ final class HostileCorpusTests: XCTestCase {
         var setup: [String: Any]
         var why: String
         var expect: String
+        /// A file of the case (after setup) fed to the host's standard input; else /dev/null.
+        var stdin: String? = nil
     }
 
     static func cases() throws -> [Case] {
@@ -51,7 +53,7 @@ final class HostileCorpusTests: XCTestCase {
                     stderr: o["stderr"] as? [String] ?? [], stdout: o["stdout"] as? [String] ?? [],
                     stderrAbsent: o["stderr_absent"] as? [String] ?? [], stdoutAbsent: o["stdout_absent"] as? [String] ?? [],
                     timeout: (o["timeout"] as? Double) ?? 60, setup: o["setup"] as? [String: Any] ?? [:],
-                    why: why, expect: expect))
+                    why: why, expect: expect, stdin: o["stdin"] as? String))
             }
         }
         return out
@@ -152,7 +154,7 @@ final class HostileCorpusTests: XCTestCase {
     }
 
     /// Runs the binary; on a time-out the process is killed and the case fails.
-    static func launch(_ args: [String], in dir: URL, timeout: Double) throws
+    static func launch(_ args: [String], in dir: URL, timeout: Double, stdin: String? = nil) throws
         -> (status: Int32, signalled: Bool, timedOut: Bool, out: Data, err: Data, seconds: Double)
     {
         let p = Process()
@@ -168,7 +170,12 @@ final class HostileCorpusTests: XCTestCase {
         let outH = try FileHandle(forWritingTo: outURL), errH = try FileHandle(forWritingTo: errURL)
         p.standardOutput = outH
         p.standardError = errH
-        p.standardInput = FileHandle.nullDevice
+        if let stdin {
+            guard let h = FileHandle(forReadingAtPath: dir.appendingPathComponent(stdin).path) else { throw HostTestError("stdin: no file \(stdin)") }
+            p.standardInput = h
+        } else {
+            p.standardInput = FileHandle.nullDevice
+        }
         let done = DispatchSemaphore(value: 0)
         p.terminationHandler = { _ in done.signal() }
         let started = Date()
@@ -240,7 +247,7 @@ final class HostileCorpusTests: XCTestCase {
             // `kept`: project paths that must be exactly as they were before the command.
             let keptPaths = c.setup["kept"] as? [String] ?? []
             let keptBefore = keptPaths.map { Self.entry(dir.appendingPathComponent($0).path) }
-            let r = try Self.launch(c.args, in: dir, timeout: c.timeout)
+            let r = try Self.launch(c.args, in: dir, timeout: c.timeout, stdin: c.stdin)
             let out = String(decoding: r.out, as: UTF8.self), err = String(decoding: r.err, as: UTF8.self)
             let transcript = """
                 case \(c.name): \(c.why)

@@ -137,6 +137,42 @@ final class SparkEvalTests: XCTestCase {
         XCTAssertEqual(warnings, ["warning: --by cuntry: no user has the attribute 'cuntry', so every user's cuntry is null; did you mean 'country'?"], single.transcript)
         XCTAssertEqual(spark.stderrLines.filter { $0.hasPrefix("warning: --by ") }, warnings, spark.transcript)
     }
+    /// A record over the 16 MiB limit reaches `host eval` through Spark as it does through a
+    /// file: each partition's process reports it at its line in the dataset and fails, so
+    /// spark-eval gives one run's errors, summary and exit status. Spark hands lines over
+    /// without their line break, and spark-eval adds one, so the last record (17 MiB, no final
+    /// line break in the file) is the same error as in the single run.
+    func testARecordOverTheLimitFailsAsInOneRun() throws {
+        try requireSpark()
+        let dir = try Host.temporaryFolder("spark-long")
+        let users = dir.appendingPathComponent("users.jsonl")
+        var text = ""
+        for i in 1...200 { text += "{\"name\": \"u\(i)\", \"tier\": \"\(i % 2 == 0 ? "gold" : "free")\"}\n" }
+        text += "{\"name\": \"big\", \"pad\": \"" + String(repeating: "a", count: 20 << 20) + "\"}\n"
+        for i in 202...400 { text += "{\"name\": \"u\(i)\", \"tier\": \"gold\"}\n" }
+        text += "{\"name\": \"last\", \"pad\": \"" + String(repeating: "b", count: 17 << 20) + "\"}"
+        try Data(text.utf8).write(to: users)
+        let binary = try Host.requireBinary()
+        let single = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", users.path, "--jobs", "2", "--select", "hash"], timeout: 600)
+        assertExit(single, 1)
+        assertContains(single.stderr, "\(users.path):201: error: this record is longer than 16 MiB", in: single, "stderr")
+        assertContains(single.stderr, "\(users.path):401: error: this record is longer than 16 MiB", in: single, "stderr")
+        XCTAssertEqual(single.stderrLines.last, "eval: 401 users, 2 failed", single.transcript)
+        let out = dir.appendingPathComponent("out")
+        let spark = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), [
+            "python3", "scripts/spark-eval", "eval", "--users", users.path, "--screen", "home", "--project", Host.moviesProject,
+            "--host", binary.path, "--output", out.path, "--master", "local[2]", "--partitions", "3", "--select", "hash",
+        ], timeout: 900)
+        assertExit(spark, 1)
+        XCTAssertEqual(spark.stderrLines.filter { $0.contains(": error: ") }.sorted(), single.stderrLines.filter { $0.contains(": error: ") }.sorted(), spark.transcript)
+        XCTAssertEqual(spark.stderrLines.last, "spark-eval " + (single.stderrLines.last ?? ""), spark.transcript)
+        var joined = Data()
+        for p in try FileManager.default.contentsOfDirectory(atPath: out.path).filter({ $0.hasPrefix("part-") }).sorted() {
+            joined.append(try Data(contentsOf: out.appendingPathComponent(p)))
+        }
+        XCTAssertTrue(String(decoding: joined, as: UTF8.self) == single.stdout, "Spark's output is one host eval run's")
+    }
+
     /// On a local master, a missing host binary, users file or project is said at once, before
     /// Spark starts (not as a failed task's stack trace). Needs no Spark.
     func testMissingInputsAreSaidBeforeSparkStarts() throws {
