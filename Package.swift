@@ -179,6 +179,7 @@ let package = Package(
         .testTarget(name: "LoomRenderTests", dependencies: ["LoomRender", "LoomLayout", "LoomText", "LoomStyles", "LoomCore"], path: "Tests/LoomRenderTests"),
         .testTarget(name: "LoomPopulationTests", dependencies: ["LoomPopulation", "LoomPlugins", "LoomCore"], path: "Tests/LoomPopulationTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
+        .testTarget(name: "LoomServeTests", dependencies: ["LoomServe", "LoomCore"], path: "Tests/LoomServeTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -55,6 +55,9 @@ public struct ServeOptions: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var maxBodyBytes = 256 * 1024
+    /// `--request-timeout`: seconds a request may take, queue wait included, before it is
+    /// answered 503 and its work is stopped.
+    public var requestTimeout: Double = 10
     public init() {}
 }
 
@@ -100,17 +103,17 @@ public enum ServeApp {
             })
         }
         router.get("v1/profiles") { request, _ -> Response in
-            await answer(request, route: "/v1/profiles", APIRequest(kind: .profiles, body: nil, query: query(request)), pool, metrics, handler)
+            await answer(request, route: "/v1/profiles", APIRequest(kind: .profiles, body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.get("metrics") { _, _ -> Response in
             text(metrics.text, type: "text/plain; version=0.0.4")
         }
         router.get("v1/screens") { request, _ -> Response in
-            await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: query(request)), pool, metrics, handler)
+            await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.get("v1/screens/:id") { request, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: nil, query: query(request)), pool, metrics, handler)
+            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.post("v1/screens/:id") { request, context -> Response in
             let started = Date()
@@ -134,15 +137,15 @@ public enum ServeApp {
                 metrics.record(route: "/v1/screens/{id}", status: 422, seconds: Date().timeIntervalSince(started))
                 return response(r, request: request)
             }
-            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: doc, query: query(request)), pool, metrics, handler)
+            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: doc, query: query(request)), pool, metrics, options, handler)
         }
         router.get("v1/graph/:id") { request, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            return await answer(request, route: "/v1/graph/{id}", APIRequest(kind: .graph(id), body: nil, query: query(request)), pool, metrics, handler)
+            return await answer(request, route: "/v1/graph/{id}", APIRequest(kind: .graph(id), body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.get("v1/render/:id") { request, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            return await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: query(request)), pool, metrics, handler)
+            return await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: query(request)), pool, metrics, options, handler)
         }
         let app = Application(
             router: router,
@@ -164,15 +167,27 @@ public enum ServeApp {
     }
 
     static func answer(_ request: Request, route: String, _ api: APIRequest, _ pool: WorkerPool<Workspace>,
-                       _ metrics: ServeMetrics, _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse) async -> Response {
+                       _ metrics: ServeMetrics, _ options: ServeOptions,
+                       _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse) async -> Response {
         let started = Date()
-        let result = await pool.submit { ws -> APIResponse in
+        // The request's deadline runs from its arrival: time waiting for a worker counts.
+        let deadline = Deadline(seconds: options.requestTimeout)
+        let outcome = await pool.submit(deadline: deadline) { ws -> APIResponse in
             let t = Date()
             let r = handler(ws, api)
             metrics.resolved(seconds: Date().timeIntervalSince(t))
             return r
         }
-        let r = result ?? APIResponse.problem(503, "Busy", detail: "\(pool.maxPending) requests are already waiting for a worker (--queue); retry later")
+        let r: APIResponse
+        switch outcome {
+        case .done(let answer): r = answer
+        case .busy:
+            r = .problem(503, "Busy", detail: "\(pool.maxPending) requests are already waiting for a worker (--queue); retry later")
+        case .timedOut:
+            metrics.timedOut()
+            r = .problem(503, "Request timed out",
+                         detail: "the request took longer than \(deadline.limitText) (--request-timeout); its work was stopped")
+        }
         let resp = response(r, request: request)
         metrics.record(route: route, status: Int(resp.status.code), seconds: Date().timeIntervalSince(started))
         return resp

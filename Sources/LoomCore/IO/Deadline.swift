@@ -46,7 +46,8 @@ public final class Deadline: @unchecked Sendable {
     /// "10 s", "1.5 s": the limit as messages show it.
     public var limitText: String { Deadline.secondsText(seconds) }
 
-    static func secondsText(_ s: Double) -> String {
+    /// "10 s", "0.5 s".
+    public static func secondsText(_ s: Double) -> String {
         if s == s.rounded(), abs(s) < 1e15 { return "\(Int(s)) s" }
         return "\((s * 1000).rounded() / 1000) s"
     }
