@@ -22,6 +22,8 @@ final class HostileCorpusTests: XCTestCase {
         var setup: [String: Any]
         var why: String
         var expect: String
+        /// Environment variables for the run; `${CASE}` is the prepared folder, `${PATH}` the PATH.
+        var env: [String: String] = [:]
     }
 
     static func cases() throws -> [Case] {
@@ -40,6 +42,8 @@ final class HostileCorpusTests: XCTestCase {
                 guard let o = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
                     throw HostTestError("\(cls)/\(name)/case.json is not a JSON object")
                 }
+                // Cases against a live server or a browser: HostileHTTPCorpusTests runs them.
+                if o["http"] != nil || o["browser"] != nil { continue }
                 guard let args = o["args"] as? [String], let exit = o["exit"] as? Int else {
                     throw HostTestError("\(cls)/\(name)/case.json needs 'args' (strings) and 'exit' (a number)")
                 }
@@ -51,7 +55,7 @@ final class HostileCorpusTests: XCTestCase {
                     stderr: o["stderr"] as? [String] ?? [], stdout: o["stdout"] as? [String] ?? [],
                     stderrAbsent: o["stderr_absent"] as? [String] ?? [], stdoutAbsent: o["stdout_absent"] as? [String] ?? [],
                     timeout: (o["timeout"] as? Double) ?? 60, setup: o["setup"] as? [String: Any] ?? [:],
-                    why: why, expect: expect))
+                    why: why, expect: expect, env: o["env"] as? [String: String] ?? [:]))
             }
         }
         return out
@@ -101,7 +105,7 @@ final class HostileCorpusTests: XCTestCase {
     }
 
     /// Runs the binary; on a time-out the process is killed and the case fails.
-    static func launch(_ args: [String], in dir: URL, timeout: Double) throws
+    static func launch(_ args: [String], in dir: URL, timeout: Double, env extra: [String: String] = [:]) throws
         -> (status: Int32, signalled: Bool, timedOut: Bool, out: Data, err: Data, seconds: Double)
     {
         let p = Process()
@@ -110,6 +114,10 @@ final class HostileCorpusTests: XCTestCase {
         p.currentDirectoryURL = dir
         var env = ProcessInfo.processInfo.environment
         for k in ["NO_COLOR", "CI", "FORCE_COLOR"] { env.removeValue(forKey: k) }
+        let path = env["PATH"] ?? "/usr/bin:/bin"
+        for (k, v) in extra {
+            env[k] = v.replacingOccurrences(of: "${CASE}", with: dir.path).replacingOccurrences(of: "${PATH}", with: path)
+        }
         p.environment = env
         let outURL = dir.appendingPathComponent(".stdout"), errURL = dir.appendingPathComponent(".stderr")
         FileManager.default.createFile(atPath: outURL.path, contents: nil)
@@ -164,7 +172,7 @@ final class HostileCorpusTests: XCTestCase {
         for c in all {
             let dir = try Self.prepare(c)
             defer { try? FileManager.default.removeItem(at: dir) }
-            let r = try Self.launch(c.args, in: dir, timeout: c.timeout)
+            let r = try Self.launch(c.args, in: dir, timeout: c.timeout, env: c.env)
             let out = String(decoding: r.out, as: UTF8.self), err = String(decoding: r.err, as: UTF8.self)
             let transcript = """
                 case \(c.name): \(c.why)
