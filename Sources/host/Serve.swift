@@ -90,7 +90,8 @@ struct Serve: ParsableCommand {
         let failure = FailureBox()
         Task.detached {
             do {
-                try await ServeApp.run(options: serveOptions, pool: pool, metrics: metrics, reload: reload, page: PreviewPage.html,
+                try await ServeApp.run(options: serveOptions, pool: pool, metrics: metrics, reload: reload, page: PreviewAssets(html: PreviewPage.html, script: PreviewPage.script, css: PreviewPage.css,
+                                                         contentSecurityPolicy: PreviewPage.contentSecurityPolicy),
                                       handler: ServeHandler.handle) { host, port in
                     ServeLog.line("listening on http://\(host):\(port) (\(pool.workers) workers)")
                 }
