@@ -16,8 +16,8 @@ public struct APIRequest: Sendable {
         case profiles
     }
     public var kind: Kind
-    /// A POST body, parsed (with locations in "request body").
-    public var body: JSONDocument?
+    /// A POST body, read (`ScreenRequestBody`, with locations in "request body").
+    public var body: ScreenRequestBody?
     public var query: [String: String]
 }
 
@@ -153,17 +153,15 @@ public enum ServeApp {
                 metrics.record(route: "/v1/screens/{id}", status: 413, seconds: Date().timeIntervalSince(started))
                 return response(r, request: request)
             }
-            let data = Array(bytes.readableBytesView)
-            let doc: JSONDocument
-            do {
-                doc = try JSONReader.parse(data, file: "request body")
-            } catch {
-                let d = (error as? Diagnostic) ?? .error("\(error)")
-                let r = APIResponse.problem(422, "Malformed JSON", detail: d.message, diagnostics: [d])
+            let body: ScreenRequestBody
+            switch ScreenRequestBody.parse(bytes: Array(bytes.readableBytesView)) {
+            case .success(let b): body = b
+            case .failure(let refusal):
+                let r = APIResponse.problem(422, refusal.malformed ? "Malformed JSON" : "Invalid request", detail: refusal.detail, diagnostics: refusal.diagnostics)
                 metrics.record(route: "/v1/screens/{id}", status: 422, seconds: Date().timeIntervalSince(started))
                 return response(r, request: request)
             }
-            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: doc, query: query(request)), pool, metrics, options, handler)
+            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: body, query: query(request)), pool, metrics, options, handler)
         }
         router.get("v1/graph/:id") { request, context -> Response in
             let id = pathID(context)

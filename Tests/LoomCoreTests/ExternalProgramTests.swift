@@ -140,3 +140,14 @@ final class ExternalProgramTests: XCTestCase {
         XCTAssertNil(Deadline.current)
     }
 }
+
+/// `TextEscape.html`: markup and control characters from data cannot reach a page as markup.
+final class HTMLEscapeTests: XCTestCase {
+    func testMarkupAndControlsAreEscaped() {
+        XCTAssertEqual(TextEscape.html("plain text, 100%"), "plain text, 100%")
+        XCTAssertEqual(TextEscape.html("<img src=x onerror='a(\"b\")'>&"), "&lt;img src=x onerror=&#39;a(&quot;b&quot;)&#39;&gt;&amp;")
+        XCTAssertEqual(TextEscape.html("</script><script>"), "&lt;/script&gt;&lt;script&gt;")
+        XCTAssertEqual(TextEscape.html("a\u{1B}[2J\u{07}b\u{7F}\u{85}c\tline\n"), "a\u{FFFD}[2J\u{FFFD}b\u{FFFD}\u{FFFD}c\tline\n")
+        XCTAssertEqual(TextEscape.html("Ünïcödé ✓ \u{FFFF}"), "Ünïcödé ✓ \u{FFFD}")
+    }
+}
