@@ -56,8 +56,13 @@ public final class WorkerPool<Context>: @unchecked Sendable {
     public let replaceAfter: Double
     /// Told (off the worker threads) when a worker is replaced, or cannot be for now.
     private let onReplace: @Sendable (String) -> Void
+    private var replacedCount = 0
     /// Workers replaced so far.
-    public private(set) var replaced = 0
+    public var replaced: Int {
+        cond.lock()
+        defer { cond.unlock() }
+        return replacedCount
+    }
 
     public init(workers: Int, maxPending: Int, replaceAfter: Double = 2,
                 onReplace: @escaping @Sendable (String) -> Void = { _ in },
@@ -178,7 +183,7 @@ public final class WorkerPool<Context>: @unchecked Sendable {
                 refused = false
                 slot.retired = true
                 retiredAlive += 1
-                replaced += 1
+                replacedCount += 1
                 slots.removeAll { $0 === slot }
                 startWorker()
                 messages.append("worker \(slot.index) is still busy \(Deadline.secondsText(replaceAfter)) past its request's time limit (\(d.limitText)); replaced by worker \(nextIndex - 1) (the old one ends when its request returns)")
