@@ -304,7 +304,10 @@ extension ExternalProgram.Spawned {
             var pause: UInt32 = 200
             while true {
                 var info = siginfo_t()
-                if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info.si_pid_value != 0 { break }
+                let w = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+                if w == 0, info.si_pid_value != 0 { break }
+                // Reaped elsewhere (SIGCHLD ignored by an embedding program): nothing to wait for.
+                if w < 0, errno == ECHILD { break }
                 if Deadline.nowNanoseconds >= end {
                     stop = .timedOut
                     break
