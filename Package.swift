@@ -154,7 +154,7 @@ let package = Package(
         // replay driver otherwise (FuzzEntry). FuzzDriver declares libFuzzer's driver.
         .target(
             name: "FuzzTargets",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomPopulation", "LuaRuntime", "FuzzDriver", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomPopulation", "LoomStyles", "LuaRuntime", "FuzzDriver", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/FuzzTargets"
         ),
         .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
@@ -165,6 +165,7 @@ let package = Package(
         .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzTargets"], path: "Sources/FuzzLuaBridge"),
         .executableTarget(name: "FuzzNamedRules", dependencies: ["FuzzTargets"], path: "Sources/FuzzNamedRules"),
         .executableTarget(name: "FuzzRecords", dependencies: ["FuzzTargets"], path: "Sources/FuzzRecords"),
+        .executableTarget(name: "FuzzServeBody", dependencies: ["FuzzTargets"], path: "Sources/FuzzServeBody"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime"], path: "Tests/LuaRuntimeTests"),
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
         .testTarget(name: "LoomNavigationTests", dependencies: ["LoomNavigation", "LoomCore"], path: "Tests/LoomNavigationTests"),
@@ -181,6 +182,7 @@ let package = Package(
         .testTarget(name: "LoomRenderTests", dependencies: ["LoomRender", "LoomLayout", "LoomText", "LoomStyles", "LoomCore"], path: "Tests/LoomRenderTests"),
         .testTarget(name: "LoomPopulationTests", dependencies: ["LoomPopulation", "LoomPlugins", "LoomCore"], path: "Tests/LoomPopulationTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
+        .testTarget(name: "LoomServeTests", dependencies: ["LoomServe", "LoomCore"], path: "Tests/LoomServeTests"),
     ],
     swiftLanguageModes: [.v6]
 )

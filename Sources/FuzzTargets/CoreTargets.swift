@@ -5,7 +5,7 @@ import LoomNavigation
 /// The fuzz targets' bodies. Each takes the raw input bytes, must never crash on any input, and
 /// traps (`fuzzFailure`) when an invariant it checks does not hold, so that libFuzzer records
 /// the input. The executables `FuzzJSON`, `FuzzScreen`, `FuzzRules`, `FuzzFlows`,
-/// `FuzzLuaBridge`, `FuzzNamedRules` and `FuzzRecords` wrap them (libFuzzer entry point, or a replay driver in normal builds), and
+/// `FuzzLuaBridge`, `FuzzNamedRules`, `FuzzRecords` and `FuzzServeBody` wrap them (libFuzzer entry point, or a replay driver in normal builds), and
 /// `FuzzFixtureTests` replays the fixtures in Tests/Fixtures/fuzz through them.
 public enum FuzzTargets {
     /// Every target by name: the executable's name and the fixture folder's name.
@@ -14,6 +14,7 @@ public enum FuzzTargets {
         ("FuzzJSON", json), ("FuzzScreen", screen), ("FuzzRules", rules), ("FuzzFlows", flows), ("FuzzLuaBridge", luaBridge),
         ("FuzzNamedRules", namedRules),
         ("FuzzRecords", records),
+        ("FuzzServeBody", serveBody),
         ]
     }
 

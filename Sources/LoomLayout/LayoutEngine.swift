@@ -64,16 +64,20 @@ public struct LayoutEngine {
         // Pass 1 with one-line text sizes; pass 2 (only when a wrapping label came out narrower
         // than its one-line width) with those labels re-measured at their solved widths.
         var system = LayoutSystemBuilder(tree: tree, screen: screen).build()
-        if intrinsic.rewrap(&tree, solved: system) {
+        // Past a `host serve` request's deadline, no second pass and no ambiguity probe.
+        let stopped = Deadline.expired
+        if !stopped, intrinsic.rewrap(&tree, solved: system) {
             system = LayoutSystemBuilder(tree: tree, screen: screen).build()
         }
         intrinsic.measureFinal(&tree, solved: system)
 
         var diagnostics = system.diagnostics
         var findings = system.findings
-        let ambiguous = system.ambiguityFindings(tree)
-        findings.append(contentsOf: ambiguous.findings)
-        diagnostics.append(contentsOf: ambiguous.diagnostics)
+        if !stopped, !Deadline.expired {
+            let ambiguous = system.ambiguityFindings(tree)
+            findings.append(contentsOf: ambiguous.findings)
+            diagnostics.append(contentsOf: ambiguous.diagnostics)
+        }
 
         let grid = PixelGrid(scale: device.scale)
         let laidOut = tree.nodes.isEmpty ? nil : tree.laidOut(0, solved: system, grid: grid)

@@ -79,6 +79,11 @@ struct LayoutSystem: Sendable {
         c.tag = index
         constraints.append(c)
         origins.append(origin)
+        // A `host serve` request past its deadline adds no more (its answer is a 503).
+        if Deadline.expired {
+            accepted.append(false)
+            return
+        }
         do {
             let h = try solver.add(c)
             while handles.count <= h.id { handles.append(-1) }

@@ -135,7 +135,8 @@ final class Exploration {
         }
 
         var head = 0
-        while head < queue.count {
+        // A `host serve` request past its deadline stops exploring (its answer is a 503).
+        while head < queue.count, !Deadline.expired {
             process(queue[head])
             head += 1
         }

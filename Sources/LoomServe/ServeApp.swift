@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import LoomCache
 import LoomCore
@@ -15,8 +16,8 @@ public struct APIRequest: Sendable {
         case profiles
     }
     public var kind: Kind
-    /// A POST body, parsed (with locations in "request body").
-    public var body: JSONDocument?
+    /// A POST body, read (`ScreenRequestBody`, with locations in "request body").
+    public var body: ScreenRequestBody?
     public var query: [String: String]
 }
 
@@ -51,10 +52,28 @@ public struct APIResponse: Sendable {
     }
 }
 
+/// The preview page (`GET /`), its script and style sheet, and the Content-Security-Policy the
+/// page is served with.
+public struct PreviewAssets: Sendable {
+    public var html: String
+    public var script: String
+    public var css: String
+    public var contentSecurityPolicy: String
+    public init(html: String, script: String, css: String, contentSecurityPolicy: String) {
+        self.html = html
+        self.script = script
+        self.css = css
+        self.contentSecurityPolicy = contentSecurityPolicy
+    }
+}
+
 public struct ServeOptions: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var maxBodyBytes = 256 * 1024
+    /// `--request-timeout`: seconds a request may take, queue wait included, before it is
+    /// answered 503 and its work is stopped.
+    public var requestTimeout: Double = 10
     public init() {}
 }
 
@@ -63,7 +82,7 @@ public struct ServeOptions: Sendable {
 public enum ServeApp {
     public static func run(
         options: ServeOptions, pool: WorkerPool<Workspace>, metrics: ServeMetrics, reload: ReloadState,
-        page: String,
+        page: PreviewAssets,
         handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
         onRunning: @escaping @Sendable (String, Int) -> Void
     ) async throws {
@@ -71,8 +90,18 @@ public enum ServeApp {
         router.get("healthz") { _, _ -> Response in
             text("ok\n")
         }
+        // The page runs no script but /preview.js (its CSP); data reaches its DOM as text only.
         router.get("/") { _, _ -> Response in
-            text(page, type: "text/html; charset=utf-8")
+            var r = text(page.html, type: "text/html; charset=utf-8")
+            r.headers[.contentSecurityPolicy] = page.contentSecurityPolicy
+            r.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+            return r
+        }
+        router.get("preview.js") { _, _ -> Response in
+            text(page.script, type: "text/javascript; charset=utf-8")
+        }
+        router.get("preview.css") { _, _ -> Response in
+            text(page.css, type: "text/css; charset=utf-8")
         }
         router.get("v1/status") { _, _ -> Response in
             let c = reload.current
@@ -100,21 +129,21 @@ public enum ServeApp {
             })
         }
         router.get("v1/profiles") { request, _ -> Response in
-            await answer(request, route: "/v1/profiles", APIRequest(kind: .profiles, body: nil, query: query(request)), pool, metrics, handler)
+            await answer(request, route: "/v1/profiles", APIRequest(kind: .profiles, body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.get("metrics") { _, _ -> Response in
             text(metrics.text, type: "text/plain; version=0.0.4")
         }
         router.get("v1/screens") { request, _ -> Response in
-            await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: query(request)), pool, metrics, handler)
+            await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.get("v1/screens/:id") { request, context -> Response in
-            let id = context.parameters.get("id") ?? ""
-            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: nil, query: query(request)), pool, metrics, handler)
+            let id = pathID(context)
+            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.post("v1/screens/:id") { request, context -> Response in
             let started = Date()
-            let id = context.parameters.get("id") ?? ""
+            let id = pathID(context)
             var req = request
             let bytes: ByteBuffer
             do {
@@ -124,25 +153,23 @@ public enum ServeApp {
                 metrics.record(route: "/v1/screens/{id}", status: 413, seconds: Date().timeIntervalSince(started))
                 return response(r, request: request)
             }
-            let data = Array(bytes.readableBytesView)
-            let doc: JSONDocument
-            do {
-                doc = try JSONReader.parse(data, file: "request body")
-            } catch {
-                let d = (error as? Diagnostic) ?? .error("\(error)")
-                let r = APIResponse.problem(422, "Malformed JSON", detail: d.message, diagnostics: [d])
+            let body: ScreenRequestBody
+            switch ScreenRequestBody.parse(bytes: Array(bytes.readableBytesView)) {
+            case .success(let b): body = b
+            case .failure(let refusal):
+                let r = APIResponse.problem(422, refusal.malformed ? "Malformed JSON" : "Invalid request", detail: refusal.detail, diagnostics: refusal.diagnostics)
                 metrics.record(route: "/v1/screens/{id}", status: 422, seconds: Date().timeIntervalSince(started))
                 return response(r, request: request)
             }
-            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: doc, query: query(request)), pool, metrics, handler)
+            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: body, query: query(request)), pool, metrics, options, handler)
         }
         router.get("v1/graph/:id") { request, context -> Response in
-            let id = context.parameters.get("id") ?? ""
-            return await answer(request, route: "/v1/graph/{id}", APIRequest(kind: .graph(id), body: nil, query: query(request)), pool, metrics, handler)
+            let id = pathID(context)
+            return await answer(request, route: "/v1/graph/{id}", APIRequest(kind: .graph(id), body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.get("v1/render/:id") { request, context -> Response in
-            let id = context.parameters.get("id") ?? ""
-            return await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: query(request)), pool, metrics, handler)
+            let id = pathID(context)
+            return await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: query(request)), pool, metrics, options, handler)
         }
         let app = Application(
             router: router,
@@ -153,6 +180,14 @@ public enum ServeApp {
         try await app.runService()
     }
 
+    /// The `{id}` of a route, percent-decoded (a screen id with spaces or other reserved
+    /// characters arrives encoded, as the preview page sends it); the raw segment when it does
+    /// not decode. Only a key to look the screen up by, never a path.
+    static func pathID(_ context: some RequestContext) -> String {
+        let raw = context.parameters.get("id") ?? ""
+        return raw.removingPercentEncoding ?? raw
+    }
+
     static func query(_ request: Request) -> [String: String] {
         var q: [String: String] = [:]
         for (k, v) in request.uri.queryParameters { q[String(k)] = String(v) }
@@ -160,19 +195,35 @@ public enum ServeApp {
     }
 
     static func text(_ s: String, type: String = "text/plain; charset=utf-8") -> Response {
-        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: s)))
+        Response(status: .ok, headers: [.contentType: type, .xContentTypeOptions: "nosniff"], body: .init(byteBuffer: ByteBuffer(string: s)))
     }
 
+    /// What an SVG answer (a wireframe, a graph) may do when a browser opens it as a document:
+    /// nothing but draw (no script, no request, sandboxed). As an `<img>` it runs no script anyway.
+    static let svgPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
     static func answer(_ request: Request, route: String, _ api: APIRequest, _ pool: WorkerPool<Workspace>,
-                       _ metrics: ServeMetrics, _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse) async -> Response {
+                       _ metrics: ServeMetrics, _ options: ServeOptions,
+                       _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse) async -> Response {
         let started = Date()
-        let result = await pool.submit { ws -> APIResponse in
+        // The request's deadline runs from its arrival: time waiting for a worker counts.
+        let deadline = Deadline(seconds: options.requestTimeout)
+        let outcome = await pool.submit(deadline: deadline) { ws -> APIResponse in
             let t = Date()
             let r = handler(ws, api)
             metrics.resolved(seconds: Date().timeIntervalSince(t))
             return r
         }
-        let r = result ?? APIResponse.problem(503, "Busy", detail: "\(pool.maxPending) requests are already waiting for a worker (--queue); retry later")
+        let r: APIResponse
+        switch outcome {
+        case .done(let answer): r = answer
+        case .busy:
+            r = .problem(503, "Busy", detail: "\(pool.maxPending) requests are already waiting for a worker (--queue); retry later")
+        case .timedOut:
+            metrics.timedOut()
+            r = .problem(503, "Request timed out",
+                         detail: "the request took longer than \(deadline.limitText) (--request-timeout); its work was stopped")
+        }
         let resp = response(r, request: request)
         metrics.record(route: route, status: Int(resp.status.code), seconds: Date().timeIntervalSince(started))
         return resp
@@ -181,7 +232,9 @@ public enum ServeApp {
     /// JSON or a problem document; a 200 gets an ETag from its body's hash and `If-None-Match`
     /// with that tag (or `*`) gets 304.
     static func response(_ r: APIResponse, request: Request) -> Response {
-        var headers: HTTPFields = [.contentType: r.contentType ?? (r.problem ? "application/problem+json" : "application/json")]
+        var headers: HTTPFields = [.contentType: r.contentType ?? (r.problem ? "application/problem+json" : "application/json"),
+                                   .xContentTypeOptions: "nosniff"]
+        if r.contentType == "image/svg+xml" { headers[.contentSecurityPolicy] = svgPolicy }
         if r.status == 200 {
             var h = ContentHash()
             h.add(r.body)

@@ -9,6 +9,7 @@ public final class ServeMetrics: @unchecked Sendable {
     private var latencyCount: [String: Int] = [:]
     private var notModified = 0
     private var rejected = 0
+    private var timeouts = 0
     private var resolveSeconds = 0.0
     private var resolutions = 0
     public static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
@@ -27,6 +28,9 @@ public final class ServeMetrics: @unchecked Sendable {
             if status == 503 { rejected += 1 }
         }
     }
+
+    /// A request answered 503 because it ran past `--request-timeout`.
+    public func timedOut() { lock.withLock { timeouts += 1 } }
 
     /// Time spent resolving (plugins' Lua included) on the workers.
     public func resolved(seconds: Double) {
@@ -55,7 +59,8 @@ public final class ServeMetrics: @unchecked Sendable {
             out += "# HELP loom_resolve_seconds_total Time spent resolving screens on the workers (Lua included).\n# TYPE loom_resolve_seconds_total counter\nloom_resolve_seconds_total \(resolveSeconds)\n"
             out += "# HELP loom_resolutions_total Screens resolved.\n# TYPE loom_resolutions_total counter\nloom_resolutions_total \(resolutions)\n"
             out += "# HELP loom_not_modified_total Requests answered 304 from their ETag (the client's cache hit).\n# TYPE loom_not_modified_total counter\nloom_not_modified_total \(notModified)\n"
-            out += "# HELP loom_rejected_total Requests refused with 503 because the queue was full.\n# TYPE loom_rejected_total counter\nloom_rejected_total \(rejected)\n"
+            out += "# HELP loom_rejected_total Requests answered 503: the queue was full, or the request ran past --request-timeout.\n# TYPE loom_rejected_total counter\nloom_rejected_total \(rejected)\n"
+            out += "# HELP loom_timed_out_total Requests answered 503 because they ran past --request-timeout.\n# TYPE loom_timed_out_total counter\nloom_timed_out_total \(timeouts)\n"
             return out
         }
     }

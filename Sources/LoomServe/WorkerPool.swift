@@ -1,26 +1,94 @@
 import Foundation
+import LoomCore
 
 /// Worker threads, each owning a context made on that thread (a workspace with its own Lua
 /// state: plugins are loaded once per worker and never shared), fed from one bounded queue.
 /// A job that cannot be queued (the queue is full) is refused at once: the caller answers 503.
+///
+/// A job may carry a `Deadline` (`host serve --request-timeout`). The caller is answered
+/// `.timedOut` as soon as it passes, whether the job is still queued (it is then never run) or
+/// running (it runs with the deadline as its thread's current one, so the long loops, Lua and
+/// external programs stop early). A worker still busy `replaceAfter` seconds past its job's
+/// deadline is retired: a new worker thread (with a new context) takes its place, so capacity
+/// is restored, and the old thread ends as soon as its job returns. At most `workers` retired
+/// threads may be alive at once; past that, no more replacements until one of them ends.
 public final class WorkerPool<Context>: @unchecked Sendable {
+    /// What `submit` answers.
+    public enum Outcome<T: Sendable>: Sendable {
+        case done(T)
+        /// The queue was full.
+        case busy
+        /// The deadline passed before the job finished (or started).
+        case timedOut
+    }
+
+    /// One queued job: runs once, or is dropped when its caller was already answered.
+    final class Job: @unchecked Sendable {
+        let deadline: Deadline?
+        let body: (Context) -> Void
+        let expired: () -> Bool
+        init(deadline: Deadline?, expired: @escaping () -> Bool, body: @escaping (Context) -> Void) {
+            self.deadline = deadline
+            self.expired = expired
+            self.body = body
+        }
+    }
+
+    /// A worker thread's state, read by the watchdog.
+    final class Slot: @unchecked Sendable {
+        let index: Int
+        var job: Job?
+        var retired = false
+        init(index: Int) { self.index = index }
+    }
+
     private let cond = NSCondition()
-    private var queue: [(Context) -> Void] = []
+    private var queue: [Job] = []
+    private var head = 0
     private var generation = 0
     private let make: @Sendable () -> Context
+    private var slots: [Slot] = []
+    private var retiredAlive = 0
+    private var nextIndex = 0
     public let workers: Int
     public let maxPending: Int
+    /// Seconds past a job's deadline before its worker is replaced.
+    public let replaceAfter: Double
+    /// Told (off the worker threads) when a worker is replaced, or cannot be for now.
+    private let onReplace: @Sendable (String) -> Void
+    private var replacedCount = 0
+    /// Workers replaced so far.
+    public var replaced: Int {
+        cond.lock()
+        defer { cond.unlock() }
+        return replacedCount
+    }
 
-    public init(workers: Int, maxPending: Int, make: @escaping @Sendable () -> Context) {
+    public init(workers: Int, maxPending: Int, replaceAfter: Double = 2,
+                onReplace: @escaping @Sendable (String) -> Void = { _ in },
+                make: @escaping @Sendable () -> Context) {
         self.workers = max(1, workers)
         self.maxPending = max(1, maxPending)
+        self.replaceAfter = max(0, replaceAfter)
+        self.onReplace = onReplace
         self.make = make
-        for i in 0..<self.workers {
-            let t = Thread { [unowned self] in self.loop() }
-            t.name = "loom-worker-\(i)"
-            t.stackSize = 8 << 20
-            t.start()
-        }
+        cond.lock()
+        for _ in 0..<self.workers { startWorker() }
+        cond.unlock()
+        let watchdog = Thread { [unowned self] in self.watch() }
+        watchdog.name = "loom-worker-watchdog"
+        watchdog.start()
+    }
+
+    /// Starts one worker thread (the lock is held).
+    private func startWorker() {
+        let slot = Slot(index: nextIndex)
+        nextIndex += 1
+        slots.append(slot)
+        let t = Thread { [unowned self] in self.loop(slot) }
+        t.name = "loom-worker-\(slot.index)"
+        t.stackSize = 8 << 20
+        t.start()
     }
 
     /// Makes every worker build a new context before its next job (after a reload).
@@ -30,37 +98,116 @@ public final class WorkerPool<Context>: @unchecked Sendable {
         cond.unlock()
     }
 
-    /// Runs `job` on a worker with its context; nil when the queue is full.
-    public func submit<T: Sendable>(_ job: @escaping @Sendable (Context) -> T) async -> T? {
-        await withCheckedContinuation { (cont: CheckedContinuation<T?, Never>) in
+    /// Runs `job` on a worker with its context; `.busy` when the queue is full, `.timedOut` when
+    /// `deadline` passes first.
+    public func submit<T: Sendable>(deadline: Deadline? = nil, _ job: @escaping @Sendable (Context) -> T) async -> Outcome<T> {
+        await withCheckedContinuation { (cont: CheckedContinuation<Outcome<T>, Never>) in
+            let once = Once(cont)
             cond.lock()
-            if queue.count >= maxPending {
+            if queue.count - head >= maxPending {
                 cond.unlock()
-                cont.resume(returning: nil)
+                once.resume(.busy)
                 return
             }
-            queue.append { ctx in cont.resume(returning: job(ctx)) }
+            queue.append(Job(deadline: deadline, expired: { once.isDone }) { ctx in
+                let value = Deadline.run(with: deadline) { job(ctx) }
+                // Finished past the deadline: the loops that check it may have stopped early, so
+                // the value may be partial; the caller gets .timedOut (if the timer was late).
+                once.resume(deadline?.isExpired == true ? .timedOut : .done(value))
+            })
             cond.signal()
             cond.unlock()
+            if let deadline {
+                DispatchQueue.global().asyncAfter(deadline: .now() + deadline.remaining) { once.resume(.timedOut) }
+            }
         }
     }
 
-    private func loop() {
+    private func loop(_ slot: Slot) {
         var context = make()
         cond.lock()
         var mine = generation
         cond.unlock()
         while true {
             cond.lock()
-            while queue.isEmpty { cond.wait() }
-            let job = queue.removeFirst()
+            if slot.retired {
+                retiredAlive -= 1
+                cond.unlock()
+                return
+            }
+            while head == queue.count { cond.wait() }
+            let job = queue[head]
+            head += 1
+            if head > 64, head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+            // Its caller was answered (deadline passed while it waited): drop it unrun.
+            if job.expired() {
+                cond.unlock()
+                continue
+            }
+            slot.job = job
             let current = generation
             cond.unlock()
             if current != mine {
                 context = make()
                 mine = current
             }
-            job(context)
+            job.body(context)
+            cond.lock()
+            slot.job = nil
+            cond.unlock()
         }
+    }
+
+    /// Every 100 ms: retires the workers still busy `replaceAfter` seconds past their job's
+    /// deadline and starts new ones in their place.
+    private func watch() {
+        var refused = false
+        while true {
+            usleep(100_000)
+            var messages: [String] = []
+            cond.lock()
+            let now = Deadline.nowNanoseconds
+            let grace = UInt64(replaceAfter * 1e9)
+            for slot in slots where !slot.retired {
+                guard let d = slot.job?.deadline, now > d.endNanoseconds &+ grace else { continue }
+                if retiredAlive >= workers {
+                    if !refused {
+                        refused = true
+                        messages.append("worker \(slot.index) is still busy \(Deadline.secondsText(replaceAfter)) past its request's time limit (\(d.limitText)); not replaced: \(retiredAlive) replaced workers are still running")
+                    }
+                    continue
+                }
+                refused = false
+                slot.retired = true
+                retiredAlive += 1
+                replacedCount += 1
+                slots.removeAll { $0 === slot }
+                startWorker()
+                messages.append("worker \(slot.index) is still busy \(Deadline.secondsText(replaceAfter)) past its request's time limit (\(d.limitText)); replaced by worker \(nextIndex - 1) (the old one ends when its request returns)")
+            }
+            cond.unlock()
+            for m in messages { onReplace(m) }
+        }
+    }
+}
+
+/// Resumes a continuation once: the first of the job's answer and its deadline wins.
+final class Once<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cont: CheckedContinuation<T, Never>?
+    init(_ cont: CheckedContinuation<T, Never>) { self.cont = cont }
+
+    var isDone: Bool { lock.withLock { cont == nil } }
+
+    func resume(_ value: T) {
+        let c: CheckedContinuation<T, Never>? = lock.withLock {
+            let c = cont
+            cont = nil
+            return c
+        }
+        c?.resume(returning: value)
     }
 }

@@ -35,7 +35,7 @@ final class GitRevisionCheckout {
         var args = ["-C", topURL.path, "archive", "--format=tar", "-o", archive.path, rev]
         if !rel.isEmpty { args += ["--", rel] }
         _ = try Self.git(args, what: "read '\(rel.isEmpty ? "." : rel)' at revision '\(rev)'")
-        try Self.run("/usr/bin/env", ["tar", "-x", "-f", archive.path, "-C", tempDir.path], what: "unpack revision '\(rev)'")
+        try Self.run("tar", ["-x", "-f", archive.path, "-C", tempDir.path], what: "unpack revision '\(rev)'")
         try? fm.removeItem(at: archive)
         projectRoot = rel.isEmpty ? tempDir.path : tempDir.appendingPathComponent(rel).path
         // A screen path inside the project maps to the same place in the checkout.
@@ -49,29 +49,21 @@ final class GitRevisionCheckout {
 
     deinit { try? FileManager.default.removeItem(at: tempDir) }
 
-    @discardableResult
-    private static func git(_ args: [String], what: String) throws(Diagnostic) -> String {
-        try run("/usr/bin/env", ["git"] + args, what: what)
-    }
+    /// `git` and `tar`: ten minutes each (a large repository's archive), 16 MiB of output (the
+    /// archive goes to a file, not to the pipe), 1 MiB of messages.
+    static let limits = ExternalProgram.Limits(timeout: 600, maxOutputBytes: 16 << 20, maxErrorBytes: 1 << 20)
 
     @discardableResult
-    private static func run(_ tool: String, _ args: [String], what: String) throws(Diagnostic) -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        do { try p.run() } catch {
-            throw .error("cannot \(what): \(error.localizedDescription)")
+    private static func git(_ args: [String], what: String) throws(Diagnostic) -> String {
+        try run("git", args, what: what, missing: "host diff --rev needs git, which is not installed (Debian: apt-get install git)")
+    }
+
+    /// Runs `tool` through `ExternalProgram`; a failure says what could not be done and why.
+    @discardableResult
+    private static func run(_ tool: String, _ args: [String], what: String, missing: String? = nil) throws(Diagnostic) -> String {
+        switch ExternalProgram.run(tool, arguments: args, limits: limits, missing: missing) {
+        case .success(let out): return String(decoding: out.stdout, as: UTF8.self)
+        case .failure(let d): throw .error("cannot \(what): \(d.message)")
         }
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            let msg = String(decoding: e, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "exit \(p.terminationStatus)"
-            throw .error("cannot \(what): \(TextEscape.escaped(msg))")
-        }
-        return String(decoding: o, as: UTF8.self)
     }
 }

@@ -4,20 +4,8 @@ import LoomCore
 /// `host matrix --format html`: one self-contained page (no network, no CDN): the table, its
 /// style and a small script that sorts by any column when its header is clicked.
 extension MatrixReport {
-    static func escaped(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    /// HTML escaping: the one function for HTML written from data (`TextEscape.html`).
+    static func escaped(_ s: String) -> String { TextEscape.html(s) }
 
     var html: String {
         let h = MatrixReport.escaped

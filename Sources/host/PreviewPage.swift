@@ -2,11 +2,36 @@
 /// two profiles (or edited attributes), see each tree with the rule trace, the differences
 /// between them highlighted, and each user's navigation graph; it refreshes on every reload
 /// (server-sent events from `/v1/events`).
+///
+/// The page holds no script and no style of its own: they are `/preview.js` and `/preview.css`,
+/// and the page is served with a Content-Security-Policy that runs no other script (no inline
+/// script, no `eval`, no plugins, no base URL, not framed). The script puts everything that
+/// comes from the project (screen ids, profile names, titles, props, diagnostics) into the DOM
+/// as text only — `textContent`, `setAttribute`, `createElement` — never as markup: there is no
+/// `innerHTML`, `insertAdjacentHTML`, `outerHTML` or `document.write` in it (checked by
+/// ServeCommandTests), so a profile named `<img src=x onerror=…>` shows as those characters.
 enum PreviewPage {
+    /// The Content-Security-Policy of the page (docs/serve.md, "The preview page").
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'"
+
     static let html = #"""
 <!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Loom preview</title>
-<style>
+<link rel="stylesheet" href="/preview.css">
+<script src="/preview.js" defer></script>
+</head>
+<body>
+<header><b>Loom preview</b>
+ <label>screen <select id="screen"></select></label>
+ <span id="status"></span></header>
+<div id="errors"></div>
+<main id="columns"></main>
+</body></html>
+"""#
+
+    static let css = #"""
 body{font:14px system-ui,sans-serif;margin:0;color:#222}
 header{padding:8px 12px;background:#1d3557;color:#fff;display:flex;gap:12px;align-items:center}
 header select{font:inherit}
@@ -20,23 +45,36 @@ li.hidden>span{color:#999;text-decoration:line-through}
 li.diff>span{background:#fff3b0}
 .why{color:#888;font-size:11px;margin-left:6px}
 .wire{border:1px dashed #aaa;padding:6px;margin:6px 0;color:#666;font-size:12px}
+.wire img{max-width:100%;max-height:480px}
 .graph img{max-width:100%}
 .diag{font:11px monospace;color:#a00;white-space:pre-wrap}
-</style></head>
-<body>
-<header><b>Loom preview</b>
- <label>screen <select id="screen"></select></label>
- <span id="status"></span></header>
-<div id="errors"></div>
-<main id="columns"></main>
-<script>
+"""#
+
+    static let script = #"""
+'use strict';
+// Everything from the project reaches the DOM as text: textContent, setAttribute, createElement.
 const $ = (s, e = document) => e.querySelector(s);
+// An element with attributes (`text`: its text content) and children. Attribute names are this
+// script's own; values may come from the project and are set as values, never parsed.
+function el(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'text') e.textContent = v; else e.setAttribute(k, v);
+  }
+  for (const k of kids) e.appendChild(typeof k === 'string' ? document.createTextNode(k) : k);
+  return e;
+}
+function option(value, text) {
+  const o = el('option', {text: text});
+  o.value = value;
+  return o;
+}
 const columns = [0, 1].map(i => {
-  const s = document.createElement('section');
-  s.innerHTML = `<h2>user <select class="profile"></select></h2>
-    <textarea class="attrs" placeholder='attributes as JSON, e.g. {"tier": "gold"} (empty: the profile)'></textarea>
-    <div class="wire"></div>
-    <div class="diag"></div><ul class="tree root"></ul><div class="graph"></div>`;
+  const s = el('section', {},
+    el('h2', {}, 'user ', el('select', {class: 'profile'})),
+    el('textarea', {class: 'attrs', placeholder: 'attributes as JSON, e.g. {"tier": "gold"} (empty: the profile)'}),
+    el('div', {class: 'wire'}),
+    el('div', {class: 'diag'}), el('ul', {class: 'tree root'}), el('div', {class: 'graph'}));
   $('#columns').appendChild(s);
   return s;
 });
@@ -51,32 +89,32 @@ function visibleIds(node, out) {
   return out;
 }
 function render(node, other) {
-  const li = document.createElement('li');
   const title = (node.props || {}).title;
-  const label = (node.type || node.kind || '?') + (node.id ? ' #' + node.id : '') + (node.view ? '  ' + node.view : '') + (!node.id && title ? '  "' + title + '"' : '');
-  li.innerHTML = '<span></span>';
-  li.firstChild.textContent = label;
-  if (node.hidden) { li.className = 'hidden'; const w = document.createElement('span'); w.className = 'why'; w.textContent = node.reason || ''; li.appendChild(w); }
+  const label = String(node.type || node.kind || '?') + (node.id ? ' #' + node.id : '') + (node.view ? '  ' + node.view : '') + (!node.id && title ? '  "' + title + '"' : '');
+  const li = el('li', {}, el('span', {text: label}));
+  if (node.hidden) { li.className = 'hidden'; li.appendChild(el('span', {class: 'why', text: node.reason || ''})); }
   else if (other && !other.has(key(node))) li.className = 'diff';
   const kids = [node.header, ...(node.children || []), ...(node.items || []), node.footer].filter(Boolean);
-  if (kids.length) { const ul = document.createElement('ul'); ul.className = 'tree'; kids.forEach(k => ul.appendChild(render(k, other))); li.appendChild(ul); }
+  if (kids.length) { const ul = el('ul', {class: 'tree'}); kids.forEach(k => ul.appendChild(render(k, other))); li.appendChild(ul); }
   return li;
 }
 async function load(i) {
   const col = columns[i], screen = $('#screen').value, profile = $('.profile', col).value;
   const attrs = $('.attrs', col).value.trim();
+  const path = encodeURIComponent(screen);
   let r;
-  if (attrs) r = await fetch(`/v1/screens/${encodeURIComponent(screen)}?explain=1`, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({profile: profile || undefined, user: JSON.parse(attrs)})});
-  else r = await fetch(`/v1/screens/${encodeURIComponent(screen)}?explain=1` + (profile ? `&profile=${encodeURIComponent(profile)}` : ''));
+  if (attrs) r = await fetch(`/v1/screens/${path}?explain=1`, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({profile: profile || undefined, user: JSON.parse(attrs)})});
+  else r = await fetch(`/v1/screens/${path}?explain=1` + (profile ? `&profile=${encodeURIComponent(profile)}` : ''));
   results[i] = await r.json();
-  $('.wire', col).innerHTML = attrs ? 'wireframe: for a profile (not for typed attributes)' : `<img alt="wireframe" style="max-width:100%;max-height:480px" src="/v1/render/${encodeURIComponent(screen)}${profile ? '?profile=' + encodeURIComponent(profile) : ''}">`;
-  $('.graph', col).innerHTML = `<img alt="graph" src="/v1/graph/${encodeURIComponent(screen)}?format=svg${profile ? '&profile=' + encodeURIComponent(profile) : ''}&t=${Date.now()}">`;
+  $('.wire', col).replaceChildren(attrs ? document.createTextNode('wireframe: for a profile (not for typed attributes)')
+    : el('img', {alt: 'wireframe', src: `/v1/render/${path}${profile ? '?profile=' + encodeURIComponent(profile) : ''}`}));
+  $('.graph', col).replaceChildren(el('img', {alt: 'graph', src: `/v1/graph/${path}?format=svg${profile ? '&profile=' + encodeURIComponent(profile) : ''}&t=${Date.now()}`}));
 }
 function draw() {
   const sets = results.map(r => r && r.tree ? visibleIds(r.tree, new Set()) : new Set());
   columns.forEach((col, i) => {
     const r = results[i], ul = $('.root', col);
-    ul.innerHTML = '';
+    ul.replaceChildren();
     $('.diag', col).textContent = r ? (r.diagnostics || []).map(d => `${d.location || ''} ${d.severity}: ${d.message}`).join('\n') : '';
     if (r && r.tree) ul.appendChild(render(r.tree, sets[1 - i]));
     else if (r) $('.diag', col).textContent = JSON.stringify(r, null, 2);
@@ -92,20 +130,25 @@ async function refresh() {
 }
 async function init() {
   const list = await (await fetch('/v1/screens')).json(), screens = list.screens;
-  $('#screen').innerHTML = screens.map(s => `<option${s.id === list.entry ? ' selected' : ''}>${s.id}</option>`).join('');
+  const picker = $('#screen');
+  for (const s of screens) {
+    const o = option(s.id, s.id);
+    if (s.id === list.entry) o.selected = true;
+    picker.appendChild(o);
+  }
   const profiles = (await (await fetch('/v1/profiles')).json()).profiles;
   columns.forEach((col, i) => {
-    $('.profile', col).innerHTML = '<option value="">(anonymous)</option>' + profiles.map(p => `<option>${p}</option>`).join('');
-    $('.profile', col).selectedIndex = Math.min(i + 1, profiles.length);
-    $('.profile', col).onchange = refresh;
+    const select = $('.profile', col);
+    select.replaceChildren(option('', '(anonymous)'), ...profiles.map(p => option(p, p)));
+    select.selectedIndex = Math.min(i + 1, profiles.length);
+    select.onchange = refresh;
     $('.attrs', col).onchange = refresh;
   });
-  $('#screen').onchange = refresh;
+  picker.onchange = refresh;
   await refresh();
   // ?noevents: no live updates (a headless browser taking a screenshot waits for the network to idle).
   if (!location.search.includes('noevents')) new EventSource('/v1/events').addEventListener('reload', refresh);
 }
 init();
-</script></body></html>
 """#
 }

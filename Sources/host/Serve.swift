@@ -15,7 +15,11 @@ struct Serve: ParsableCommand {
             GET /v1/graph/{id}?profile=NAME, GET /v1/render/{id}?profile=NAME&device=D (SVG wireframe), GET /v1/profiles, \
             GET /v1/status, GET /v1/events, GET / (preview page), GET /healthz, GET /metrics (Prometheus). Responses carry an ETag
             (If-None-Match → 304); errors are RFC 9457 problem documents. One workspace (plugins, Lua state) per
-            worker thread; a bounded queue answers 503 when full.
+            worker thread; a bounded queue answers 503 when full. A request that takes longer than --request-timeout
+            (queue wait included) is answered 503 and its work is stopped: the long loops, Lua and external programs
+            (Graphviz) check the deadline; a worker still busy 2 s later is replaced by a new one. The preview page is
+            served with a Content-Security-Policy that runs no script but its own (/preview.js). Log lines escape
+            every name and value from the project.
             """)
 
     @OptionGroup var engine: EngineOptions
@@ -38,6 +42,11 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("max-body"), parsing: .unconditional, help: ArgumentHelp("Largest request body, in KiB (1–65536); larger ones get 413.", valueName: "kib"))
     var maxBody = 256
 
+    @Option(name: .customLong("request-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("Seconds a request may take, waiting for a worker included, before it is answered 503 and its work is stopped (\(NumericFlag.requestTimeout.text); default: 10).", valueName: "seconds"),
+            transform: NumericFlag.requestTimeout.parse)
+    var requestTimeout = 10
+
     @Flag(name: .long, help: "Reload on changes to screens, plugins, styles, users.json, flows.json and loom.json; a set with errors is not served (the old one keeps serving, the errors show on the preview page and in the log).")
     var watch = false
 
@@ -46,6 +55,7 @@ struct Serve: ParsableCommand {
         guard (1...256).contains(workerCount) else { throw ValidationError("--workers is 1…256, found \(workerCount)") }
         guard (1...100_000).contains(queue) else { throw ValidationError("--queue is 1…100000, found \(queue)") }
         guard (1...65536).contains(maxBody) else { throw ValidationError("--max-body is 1…65536 KiB, found \(maxBody)") }
+        try NumericFlag.requestTimeout.check(requestTimeout)
     }
 
     func run() throws {
@@ -61,11 +71,14 @@ struct Serve: ParsableCommand {
         o.host = host
         o.port = port
         o.maxBodyBytes = maxBody * 1024
+        o.requestTimeout = Double(requestTimeout)
         let options = engine.workspaceOptions
-        let pool = WorkerPool<Workspace>(workers: workerCount, maxPending: queue) {
+        let pool = WorkerPool<Workspace>(workers: workerCount, maxPending: queue, replaceAfter: 2, onReplace: { message in
+            ServeLog.line(message)
+        }) {
             // Made on the worker's own thread; a Lua runtime that cannot start is fatal.
             do { return try Workspace(options: options, anchor: nil) } catch {
-                FileHandle.standardError.write(Data("error: cannot start the Lua runtime: \(error)\n".utf8))
+                ServeLog.line("error: cannot start the Lua runtime: \(error)")
                 Foundation.exit(1)
             }
         }
@@ -77,9 +90,10 @@ struct Serve: ParsableCommand {
         let failure = FailureBox()
         Task.detached {
             do {
-                try await ServeApp.run(options: serveOptions, pool: pool, metrics: metrics, reload: reload, page: PreviewPage.html,
+                try await ServeApp.run(options: serveOptions, pool: pool, metrics: metrics, reload: reload, page: PreviewAssets(html: PreviewPage.html, script: PreviewPage.script, css: PreviewPage.css,
+                                                         contentSecurityPolicy: PreviewPage.contentSecurityPolicy),
                                       handler: ServeHandler.handle) { host, port in
-                    FileHandle.standardError.write(Data("listening on http://\(host):\(port) (\(pool.workers) workers)\n".utf8))
+                    ServeLog.line("listening on http://\(host):\(port) (\(pool.workers) workers)")
                 }
             } catch {
                 failure.set("\(error)")
@@ -102,7 +116,7 @@ extension Serve {
         let roots = [root] + engine.plugins
         let t = Thread {
             let watcher = FileWatcher(roots: roots)
-            FileHandle.standardError.write(Data("watching \(roots.joined(separator: ", ")) (\(watcher.mechanism))\n".utf8))
+            ServeLog.line("watching \(roots.joined(separator: ", ")) (\(watcher.mechanism))")
             while true {
                 let changed = watcher.waitForChange()
                 guard let ws = try? Workspace(options: options, anchor: nil) else { continue }
@@ -112,14 +126,32 @@ extension Serve {
                 if lines.isEmpty {
                     pool.renew()
                     reload.loaded()
-                    FileHandle.standardError.write(Data("reloaded after changes to \(changed.joined(separator: ", "))\n".utf8))
+                    ServeLog.line("reloaded after changes to \(changed.joined(separator: ", "))")
                 } else {
                     reload.failed(lines)
-                    FileHandle.standardError.write(Data(("not reloaded (still serving the previous version):\n" + lines.joined(separator: "\n") + "\n").utf8))
+                    // One escaped line per diagnostic: a name or message from the project cannot
+                    // forge a log line or drive the terminal.
+                    ServeLog.lines(["not reloaded (still serving the previous version):"] + lines)
                 }
             }
         }
         t.start()
+    }
+}
+
+extension NumericFlag {
+    static let requestTimeout = NumericFlag(flag: "--request-timeout", unit: "seconds", range: 1...86_400)
+}
+
+/// The `host serve` log (stderr): every line through `TextEscape`, since file names, plugin
+/// messages and diagnostics in it come from the project; one write per call, so lines of
+/// different threads do not interleave.
+enum ServeLog {
+    static func line(_ s: String) { lines([s]) }
+
+    static func lines(_ ls: [String]) {
+        let text = ls.map { TextEscape.escaped($0) + "\n" }.joined()
+        FileHandle.standardError.write(Data(text.utf8))
     }
 }
 

@@ -11,8 +11,6 @@ import OrderedCollections
 /// What a `host serve` worker does for one request, with its own workspace: the same
 /// resolution and JSON as `host run --format json` (docs/serve.md).
 enum ServeHandler {
-    static let bodyKeys = ["user", "profile", "params", "now", "device", "orientation", "traits"]
-
     /// What a request asks for besides the user: its params and its device context.
     struct Extras {
         var params: [String: String] = [:]
@@ -20,8 +18,19 @@ enum ServeHandler {
     }
 
     static func handle(_ ws: Workspace, _ req: APIRequest) -> APIResponse {
-        // Each request has the whole total-time budget (--lua-total-time-limit) to itself.
-        ws.engine.state.resetTotalTime()
+        // Each request has the whole total-time budget (--lua-total-time-limit) to itself, but no
+        // more than the time its deadline (--request-timeout) leaves: past it every call into Lua
+        // fails at once, as when the total budget is spent.
+        let state = ws.engine.state
+        state.resetTotalTime()
+        let configured = state.limits
+        if let d = Deadline.current {
+            let left = Int64(d.remaining * 1e9)
+            var l = configured
+            l.totalTimeBudgetNanoseconds = configured.totalTimeBudgetNanoseconds > 0 ? min(configured.totalTimeBudgetNanoseconds, max(1, left)) : max(1, left)
+            state.limits = l
+        }
+        defer { state.limits = configured }
         switch req.kind {
         case .profiles:
             let names = ws.users.profiles.keys.map { JSONValue.string($0) }
@@ -99,53 +108,19 @@ enum ServeHandler {
         return APIResponse(status: 200, body: SVGRenderer(options: RenderOptions(title: title)).render(result).text, contentType: "image/svg+xml")
     }
 
-    /// The user of a request: `profile` (query or body) and `user` attributes (body), `now`.
+    /// The user of a request: `profile` (query or body), `user` attributes (body), `now`; the
+    /// params and the device context go to `extras`.
     static func user(_ req: APIRequest, _ ws: Workspace, _ extras: inout Extras) -> Result<UserProfile, APIResponse> {
         var name = req.query["profile"]
         var now = req.query["now"]
-        var context: [String] = []
         var device = (req.query["device"], req.query["orientation"], req.query["traits"])
         var problems: [Diagnostic] = []
-        if let doc = req.body {
-            guard let o = doc.root.object else {
-                return .failure(.problem(422, "Invalid request", detail: "the body is a JSON object with \(bodyKeys.joined(separator: ", ")), found \(doc.root.kindDescription)",
-                                         diagnostics: [.error("expected an object", at: doc.location(doc.root.position))]))
-            }
-            for m in o.members where !bodyKeys.contains(m.key) {
-                problems.append(.error("unknown key '\(m.key)'\(DidYouMean.hint(m.key, among: bodyKeys))", at: doc.location(m.keyPosition)))
-            }
-            if let p = o["profile"] {
-                if let s = p.string { name = s } else { problems.append(.error("\"profile\" is a profile name, a string", at: doc.location(p.position))) }
-            }
-            if let n = o["now"] {
-                if let s = n.string { now = s } else { problems.append(.error("\"now\" is an ISO-8601 time, a string", at: doc.location(n.position))) }
-            }
-            if let u = o["user"] {
-                if let attrs = u.object {
-                    for m in attrs.members { context.append(m.key + "=" + m.value.plain.serialized(pretty: false)) }
-                } else {
-                    problems.append(.error("\"user\" is an object of attributes, found \(u.kindDescription)", at: doc.location(u.position)))
-                }
-            }
-            if let p = o["params"] {
-                if let po = p.object {
-                    for m in po.members {
-                        if let v = m.value.string { extras.params[m.key] = v } else {
-                            problems.append(.error("a param is a string (as a step carries it), found \(m.value.kindDescription)", at: doc.location(m.value.position)))
-                        }
-                    }
-                } else {
-                    problems.append(.error("\"params\" is an object of strings, found \(p.kindDescription)", at: doc.location(p.position)))
-                }
-            }
-            for (k, i) in [("device", 0), ("orientation", 1), ("traits", 2)] {
-                guard let v = o[k] else { continue }
-                guard let text = v.string else {
-                    problems.append(.error("\"\(k)\" is a string, found \(v.kindDescription)", at: doc.location(v.position)))
-                    continue
-                }
-                if i == 0 { device.0 = text } else if i == 1 { device.1 = text } else { device.2 = text }
-            }
+        let body = req.body
+        if let body {
+            if let p = body.profile { name = p }
+            if let n = body.now { now = n }
+            for (k, v) in body.params { extras.params[k] = v }
+            device = (body.device ?? device.0, body.orientation ?? device.1, body.traits ?? device.2)
         }
         for (k, v) in req.query where k.hasPrefix("param.") { extras.params[String(k.dropFirst(6))] = v }
         if device.0 != nil || device.1 != nil || device.2 != nil {
@@ -157,8 +132,11 @@ enum ServeHandler {
         if !problems.isEmpty {
             return .failure(.problem(422, "Invalid request", detail: problems.map(\.description).joined(separator: "; "), diagnostics: problems))
         }
-        switch ws.users.user(named: name, context: context, now: now) {
-        case .success(let p): return .success(p)
+        switch ws.users.user(named: name, context: [], now: now) {
+        case .success(let p):
+            // The body's attributes as they are (JSON values, any key): added to, or overriding,
+            // the profile's; `now` stays the request's when it gives one.
+            return .success(body.map { $0.applied(to: p, keepingNow: now != nil) } ?? p)
         case .failure(let d): return .failure(.problem(422, "Invalid user", detail: d.message, diagnostics: [d]))
         }
     }

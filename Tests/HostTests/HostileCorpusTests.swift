@@ -24,6 +24,8 @@ final class HostileCorpusTests: XCTestCase {
         var expect: String
         /// A file of the case (after setup) fed to the host's standard input; else /dev/null.
         var stdin: String? = nil
+        /// Environment variables for the run; `${CASE}` is the prepared folder, `${PATH}` the PATH.
+        var env: [String: String] = [:]
     }
 
     static func cases() throws -> [Case] {
@@ -42,6 +44,8 @@ final class HostileCorpusTests: XCTestCase {
                 guard let o = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
                     throw HostTestError("\(cls)/\(name)/case.json is not a JSON object")
                 }
+                // Cases against a live server or a browser: HostileHTTPCorpusTests runs them.
+                if o["http"] != nil || o["browser"] != nil { continue }
                 guard let args = o["args"] as? [String], let exit = o["exit"] as? Int else {
                     throw HostTestError("\(cls)/\(name)/case.json needs 'args' (strings) and 'exit' (a number)")
                 }
@@ -53,7 +57,7 @@ final class HostileCorpusTests: XCTestCase {
                     stderr: o["stderr"] as? [String] ?? [], stdout: o["stdout"] as? [String] ?? [],
                     stderrAbsent: o["stderr_absent"] as? [String] ?? [], stdoutAbsent: o["stdout_absent"] as? [String] ?? [],
                     timeout: (o["timeout"] as? Double) ?? 60, setup: o["setup"] as? [String: Any] ?? [:],
-                    why: why, expect: expect, stdin: o["stdin"] as? String))
+                    why: why, expect: expect, stdin: o["stdin"] as? String, env: o["env"] as? [String: String] ?? [:]))
             }
         }
         return out
@@ -154,7 +158,7 @@ final class HostileCorpusTests: XCTestCase {
     }
 
     /// Runs the binary; on a time-out the process is killed and the case fails.
-    static func launch(_ args: [String], in dir: URL, timeout: Double, stdin: String? = nil) throws
+    static func launch(_ args: [String], in dir: URL, timeout: Double, stdin: String? = nil, env extra: [String: String] = [:]) throws
         -> (status: Int32, signalled: Bool, timedOut: Bool, out: Data, err: Data, seconds: Double)
     {
         let p = Process()
@@ -163,6 +167,10 @@ final class HostileCorpusTests: XCTestCase {
         p.currentDirectoryURL = dir
         var env = ProcessInfo.processInfo.environment
         for k in ["NO_COLOR", "CI", "FORCE_COLOR"] { env.removeValue(forKey: k) }
+        let path = env["PATH"] ?? "/usr/bin:/bin"
+        for (k, v) in extra {
+            env[k] = v.replacingOccurrences(of: "${CASE}", with: dir.path).replacingOccurrences(of: "${PATH}", with: path)
+        }
         p.environment = env
         let outURL = dir.appendingPathComponent(".stdout"), errURL = dir.appendingPathComponent(".stderr")
         FileManager.default.createFile(atPath: outURL.path, contents: nil)
@@ -230,7 +238,7 @@ final class HostileCorpusTests: XCTestCase {
             // `setup.before`: commands run first (e.g. to fill a cache), each expected to exit 0;
             // then `setup.replace`: {file: [[old, new], …]} edits of what they wrote.
             for args in c.setup["before"] as? [[String]] ?? [] {
-                let b = try Self.launch(args, in: dir, timeout: c.timeout)
+                let b = try Self.launch(args, in: dir, timeout: c.timeout, env: c.env)
                 XCTAssertTrue(b.status == 0 && !b.signalled && !b.timedOut,
                               "\(c.name): setup command `host \(args.joined(separator: " "))` failed (exit \(b.status))\n\(String(decoding: b.err, as: UTF8.self).prefix(2000))")
             }
@@ -247,7 +255,7 @@ final class HostileCorpusTests: XCTestCase {
             // `kept`: project paths that must be exactly as they were before the command.
             let keptPaths = c.setup["kept"] as? [String] ?? []
             let keptBefore = keptPaths.map { Self.entry(dir.appendingPathComponent($0).path) }
-            let r = try Self.launch(c.args, in: dir, timeout: c.timeout, stdin: c.stdin)
+            let r = try Self.launch(c.args, in: dir, timeout: c.timeout, stdin: c.stdin, env: c.env)
             let out = String(decoding: r.out, as: UTF8.self), err = String(decoding: r.err, as: UTF8.self)
             let transcript = """
                 case \(c.name): \(c.why)

@@ -167,7 +167,20 @@ final class ServeCommandTests: XCTestCase {
         let page = try server.call("/")
         XCTAssertEqual(page.headers["content-type"], "text/html; charset=utf-8")
         XCTAssertFalse(page.body.contains("http://") || page.body.contains("https://"), "no CDN")
-        XCTAssertTrue(page.body.contains("new EventSource('/v1/events')"))
+        let script = try server.call("/preview.js")
+        XCTAssertTrue(script.body.contains("new EventSource('/v1/events')"))
+        // Data reaches the page as text only, and no script runs but /preview.js.
+        for markup in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {
+            XCTAssertFalse(script.body.contains(markup), "the preview script uses \(markup)")
+            XCTAssertFalse(page.body.contains(markup), "the preview page uses \(markup)")
+        }
+        XCTAssertFalse(page.body.contains("<script>"), "no inline script")
+        let csp = try XCTUnwrap(page.headers["content-security-policy"])
+        for directive in ["default-src 'none'", "script-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"] {
+            XCTAssertTrue(csp.contains(directive), "the CSP lacks \(directive): \(csp)")
+        }
+        XCTAssertFalse(csp.contains("unsafe-inline") || csp.contains("unsafe-eval"), csp)
+        XCTAssertEqual(try server.call("/preview.css").headers["content-type"], "text/css; charset=utf-8")
     }
 
     /// The preview page in headless Chromium: both columns drawn from the API (trees, the
@@ -204,5 +217,12 @@ final class ServeCommandTests: XCTestCase {
     func testUsageErrors() throws {
         assertExit(try Host.run(["serve", "--port", "70000"]), 64)
         assertExit(try Host.run(["serve", "--workers", "0"]), 64)
+        for bad in ["0", "86401", "1.5", "99999999999999999999999", "-3", "ten"] {
+            let r = try Host.run(["serve", "--request-timeout", bad])
+            assertExit(r, 64)
+            assertContains(r.stderr, "--request-timeout takes a whole number of seconds from 1 to 86400", in: r)
+        }
+        let help = try Host.run(["serve", "--help"])
+        assertContains(help.stdout, "--request-timeout", in: help)
     }
 }

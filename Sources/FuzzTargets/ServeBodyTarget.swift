@@ -1,0 +1,77 @@
+import LoomCore
+import LoomStyles
+import OrderedCollections
+
+extension FuzzTargets {
+    /// The body of `POST /v1/screens/{id}` (`ScreenRequestBody.parse(bytes:)`, what `host serve`
+    /// reads from the network), then what a worker does with it before resolving: the user
+    /// (`UserProfiles.user`, against a few profiles) and the device context
+    /// (`DeviceContext.parse`). Invariants: the same bytes give the same answer; a refusal has a
+    /// detail and only error diagnostics, each located inside the body; an accepted body written
+    /// back as JSON reads to the same body; the user gets exactly the body's attributes.
+    public static func serveBody(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        let first = ScreenRequestBody.parse(bytes: bytes)
+        check(first == ScreenRequestBody.parse(bytes: bytes), "the same body read twice gives different answers")
+        let body: ScreenRequestBody
+        switch first {
+        case .failure(let refusal):
+            check(!refusal.detail.isEmpty, "a refusal without a detail")
+            check(!refusal.diagnostics.isEmpty, "a refusal without a diagnostic")
+            let lines = 1 + bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            for d in refusal.diagnostics {
+                check(d.severity == .error, "a refusal's diagnostic is not an error: \(d)")
+                if let loc = d.location {
+                    check(loc.file == ScreenRequestBody.file, "a diagnostic located outside the body: \(d)")
+                    check(loc.line >= 1 && loc.line <= lines && loc.column >= 0 && loc.column <= bytes.count + 1,
+                          "a diagnostic at \(loc.line):\(loc.column), outside the body (\(lines) lines, \(bytes.count) bytes)")
+                }
+                _ = d.description
+            }
+            return
+        case .success(let b): body = b
+        }
+        // Written back (attributes in order, duplicates kept), it reads to the same body.
+        let again = ScreenRequestBody.parse(bytes: Array(serveBodyJSON(body).utf8))
+        check(again == .success(body), "an accepted body written back reads differently:\n\(serveBodyJSON(body))\n\(again)")
+
+        var profiles = UserProfiles()
+        profiles.profiles["gold"] = ["tier": .string("gold"), "id": .string("174")]
+        profiles.profiles["free"] = ["tier": .string("free")]
+        switch profiles.user(named: body.profile, context: [], now: body.now) {
+        case .success(let profile):
+            let user = body.applied(to: profile, keepingNow: body.now != nil)
+            // Expected, written out: the profile's attributes, then `now`, then the body's
+            // attributes in order (the last of a repeated key wins), except `now` when given.
+            var expected = body.profile.flatMap { profiles.profiles[$0] } ?? [:]
+            if let now = body.now { expected["now"] = .string(now) }
+            for a in body.attributes where !(body.now != nil && a.key == "now") { expected[a.key] = a.value }
+            check(user.attributes == expected, "the user's attributes are not the profile's with the body's")
+        case .failure(let d):
+            _ = d.description
+        }
+        if body.device != nil || body.orientation != nil || body.traits != nil {
+            switch DeviceContext.parse(device: body.device, orientation: body.orientation, traits: body.traits) {
+            case .success(let c): _ = c.device.name
+            case .failure(let d): _ = d.description
+            }
+        }
+    }
+
+    /// A body as JSON text: every field it has, attributes in order (a repeated key repeated).
+    static func serveBodyJSON(_ b: ScreenRequestBody) -> String {
+        func q(_ s: String) -> String { JSONValue.string(s).serialized(pretty: false) }
+        var parts: [String] = []
+        // "user" always (an empty object reads as no attributes, as its absence does).
+        parts.append("\"user\": {" + b.attributes.map { q($0.key) + ": " + $0.value.serialized(pretty: false) }.joined(separator: ", ") + "}")
+        if let p = b.profile { parts.append("\"profile\": " + q(p)) }
+        if let n = b.now { parts.append("\"now\": " + q(n)) }
+        if !b.params.isEmpty {
+            parts.append("\"params\": {" + b.params.keys.sorted().map { q($0) + ": " + q(b.params[$0]!) }.joined(separator: ", ") + "}")
+        }
+        if let d = b.device { parts.append("\"device\": " + q(d)) }
+        if let o = b.orientation { parts.append("\"orientation\": " + q(o)) }
+        if let t = b.traits { parts.append("\"traits\": " + q(t)) }
+        return "{" + parts.joined(separator: ", ") + "}"
+    }
+}
