@@ -80,7 +80,13 @@ public final class RecordReader {
     }
 
     private static func openFile(_ path: String, csvQuotes: Bool) -> Result<RecordReader, Diagnostic> {
-        if path == "-" { return .success(RecordReader(fd: 0, owns: false, csvQuotes: csvQuotes)) }
+        if path == "-" {
+            let reader = RecordReader(fd: 0, owns: false, csvQuotes: csvQuotes)
+            if let device = reader.endlessDevice {
+                return .failure(.error("cannot read users from standard input: it is \(device), which has no last record; give a JSON Lines, CSV or users.json file, or a pipe"))
+            }
+            return .success(reader)
+        }
         let fd = Foundation.open(path, O_RDONLY)
         guard fd >= 0 else {
             return .failure(.error("cannot read users from '\(path)': \(String(cString: strerror(errno)))"))
@@ -90,6 +96,9 @@ public final class RecordReader {
         // reader closes it).
         if reader.isFolder {
             return .failure(.error("cannot read users from '\(path)': it is a folder; give a JSON Lines, CSV or users.json file, or - for standard input"))
+        }
+        if let device = reader.endlessDevice {
+            return .failure(.error("cannot read users from '\(path)': it is \(device), which has no last record; give a JSON Lines, CSV or users.json file, a pipe, or - for standard input"))
         }
         return .success(reader)
     }
@@ -104,6 +113,7 @@ public final class RecordReader {
         let type = fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0
         size = type == S_IFREG ? Int(st.st_size) : nil
         isFolder = type == S_IFDIR
+        endlessDevice = RecordReader.endlessDevice(type: type, device: st.st_rdev, fd: fd)
         buffer = [UInt8](repeating: 0, count: 1 << 16)
     }
 
@@ -120,6 +130,7 @@ public final class RecordReader {
         self.limit = limit
         size = nil
         isFolder = false
+        endlessDevice = nil
         buffer = [UInt8](repeating: 0, count: bufferSize)
         nextLine = firstLine
     }
@@ -142,6 +153,19 @@ public final class RecordReader {
 
     /// Whether the input is a folder (which opens, and cannot be read).
     let isFolder: Bool
+    /// "a character device" or "a block device" when the input is one that a run would read
+    /// without end (`/dev/zero`, `/dev/urandom`, a disk): a record past the limit is skipped to
+    /// its line break, and such a source may never give one. A terminal (typed users) and
+    /// `/dev/null` (no users) are not refused.
+    let endlessDevice: String?
+
+    static func endlessDevice(type: mode_t, device: dev_t, fd: Int32) -> String? {
+        if type == S_IFBLK { return "a block device" }
+        guard type == S_IFCHR, isatty(fd) == 0 else { return nil }
+        var null = stat()
+        if stat("/dev/null", &null) == 0, (null.st_mode & S_IFMT) == S_IFCHR, null.st_rdev == device { return nil }
+        return "a character device"
+    }
 
     /// The input as the user named it (`-`: standard input), for `readError`.
     private let path: String
