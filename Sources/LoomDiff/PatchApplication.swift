@@ -17,7 +17,7 @@ extension ScreenPatch {
     /// Did-you-mean hints (each compares the unknown name with every id in the tree or list)
     /// given per application: a patch of thousands of unknown names still reports each, at its
     /// place, without a hint past these.
-    static let hintLimit = 20
+    public static let hintLimit = 20
 
     /// Applies every step in order. Any problem (an unknown component, an index out of range, an
     /// item or model that does not parse or fails its type's schema) is a located error and

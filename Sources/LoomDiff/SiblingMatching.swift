@@ -3,7 +3,8 @@ import LoomCore
 /// Pairs the children (or items) of one parent in the old and new tree, in time and memory
 /// linear in the two lists (plus an n log n pass over the matched pairs for moves).
 ///
-/// Nodes with an `id` are matched by id. Nodes without one are matched by equal content:
+/// Nodes with an `id` are matched by id (the k-th with an id to the k-th with it, when an id is
+/// repeated). Nodes without one are matched by equal content:
 ///
 /// - lists of at most `exactCells` (old × new: 256 and 256) by a longest common subsequence
 ///   over a table, exactly as before (so an item prepended or removed does not turn every
@@ -41,23 +42,25 @@ struct SiblingMatch {
     var steps = 0
 
     init(old: [JSONValue], new: [JSONValue], exactCells: Int = SiblingMatch.exactCells) {
-        var newByID: [String: Int] = [:]
-        for (i, n) in new.enumerated() {
+        // Keyed nodes: the k-th node with an id in the old list is paired with the k-th with
+        // that id in the new list (ids are unique among siblings in a valid screen; when one
+        // is not, a tree compared with itself still has no change).
+        var newByID: [String: [Int]] = [:]
+        for (j, n) in new.enumerated() {
             lookups += 1
-            if let id = n["id"]?.string, newByID[id] == nil { newByID[id] = i }
+            if let id = n["id"]?.string { newByID[id, default: []].append(j) }
         }
-        var oldByID: [String: Int] = [:]
-        for (i, n) in old.enumerated() {
-            lookups += 1
-            if let id = n["id"]?.string, oldByID[id] == nil { oldByID[id] = i }
-        }
-
         var oldMatched = [Int?](repeating: nil, count: old.count)   // old → new
         var newMatched = [Int?](repeating: nil, count: new.count)   // new → old
+        var seen: [String: Int] = [:]
         for (i, n) in old.enumerated() {
-            guard let id = n["id"]?.string, oldByID[id] == i, let j = newByID[id] else { continue }
-            oldMatched[i] = j
-            newMatched[j] = i
+            lookups += 1
+            guard let id = n["id"]?.string else { continue }
+            let k = seen[id, default: 0]
+            seen[id] = k + 1
+            guard let js = newByID[id], k < js.count else { continue }
+            oldMatched[i] = js[k]
+            newMatched[js[k]] = i
         }
         // Unkeyed nodes (or keyed ones whose id is absent on the other side are not paired by
         // content: an id that disappeared is a deletion).

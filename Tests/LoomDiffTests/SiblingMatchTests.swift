@@ -140,6 +140,17 @@ final class SiblingMatchTests: XCTestCase {
         XCTAssertEqual(d.unchanged, n)
     }
 
+    /// An id repeated among siblings (an invalid screen, or nodes a builder made): the k-th
+    /// with it is paired with the k-th, so a list compared with itself has no change (the
+    /// first-only pairing reported the second as deleted and inserted).
+    func testRepeatedIDsPairInOrder() {
+        let a1 = movie("A", id: "a"), a2 = movie("A again", id: "a"), b = movie("B")
+        XCTAssertEqual(summary(SiblingMatch(old: [a1, b, a2], new: [a1, b, a2])), "pairs [0>0, 1>1, 2>2] inserted [] deleted [] moved []")
+        XCTAssertEqual(summary(SiblingMatch(old: [a1, a2], new: [a1])), "pairs [0>0] inserted [] deleted [1] moved []")
+        let tree: JSONValue = ["type": "list", "id": "l", "items": .array([a1, b, a2])]
+        XCTAssertEqual(TreeDiffer(old: tree, new: tree).changes, [])
+    }
+
     func testEarliestLongestIncreasing() {
         var steps = 0
         XCTAssertEqual(SiblingMatch.earliestLongestIncreasing([1, 0], steps: &steps), [0])

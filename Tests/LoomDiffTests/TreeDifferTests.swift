@@ -140,3 +140,20 @@ extension TreeDifferTests {
         XCTAssertTrue(c.json.serialized(pretty: false).contains(#""id":"m1\r\nsoft     item FORGED""#))
     }
 }
+
+extension TreeDifferTests {
+    /// A deletion names its place in the old tree, also below a node that moved (it named the
+    /// parent's new place with the old index, a place in neither tree).
+    func testDeletionBelowAMovedNodeNamesTheOldPath() {
+        let a = list([item("A"), item("B")], id: "a"), b = list([], id: "b")
+        var headed = a.object!
+        headed["header"] = .object(["type": "label", "id": "h", "view": "Label", "props": ["text": "Hi"]])
+        let old = root([b, .object(headed)])
+        let new = root([list([item("A")], id: "a"), b])
+        XCTAssertEqual(kinds(TreeDiffer(old: old, new: new)), [
+            "moved root/children[0]",
+            "deleted root/children[1]/header",
+            "deleted root/children[1]/items[1]",
+        ])
+    }
+}
