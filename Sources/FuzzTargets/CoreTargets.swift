@@ -5,8 +5,9 @@ import LoomNavigation
 /// The fuzz targets' bodies. Each takes the raw input bytes, must never crash on any input, and
 /// traps (`fuzzFailure`) when an invariant it checks does not hold, so that libFuzzer records
 /// the input. The executables `FuzzJSON`, `FuzzScreen`, `FuzzRules`, `FuzzFlows`,
-/// `FuzzLuaBridge`, `FuzzNamedRules`, `FuzzRecords` and `FuzzServeBody` wrap them (libFuzzer entry point, or a replay driver in normal builds), and
-/// `FuzzFixtureTests` replays the fixtures in Tests/Fixtures/fuzz through them.
+/// `FuzzLuaBridge`, `FuzzNamedRules`, `FuzzRecords`, `FuzzServeBody` and `FuzzPatches` (PatchesTarget.swift) wrap them
+/// (libFuzzer entry point, or a replay driver in normal builds), and `FuzzFixtureTests` replays
+/// the fixtures in Tests/Fixtures/fuzz through them.
 public enum FuzzTargets {
     /// Every target by name: the executable's name and the fixture folder's name.
     public static var all: [(name: String, run: (UnsafeRawBufferPointer) -> Void)] {
@@ -15,6 +16,7 @@ public enum FuzzTargets {
         ("FuzzNamedRules", namedRules),
         ("FuzzRecords", records),
         ("FuzzServeBody", serveBody),
+        ("FuzzPatches", patches),
         ]
     }
 

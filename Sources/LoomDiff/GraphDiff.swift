@@ -14,6 +14,12 @@ public struct GraphDiff: Sendable, Equatable {
 
     public var changed: Bool { !gained.isEmpty || !lost.isEmpty }
 
+    /// `graph + edge` and `graph - edge` lines for text output, each edge through `TextEscape`
+    /// (screen ids and step names come from the project).
+    public var lines: [String] {
+        gained.map { "graph + " + TextEscape.escaped($0) } + lost.map { "graph - " + TextEscape.escaped($0) }
+    }
+
     /// `home --premium--> premium_lounge (flow)`.
     static func edges(_ graph: JSONValue?) -> Set<String> {
         var out: Set<String> = []

@@ -55,17 +55,20 @@ public struct TreeChange: Sendable, Equatable {
     }
 
     /// One line for text output: `soft  component 'watched' (root/children[0]) props.title`.
+    /// Ids, types, paths, field names and reasons come from the project (screens, plugins,
+    /// rules): each goes through `TextEscape`, so a control character in one prints as
+    /// `\u{1B}` and cannot drive the terminal or start a forged line.
     public var line: String {
         var s = change.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
         s += node + " "
-        if let id { s += "'\(id)'" } else { s += type ?? "?" }
-        s += " (\(path))"
+        if let id { s += "'\(TextEscape.escaped(id))'" } else { s += TextEscape.escaped(type ?? "?") }
+        s += " (\(TextEscape.escaped(path)))"
         switch change {
         case .moved: s += " \(oldIndex ?? 0) → \(newIndex ?? 0)"
-        case .hard, .soft: if !fields.isEmpty { s += ": " + fields.joined(separator: ", ") }
+        case .hard, .soft: if !fields.isEmpty { s += ": " + fields.map(TextEscape.escaped).joined(separator: ", ") }
         default: break
         }
-        if let r = reason { s += " — " + r }
+        if let r = reason { s += " — " + TextEscape.escaped(r) }
         return s
     }
 }

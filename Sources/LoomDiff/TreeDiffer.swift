@@ -16,7 +16,7 @@ public struct TreeDiffer: Sendable {
 
     public init(old: JSONValue?, new: JSONValue?, rootPath: String = "root") {
         switch (old, new) {
-        case let (o?, n?): compare(o, n, path: rootPath, oldIndex: nil, newIndex: nil)
+        case let (o?, n?): compare(o, n, path: rootPath, oldPath: rootPath, oldIndex: nil, newIndex: nil)
         case let (nil, n?): insertedSubtree(n, path: rootPath, index: nil)
         case let (o?, nil): deletedSubtree(o, path: rootPath, index: nil)
         case (nil, nil): break
@@ -38,7 +38,9 @@ public struct TreeDiffer: Sendable {
                                   type: Self.typeName(o), oldIndex: index))
     }
 
-    private mutating func compare(_ o: JSONValue, _ n: JSONValue, path: String, oldIndex: Int?, newIndex: Int?) {
+    /// `path` is the node's place in the new tree, `oldPath` in the old one (deletions below it
+    /// name old places).
+    private mutating func compare(_ o: JSONValue, _ n: JSONValue, path: String, oldPath: String, oldIndex: Int?, newIndex: Int?) {
         var fields = Self.changedFields(o, n)
         // A prop that is the number of items before and after (a list's `item_count`) changed
         // because items were inserted or deleted: that is the items' change, reported per item,
@@ -61,28 +63,28 @@ public struct TreeDiffer: Sendable {
         for slot in ["header", "footer"] {
             let a = o[slot].flatMap { $0.isNull ? nil : $0 }, b = n[slot].flatMap { $0.isNull ? nil : $0 }
             switch (a, b) {
-            case let (a?, b?): compare(a, b, path: path + "/" + slot, oldIndex: nil, newIndex: nil)
-            case let (a?, nil): deletedSubtree(a, path: path + "/" + slot, index: nil)
+            case let (a?, b?): compare(a, b, path: path + "/" + slot, oldPath: oldPath + "/" + slot, oldIndex: nil, newIndex: nil)
+            case let (a?, nil): deletedSubtree(a, path: oldPath + "/" + slot, index: nil)
             case let (nil, b?): insertedSubtree(b, path: path + "/" + slot, index: nil)
             case (nil, nil): break
             }
         }
         for list in ["children", "items"] {
-            compareLists(o[list]?.array ?? [], n[list]?.array ?? [], path: path, key: list)
+            compareLists(o[list]?.array ?? [], n[list]?.array ?? [], path: path, oldPath: oldPath, key: list)
         }
     }
 
-    private mutating func compareLists(_ old: [JSONValue], _ new: [JSONValue], path: String, key: String) {
+    private mutating func compareLists(_ old: [JSONValue], _ new: [JSONValue], path: String, oldPath: String, key: String) {
         if old.isEmpty && new.isEmpty { return }
         let m = SiblingMatch(old: old, new: new)
-        for i in m.deleted { deletedSubtree(old[i], path: "\(path)/\(key)[\(i)]", index: i) }
+        for i in m.deleted { deletedSubtree(old[i], path: "\(oldPath)/\(key)[\(i)]", index: i) }
         for (oi, ni) in m.pairs.sorted(by: { $0.new < $1.new }) {
             let p = "\(path)/\(key)[\(ni)]"
             if m.moved.contains(ni) {
                 changes.append(TreeChange(node: Self.nodeName(new[ni]), id: new[ni]["id"]?.string, path: p, change: .moved,
                                           type: Self.typeName(new[ni]), oldIndex: oi, newIndex: ni))
             }
-            compare(old[oi], new[ni], path: p, oldIndex: oi, newIndex: ni)
+            compare(old[oi], new[ni], path: p, oldPath: "\(oldPath)/\(key)[\(oi)]", oldIndex: oi, newIndex: ni)
         }
         // Insertions after the updates of the same list, in new order.
         for i in m.inserted { insertedSubtree(new[i], path: "\(path)/\(key)[\(i)]", index: i) }

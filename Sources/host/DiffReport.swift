@@ -123,18 +123,20 @@ struct DiffReport {
         return .object(["screen": .string(screen), "old": .string(oldLabel), "new": .string(newLabel), "users": .object(us)])
     }
 
+    /// The screen id, the labels (file names, a revision) and profile names come from the
+    /// project or the command line: each through `TextEscape`, as the change lines are.
     var text: String {
-        var out = "\(screen): \(oldLabel) → \(newLabel)\n"
+        let e = TextEscape.escaped
+        var out = "\(e(screen)): \(e(oldLabel)) → \(e(newLabel))\n"
         for r in results {
             let c = r.counts
             if !r.changed {
-                out += "\(r.name): no changes\n"
+                out += "\(e(r.name)): no changes\n"
                 continue
             }
-            out += "\(r.name): \(c.total) change\(c.total == 1 ? "" : "s") (\(c.hard) hard, \(c.soft) soft, \(c.inserted) inserted, \(c.deleted) deleted, \(c.moved) moved), \(c.unchanged) unchanged\n"
+            out += "\(e(r.name)): \(c.total) change\(c.total == 1 ? "" : "s") (\(c.hard) hard, \(c.soft) soft, \(c.inserted) inserted, \(c.deleted) deleted, \(c.moved) moved), \(c.unchanged) unchanged\n"
             for ch in r.changes { out += "  " + ch.line + "\n" }
-            for e in r.graph.gained { out += "  graph + \(e)\n" }
-            for e in r.graph.lost { out += "  graph - \(e)\n" }
+            for l in r.graph.lines { out += "  " + l + "\n" }
         }
         if impactTable { out += "\n" + impact }
         return out
@@ -146,7 +148,7 @@ struct DiffReport {
         var rows = [header]
         for r in results {
             let c = r.counts
-            rows.append([r.name, "\(c.hard)", "\(c.soft)", "\(c.inserted)", "\(c.deleted)", "\(c.moved)",
+            rows.append([TextEscape.escaped(r.name), "\(c.hard)", "\(c.soft)", "\(c.inserted)", "\(c.deleted)", "\(c.moved)",
                          r.graph.changed ? "+\(r.graph.gained.count) -\(r.graph.lost.count)" : "same"])
         }
         var widths = [Int](repeating: 0, count: header.count)

@@ -82,8 +82,7 @@ struct Watch: ParsableCommand {
         let graph = GraphDiff(old: previous["graph"], new: tree["graph"])
         if changes.isEmpty && !graph.changed { Console.out("no changes\n") }
         for c in changes { Console.out(c.line + "\n") }
-        for e in graph.gained { Console.out("graph + \(e)\n") }
-        for e in graph.lost { Console.out("graph - \(e)\n") }
+        for l in graph.lines { Console.out(l + "\n") }
         return tree
     }
 }

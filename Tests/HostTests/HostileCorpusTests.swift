@@ -146,7 +146,18 @@ final class HostileCorpusTests: XCTestCase {
             var data = Data(prefix.utf8)
             let u = Data(unit.utf8)
             data.reserveCapacity(prefix.utf8.count + u.count * count + suffix.utf8.count)
-            for _ in 0..<count { data.append(u) }
+            if spec["numbered"] as? Bool == true {
+                // `{i}` in the unit is the repetition's number (0, 1, …): distinct items.
+                let parts = unit.components(separatedBy: "{i}").map { Data($0.utf8) }
+                for i in 0..<count {
+                    for (k, part) in parts.enumerated() {
+                        if k > 0 { data.append(Data(String(i).utf8)) }
+                        data.append(part)
+                    }
+                }
+            } else {
+                for _ in 0..<count { data.append(u) }
+            }
             data.append(Data(suffix.utf8))
             try data.write(to: url)
         }
@@ -221,7 +232,8 @@ final class HostileCorpusTests: XCTestCase {
             XCTAssertFalse(c.args.isEmpty, "\(c.name): no command")
             XCTAssertGreaterThan(c.why.count, 10, "\(c.name): say why the case exists")
             XCTAssertGreaterThan(c.expect.count, 10, "\(c.name): state the safe behaviour expected")
-            // (`host test` reports a failing scenario on stdout, with the results.)
+            // A failing case may name its message on stdout: `host test` reports a failing scenario
+            // there, and `host diff` exits 1 when something changed (an answer, not a failure).
             XCTAssertTrue(c.exit == 0 || !c.stderr.isEmpty || !c.stdout.isEmpty, "\(c.name): a failing case names the message it expects")
         }
     }

@@ -123,3 +123,37 @@ extension TreeDifferTests {
         XCTAssertEqual(TreeDiffer(old: a, new: c).changes.map(\.change), [.soft, .inserted])
     }
 }
+
+extension TreeDifferTests {
+    /// Change lines and graph lines print names and values from the project through TextEscape:
+    /// an id with CR LF cannot start a line of its own, ESC cannot drive the terminal.
+    func testLinesEscapeControlCharacters() {
+        let c = TreeChange(node: "item", id: "m1\r\nsoft     item FORGED", path: "root/items[0]", change: .soft, type: "movie",
+                           fields: ["props.ti\u{1B}[2Jtle"], reason: "rule \u{9B}x")
+        XCTAssertEqual(c.line, #"soft     item 'm1\r\nsoft     item FORGED' (root/items[0]): props.ti\u{1B}[2Jtle — rule \u{9B}x"#)
+        let unkeyed = TreeChange(node: "item", id: nil, path: "root/items[1]", change: .inserted, type: "mo\u{202E}vie")
+        XCTAssertEqual(unkeyed.line, #"inserted item mo\u{202E}vie (root/items[1])"#)
+        let e: JSONValue = ["from": "home\u{1B}[31m", "to": "other\u{07}", "step": "go", "presentation": "push"]
+        XCTAssertEqual(GraphDiff(old: ["edges": []], new: ["edges": [e]]).lines, [#"graph + home\u{1B}[31m --go--> other\u{07} (push)"#])
+        // JSON keeps the text as it is; the writer escapes it.
+        XCTAssertEqual(c.json["id"]?.string, "m1\r\nsoft     item FORGED")
+        XCTAssertTrue(c.json.serialized(pretty: false).contains(#""id":"m1\r\nsoft     item FORGED""#))
+    }
+}
+
+extension TreeDifferTests {
+    /// A deletion names its place in the old tree, also below a node that moved (it named the
+    /// parent's new place with the old index, a place in neither tree).
+    func testDeletionBelowAMovedNodeNamesTheOldPath() {
+        let a = list([item("A"), item("B")], id: "a"), b = list([], id: "b")
+        var headed = a.object!
+        headed["header"] = .object(["type": "label", "id": "h", "view": "Label", "props": ["text": "Hi"]])
+        let old = root([b, .object(headed)])
+        let new = root([list([item("A")], id: "a"), b])
+        XCTAssertEqual(kinds(TreeDiffer(old: old, new: new)), [
+            "moved root/children[0]",
+            "deleted root/children[1]/header",
+            "deleted root/children[1]/items[1]",
+        ])
+    }
+}
