@@ -44,6 +44,7 @@ final class NumericFlagsTests: XCTestCase {
             Row(flag: "--workers", command: ["serve", "--project", "/nonexistent-loom-project"], largest: "256", largestExit: 1),
             Row(flag: "--queue", command: ["serve", "--project", "/nonexistent-loom-project"], largest: "100000", largestExit: 1),
             Row(flag: "--max-body", command: ["serve", "--project", "/nonexistent-loom-project"], largest: "65536", largestExit: 1),
+            Row(flag: "--request-timeout", command: ["serve", "--project", "/nonexistent-loom-project"], largest: "86400", largestExit: 1),
             // watch would watch forever with a good value.
             Row(flag: "--debounce", command: ["watch", home, "--user", "gold"]),
         ]

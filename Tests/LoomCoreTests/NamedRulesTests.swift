@@ -96,6 +96,21 @@ final class NamedRulesTests: XCTestCase {
         XCTAssertEqual(f.rules["staff"]?.plugin.name, "p")
     }
 
+    /// A named rule takes no arguments, also when another named rule uses it: arguments given
+    /// there are an error at them (they were dropped), and the rule using it cannot be used.
+    func testArgumentsGivenToANamedRuleAreAnError() throws {
+        let f = try factory()
+        let (src, _) = try sources("{\n\"a\": \"subscriber\",\n\"b\": {\"AND\": [{\"a\": {\"x\": 1}}, \"staff\"]},\n\"c\": \"b\"}")
+        let d = NamedRules.register(src, into: f, definedIn: "loom.json")
+        XCTAssertEqual(d.items.map(\.description), [
+            "loom.json:3:21: error: rule 'a' in named rule 'b': a named rule takes no arguments (defined at loom.json:2:1); write it as \"a\"",
+        ])
+        XCTAssertTrue(f.rules["a"]!.evaluator.check(args: nil, file: "s.json").isEmpty)
+        for name in ["b", "c"] {
+            XCTAssertFalse(try XCTUnwrap(f.rules[name]).evaluator.check(args: nil, file: "s.json").isEmpty, name)
+        }
+    }
+
     func testASelfReferenceIsACycle() throws {
         let f = try factory()
         let (src, _) = try sources(#"{"a": {"OR": ["subscriber", "a"]}}"#)

@@ -286,7 +286,16 @@ public enum NamedRules {
         // otherwise compare every name with every other.
         var known: DidYouMean.Candidates?
         for r in order {
-            for ref in r.references where rules[ref.name] == nil {
+            for ref in r.references {
+                if let named = rules[ref.name] {
+                    // A named rule takes no arguments: given some, they would be dropped.
+                    if ref.args != nil {
+                        d.error("rule '\(ref.name)' in named rule '\(r.name)': a named rule takes no arguments (defined at \(named.location)); write it as \"\(ref.name)\"",
+                                at: ref.args.map { $0.position.located(in: ref.location.file) } ?? ref.location)
+                        r.problem = r.problem ?? "it gives arguments to named rule '\(ref.name)'"
+                    }
+                    continue
+                }
                 guard let reg = factory.rules[ref.name] else {
                     if known == nil { known = DidYouMean.Candidates(Array(factory.rules.keys) + order.map(\.name), budget: DidYouMean.batchBudget) }
                     d.error("unknown rule '\(ref.name)' in named rule '\(r.name)'\(known!.hint(ref.name))", at: ref.location)
