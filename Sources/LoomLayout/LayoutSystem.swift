@@ -54,6 +54,19 @@ struct LayoutSystem: Sendable {
     var diagnostics: [Diagnostic] = []
     var findings: [LayoutFinding] = []
     let nodeCount: Int
+    /// Long stacks' children positions, defined rather than solved (StackChains), and their
+    /// values once solved.
+    var chains: StackChains
+    var definedValues: [Double] = []
+    /// Set when the solver's work passed `workLimit`: the constraints after that point are left
+    /// out (reported once, as an error).
+    var stopped = false
+
+    /// The solver's work budget for one pass, in `Solver.work` steps (about a nanosecond each
+    /// here): a system that needs more is stopped with an error rather than solved for
+    /// minutes. Laying out a screen of a few thousand views takes a few million steps; the
+    /// `layout` bench's 1,001 nodes and 9,806 constraints take about 9 million.
+    static let workLimit = 2_000_000_000
 
     /// The system of `tree`'s nodes (it does not keep the tree: the pass goes on changing its
     /// copy, measuring text at the solved widths, without copying every node).
@@ -69,6 +82,8 @@ struct LayoutSystem: Sendable {
         // Unnamed: only the export names them (`path.left`…), when asked.
         for _ in 0..<(nodeCount * FrameVar.allCases.count) { _ = solver.makeVariable() }
         solver.reserveCapacity(constraints: expected)
+        solver.workLimit = LayoutSystem.workLimit
+        chains = StackChains(variables: nodeCount * FrameVar.allCases.count)
     }
 
     /// Adds a constraint; a required one that conflicts is reported (error located at its
@@ -79,8 +94,15 @@ struct LayoutSystem: Sendable {
         c.tag = index
         constraints.append(c)
         origins.append(origin)
+        if stopped {
+            accepted.append(false)
+            return
+        }
+        // The solver sees the constraint with long stacks' defined positions written out.
+        var solved = c
+        if !chains.isEmpty { solved.expression = chains.expand(c.expression) }
         do {
-            let h = try solver.add(c)
+            let h = try solver.add(solved)
             while handles.count <= h.id { handles.append(-1) }
             handles[h.id] = index
             accepted.append(true)
@@ -88,6 +110,10 @@ struct LayoutSystem: Sendable {
             accepted.append(false)
             if case .unsatisfiable(let u) = error {
                 reportUnsatisfiable(index, tree, conflicting: u.conflicting.compactMap { $0.id < handles.count && handles[$0.id] >= 0 ? handles[$0.id] : nil })
+            } else if case .workLimitExceeded(let limit) = error {
+                stopped = true
+                diagnostics.append(.error("layout stopped: solving \(tree.describe(0))'s constraints needed more than \(limit) steps of the solver (docs/layout.md, \"Cost\"); constraint '\(origin.text.string)' on \(tree.describe(origin.node)) and the ones after it are left out, and the frames are not reliable",
+                                          at: tree.nodes[0].location))
             } else {
                 diagnostics.append(.error("constraint '\(origin.text.string)' on \(tree.describe(origin.node)) could not be added: \(error)",
                                           at: origin.location ?? tree.nodes[origin.node].location))
@@ -118,9 +144,27 @@ struct LayoutSystem: Sendable {
         findings.append(LayoutFinding(kind: .unsatisfiable, path: tree.nodes[o.node].path, message: message, location: at))
     }
 
-    mutating func solve() { solver.updateVariables() }
+    /// A constraint the layout pass states but does not give to the solver: a definition of a
+    /// long stack (StackChains). It is recorded like the others (the export lists it, accepted).
+    mutating func define(_ c: Constraint, _ origin: ConstraintOrigin) {
+        var c = c
+        c.tag = constraints.count
+        constraints.append(c)
+        origins.append(origin)
+        accepted.append(true)
+    }
 
-    func value(_ node: Int, _ v: FrameVar) -> Double { solver.value(of: Anchors.variable(node, v)) }
+    mutating func solve() {
+        solver.updateVariables()
+        if !chains.isEmpty { definedValues = chains.values { solver.value(of: $0) } }
+    }
+
+    func value(_ node: Int, _ v: FrameVar) -> Double {
+        let x = Anchors.variable(node, v)
+        if chains.isEmpty { return solver.value(of: x) }
+        let r = chains.resolved(x)
+        return chains.isDefined(r) ? definedValues[r.index] : solver.value(of: r)
+    }
 
     /// The node's frame before rounding.
     func frame(of i: Int) -> Frame {
@@ -130,11 +174,34 @@ struct LayoutSystem: Sendable {
     /// Nodes whose frame the constraints do not determine: a warning each, located at the node,
     /// naming the undetermined variables.
     func ambiguityFindings(_ tree: LayoutTree) -> (findings: [LayoutFinding], diagnostics: [Diagnostic]) {
+        // A stopped system is not at its optimum: nothing to read (the error says so).
+        if stopped { return ([], []) }
         var candidates: [Variable] = []
-        for i in 0..<nodeCount { for v in FrameVar.allCases { candidates.append(Anchors.variable(i, v)) } }
+        for i in 0..<nodeCount {
+            for v in FrameVar.allCases {
+                let x = Anchors.variable(i, v)
+                if !chains.isDefined(x) { candidates.append(x) }
+            }
+        }
         var loose = [Bool](repeating: false, count: nodeCount * 4)
-        for v in solver.ambiguousVariables(candidates) { loose[v.index] = true }
+        let report = solver.ambiguity(candidates, maxProbes: LayoutSystem.maxProbes)
+        for v in report.variables { loose[v.index] = true }
+        var undecided = report.undecided, probed = report.probed
+        if !chains.isEmpty {
+            let defined = definedAmbiguity(probes: LayoutSystem.maxProbes - report.probed)
+            for (v, a) in defined.verdicts where a { loose[v.index] = true }
+            // An alias (a fill_equally size) is as ambiguous as the size it equals.
+            for i in 0..<(nodeCount * 4) where chains.resolved(Variable(index: i)).index != i {
+                loose[i] = loose[chains.resolved(Variable(index: i)).index]
+            }
+            undecided += defined.undecided
+            probed += defined.probed
+        }
         var findings: [LayoutFinding] = [], diags: [Diagnostic] = []
+        if undecided > probed {
+            diags.append(.warning("ambiguity check: \(undecided - probed) of the \(undecided) frame values the solver's tableau leaves undecided were not probed (at most \(LayoutSystem.maxProbes) probes a layout, docs/layout.md, \"Ambiguity\"); they are reported ambiguous, not shown to be",
+                                  at: tree.nodes[0].location))
+        }
         for i in 0..<nodeCount where loose[i * 4] || loose[i * 4 + 1] || loose[i * 4 + 2] || loose[i * 4 + 3] {
             let which = FrameVar.allCases.filter { loose[i * 4 + $0.rawValue] }
             if which.isEmpty { continue }
@@ -144,6 +211,50 @@ struct LayoutSystem: Sendable {
             diags.append(.warning(message, at: tree.nodes[i].location))
         }
         return (findings, diags)
+    }
+
+    /// At most this many re-solves to decide the values the tableau leaves undecided.
+    static let maxProbes = 64
+
+    /// Whether each defined position (StackChains) is determined, read off the tableau as a
+    /// sum (`Solver.CombinationReader`): a chain's children one after another, each adding the
+    /// previous child's size and the gap. Undecided ones are probed while `probes` last.
+    func definedAmbiguity(probes: Int) -> (verdicts: [(Variable, Bool)], undecided: Int, probed: Int) {
+        var reader = Solver.CombinationReader(solver)
+        var verdicts: [(Variable, Bool)] = []
+        var pending: [Variable] = []
+        for chain in chains.chains {
+            reader.reset()
+            reader.add(chains.expand(chain.base))
+            let gap = chains.expand(chain.gap)
+            for (k, v) in chain.starts.enumerated() {
+                if k > 0 {
+                    reader.add(chains.expand(LinearExpression(chain.sizes[k - 1])))
+                    reader.add(gap)
+                }
+                guard chains.isDefined(v) else { continue }
+                switch reader.verdict {
+                case .determined: verdicts.append((v, false))
+                case .ambiguous: verdicts.append((v, true))
+                case .undecided: pending.append(v)
+                }
+            }
+        }
+        var probed = 0
+        if !pending.isEmpty {
+            var work = solver
+            for v in pending {
+                // Beyond the budget (the count, or the solver's work limit): reported
+                // ambiguous, counted as not probed.
+                guard probed < probes, work.work <= work.workLimit else {
+                    verdicts.append((v, true))
+                    continue
+                }
+                probed += 1
+                verdicts.append((v, work.moves(chains.expand(LinearExpression(v)))))
+            }
+        }
+        return (verdicts, pending.count, probed)
     }
 
     /// What the export is made from (shared storage, no copy): `LayoutOutcome.system` builds it

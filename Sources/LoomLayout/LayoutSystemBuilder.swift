@@ -6,7 +6,9 @@ import LoomSolver
 /// 2. for each node in preorder: width ≥ 0 and height ≥ 0 (required), the constraints its role
 ///    makes for its children (stack, navigation, tab bar, collection), its intrinsic size;
 /// 3. for each node in preorder: its own `constraints`, string by string, guide parts in order.
-/// Then the solver's values are updated.
+/// Then the solver's values are updated. A stack of more than `StackChains.threshold` children
+/// defines its children's positions along its axis instead (StackChains) and adds its closing
+/// constraint (last child's end == stack's end) after step 2.
 struct LayoutSystemBuilder {
     let tree: LayoutTree
     let screen: ScreenGeometry
@@ -31,6 +33,9 @@ struct LayoutSystemBuilder {
             }
             IntrinsicSizer.addConstraints(i, width: tree.nodes[i].intrinsicWidth, height: tree.nodes[i].intrinsicHeight, &made)
         }
+        // Long stacks' closing constraints, once every child's size is in the solver: added at
+        // the stack, each would move its stack's positions through every child again.
+        for (c, origin) in made.later { made.system.add(c, origin, in: tree) }
         var own = OwnConstraints(tree: tree, screen: screen)
         for i in tree.nodes.indices { own.add(i, to: &made.system) }
         made.system.solve()
@@ -42,6 +47,13 @@ struct LayoutSystemBuilder {
 struct MadeConstraints {
     var system: LayoutSystem
     let tree: LayoutTree
+    /// Constraints to add after step 2 (long stacks' closing constraints), in order.
+    var later: [(Constraint, ConstraintOrigin)] = []
+
+    init(system: LayoutSystem, tree: LayoutTree) {
+        self.system = system
+        self.tree = tree
+    }
 
     mutating func add(_ node: Int, _ v: FrameVar, _ r: Relation, constant: Double, priority: Double = Priority.required,
                       _ text: ConstraintText) {
@@ -54,5 +66,15 @@ struct MadeConstraints {
         var text = text
         if priority != Priority.required { text.priority = priority }
         system.add(c, ConstraintOrigin(node: node, text: text, written: nil, location: nil), in: tree)
+    }
+
+    /// A definition (a long stack's, StackChains): recorded, not given to the solver. Required.
+    mutating func define(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression, _ text: ConstraintText) {
+        system.define(Constraint(lhs, r, rhs), ConstraintOrigin(node: node, text: text, written: nil, location: nil))
+    }
+
+    /// A required constraint added after step 2 (see `LayoutSystemBuilder`).
+    mutating func addLater(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression, _ text: ConstraintText) {
+        later.append((Constraint(lhs, r, rhs), ConstraintOrigin(node: node, text: text, written: nil, location: nil)))
     }
 }
