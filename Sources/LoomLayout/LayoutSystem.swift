@@ -54,10 +54,13 @@ struct LayoutSystem: Sendable {
     var diagnostics: [Diagnostic] = []
     var findings: [LayoutFinding] = []
     let nodeCount: Int
-    /// Long stacks' children positions, defined rather than solved (StackChains), and their
-    /// values once solved.
-    var chains: StackChains
+    /// Frame variables defined rather than solved (a layout with many stack children,
+    /// `Definitions`), and their values once solved.
+    var definitions: Definitions
     var definedValues: [Double] = []
+    /// The index in `constraints` of the definition of each defined variable, by variable
+    /// index (-1 for others; grown as definitions are recorded).
+    var definedBy: [Int] = []
     /// Set when the solver's work passed `workLimit`: the constraints after that point are left
     /// out (reported once, as an error).
     var stopped = false
@@ -83,7 +86,7 @@ struct LayoutSystem: Sendable {
         for _ in 0..<(nodeCount * FrameVar.allCases.count) { _ = solver.makeVariable() }
         solver.reserveCapacity(constraints: expected)
         solver.workLimit = LayoutSystem.workLimit
-        chains = StackChains(variables: nodeCount * FrameVar.allCases.count)
+        definitions = Definitions(variables: nodeCount * FrameVar.allCases.count)
     }
 
     /// Adds a constraint; a required one that conflicts is reported (error located at its
@@ -98,9 +101,10 @@ struct LayoutSystem: Sendable {
             accepted.append(false)
             return
         }
-        // The solver sees the constraint with long stacks' defined positions written out.
+        // The solver sees the constraint with the defined variables written out.
         var solved = c
-        if !chains.isEmpty { solved.expression = chains.expand(c.expression) }
+        definitions.mention(c.expression)
+        if !definitions.isEmpty { solved.expression = definitions.expand(c.expression) }
         do {
             let h = try solver.add(solved)
             while handles.count <= h.id { handles.append(-1) }
@@ -129,10 +133,30 @@ struct LayoutSystem: Sendable {
         return s + " on \(tree.describe(o.node))"
     }
 
-    mutating func reportUnsatisfiable(_ k: Int, _ tree: LayoutTree, conflicting: [Int]) {
+    /// At most this many conflicting constraints are named for one rejected constraint (the
+    /// message says how many more): naming them all made a screen of thousands of rejected
+    /// constraints, each conflicting with thousands, print millions of lines.
+    static let namedConflicts = 20
+
+    mutating func reportUnsatisfiable(_ k: Int, _ tree: LayoutTree, conflicting solverConflicts: [Int]) {
         let o = origins[k]
         func describe(_ k: Int) -> String { LayoutSystem.describe(origins[k], tree) }
-        let list = conflicting.map { describe($0) }.joined(separator: ", ")
+        var conflicting = solverConflicts
+        if !definitions.isEmpty {
+            // Definitions are not in the solver: name the ones that define a variable the
+            // rejected or a conflicting constraint mentions, in the order they were made.
+            var extra: [Int] = []
+            for j in [k] + solverConflicts {
+                for t in constraints[j].expression.terms where t.variable.index < definedBy.count && definedBy[t.variable.index] >= 0 {
+                    extra.append(definedBy[t.variable.index])
+                }
+            }
+            if !extra.isEmpty { conflicting = Array(Set(conflicting + extra)).sorted() }
+        }
+        let more = max(0, conflicting.count - LayoutSystem.namedConflicts)
+        conflicting = Array(conflicting.prefix(LayoutSystem.namedConflicts))
+        var list = conflicting.map { describe($0) }.joined(separator: ", ")
+        if more > 0 { list += " and \(more) more" }
         let message = "unsatisfiable constraint \(describe(k)): it conflicts with \(list.isEmpty ? "the required constraints above" : list); left out"
         let at = o.location ?? tree.nodes[o.node].location
         diagnostics.append(.error(message, at: at))
@@ -144,11 +168,13 @@ struct LayoutSystem: Sendable {
         findings.append(LayoutFinding(kind: .unsatisfiable, path: tree.nodes[o.node].path, message: message, location: at))
     }
 
-    /// A constraint the layout pass states but does not give to the solver: a definition of a
-    /// long stack (StackChains). It is recorded like the others (the export lists it, accepted).
-    mutating func define(_ c: Constraint, _ origin: ConstraintOrigin) {
+    /// A constraint the layout pass states but does not give to the solver: it defines a
+    /// variable (`Definitions`). It is recorded like the others (the export lists it, accepted).
+    mutating func record(definition c: Constraint, of v: Variable, _ origin: ConstraintOrigin) {
         var c = c
         c.tag = constraints.count
+        while definedBy.count <= v.index { definedBy.append(-1) }
+        definedBy[v.index] = constraints.count
         constraints.append(c)
         origins.append(origin)
         accepted.append(true)
@@ -156,14 +182,12 @@ struct LayoutSystem: Sendable {
 
     mutating func solve() {
         solver.updateVariables()
-        if !chains.isEmpty { definedValues = chains.values { solver.value(of: $0) } }
+        if !definitions.isEmpty { definedValues = definitions.values { solver.value(of: $0) } }
     }
 
     func value(_ node: Int, _ v: FrameVar) -> Double {
         let x = Anchors.variable(node, v)
-        if chains.isEmpty { return solver.value(of: x) }
-        let r = chains.resolved(x)
-        return chains.isDefined(r) ? definedValues[r.index] : solver.value(of: r)
+        return definitions.isDefined(x) ? definedValues[x.index] : solver.value(of: x)
     }
 
     /// The node's frame before rounding.
@@ -180,20 +204,15 @@ struct LayoutSystem: Sendable {
         for i in 0..<nodeCount {
             for v in FrameVar.allCases {
                 let x = Anchors.variable(i, v)
-                if !chains.isDefined(x) { candidates.append(x) }
+                if !definitions.isDefined(x) { candidates.append(x) }
             }
         }
         var loose = [Bool](repeating: false, count: nodeCount * 4)
         let report = solver.ambiguity(candidates, maxProbes: LayoutSystem.maxProbes)
         for v in report.variables { loose[v.index] = true }
         var undecided = report.undecided, probed = report.probed
-        if !chains.isEmpty {
-            let defined = definedAmbiguity(probes: LayoutSystem.maxProbes - report.probed)
-            for (v, a) in defined.verdicts where a { loose[v.index] = true }
-            // An alias (a fill_equally size) is as ambiguous as the size it equals.
-            for i in 0..<(nodeCount * 4) where chains.resolved(Variable(index: i)).index != i {
-                loose[i] = loose[chains.resolved(Variable(index: i)).index]
-            }
+        if !definitions.isEmpty {
+            let defined = definedAmbiguity(loose: &loose, probes: LayoutSystem.maxProbes - report.probed)
             undecided += defined.undecided
             probed += defined.probed
         }
@@ -216,27 +235,52 @@ struct LayoutSystem: Sendable {
     /// At most this many re-solves to decide the values the tableau leaves undecided.
     static let maxProbes = 64
 
-    /// Whether each defined position (StackChains) is determined, read off the tableau as a
-    /// sum (`Solver.CombinationReader`): a chain's children one after another, each adding the
-    /// previous child's size and the gap. Undecided ones are probed while `probes` last.
-    func definedAmbiguity(probes: Int) -> (verdicts: [(Variable, Bool)], undecided: Int, probed: Int) {
+    /// Whether each defined variable (`Definitions`) is determined, read off the tableau as a
+    /// sum of solver variables (`Solver.CombinationReader`), marked in `loose` when not: a
+    /// chain child after child, each adding the previous child's size and the gap (O(n) rows
+    /// for n children); a definition that is another variable (a child's start across a fill
+    /// or leading stack) as that variable; any other written out. Undecided ones are probed
+    /// while `probes` last (each a re-solve); the others are marked, and counted as not probed.
+    func definedAmbiguity(loose: inout [Bool], probes: Int) -> (undecided: Int, probed: Int) {
         var reader = Solver.CombinationReader(solver)
-        var verdicts: [(Variable, Bool)] = []
         var pending: [Variable] = []
-        for chain in chains.chains {
-            reader.reset()
-            reader.add(chains.expand(chain.base))
-            let gap = chains.expand(chain.gap)
-            for (k, v) in chain.starts.enumerated() {
-                if k > 0 {
-                    reader.add(chains.expand(LinearExpression(chain.sizes[k - 1])))
-                    reader.add(gap)
+        var isPending = [Bool](repeating: false, count: loose.count)
+        func read(_ v: Variable) {
+            switch reader.verdict {
+            case .determined: break
+            case .ambiguous: loose[v.index] = true
+            case .undecided:
+                pending.append(v)
+                isPending[v.index] = true
+            }
+        }
+        for m in definitions.made {
+            switch m {
+            case .chain(let chain):
+                reader.reset()
+                reader.add(definitions.expand(chain.base))
+                let gap = definitions.expand(chain.gap)
+                for (k, v) in chain.starts.enumerated() {
+                    if k > 0 {
+                        reader.add(definitions.expand(LinearExpression(chain.sizes[k - 1])))
+                        reader.add(gap)
+                    }
+                    if definitions.isDefined(v) { read(v) }
                 }
-                guard chains.isDefined(v) else { continue }
-                switch reader.verdict {
-                case .determined: verdicts.append((v, false))
-                case .ambiguous: verdicts.append((v, true))
-                case .undecided: pending.append(v)
+            case .expression(let v, let e):
+                if e.constant == 0, e.terms.count == 1, e.terms[0].coefficient == 1 {
+                    // The same value as that variable (decided before: definitions are made in
+                    // order, a solver variable's by the tableau).
+                    let w = e.terms[0].variable
+                    if loose[w.index] { loose[v.index] = true }
+                    if isPending[w.index] {
+                        pending.append(v)
+                        isPending[v.index] = true
+                    }
+                } else {
+                    reader.reset()
+                    reader.add(definitions.expand(e))
+                    read(v)
                 }
             }
         }
@@ -247,14 +291,14 @@ struct LayoutSystem: Sendable {
                 // Beyond the budget (the count, or the solver's work limit): reported
                 // ambiguous, counted as not probed.
                 guard probed < probes, work.work <= work.workLimit else {
-                    verdicts.append((v, true))
+                    loose[v.index] = true
                     continue
                 }
                 probed += 1
-                verdicts.append((v, work.moves(chains.expand(LinearExpression(v)))))
+                if work.moves(definitions.expand(LinearExpression(v))) { loose[v.index] = true }
             }
         }
-        return (verdicts, pending.count, probed)
+        return (pending.count, probed)
     }
 
     /// What the export is made from (shared storage, no copy): `LayoutOutcome.system` builds it

@@ -6,9 +6,10 @@ import LoomSolver
 /// 2. for each node in preorder: width ≥ 0 and height ≥ 0 (required), the constraints its role
 ///    makes for its children (stack, navigation, tab bar, collection), its intrinsic size;
 /// 3. for each node in preorder: its own `constraints`, string by string, guide parts in order.
-/// Then the solver's values are updated. A stack of more than `StackChains.threshold` children
-/// defines its children's positions along its axis instead (StackChains) and adds its closing
-/// constraint (last child's end == stack's end) after step 2.
+/// Then the solver's values are updated. In a layout whose stacks hold more than
+/// `Definitions.threshold` children in all, the stacks define their children's positions
+/// instead of giving those constraints to the solver (`Definitions`) and add their closing
+/// constraints (last child's end == stack's end) after step 2.
 struct LayoutSystemBuilder {
     let tree: LayoutTree
     let screen: ScreenGeometry
@@ -16,6 +17,9 @@ struct LayoutSystemBuilder {
     func build() -> LayoutSystem {
         guard !tree.nodes.isEmpty else { return LayoutSystem(tree: tree) }
         var made = MadeConstraints(system: LayoutSystem(tree: tree), tree: tree)
+        var stackChildren = 0
+        for n in tree.nodes where StackLayout.isStack(n.role) { stackChildren += n.children.count }
+        let defining = stackChildren > Definitions.threshold
         let root = 0
         made.add(root, .left, .equal, constant: 0, "the root fills the screen: left == 0")
         made.add(root, .top, .equal, constant: 0, "the root fills the screen: top == 0")
@@ -25,7 +29,7 @@ struct LayoutSystemBuilder {
             made.add(i, .width, .greaterOrEqual, constant: 0, "width >= 0")
             made.add(i, .height, .greaterOrEqual, constant: 0, "height >= 0")
             switch tree.nodes[i].role {
-            case .stack, .vstack, .hstack: StackLayout(tree: tree, stack: i).add(to: &made)
+            case .stack, .vstack, .hstack: StackLayout(tree: tree, stack: i, defining: defining).add(to: &made)
             case .navigation: BarLayout(tree: tree, screen: screen).navigation(i, &made)
             case .tabBar: BarLayout(tree: tree, screen: screen).tabBar(i, &made)
             case .collection: CollectionLayout(tree: tree, collection: i).add(to: &made)
@@ -68,9 +72,19 @@ struct MadeConstraints {
         system.add(c, ConstraintOrigin(node: node, text: text, written: nil, location: nil), in: tree)
     }
 
-    /// A definition (a long stack's, StackChains): recorded, not given to the solver. Required.
-    mutating func define(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression, _ text: ConstraintText) {
-        system.define(Constraint(lhs, r, rhs), ConstraintOrigin(node: node, text: text, written: nil, location: nil))
+    /// A required equality stated as `lhs == rhs` that defines the fresh variable `v` as
+    /// `definition` (`Definitions`): recorded, not given to the solver. When `v` is not fresh
+    /// (something mentions it already), the constraint goes to the solver instead.
+    mutating func define(_ node: Int, _ v: Variable, as definition: LinearExpression, _ lhs: LinearExpression,
+                         _ rhs: LinearExpression, _ text: ConstraintText) {
+        guard system.definitions.isFresh(v) else { return add(node, lhs, .equal, rhs, text) }
+        system.definitions.define(v, as: definition)
+        record(node, v, lhs, rhs, text)
+    }
+
+    /// Records a required equality that defines `v`, which a definition already holds (a chain's).
+    mutating func record(_ node: Int, _ v: Variable, _ lhs: LinearExpression, _ rhs: LinearExpression, _ text: ConstraintText) {
+        system.record(definition: Constraint(lhs, .equal, rhs), of: v, ConstraintOrigin(node: node, text: text, written: nil, location: nil))
     }
 
     /// A required constraint added after step 2 (see `LayoutSystemBuilder`).
