@@ -227,8 +227,28 @@ extension Solver {
     mutating func rollBack(toSymbols tick: Int, variables: Int) {
         if let j = journal {
             journal = nil
+            // The journaled rows out, then their old contents back. Their entries are taken out
+            // of each column they touch in one pass per column (not one scan of the column per
+            // cell: a rejected constraint can touch thousands of rows that share symbols, each
+            // column thousands long). `journaled` marks those rows until then. Column order
+            // does not matter to any reader.
+            var symbols: [Int] = []
+            for (rid, old) in j {
+                if let r = rows[rid].take() {
+                    symbols.append(contentsOf: r.ids)
+                    negatives.remove(rid)
+                }
+                if let old { symbols.append(contentsOf: old.ids) }
+            }
+            spend(symbols.count)
+            symbols.sort()
+            var previous = -1
+            for s in symbols where s != previous && s < cols.count {
+                previous = s
+                spend(cols[s].count)
+                cols[s].removeAll { journaled[$0] }
+            }
             for (rid, _) in j { journaled[rid] = false }
-            for (rid, _) in j where rows[rid] != nil { _ = takeRow(rid) }
             for (rid, old) in j { if let old { setRow(rid, old) } }
         }
         kinds.removeSubrange(tick...)
