@@ -13,13 +13,23 @@ import LoomSolver
 struct LayoutSystemBuilder {
     let tree: LayoutTree
     let screen: ScreenGeometry
+    /// Stack children (in all) above which the stacks' positions are defined (`Definitions`).
+    var definingAbove = Definitions.threshold
+    /// The solver's work budget (`LayoutSystem.workLimit`).
+    var workLimit = LayoutSystem.workLimit
+
+    init(tree: LayoutTree, screen: ScreenGeometry) {
+        self.tree = tree
+        self.screen = screen
+    }
 
     func build() -> LayoutSystem {
         guard !tree.nodes.isEmpty else { return LayoutSystem(tree: tree) }
         var made = MadeConstraints(system: LayoutSystem(tree: tree), tree: tree)
+        made.system.solver.workLimit = workLimit
         var stackChildren = 0
         for n in tree.nodes where StackLayout.isStack(n.role) { stackChildren += n.children.count }
-        let defining = stackChildren > Definitions.threshold
+        let defining = stackChildren > definingAbove
         let root = 0
         made.add(root, .left, .equal, constant: 0, "the root fills the screen: left == 0")
         made.add(root, .top, .equal, constant: 0, "the root fills the screen: top == 0")

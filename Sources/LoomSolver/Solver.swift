@@ -86,6 +86,9 @@ public struct Solver: Sendable {
     /// moved or copied, column entries scanned, variables updated. It grows with every
     /// operation and is never reset; it is the same for the same calls on any machine.
     public private(set) var work = 0
+    /// Pivots made, and rows a pivot's substitution changed, so far (never reset).
+    public internal(set) var pivots = 0
+    public internal(set) var rowsSubstituted = 0
     /// When `work` passes it, `add`, `remove` and `suggestValue` throw `.workLimitExceeded` at
     /// the next pivot (and every call after that). No limit by default.
     public var workLimit = Int.max

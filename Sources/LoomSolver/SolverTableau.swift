@@ -81,6 +81,7 @@ extension Solver {
         let holders = cols[symbol]
         cols[symbol] = []
         spend(row.ids.count * 2 + 1)  // the objectives' substitutions
+        rowsSubstituted &+= holders.count
         for rid in holders {
             spend(1)
             touch(rid)
@@ -103,6 +104,7 @@ extension Solver {
     }
 
     mutating func pivot(leaving: Int, entering: Int) {
+        pivots &+= 1
         var row = takeRow(leaving)
         row.solve(leaving, for: entering)
         substitute(entering, row)
