@@ -65,11 +65,12 @@ struct LayoutSystem: Sendable {
     /// out (reported once, as an error).
     var stopped = false
 
-    /// The solver's work budget for one pass, in `Solver.work` steps (about a nanosecond each
-    /// here): a system that needs more is stopped with an error rather than solved for
-    /// minutes. Laying out a screen of a few thousand views takes a few million steps; the
-    /// `layout` bench's 1,001 nodes and 9,806 constraints take about 9 million.
-    static let workLimit = 2_000_000_000
+    /// The solver's work budget for one pass, in `Solver.work` steps (one to a few nanoseconds
+    /// each in a release build): a system that needs more is stopped with an error rather than
+    /// solved for minutes. The sample app's screens take a few thousand steps; a vstack of
+    /// 3,000 labels about 64 million, 3,000 labels chained by their own constraints about 100
+    /// million (docs/layout.md, "Cost").
+    static let workLimit = 1_000_000_000
 
     /// The system of `tree`'s nodes (it does not keep the tree: the pass goes on changing its
     /// copy, measuring text at the solved widths, without copying every node).
@@ -151,7 +152,16 @@ struct LayoutSystem: Sendable {
                     extra.append(definedBy[t.variable.index])
                 }
             }
-            if !extra.isEmpty { conflicting = Array(Set(conflicting + extra)).sorted() }
+            if !extra.isEmpty {
+                conflicting += extra
+                conflicting.sort()
+                var w = 0
+                for i in conflicting.indices where i == 0 || conflicting[i] != conflicting[i - 1] {
+                    conflicting[w] = conflicting[i]
+                    w += 1
+                }
+                conflicting.removeLast(conflicting.count - w)
+            }
         }
         let more = max(0, conflicting.count - LayoutSystem.namedConflicts)
         conflicting = Array(conflicting.prefix(LayoutSystem.namedConflicts))

@@ -56,6 +56,8 @@ public struct Solver: Sendable {
     /// rollback; `journaled` marks the symbols whose row is in it.
     var journal: [(Int, Row?)]?
     var journaled: [Bool] = [false]
+    /// Scratch marks by symbol (all false between uses): the columns a rollback visits.
+    var marked: [Bool] = [false]
 
     // Variables: index = Variable.index.
     var names: [String] = []
@@ -269,6 +271,7 @@ public struct Solver: Sendable {
         cols.reserveCapacity(symbols)
         owner.reserveCapacity(symbols)
         journaled.reserveCapacity(symbols)
+        marked.reserveCapacity(symbols)
         objective.reserveCapacity(symbols)
         records.reserveCapacity(records.count + n)
     }
@@ -282,6 +285,7 @@ public struct Solver: Sendable {
         objective.grow(canEnter: kind != .dummy)
         owner.append(-1)
         journaled.append(false)
+        marked.append(false)
         return kinds.count - 1
     }
 
@@ -345,7 +349,15 @@ public struct Solver: Sendable {
 
     /// The required constraints owning these marker symbols, in the order they were added.
     func conflicts(in symbols: [Int]) -> [ConstraintHandle] {
-        let ids = Set(symbols.compactMap { $0 < owner.count && owner[$0] >= 0 ? owner[$0] : nil }).filter { records[$0]?.constraint.strength == Strength.required }
-        return ids.sorted().map { ConstraintHandle(id: $0) }
+        // Sorted, then repeats dropped (no hashing: a rejected constraint may have thousands).
+        var ids = symbols.compactMap { $0 < owner.count && owner[$0] >= 0 ? owner[$0] : nil }
+        ids.sort()
+        var out: [ConstraintHandle] = []
+        var previous = -1
+        for id in ids where id != previous {
+            previous = id
+            if records[id]?.constraint.strength == Strength.required { out.append(ConstraintHandle(id: id)) }
+        }
+        return out
     }
 }

@@ -235,18 +235,22 @@ extension Solver {
             // column thousands long). `journaled` marks those rows until then. Column order
             // does not matter to any reader.
             var symbols: [Int] = []
+            func visit(_ ids: [Int]) {
+                spend(ids.count)
+                for s in ids where !marked[s] {
+                    marked[s] = true
+                    symbols.append(s)
+                }
+            }
             for (rid, old) in j {
                 if let r = rows[rid].take() {
-                    symbols.append(contentsOf: r.ids)
+                    visit(r.ids)
                     negatives.remove(rid)
                 }
-                if let old { symbols.append(contentsOf: old.ids) }
+                if let old { visit(old.ids) }
             }
-            spend(symbols.count)
-            symbols.sort()
-            var previous = -1
-            for s in symbols where s != previous && s < cols.count {
-                previous = s
+            for s in symbols {
+                marked[s] = false
                 spend(cols[s].count)
                 cols[s].removeAll { journaled[$0] }
             }
@@ -258,6 +262,7 @@ extension Solver {
         cols.removeSubrange(tick...)
         owner.removeSubrange(tick...)
         journaled.removeSubrange(tick...)
+        marked.removeSubrange(tick...)
         for i in 0..<variables where symbolOf[i] >= tick { symbolOf[i] = 0 }
         objective.rollBack(toSymbols: tick)
     }
