@@ -154,7 +154,7 @@ let package = Package(
         // replay driver otherwise (FuzzEntry). FuzzDriver declares libFuzzer's driver.
         .target(
             name: "FuzzTargets",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LuaRuntime", "FuzzDriver", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LuaRuntime", "LoomSolver", "LoomStyles", "FuzzDriver", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/FuzzTargets"
         ),
         .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
@@ -163,6 +163,8 @@ let package = Package(
         .executableTarget(name: "FuzzRules", dependencies: ["FuzzTargets"], path: "Sources/FuzzRules"),
         .executableTarget(name: "FuzzFlows", dependencies: ["FuzzTargets"], path: "Sources/FuzzFlows"),
         .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzTargets"], path: "Sources/FuzzLuaBridge"),
+        .executableTarget(name: "FuzzConstraints", dependencies: ["FuzzTargets"], path: "Sources/FuzzConstraints"),
+        .executableTarget(name: "FuzzStyles", dependencies: ["FuzzTargets"], path: "Sources/FuzzStyles"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime"], path: "Tests/LuaRuntimeTests"),
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
         .testTarget(name: "LoomNavigationTests", dependencies: ["LoomNavigation", "LoomCore"], path: "Tests/LoomNavigationTests"),

@@ -12,6 +12,7 @@ public enum FuzzTargets {
     public static var all: [(name: String, run: (UnsafeRawBufferPointer) -> Void)] {
         [
         ("FuzzJSON", json), ("FuzzScreen", screen), ("FuzzRules", rules), ("FuzzFlows", flows), ("FuzzLuaBridge", luaBridge),
+        ("FuzzConstraints", constraints), ("FuzzStyles", styles),
         ]
     }
 
