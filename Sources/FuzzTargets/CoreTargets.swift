@@ -4,8 +4,8 @@ import LoomNavigation
 
 /// The fuzz targets' bodies. Each takes the raw input bytes, must never crash on any input, and
 /// traps (`fuzzFailure`) when an invariant it checks does not hold, so that libFuzzer records
-/// the input. The executables `FuzzJSON`, `FuzzScreen`, `FuzzRules`, `FuzzFlows` and
-/// `FuzzLuaBridge` wrap them (libFuzzer entry point, or a replay driver in normal builds), and
+/// the input. The executables `FuzzJSON`, `FuzzScreen`, `FuzzRules`, `FuzzFlows`,
+/// `FuzzLuaBridge`, `FuzzConstraints` and `FuzzStyles` wrap them (libFuzzer entry point, or a replay driver in normal builds), and
 /// `FuzzFixtureTests` replays the fixtures in Tests/Fixtures/fuzz through them.
 public enum FuzzTargets {
     /// Every target by name: the executable's name and the fixture folder's name.
