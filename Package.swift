@@ -154,7 +154,7 @@ let package = Package(
         // replay driver otherwise (FuzzEntry). FuzzDriver declares libFuzzer's driver.
         .target(
             name: "FuzzTargets",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomPopulation", "LoomStyles", "LoomDiff", "LuaRuntime", "FuzzDriver", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomPopulation", "LoomStyles", "LoomDiff", "LoomSolver", "LuaRuntime", "FuzzDriver", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/FuzzTargets"
         ),
         .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
@@ -167,6 +167,8 @@ let package = Package(
         .executableTarget(name: "FuzzRecords", dependencies: ["FuzzTargets"], path: "Sources/FuzzRecords"),
         .executableTarget(name: "FuzzServeBody", dependencies: ["FuzzTargets"], path: "Sources/FuzzServeBody"),
         .executableTarget(name: "FuzzPatches", dependencies: ["FuzzTargets"], path: "Sources/FuzzPatches"),
+        .executableTarget(name: "FuzzConstraints", dependencies: ["FuzzTargets"], path: "Sources/FuzzConstraints"),
+        .executableTarget(name: "FuzzStyles", dependencies: ["FuzzTargets"], path: "Sources/FuzzStyles"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime"], path: "Tests/LuaRuntimeTests"),
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
         .testTarget(name: "LoomNavigationTests", dependencies: ["LoomNavigation", "LoomCore"], path: "Tests/LoomNavigationTests"),

@@ -36,16 +36,17 @@ struct FindingsCheck {
             }
             if [.stack, .vstack, .hstack, .collection, .navigation, .tabBar].contains(tree.nodes[i].role) {
                 let kids = tree.nodes[i].children
-                for a in 0..<kids.count {
-                    for b in (a + 1)..<max(kids.count, a + 1) {
-                        let fa = frames[kids[a]], fb = frames[kids[b]]
-                        let w = min(fa.maxX, fb.maxX) - max(fa.x, fb.x), h = min(fa.maxY, fb.maxY) - max(fa.y, fb.y)
-                        if w > FindingsCheck.tolerance && h > FindingsCheck.tolerance {
-                            out.append(LayoutFinding(kind: .overlap, path: tree.nodes[kids[b]].path,
-                                                     message: "\(tree.describe(kids[b])) \(fb.text) overlaps its sibling \(tree.describe(kids[a])) \(fa.text) in \(name())",
-                                                     location: tree.nodes[kids[b]].location))
-                        }
-                    }
+                let (pairs, more) = FindingsCheck.overlaps(kids.map { frames[$0] })
+                for (a, b) in pairs {
+                    let fa = frames[kids[a]], fb = frames[kids[b]]
+                    out.append(LayoutFinding(kind: .overlap, path: tree.nodes[kids[b]].path,
+                                             message: "\(tree.describe(kids[b])) \(fb.text) overlaps its sibling \(tree.describe(kids[a])) \(fa.text) in \(name())",
+                                             location: tree.nodes[kids[b]].location))
+                }
+                if more {
+                    out.append(LayoutFinding(kind: .overlap, path: tree.nodes[i].path,
+                                             message: "more than \(FindingsCheck.maxOverlaps) pairs of \(name())'s children overlap; the first \(FindingsCheck.maxOverlaps) found are reported",
+                                             location: tree.nodes[i].location))
                 }
             }
             if let m = tree.nodes[i].metrics, m.truncated {
@@ -56,6 +57,62 @@ struct FindingsCheck {
             }
         }
         return out
+    }
+
+    /// At most this many overlapping pairs are reported for one parent.
+    static let maxOverlaps = 1_000
+
+    /// The pairs (a, b), a < b, of `frames` that intersect with a positive area, in the order
+    /// a then b; `more` when there were more than `maxOverlaps` (then the pairs are the first
+    /// `maxOverlaps` the sweep found, in that order). A sweep along the axis on which the frames
+    /// overlap least (the fewest open at once), not every pair: a stack of thousands of children
+    /// was millions of comparisons.
+    static func overlaps(_ frames: [Frame]) -> (pairs: [(Int, Int)], more: Bool) {
+        let n = frames.count
+        if n < 2 { return ([], false) }
+        let t = tolerance
+        // How many intervals are open at once along an axis (starts and ends sorted).
+        func crowd(_ start: (Frame) -> Double, _ end: (Frame) -> Double) -> Int {
+            var events: [(Double, Int)] = []
+            events.reserveCapacity(2 * n)
+            for f in frames {
+                events.append((start(f), 1))
+                events.append((end(f) - t, -1))
+            }
+            events.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+            var open = 0, most = 0
+            for e in events {
+                open += e.1
+                most = max(most, open)
+            }
+            return most
+        }
+        let alongX = crowd({ $0.x }, { $0.maxX }) <= crowd({ $0.y }, { $0.maxY })
+        func lo(_ f: Frame) -> Double { alongX ? f.x : f.y }
+        func hi(_ f: Frame) -> Double { alongX ? f.maxX : f.maxY }
+        let order = frames.indices.sorted { lo(frames[$0]) != lo(frames[$1]) ? lo(frames[$0]) < lo(frames[$1]) : $0 < $1 }
+        var open: [Int] = []
+        var pairs: [(Int, Int)] = []
+        var more = false
+        sweep: for k in order {
+            let f = frames[k]
+            // Frames that end before this one starts (by more than the tolerance) cannot meet it.
+            open.removeAll { hi(frames[$0]) - lo(f) <= t }
+            for j in open {
+                let g = frames[j]
+                let w = min(f.maxX, g.maxX) - max(f.x, g.x), h = min(f.maxY, g.maxY) - max(f.y, g.y)
+                if w > t && h > t {
+                    if pairs.count == maxOverlaps {
+                        more = true
+                        break sweep
+                    }
+                    pairs.append((min(j, k), max(j, k)))
+                }
+            }
+            open.append(k)
+        }
+        pairs.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        return (pairs, more)
     }
 
     func inside(_ f: Frame, _ box: Frame) -> Bool {

@@ -25,6 +25,12 @@ public struct LayoutOutcome: Sendable {
         case deferred(LayoutSystemExportSource)
     }
     var export: Export
+    /// The solver's work for the final pass (`Solver.work`), and whether it defined its stacks'
+    /// positions (`Definitions`): what the cost tests count.
+    var work = 0
+    var pivots = 0
+    var rowsSubstituted = 0
+    var defined = false
 
     public init(result: LayoutResult, diagnostics: [Diagnostic], system: LayoutSystemExport) {
         self.result = result
@@ -46,6 +52,10 @@ public struct LayoutOutcome: Sendable {
 public struct LayoutEngine {
     public let factory: Factory
     public let measurer: any TextMeasuring
+    /// Stack children (in all) above which stacks' positions are defined (`Definitions`), and
+    /// the solver's work budget: the documented values, settable by tests.
+    var definingAbove = Definitions.threshold
+    var workLimit = LayoutSystem.workLimit
 
     public init(factory: Factory, measurer: any TextMeasuring) {
         self.factory = factory
@@ -63,11 +73,17 @@ public struct LayoutEngine {
 
         // Pass 1 with one-line text sizes; pass 2 (only when a wrapping label came out narrower
         // than its one-line width) with those labels re-measured at their solved widths.
-        var system = LayoutSystemBuilder(tree: tree, screen: screen).build()
+        var builder = LayoutSystemBuilder(tree: tree, screen: screen)
+        builder.definingAbove = definingAbove
+        builder.workLimit = workLimit
+        var system = builder.build()
         // Past a `host serve` request's deadline, no second pass and no ambiguity probe.
         let stopped = Deadline.expired
         if !stopped, intrinsic.rewrap(&tree, solved: system) {
-            system = LayoutSystemBuilder(tree: tree, screen: screen).build()
+            builder = LayoutSystemBuilder(tree: tree, screen: screen)
+            builder.definingAbove = definingAbove
+            builder.workLimit = workLimit
+            system = builder.build()
         }
         intrinsic.measureFinal(&tree, solved: system)
 
@@ -85,7 +101,12 @@ public struct LayoutEngine {
                                   safeArea: screen.safeArea, root: laidOut, findings: [])
         findings.append(contentsOf: FindingsCheck(tree: tree, screen: screen).findings(result))
         result.findings = findings
-        return LayoutOutcome(result: result, diagnostics: diagnostics, export: system.exportSource(tree))
+        var outcome = LayoutOutcome(result: result, diagnostics: diagnostics, export: system.exportSource(tree))
+        outcome.work = system.solver.work
+        outcome.pivots = system.solver.pivots
+        outcome.rowsSubstituted = system.solver.rowsSubstituted
+        outcome.defined = !system.definitions.isEmpty
+        return outcome
     }
 }
 

@@ -54,6 +54,23 @@ struct LayoutSystem: Sendable {
     var diagnostics: [Diagnostic] = []
     var findings: [LayoutFinding] = []
     let nodeCount: Int
+    /// Frame variables defined rather than solved (a layout with many stack children,
+    /// `Definitions`), and their values once solved.
+    var definitions: Definitions
+    var definedValues: [Double] = []
+    /// The index in `constraints` of the definition of each defined variable, by variable
+    /// index (-1 for others; grown as definitions are recorded).
+    var definedBy: [Int] = []
+    /// Set when the solver's work passed `workLimit`: the constraints after that point are left
+    /// out (reported once, as an error).
+    var stopped = false
+
+    /// The solver's work budget for one pass, in `Solver.work` steps (one to a few nanoseconds
+    /// each in a release build): a system that needs more is stopped with an error rather than
+    /// solved for minutes. The sample app's screens take a few thousand steps; a vstack of
+    /// 3,000 labels about 64 million, 3,000 labels chained by their own constraints about 100
+    /// million (docs/layout.md, "Cost").
+    static let workLimit = 1_000_000_000
 
     /// The system of `tree`'s nodes (it does not keep the tree: the pass goes on changing its
     /// copy, measuring text at the solved widths, without copying every node).
@@ -69,6 +86,8 @@ struct LayoutSystem: Sendable {
         // Unnamed: only the export names them (`path.left`…), when asked.
         for _ in 0..<(nodeCount * FrameVar.allCases.count) { _ = solver.makeVariable() }
         solver.reserveCapacity(constraints: expected)
+        solver.workLimit = LayoutSystem.workLimit
+        definitions = Definitions(variables: nodeCount * FrameVar.allCases.count)
     }
 
     /// Adds a constraint; a required one that conflicts is reported (error located at its
@@ -79,13 +98,18 @@ struct LayoutSystem: Sendable {
         c.tag = index
         constraints.append(c)
         origins.append(origin)
-        // A `host serve` request past its deadline adds no more (its answer is a 503).
-        if Deadline.expired {
+        // Past its work limit, or past a `host serve` request's deadline (its answer is a 503),
+        // no more constraints are added.
+        if stopped || Deadline.expired {
             accepted.append(false)
             return
         }
+        // The solver sees the constraint with the defined variables written out.
+        var solved = c
+        definitions.mention(c.expression)
+        if !definitions.isEmpty { solved.expression = definitions.expand(c.expression) }
         do {
-            let h = try solver.add(c)
+            let h = try solver.add(solved)
             while handles.count <= h.id { handles.append(-1) }
             handles[h.id] = index
             accepted.append(true)
@@ -93,6 +117,10 @@ struct LayoutSystem: Sendable {
             accepted.append(false)
             if case .unsatisfiable(let u) = error {
                 reportUnsatisfiable(index, tree, conflicting: u.conflicting.compactMap { $0.id < handles.count && handles[$0.id] >= 0 ? handles[$0.id] : nil })
+            } else if case .workLimitExceeded(let limit) = error {
+                stopped = true
+                diagnostics.append(.error("layout stopped: solving \(tree.describe(0))'s constraints needed more than \(limit) steps of the solver (docs/layout.md, \"Cost\"); constraint '\(origin.text.string)' on \(tree.describe(origin.node)) and the ones after it are left out, and the frames are not reliable",
+                                          at: tree.nodes[0].location))
             } else {
                 diagnostics.append(.error("constraint '\(origin.text.string)' on \(tree.describe(origin.node)) could not be added: \(error)",
                                           at: origin.location ?? tree.nodes[origin.node].location))
@@ -108,10 +136,39 @@ struct LayoutSystem: Sendable {
         return s + " on \(tree.describe(o.node))"
     }
 
-    mutating func reportUnsatisfiable(_ k: Int, _ tree: LayoutTree, conflicting: [Int]) {
+    /// At most this many conflicting constraints are named for one rejected constraint (the
+    /// message says how many more): naming them all made a screen of thousands of rejected
+    /// constraints, each conflicting with thousands, print millions of lines.
+    static let namedConflicts = 20
+
+    mutating func reportUnsatisfiable(_ k: Int, _ tree: LayoutTree, conflicting solverConflicts: [Int]) {
         let o = origins[k]
         func describe(_ k: Int) -> String { LayoutSystem.describe(origins[k], tree) }
-        let list = conflicting.map { describe($0) }.joined(separator: ", ")
+        var conflicting = solverConflicts
+        if !definitions.isEmpty {
+            // Definitions are not in the solver: name the ones that define a variable the
+            // rejected or a conflicting constraint mentions, in the order they were made.
+            var extra: [Int] = []
+            for j in [k] + solverConflicts {
+                for t in constraints[j].expression.terms where t.variable.index < definedBy.count && definedBy[t.variable.index] >= 0 {
+                    extra.append(definedBy[t.variable.index])
+                }
+            }
+            if !extra.isEmpty {
+                conflicting += extra
+                conflicting.sort()
+                var w = 0
+                for i in conflicting.indices where i == 0 || conflicting[i] != conflicting[i - 1] {
+                    conflicting[w] = conflicting[i]
+                    w += 1
+                }
+                conflicting.removeLast(conflicting.count - w)
+            }
+        }
+        let more = max(0, conflicting.count - LayoutSystem.namedConflicts)
+        conflicting = Array(conflicting.prefix(LayoutSystem.namedConflicts))
+        var list = conflicting.map { describe($0) }.joined(separator: ", ")
+        if more > 0 { list += " and \(more) more" }
         let message = "unsatisfiable constraint \(describe(k)): it conflicts with \(list.isEmpty ? "the required constraints above" : list); left out"
         let at = o.location ?? tree.nodes[o.node].location
         diagnostics.append(.error(message, at: at))
@@ -123,9 +180,27 @@ struct LayoutSystem: Sendable {
         findings.append(LayoutFinding(kind: .unsatisfiable, path: tree.nodes[o.node].path, message: message, location: at))
     }
 
-    mutating func solve() { solver.updateVariables() }
+    /// A constraint the layout pass states but does not give to the solver: it defines a
+    /// variable (`Definitions`). It is recorded like the others (the export lists it, accepted).
+    mutating func record(definition c: Constraint, of v: Variable, _ origin: ConstraintOrigin) {
+        var c = c
+        c.tag = constraints.count
+        while definedBy.count <= v.index { definedBy.append(-1) }
+        definedBy[v.index] = constraints.count
+        constraints.append(c)
+        origins.append(origin)
+        accepted.append(true)
+    }
 
-    func value(_ node: Int, _ v: FrameVar) -> Double { solver.value(of: Anchors.variable(node, v)) }
+    mutating func solve() {
+        solver.updateVariables()
+        if !definitions.isEmpty { definedValues = definitions.values { solver.value(of: $0) } }
+    }
+
+    func value(_ node: Int, _ v: FrameVar) -> Double {
+        let x = Anchors.variable(node, v)
+        return definitions.isDefined(x) ? definedValues[x.index] : solver.value(of: x)
+    }
 
     /// The node's frame before rounding.
     func frame(of i: Int) -> Frame {
@@ -135,11 +210,29 @@ struct LayoutSystem: Sendable {
     /// Nodes whose frame the constraints do not determine: a warning each, located at the node,
     /// naming the undetermined variables.
     func ambiguityFindings(_ tree: LayoutTree) -> (findings: [LayoutFinding], diagnostics: [Diagnostic]) {
+        // A stopped system is not at its optimum: nothing to read (the error says so).
+        if stopped { return ([], []) }
         var candidates: [Variable] = []
-        for i in 0..<nodeCount { for v in FrameVar.allCases { candidates.append(Anchors.variable(i, v)) } }
+        for i in 0..<nodeCount {
+            for v in FrameVar.allCases {
+                let x = Anchors.variable(i, v)
+                if !definitions.isDefined(x) { candidates.append(x) }
+            }
+        }
         var loose = [Bool](repeating: false, count: nodeCount * 4)
-        for v in solver.ambiguousVariables(candidates) { loose[v.index] = true }
+        let report = solver.ambiguity(candidates, maxProbes: LayoutSystem.maxProbes)
+        for v in report.variables { loose[v.index] = true }
+        var undecided = report.undecided, probed = report.probed
+        if !definitions.isEmpty {
+            let defined = definedAmbiguity(loose: &loose, probes: LayoutSystem.maxProbes - report.probed)
+            undecided += defined.undecided
+            probed += defined.probed
+        }
         var findings: [LayoutFinding] = [], diags: [Diagnostic] = []
+        if undecided > probed {
+            diags.append(.warning("ambiguity check: \(undecided - probed) of the \(undecided) frame values the solver's tableau leaves undecided were not probed (at most \(LayoutSystem.maxProbes) probes a layout, docs/layout.md, \"Ambiguity\"); they are reported ambiguous, not shown to be",
+                                  at: tree.nodes[0].location))
+        }
         for i in 0..<nodeCount where loose[i * 4] || loose[i * 4 + 1] || loose[i * 4 + 2] || loose[i * 4 + 3] {
             let which = FrameVar.allCases.filter { loose[i * 4 + $0.rawValue] }
             if which.isEmpty { continue }
@@ -149,6 +242,75 @@ struct LayoutSystem: Sendable {
             diags.append(.warning(message, at: tree.nodes[i].location))
         }
         return (findings, diags)
+    }
+
+    /// At most this many re-solves to decide the values the tableau leaves undecided.
+    static let maxProbes = 64
+
+    /// Whether each defined variable (`Definitions`) is determined, read off the tableau as a
+    /// sum of solver variables (`Solver.CombinationReader`), marked in `loose` when not: a
+    /// chain child after child, each adding the previous child's size and the gap (O(n) rows
+    /// for n children); a definition that is another variable (a child's start across a fill
+    /// or leading stack) as that variable; any other written out. Undecided ones are probed
+    /// while `probes` last (each a re-solve); the others are marked, and counted as not probed.
+    func definedAmbiguity(loose: inout [Bool], probes: Int) -> (undecided: Int, probed: Int) {
+        var reader = Solver.CombinationReader(solver)
+        var pending: [Variable] = []
+        var isPending = [Bool](repeating: false, count: loose.count)
+        func read(_ v: Variable) {
+            switch reader.verdict {
+            case .determined: break
+            case .ambiguous: loose[v.index] = true
+            case .undecided:
+                pending.append(v)
+                isPending[v.index] = true
+            }
+        }
+        for m in definitions.made {
+            switch m {
+            case .chain(let chain):
+                reader.reset()
+                reader.add(definitions.expand(chain.base))
+                let gap = definitions.expand(chain.gap)
+                for (k, v) in chain.starts.enumerated() {
+                    if k > 0 {
+                        reader.add(definitions.expand(LinearExpression(chain.sizes[k - 1])))
+                        reader.add(gap)
+                    }
+                    if definitions.isDefined(v) { read(v) }
+                }
+            case .expression(let v, let e):
+                if e.constant == 0, e.terms.count == 1, e.terms[0].coefficient == 1 {
+                    // The same value as that variable (decided before: definitions are made in
+                    // order, a solver variable's by the tableau).
+                    let w = e.terms[0].variable
+                    if loose[w.index] { loose[v.index] = true }
+                    if isPending[w.index] {
+                        pending.append(v)
+                        isPending[v.index] = true
+                    }
+                } else {
+                    reader.reset()
+                    reader.add(definitions.expand(e))
+                    read(v)
+                }
+            }
+        }
+        var probed = 0
+        if !pending.isEmpty {
+            var work = solver
+            for v in pending {
+                // Beyond the budget (the count, or the solver's work limit): reported
+                // ambiguous, counted as not probed.
+                guard probed < probes, work.work <= work.workLimit else {
+                    loose[v.index] = true
+                    continue
+                }
+                probed += 1
+                if work.moves(definitions.expand(LinearExpression(v))) { loose[v.index] = true }
+            }
+        }
+        return (pending.count, probed)
     }
 
     /// What the export is made from (shared storage, no copy): `LayoutOutcome.system` builds it

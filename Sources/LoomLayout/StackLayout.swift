@@ -15,6 +15,10 @@ import LoomSolver
 struct StackLayout {
     let tree: LayoutTree
     let stack: Int
+    /// Whether the layout defines its stacks' positions (`Definitions`).
+    var defining = false
+
+    static func isStack(_ role: LayoutRole) -> Bool { role == .stack || role == .vstack || role == .hstack }
 
     enum Distribution: String { case fill, fillEqually = "fill_equally", equalSpacing = "equal_spacing" }
     enum Alignment: String { case fill, leading, center, trailing }
@@ -54,26 +58,47 @@ struct StackLayout {
     func add(to made: inout MadeConstraints) {
         let kids = tree.nodes[stack].children
         let name = tree.nodes[stack].role.rawValue
-        let v = vertical
-        let start: FrameVar = v ? .top : .left, size: FrameVar = v ? .height : .width
-        let cStart: FrameVar = v ? .left : .top, cSize: FrameVar = v ? .width : .height
-        func e(_ i: Int, _ f: FrameVar) -> LinearExpression { Anchors.expr(i, f) }
-        func end(_ i: Int) -> LinearExpression { e(i, start) + e(i, size) }
-        func cEnd(_ i: Int) -> LinearExpression { e(i, cStart) + e(i, cSize) }
-        let axis = v ? "vertical" : "horizontal"
-        let s = spacing
-        let sText = Frame.number(s)
         made.add(stack, .width, .equal, constant: 0, priority: 1, "\(name) hugs its content: width == 0")
         made.add(stack, .height, .equal, constant: 0, priority: 1, "\(name) hugs its content: height == 0")
-        guard let first = kids.first, let last = kids.last else { return }
-        made.add(first, e(first, start), .equal, e(stack, start), "\(axis) \(name): first child's \(start) == stack's \(start)")
+        if kids.isEmpty { return }
+        let v = vertical
+        let axis = Axis(vertical: v, start: v ? .top : .left, size: v ? .height : .width, name: v ? "vertical" : "horizontal")
+        let across = Axis(vertical: !v, start: v ? .left : .top, size: v ? .width : .height, name: "")
+        if defining {
+            defineAlongAxis(axis, &made)
+        } else {
+            addAlongAxis(axis, &made)
+        }
+        let al = alignment
+        for c in kids { addAcross(c, al, across, &made) }
+    }
+
+    struct Axis {
+        var vertical: Bool
+        var start: FrameVar
+        var size: FrameVar
+        var name: String
+    }
+
+    private func e(_ i: Int, _ f: FrameVar) -> LinearExpression { Anchors.expr(i, f) }
+
+    /// The constraints along the axis, each given to the solver in order (docs/layout.md, "Stacks").
+    private func addAlongAxis(_ axis: Axis, _ made: inout MadeConstraints) {
+        let kids = tree.nodes[stack].children
+        let name = tree.nodes[stack].role.rawValue
+        let start = axis.start, size = axis.size
+        func end(_ i: Int) -> LinearExpression { e(i, start) + e(i, size) }
+        let s = spacing
+        let sText = Frame.number(s)
+        let first = kids[0], last = kids[kids.count - 1]
+        made.add(first, e(first, start), .equal, e(stack, start), "\(axis.name) \(name): first child's \(start) == stack's \(start)")
         for k in kids.indices.dropFirst() {
             let a = kids[k - 1], b = kids[k]
             switch distribution {
             case .fill, .fillEqually:
-                made.add(b, e(b, start), .equal, end(a) + s, "\(axis) \(name): \(start) == previous child's end + \(sText)")
+                made.add(b, e(b, start), .equal, end(a) + s, "\(axis.name) \(name): \(start) == previous child's end + \(sText)")
             case .equalSpacing:
-                made.add(b, e(b, start), .greaterOrEqual, end(a) + s, "\(axis) \(name): \(start) >= previous child's end + \(sText)")
+                made.add(b, e(b, start), .greaterOrEqual, end(a) + s, "\(axis.name) \(name): \(start) >= previous child's end + \(sText)")
                 if k > 1 {
                     let gap0 = e(kids[1], start) - end(kids[0])
                     made.add(b, e(b, start) - end(a), .equal, gap0, "\(name) equal_spacing: gap == first gap")
@@ -83,24 +108,83 @@ struct StackLayout {
                 made.add(b, e(b, size), .equal, e(first, size), "\(name) fill_equally: \(size) == first child's \(size)")
             }
         }
-        made.add(last, end(last), .equal, end(stack), "\(axis) \(name): last child's end == stack's end")
-        for c in kids {
-            let al = alignment
-            switch al {
-            case .fill:
-                made.add(c, e(c, cStart), .equal, e(stack, cStart), "\(name) alignment fill: \(cStart) == stack's")
-                made.add(c, cEnd(c), .equal, cEnd(stack), "\(name) alignment fill: end == stack's end")
-            case .leading:
-                made.add(c, e(c, cStart), .equal, e(stack, cStart), "\(name) alignment leading: \(cStart) == stack's")
-                made.add(c, cEnd(c), .lessOrEqual, cEnd(stack), "\(name) alignment leading: end <= stack's end")
-            case .trailing:
-                made.add(c, cEnd(c), .equal, cEnd(stack), "\(name) alignment trailing: end == stack's end")
-                made.add(c, e(c, cStart), .greaterOrEqual, e(stack, cStart), "\(name) alignment trailing: \(cStart) >= stack's")
-            case .center:
-                made.add(c, e(c, cStart) + e(c, cSize) * 0.5, .equal, e(stack, cStart) + e(stack, cSize) * 0.5,
-                         "\(name) alignment center: centre == stack's centre")
-                made.add(c, e(c, cSize), .lessOrEqual, e(stack, cSize), "\(name) alignment center: \(cSize) <= stack's")
+        made.add(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+    }
+
+    /// The same constraints in a layout that defines its stacks' positions (docs/layout.md,
+    /// "Cost"; `Definitions`): the ones that place a child (first child's start, start ==
+    /// previous end + spacing, equal_spacing's equal gaps) are the chain's definitions, recorded
+    /// and not given to the solver; the others go to the solver with the chain written out; the
+    /// closing constraint is added after every node's own sizes. When a child's start is not
+    /// fresh (something mentions it already) the stack is laid out as `addAlongAxis` does.
+    private func defineAlongAxis(_ axis: Axis, _ made: inout MadeConstraints) {
+        let kids = tree.nodes[stack].children
+        let name = tree.nodes[stack].role.rawValue
+        let start = axis.start, size = axis.size
+        func end(_ i: Int) -> LinearExpression { e(i, start) + e(i, size) }
+        let s = spacing
+        let sText = Frame.number(s)
+        let first = kids[0], last = kids[kids.count - 1]
+        let dist = distribution
+        let defines = kids.indices.map { !(dist == .equalSpacing && $0 == 1) }
+        let starts = kids.map { Anchors.variable($0, start) }
+        guard zip(starts, defines).allSatisfy({ !$1 || made.system.definitions.isFresh($0) }) else {
+            return addAlongAxis(axis, &made)
+        }
+        // The chain first: the constraints below mention its variables.
+        let gap = dist == .equalSpacing ? e(kids[1], start) - e(stack, start) - e(first, size) : LinearExpression(constant: s)
+        made.system.definitions.add(Definitions.Chain(base: e(stack, start), gap: gap, starts: starts,
+                                                      sizes: kids.map { Anchors.variable($0, size) }),
+                                    defines: defines)
+        made.record(first, starts[0], e(first, start), e(stack, start), "\(axis.name) \(name): first child's \(start) == stack's \(start)")
+        for k in kids.indices.dropFirst() {
+            let a = kids[k - 1], b = kids[k]
+            switch dist {
+            case .fill, .fillEqually:
+                made.record(b, starts[k], e(b, start), end(a) + s, "\(axis.name) \(name): \(start) == previous child's end + \(sText)")
+            case .equalSpacing:
+                made.add(b, e(b, start), .greaterOrEqual, end(a) + s, "\(axis.name) \(name): \(start) >= previous child's end + \(sText)")
+                if k > 1 {
+                    let gap0 = e(kids[1], start) - end(kids[0])
+                    made.record(b, starts[k], e(b, start) - end(a), gap0, "\(name) equal_spacing: gap == first gap")
+                }
             }
+            if dist == .fillEqually {
+                made.add(b, e(b, size), .equal, e(first, size), "\(name) fill_equally: \(size) == first child's \(size)")
+            }
+        }
+        made.addLater(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+    }
+
+    /// A child's constraints across the axis, by alignment. In a layout that defines its
+    /// stacks' positions, the one that places the child (its start equal to the stack's, its end
+    /// equal to the stack's end, or its centre to the stack's) defines the child's start.
+    private func addAcross(_ c: Int, _ al: Alignment, _ across: Axis, _ made: inout MadeConstraints) {
+        let name = tree.nodes[stack].role.rawValue
+        let cStart = across.start, cSize = across.size
+        func cEnd(_ i: Int) -> LinearExpression { e(i, cStart) + e(i, cSize) }
+        let x = Anchors.variable(c, cStart)
+        func place(_ lhs: LinearExpression, _ rhs: LinearExpression, as definition: LinearExpression, _ text: ConstraintText) {
+            if defining {
+                made.define(c, x, as: definition, lhs, rhs, text)
+            } else {
+                made.add(c, lhs, .equal, rhs, text)
+            }
+        }
+        switch al {
+        case .fill:
+            place(e(c, cStart), e(stack, cStart), as: e(stack, cStart), "\(name) alignment fill: \(cStart) == stack's")
+            made.add(c, cEnd(c), .equal, cEnd(stack), "\(name) alignment fill: end == stack's end")
+        case .leading:
+            place(e(c, cStart), e(stack, cStart), as: e(stack, cStart), "\(name) alignment leading: \(cStart) == stack's")
+            made.add(c, cEnd(c), .lessOrEqual, cEnd(stack), "\(name) alignment leading: end <= stack's end")
+        case .trailing:
+            place(cEnd(c), cEnd(stack), as: cEnd(stack) - e(c, cSize), "\(name) alignment trailing: end == stack's end")
+            made.add(c, e(c, cStart), .greaterOrEqual, e(stack, cStart), "\(name) alignment trailing: \(cStart) >= stack's")
+        case .center:
+            place(e(c, cStart) + e(c, cSize) * 0.5, e(stack, cStart) + e(stack, cSize) * 0.5,
+                  as: e(stack, cStart) + e(stack, cSize) * 0.5 - e(c, cSize) * 0.5, "\(name) alignment center: centre == stack's centre")
+            made.add(c, e(c, cSize), .lessOrEqual, e(stack, cSize), "\(name) alignment center: \(cSize) <= stack's")
         }
     }
 }

@@ -34,6 +34,14 @@ public struct MatrixRenderer: Sendable {
     }
 
     public func render(_ cells: [MatrixCell]) -> SVGPicture {
+        do {
+            return try draw(cells)
+        } catch {
+            return SVGPicture(text: "", pixelWidth: 0, pixelHeight: 0, warnings: [], errors: [error.diagnostic])
+        }
+    }
+
+    private func draw(_ cells: [MatrixCell]) throws(SVGNumberError) -> SVGPicture {
         var rows: [String] = [], columns: [String] = []
         for c in cells {
             if !rows.contains(c.row) { rows.append(c.row) }
@@ -55,39 +63,39 @@ public struct MatrixRenderer: Sendable {
         var y = g
         for h in rowHeight { rowY.append(y); y += cap + h + g }
         let (width, height) = (max(x, 2 * g), max(y, 2 * g))
-        let pw = Int((width * pixelScale).rounded()), ph = Int((height * pixelScale).rounded())
+        let pw = try SVGText.pixels(width * pixelScale), ph = try SVGText.pixels(height * pixelScale)
 
         var b = SVGBuilder()
         b.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
         b.element("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("version", "1.1"), ("width", String(pw)),
-                          ("height", String(ph)), ("viewBox", "0 0 \(SVGText.number(width)) \(SVGText.number(height))")], close: false)
+                          ("height", String(ph)), ("viewBox", "0 0 \(try SVGText.number(width)) \(try SVGText.number(height))")], close: false)
         if let t = options.title { b.element("title", [], text: t) }
-        b.element("rect", [("class", "matrix-background"), ("x", "0"), ("y", "0"), ("width", SVGText.number(width)),
-                           ("height", SVGText.number(height)), ("fill", "#E5E5EA")])
+        b.element("rect", [("class", "matrix-background"), ("x", "0"), ("y", "0"), ("width", try SVGText.number(width)),
+                           ("height", try SVGText.number(height)), ("fill", "#E5E5EA")])
         var warnings: [Diagnostic] = []
         let screen = SVGRenderer(options: options)
         for (i, c) in cells.enumerated() {
             let cx = colX[columns.firstIndex(of: c.column)!], cy = rowY[rows.firstIndex(of: c.row)!]
             let (w, h) = (c.result?.width ?? empty.width, c.result?.height ?? empty.height)
             b.element("g", [("class", "cell"), ("data-row", c.row), ("data-column", c.column)], close: false)
-            b.element("text", [("x", SVGText.number(cx)), ("y", SVGText.number(cy + cap - 7)),
-                               ("font-family", "'DejaVu Sans', sans-serif"), ("font-size", SVGText.number(MatrixRenderer.captionFontSize)),
+            b.element("text", [("x", try SVGText.number(cx)), ("y", try SVGText.number(cy + cap - 7)),
+                               ("font-family", "'DejaVu Sans', sans-serif"), ("font-size", try SVGText.number(MatrixRenderer.captionFontSize)),
                                ("fill", "#1C1C1E")], text: "\(c.row) · \(c.column)")
-            b.element("rect", [("x", SVGText.number(cx - 1)), ("y", SVGText.number(cy + cap - 1)), ("width", SVGText.number(w + 2)),
-                               ("height", SVGText.number(h + 2)), ("fill", "none"), ("stroke", "#3A3A3C"), ("stroke-width", "1")])
-            b.element("svg", [("x", SVGText.number(cx)), ("y", SVGText.number(cy + cap)), ("width", SVGText.number(w)),
-                              ("height", SVGText.number(h)), ("viewBox", "0 0 \(SVGText.number(w)) \(SVGText.number(h))"),
+            b.element("rect", [("x", try SVGText.number(cx - 1)), ("y", try SVGText.number(cy + cap - 1)), ("width", try SVGText.number(w + 2)),
+                               ("height", try SVGText.number(h + 2)), ("fill", "none"), ("stroke", "#3A3A3C"), ("stroke-width", "1")])
+            b.element("svg", [("x", try SVGText.number(cx)), ("y", try SVGText.number(cy + cap)), ("width", try SVGText.number(w)),
+                              ("height", try SVGText.number(h)), ("viewBox", "0 0 \(try SVGText.number(w)) \(try SVGText.number(h))"),
                               ("overflow", "hidden")], close: false)
             if let r = c.result {
                 var cellWarnings: [Diagnostic] = []
-                screen.drawScreen(r, idPrefix: "m\(i)-", into: &b, warnings: &cellWarnings)
+                try screen.drawScreen(r, idPrefix: "m\(i)-", into: &b, warnings: &cellWarnings)
                 warnings += cellWarnings.map { d in
                     var d = d
                     d.message = "\(c.row) · \(c.column): " + d.message
                     return d
                 }
             } else {
-                b.element("rect", [("x", "0"), ("y", "0"), ("width", SVGText.number(w)), ("height", SVGText.number(h)), ("fill", "#FFFFFF")])
+                b.element("rect", [("x", "0"), ("y", "0"), ("width", try SVGText.number(w)), ("height", try SVGText.number(h)), ("fill", "#FFFFFF")])
                 b.element("text", [("x", "12"), ("y", "28"), ("font-family", "'DejaVu Sans', sans-serif"), ("font-size", "13"),
                                    ("fill", WireframeLegend.findingOutline)], text: c.note ?? "not laid out")
             }

@@ -29,6 +29,9 @@ public struct SVGPicture: Sendable, Hashable {
     /// What could not be drawn as written (a colour that is not `#RRGGBB`/`#AARRGGBB`, a
     /// finding naming no node), located at the node's source when known.
     public var warnings: [Diagnostic]
+    /// Why the picture was not drawn (a number SVG cannot hold: not finite, or beyond 1e9);
+    /// `text` is then empty and nothing should be written.
+    public var errors: [Diagnostic] = []
 }
 
 /// Draws a `LayoutResult`: the canvas is the device's pixel size (points × scale), the viewBox
@@ -39,44 +42,53 @@ public struct SVGRenderer: Sendable {
 
     /// The device's pixel size of a result's screen.
     public static func pixelSize(_ r: LayoutResult) -> (width: Int, height: Int) {
-        (Int((r.width * r.device.scale).rounded()), Int((r.height * r.device.scale).rounded()))
+        ((try? SVGText.pixels(r.width * r.device.scale)) ?? 0, (try? SVGText.pixels(r.height * r.device.scale)) ?? 0)
     }
 
     public func render(_ r: LayoutResult) -> SVGPicture {
-        let (pw, ph) = SVGRenderer.pixelSize(r)
+        do {
+            return try draw(r)
+        } catch {
+            let (pw, ph) = SVGRenderer.pixelSize(r)
+            return SVGPicture(text: "", pixelWidth: pw, pixelHeight: ph, warnings: [], errors: [error.diagnostic])
+        }
+    }
+
+    private func draw(_ r: LayoutResult) throws(SVGNumberError) -> SVGPicture {
+        let pw = try SVGText.pixels(r.width * r.device.scale), ph = try SVGText.pixels(r.height * r.device.scale)
         var b = SVGBuilder()
         b.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
         b.element("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("version", "1.1"),
                           ("width", String(pw)), ("height", String(ph)),
-                          ("viewBox", "0 0 \(SVGText.number(r.width)) \(SVGText.number(r.height))")], close: false)
+                          ("viewBox", "0 0 \(try SVGText.number(r.width)) \(try SVGText.number(r.height))")], close: false)
         if let t = options.title { b.element("title", [], text: t) }
         var warnings: [Diagnostic] = []
-        drawScreen(r, idPrefix: "", into: &b, warnings: &warnings)
+        try drawScreen(r, idPrefix: "", into: &b, warnings: &warnings)
         b.end("svg")
         return SVGPicture(text: b.text, pixelWidth: pw, pixelHeight: ph, warnings: warnings)
     }
 
     /// The screen's content in points (0…width × 0…height); ids start with `idPrefix` so several
     /// screens can share one document.
-    func drawScreen(_ r: LayoutResult, idPrefix: String, into b: inout SVGBuilder, warnings: inout [Diagnostic]) {
+    func drawScreen(_ r: LayoutResult, idPrefix: String, into b: inout SVGBuilder, warnings: inout [Diagnostic]) throws(SVGNumberError) {
         var drawing = ScreenDrawing(idPrefix: idPrefix, fonts: FontSizes())
         var background = SVGColor(rgb: WireframeLegend.screenBackground, opacity: 1)
         if let bg = r.root?.background, let c = drawing.color(bg, of: r.root!, what: "background", warnings: &warnings) {
             background = c
         }
-        b.element("rect", [("class", "screen"), ("x", "0"), ("y", "0"), ("width", SVGText.number(r.width)),
-                           ("height", SVGText.number(r.height)), ("fill", WireframeLegend.screenBackground)])
+        b.element("rect", [("class", "screen"), ("x", "0"), ("y", "0"), ("width", try SVGText.number(r.width)),
+                           ("height", try SVGText.number(r.height)), ("fill", WireframeLegend.screenBackground)])
         if background.rgb != WireframeLegend.screenBackground || background.opacity != 1 {
-            b.element("rect", [("class", "screen-background"), ("x", "0"), ("y", "0"), ("width", SVGText.number(r.width)),
-                               ("height", SVGText.number(r.height))] + ScreenDrawing.fill(background))
+            b.element("rect", [("class", "screen-background"), ("x", "0"), ("y", "0"), ("width", try SVGText.number(r.width)),
+                               ("height", try SVGText.number(r.height))] + (try ScreenDrawing.fill(background)))
         }
-        if let root = r.root { drawing.node(root, isRoot: true, into: &b, warnings: &warnings) }
-        if options.safeAreaGuides { safeArea(r, into: &b) }
-        if options.badges, let root = r.root { drawing.badges(root, into: &b) }
-        if options.findings { drawing.findings(r, into: &b, warnings: &warnings) }
+        if let root = r.root { try drawing.node(root, isRoot: true, into: &b, warnings: &warnings) }
+        if options.safeAreaGuides { try safeArea(r, into: &b) }
+        if options.badges, let root = r.root { try drawing.badges(root, into: &b) }
+        if options.findings { try drawing.findings(r, into: &b, warnings: &warnings) }
     }
 
-    private func safeArea(_ r: LayoutResult, into b: inout SVGBuilder) {
+    private func safeArea(_ r: LayoutResult, into b: inout SVGBuilder) throws(SVGNumberError) {
         let s = r.safeArea
         var lines: [(Double, Double, Double, Double)] = []
         if s.top > 0 { lines.append((0, s.top, r.width, s.top)) }
@@ -87,8 +99,8 @@ public struct SVGRenderer: Sendable {
         b.element("g", [("class", "safe-area"), ("stroke", WireframeLegend.safeAreaGuide), ("stroke-width", "0.5"),
                         ("stroke-dasharray", "2 2"), ("fill", "none")], close: false)
         for (x1, y1, x2, y2) in lines {
-            b.element("line", [("x1", SVGText.number(x1)), ("y1", SVGText.number(y1)),
-                               ("x2", SVGText.number(x2)), ("y2", SVGText.number(y2))])
+            b.element("line", [("x1", try SVGText.number(x1)), ("y1", try SVGText.number(y1)),
+                               ("x2", try SVGText.number(x2)), ("y2", try SVGText.number(y2))])
         }
         b.end("g")
     }

@@ -1,5 +1,6 @@
 // Text that goes into an SVG file: XML escaping and numbers written the same way every time.
 import Foundation
+import LoomCore
 
 enum SVGText {
     /// `s` escaped for XML character data and attribute values (`&`, `<`, `>`, `"`, `'`).
@@ -27,15 +28,46 @@ enum SVGText {
         return out
     }
 
-    /// A number with at most 3 decimals, no trailing zeros, no `-0` (byte-stable output).
-    static func number(_ d: Double) -> String {
-        guard d.isFinite else { return "0" }
+    /// A canvas size in pixels (points × scale, rounded), refused like `number` when it is not
+    /// finite or beyond `maxMagnitude` (it would not fit an Int, or any screen).
+    static func pixels(_ d: Double) throws(SVGNumberError) -> Int {
+        guard d.isFinite, abs(d) <= maxMagnitude else { throw SVGNumberError(value: d) }
+        return Int(d.rounded())
+    }
+
+    /// The largest magnitude written to SVG: far beyond any screen (renderers such as cairo
+    /// cannot place coordinates much past 8 million), and small enough that every number is
+    /// written as digits.
+    static let maxMagnitude = 1e9
+
+    /// A number with at most 3 decimals, no trailing zeros, no `-0` (byte-stable output). The
+    /// one function every number in an SVG goes through: it refuses a value that is not
+    /// finite or beyond `maxMagnitude` (it used to write `inf` for a font size of 1e308), so
+    /// the picture is not drawn and the renderer reports why (docs/render.md).
+    static func number(_ d: Double) throws(SVGNumberError) -> String {
+        guard d.isFinite, abs(d) <= maxMagnitude else { throw SVGNumberError(value: d) }
         let r = (d * 1000).rounded() / 1000
         if r == r.rounded(), abs(r) < 1e15 { return String(Int(r)) }
         var s = String(format: "%.3f", r)
         while s.hasSuffix("0") { s.removeLast() }
         if s.hasSuffix(".") { s.removeLast() }
         return s == "-0" ? "0" : s
+    }
+}
+
+/// A number SVG cannot hold (not finite, or beyond `SVGText.maxMagnitude`), and the node whose
+/// drawing needed it.
+struct SVGNumberError: Error {
+    var value: Double
+    var path: String?
+    var location: SourceLocation?
+
+    /// The error the renderer reports.
+    var diagnostic: Diagnostic {
+        let v = value.isNaN ? "NaN" : value.isInfinite ? (value < 0 ? "-infinity" : "infinity") : "\(value)"
+        let what = path.map { "\($0) would be drawn with" } ?? "the picture would hold"
+        return .error("\(what) the number \(v), which an SVG picture cannot hold (every number is finite and at most 1e9 in magnitude, docs/render.md); the picture is not drawn",
+                      at: location)
     }
 }
 

@@ -10,12 +10,12 @@ extension ScreenDrawing {
 
     /// Each tappable node's action, depth first, as a dark rounded badge at the node's top
     /// right (the screen's edge clips it).
-    func badges(_ root: LaidOutNode, into b: inout SVGBuilder) {
+    func badges(_ root: LaidOutNode, into b: inout SVGBuilder) throws(SVGNumberError) {
         var tappable: [LaidOutNode] = []
         root.walk { n in if n.action != nil { tappable.append(n) } }
         guard !tappable.isEmpty else { return }
         b.element("g", [("class", "badges"), ("font-family", "'DejaVu Sans', sans-serif"),
-                        ("font-size", SVGText.number(ScreenDrawing.badgeFontSize))], close: false)
+                        ("font-size", try SVGText.number(ScreenDrawing.badgeFontSize))], close: false)
         for n in tappable {
             let action = n.action!
             let shown = action.count > ScreenDrawing.badgeMaxCharacters
@@ -25,13 +25,13 @@ extension ScreenDrawing {
             let x = max(0, n.frame.maxX - w - 2)
             let y = n.frame.y + 2
             var group: [(String, String)] = [("class", "badge"), ("data-path", n.path)]
-            if n.hidden { group.append(("opacity", SVGText.number(WireframeLegend.ghostOpacity))) }
+            if n.hidden { group.append(("opacity", try SVGText.number(WireframeLegend.ghostOpacity))) }
             b.element("g", group, close: false)
             b.element("title", [], text: "action: \(action)")
-            b.element("rect", [("x", SVGText.number(x)), ("y", SVGText.number(y)), ("width", SVGText.number(w)),
-                               ("height", SVGText.number(ScreenDrawing.badgeHeight)), ("rx", "3"),
+            b.element("rect", [("x", try SVGText.number(x)), ("y", try SVGText.number(y)), ("width", try SVGText.number(w)),
+                               ("height", try SVGText.number(ScreenDrawing.badgeHeight)), ("rx", "3"),
                                ("fill", WireframeLegend.badgeFill)])
-            b.element("text", [("x", SVGText.number(x + 3)), ("y", SVGText.number(y + 9)), ("fill", WireframeLegend.badgeText)],
+            b.element("text", [("x", try SVGText.number(x + 3)), ("y", try SVGText.number(y + 9)), ("fill", WireframeLegend.badgeText)],
                       text: shown)
             b.end("g")
         }
@@ -40,7 +40,7 @@ extension ScreenDrawing {
 
     /// A red outline inside the frame of each node a finding names, with the finding as its
     /// tooltip; a finding whose path names no laid-out node is a warning.
-    func findings(_ r: LayoutResult, into b: inout SVGBuilder, warnings: inout [Diagnostic]) {
+    func findings(_ r: LayoutResult, into b: inout SVGBuilder, warnings: inout [Diagnostic]) throws(SVGNumberError) {
         guard !r.findings.isEmpty else { return }
         var frames: [String: Frame] = [:]
         r.root?.walk { n in if frames[n.path] == nil { frames[n.path] = n.frame } }
@@ -53,9 +53,9 @@ extension ScreenDrawing {
             }
             let h = min(0.75, frame.width / 2, frame.height / 2)
             b.element("rect", [("class", "finding"), ("data-kind", f.kind.rawValue), ("data-path", f.path),
-                               ("x", SVGText.number(frame.x + h)), ("y", SVGText.number(frame.y + h)),
-                               ("width", SVGText.number(max(0, frame.width - 2 * h))),
-                               ("height", SVGText.number(max(0, frame.height - 2 * h)))], close: false)
+                               ("x", try SVGText.number(frame.x + h)), ("y", try SVGText.number(frame.y + h)),
+                               ("width", try SVGText.number(max(0, frame.width - 2 * h))),
+                               ("height", try SVGText.number(max(0, frame.height - 2 * h)))], close: false)
             b.element("title", [], text: "\(f.kind.rawValue): \(f.message)")
             b.end("rect")
         }

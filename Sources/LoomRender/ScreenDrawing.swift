@@ -13,8 +13,8 @@ struct ScreenDrawing {
         self.fonts = fonts
     }
 
-    static func fill(_ c: SVGColor) -> [(String, String)] {
-        c.opacity == 1 ? [("fill", c.rgb)] : [("fill", c.rgb), ("fill-opacity", SVGText.number(c.opacity))]
+    static func fill(_ c: SVGColor) throws(SVGNumberError) -> [(String, String)] {
+        c.opacity == 1 ? [("fill", c.rgb)] : [("fill", c.rgb), ("fill-opacity", try SVGText.number(c.opacity))]
     }
 
     /// A style colour, or nil with a warning when it is not one.
@@ -25,70 +25,85 @@ struct ScreenDrawing {
     }
 
     /// The frame inset by half a stroke, so the outline stays inside the frame.
-    private static func inset(_ f: Frame, _ stroke: Double) -> [(String, String)] {
+    private static func inset(_ f: Frame, _ stroke: Double) throws(SVGNumberError) -> [(String, String)] {
         let h = min(stroke / 2, f.width / 2, f.height / 2)
-        return [("x", SVGText.number(f.x + h)), ("y", SVGText.number(f.y + h)),
-                ("width", SVGText.number(max(0, f.width - 2 * h))), ("height", SVGText.number(max(0, f.height - 2 * h)))]
+        return [("x", try SVGText.number(f.x + h)), ("y", try SVGText.number(f.y + h)),
+                ("width", try SVGText.number(max(0, f.width - 2 * h))), ("height", try SVGText.number(max(0, f.height - 2 * h)))]
     }
 
-    mutating func node(_ n: LaidOutNode, isRoot: Bool, into b: inout SVGBuilder, warnings: inout [Diagnostic]) {
+    /// Draws the node and its children; a number SVG cannot hold is thrown with the (innermost)
+    /// node whose drawing needed it.
+    mutating func node(_ n: LaidOutNode, isRoot: Bool, into b: inout SVGBuilder, warnings: inout [Diagnostic]) throws(SVGNumberError) {
+        do {
+            try drawNode(n, isRoot: isRoot, into: &b, warnings: &warnings)
+        } catch {
+            var e = error
+            if e.path == nil {
+                e.path = n.path
+                e.location = n.location
+            }
+            throw e
+        }
+    }
+
+    private mutating func drawNode(_ n: LaidOutNode, isRoot: Bool, into b: inout SVGBuilder, warnings: inout [Diagnostic]) throws(SVGNumberError) {
         let style = WireframeLegend.style(n.role)
         var group: [(String, String)] = [("class", n.hidden ? "node hidden" : "node"), ("data-role", n.role.rawValue),
                                          ("data-path", n.path)]
         if let id = n.id { group.append(("data-id", id)) }
-        if n.hidden { group.append(("opacity", SVGText.number(WireframeLegend.ghostOpacity))) }
+        if n.hidden { group.append(("opacity", try SVGText.number(WireframeLegend.ghostOpacity))) }
         b.element("g", group, close: false)
         b.element("title", [], text: n.id.map { "\(n.type) \($0) (\(n.view)) \(n.path)" } ?? "\(n.type) (\(n.view)) \(n.path)")
         var fill: [(String, String)] = style.fill.map { [("fill", $0)] } ?? [("fill", "none")]
         if let bg = n.background, !(isRoot && n.role == .screen), let c = color(bg, of: n, what: "background", warnings: &warnings) {
-            fill = ScreenDrawing.fill(c)
+            fill = try ScreenDrawing.fill(c)
         }
         // A ghost always gets an outline, dashed, so an unstyled hidden label still shows.
         let stroke = style.stroke ?? (n.hidden ? "#8E8E93" : nil)
         let width = style.stroke == nil ? (n.hidden ? 0.5 : 0) : style.strokeWidth
         let drawsBox = !(isRoot && n.role == .screen) && (fill[0].1 != "none" || stroke != nil)
         if drawsBox {
-            var rect = ScreenDrawing.inset(n.frame, width) + fill
+            var rect = try ScreenDrawing.inset(n.frame, width) + fill
             if let stroke {
-                rect += [("stroke", stroke), ("stroke-width", SVGText.number(width))]
+                rect += [("stroke", stroke), ("stroke-width", try SVGText.number(width))]
                 if n.hidden { rect.append(("stroke-dasharray", WireframeLegend.ghostDash)) }
             }
-            if style.cornerRadius > 0 { rect.append(("rx", SVGText.number(min(style.cornerRadius, n.frame.height / 2)))) }
+            if style.cornerRadius > 0 { rect.append(("rx", try SVGText.number(min(style.cornerRadius, n.frame.height / 2)))) }
             b.element("rect", rect)
         }
-        if n.role == .image { placeholder(n.frame, style: style, into: &b) }
-        if let m = n.text, !m.lines.isEmpty { text(m, of: n, style: style, into: &b, warnings: &warnings) }
-        for c in n.children { node(c, isRoot: false, into: &b, warnings: &warnings) }
+        if n.role == .image { try placeholder(n.frame, style: style, into: &b) }
+        if let m = n.text, !m.lines.isEmpty { try text(m, of: n, style: style, into: &b, warnings: &warnings) }
+        for c in n.children { try node(c, isRoot: false, into: &b, warnings: &warnings) }
         b.end("g")
     }
 
     /// An image: its box crossed by both diagonals.
-    private func placeholder(_ f: Frame, style: BoxStyle, into b: inout SVGBuilder) {
+    private func placeholder(_ f: Frame, style: BoxStyle, into b: inout SVGBuilder) throws(SVGNumberError) {
         let h = min(style.strokeWidth / 2, f.width / 2, f.height / 2)
         let (x0, y0, x1, y1) = (f.x + h, f.y + h, f.maxX - h, f.maxY - h)
-        let attrs: [(String, String)] = [("stroke", style.stroke ?? "#8E8E93"), ("stroke-width", SVGText.number(style.strokeWidth))]
-        b.element("line", [("x1", SVGText.number(x0)), ("y1", SVGText.number(y0)), ("x2", SVGText.number(x1)), ("y2", SVGText.number(y1))] + attrs)
-        b.element("line", [("x1", SVGText.number(x0)), ("y1", SVGText.number(y1)), ("x2", SVGText.number(x1)), ("y2", SVGText.number(y0))] + attrs)
+        let attrs: [(String, String)] = [("stroke", style.stroke ?? "#8E8E93"), ("stroke-width", try SVGText.number(style.strokeWidth))]
+        b.element("line", [("x1", try SVGText.number(x0)), ("y1", try SVGText.number(y0)), ("x2", try SVGText.number(x1)), ("y2", try SVGText.number(y1))] + attrs)
+        b.element("line", [("x1", try SVGText.number(x0)), ("y1", try SVGText.number(y1)), ("x2", try SVGText.number(x1)), ("y2", try SVGText.number(y0))] + attrs)
     }
 
     /// The measured lines, vertically centred in the frame, each at its baseline (line k at
     /// k × lineHeight + ascender below the text's top); buttons centre each line, other roles
     /// start at the frame's left. Clipped to the frame.
     private mutating func text(_ m: TextMetrics, of n: LaidOutNode, style: BoxStyle, into b: inout SVGBuilder,
-                               warnings: inout [Diagnostic]) {
+                               warnings: inout [Diagnostic]) throws(SVGNumberError) {
         clipCount += 1
         let clip = "\(idPrefix)clip\(clipCount)"
         b.element("clipPath", [("id", clip)], close: false)
-        b.element("rect", [("x", SVGText.number(n.frame.x)), ("y", SVGText.number(n.frame.y)),
-                           ("width", SVGText.number(n.frame.width)), ("height", SVGText.number(n.frame.height))])
+        b.element("rect", [("x", try SVGText.number(n.frame.x)), ("y", try SVGText.number(n.frame.y)),
+                           ("width", try SVGText.number(n.frame.width)), ("height", try SVGText.number(n.frame.height))])
         b.end("clipPath")
         var colour: [(String, String)] = [("fill", style.textColor)]
-        if let t = n.textColor, let c = color(t, of: n, what: "text_color", warnings: &warnings) { colour = ScreenDrawing.fill(c) }
+        if let t = n.textColor, let c = color(t, of: n, what: "text_color", warnings: &warnings) { colour = try ScreenDrawing.fill(c) }
         let centred = n.role == .button
         let x = centred ? n.frame.x + n.frame.width / 2 : n.frame.x
         let top = n.frame.y + (n.frame.height - m.height) / 2
         var attrs: [(String, String)] = [("clip-path", "url(#\(clip))"), ("font-family", family(m.face)),
-                                         ("font-size", SVGText.number(fonts.size(of: m)))]
+                                         ("font-size", try SVGText.number(fonts.size(of: m)))]
         let name = m.face.name.lowercased()
         if name.contains("bold") { attrs.append(("font-weight", "bold")) }
         if name.contains("italic") || name.contains("oblique") { attrs.append(("font-style", "italic")) }
@@ -98,7 +113,7 @@ struct ScreenDrawing {
         var line = SVGBuilder.tag("text", [("xml:space", "preserve")] + attrs + colour) + ">"
         for (k, text) in m.lines.enumerated() {
             let baseline = top + Double(k) * m.lineHeight + m.ascender
-            line += SVGBuilder.tag("tspan", [("x", SVGText.number(x)), ("y", SVGText.number(baseline))]) + ">"
+            line += SVGBuilder.tag("tspan", [("x", try SVGText.number(x)), ("y", try SVGText.number(baseline))]) + ">"
                 + SVGText.escaped(text) + "</tspan>"
         }
         b.raw(line + "</text>")

@@ -25,6 +25,9 @@ struct ConstraintToken: Equatable {
 }
 
 enum ConstraintLexer {
+    /// The largest number a constraint may write (docs/layout.md, "The constraint language").
+    static let maxNumber = 1_000_000.0
+
     static func tokens(_ text: String) throws(ConstraintParseError) -> [ConstraintToken] {
         let chars = Array(text.unicodeScalars)
         var out: [ConstraintToken] = []
@@ -53,7 +56,12 @@ enum ConstraintLexer {
                 if j < chars.count && isIdentStart(chars[j]) {
                     throw ConstraintParseError(column: j + 1, message: "unexpected '\(chars[j])' after the number \(s)")
                 }
-                out.append(ConstraintToken(kind: .number(Double(s)!), column: column, length: j - i))
+                // A million points is beyond any screen; past it the solver's arithmetic loses
+                // every digit of the other terms (and 400 digits are infinity).
+                guard let d = Double(s), d <= ConstraintLexer.maxNumber else {
+                    throw ConstraintParseError(column: column, message: "the number \(s.count > 20 ? String(s.prefix(20)) + "…" : s) is out of range: at most \(Int(ConstraintLexer.maxNumber))")
+                }
+                out.append(ConstraintToken(kind: .number(d), column: column, length: j - i))
                 i = j
             } else if ["=", ">", "<"].contains(c) {
                 if i + 1 < chars.count && chars[i + 1] == "=" {

@@ -35,10 +35,17 @@ struct Row {
     /// +1 when a cell was created, -1 when one was removed, 0 otherwise.
     @discardableResult
     mutating func insert(_ symbol: Int, _ coefficient: Double = 1) -> Int {
+        var moved = 0
+        return insert(symbol, coefficient, moved: &moved)
+    }
+
+    /// `insert(_:_:)`, adding to `moved` the cells it moved.
+    mutating func insert(_ symbol: Int, _ coefficient: Double, moved: inout Int) -> Int {
         let i = find(symbol)
         if i >= 0 {
             let v = coeffs[i] + coefficient
             if nearZero(v) {
+                moved += ids.count - i
                 ids.remove(at: i)
                 coeffs.remove(at: i)
                 return -1
@@ -52,6 +59,7 @@ struct Row {
             ids.append(symbol)
             coeffs.append(coefficient)
         } else {
+            moved += ids.count - at
             ids.insert(symbol, at: at)
             coeffs.insert(coefficient, at: at)
         }
@@ -59,31 +67,39 @@ struct Row {
     }
 
     /// Adds `other × coefficient` (constant and cells). Symbols that appeared or vanished are
-    /// passed to the callbacks (the tableau keeps its column index with them).
-    mutating func insert(_ other: Row, _ coefficient: Double, added: (Int) -> Void = { _ in }, removed: (Int) -> Void = { _ in }) {
+    /// passed to the callbacks (the tableau keeps its column index with them). Returns the
+    /// work done, in cells visited or moved (the solver's work count, `Solver.work`).
+    ///
+    /// Cost: O(m log n) to find other's m cells among this row's n, plus the cells after the
+    /// first one created or dropped (they move). Not a pass over the whole row: a pivot often
+    /// substitutes a row of two or three cells into rows thousands of cells long (a long
+    /// chain of views), where a whole-row pass per substitution cost more than the sums.
+    @discardableResult
+    mutating func insert(_ other: Row, _ coefficient: Double, added: (Int) -> Void = { _ in }, removed: (Int) -> Void = { _ in }) -> Int {
         constant += other.constant * coefficient
         let n = ids.count, m = other.ids.count
-        if m == 0 { return }
+        if m == 0 { return 1 }
         if m == 1 {
             let s = other.ids[0]
-            switch insert(s, other.coeffs[0] * coefficient) {
+            var moved = 1
+            switch insert(s, other.coeffs[0] * coefficient, moved: &moved) {
             case 1: added(s)
             case -1: removed(s)
             default: break
             }
-            return
+            return moved
         }
-        let created = absentSymbols(of: other)
+        let (created, first) = absentSymbols(of: other)
         if created == 0 {
-            addInPlace(other, coefficient, removed: removed)
-            return
+            return m + addInPlace(other, coefficient, from: first, removed: removed)
         }
         // The merge written from the back into the grown arrays (no new arrays while the
         // capacity lasts): the same sums as a forward merge; cells that came out near zero
-        // leave holes (-1), closed afterwards. The callbacks see symbols from the highest down.
+        // leave holes (-1), closed afterwards. It stops at other's first cell: the cells
+        // before it stay where they are. The callbacks see symbols from the highest down.
         ids.append(contentsOf: repeatElement(-1, count: created))
         coeffs.append(contentsOf: repeatElement(0, count: created))
-        var holes = 0
+        var lowestHole = -1
         ids.withUnsafeMutableBufferPointer { a in
             coeffs.withUnsafeMutableBufferPointer { ac in
                 other.ids.withUnsafeBufferPointer { b in
@@ -94,11 +110,11 @@ struct Row {
                                 a[w] = a[i]; ac[w] = ac[i]; i -= 1
                             } else if i < 0 || b[j] > a[i] {
                                 let v = bc[j] * coefficient
-                                if !nearZero(v) { a[w] = b[j]; ac[w] = v; added(b[j]) } else { a[w] = -1; holes += 1 }
+                                if !nearZero(v) { a[w] = b[j]; ac[w] = v; added(b[j]) } else { a[w] = -1; lowestHole = w }
                                 j -= 1
                             } else {
                                 let v = ac[i] + bc[j] * coefficient
-                                if !nearZero(v) { a[w] = a[i]; ac[w] = v } else { removed(a[i]); a[w] = -1; holes += 1 }
+                                if !nearZero(v) { a[w] = a[i]; ac[w] = v } else { removed(a[i]); a[w] = -1; lowestHole = w }
                                 i -= 1; j -= 1
                             }
                             w -= 1
@@ -107,24 +123,45 @@ struct Row {
                 }
             }
         }
-        if holes > 0 { closeHoles() }
+        if lowestHole >= 0 { closeHoles(from: lowestHole) }
+        return m + (n + created - first) + (lowestHole >= 0 ? ids.count - lowestHole : 0)
     }
 
-    /// How many symbols of `other` have no cell here (adding it creates at most that many).
-    private func absentSymbols(of other: Row) -> Int {
+    /// The first position at or after `start` whose symbol is not below `symbol` (`ids.count`
+    /// when none): a galloping search, O(log d) for a distance d from `start`.
+    @inline(__always) private func lowerBound(_ symbol: Int, from start: Int) -> Int {
         let n = ids.count
-        var i = 0, absent = 0
-        for s in other.ids {
-            while i < n && ids[i] < s { i += 1 }
+        var lo = start, hi = start, step = 1
+        while hi < n && ids[hi] < symbol {
+            lo = hi + 1
+            hi = lo + step
+            step &<<= 1
+        }
+        if hi > n { hi = n }
+        while lo < hi {
+            let mid = (lo &+ hi) >> 1
+            if ids[mid] < symbol { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// How many symbols of `other` have no cell here (adding it creates at most that many),
+    /// and the position of other's first symbol (the cells before it are not touched).
+    private func absentSymbols(of other: Row) -> (absent: Int, first: Int) {
+        let n = ids.count
+        var i = 0, absent = 0, first = 0
+        for (k, s) in other.ids.enumerated() {
+            i = lowerBound(s, from: i)
+            if k == 0 { first = i }
             if i < n && ids[i] == s { i += 1 } else { absent += 1 }
         }
-        return absent
+        return (absent, first)
     }
 
-    /// Drops the cells marked -1, keeping the others in order.
-    private mutating func closeHoles() {
-        var w = 0
-        for k in ids.indices where ids[k] >= 0 {
+    /// Drops the cells marked -1 at or after `start` (none before it), keeping the others in order.
+    private mutating func closeHoles(from start: Int) {
+        var w = start
+        for k in start..<ids.count where ids[k] >= 0 {
             ids[w] = ids[k]
             coeffs[w] = coeffs[k]
             w += 1
@@ -135,23 +172,28 @@ struct Row {
 
     /// The merge of `insert(_:_:added:removed:)` when no cell is created: the same sums,
     /// written over the existing cells (no new arrays); cells that became near zero dropped.
-    private mutating func addInPlace(_ other: Row, _ coefficient: Double, removed: (Int) -> Void) {
-        var dropped = 0
-        var i = 0
+    /// `from` is the position of other's first symbol. Returns the cells moved.
+    private mutating func addInPlace(_ other: Row, _ coefficient: Double, from: Int, removed: (Int) -> Void) -> Int {
+        var firstHole = -1
+        var i = from
         for j in other.ids.indices {
             let s = other.ids[j]
-            while ids[i] < s { i += 1 }
+            i = lowerBound(s, from: i)
             let v = coeffs[i] + other.coeffs[j] * coefficient
             if nearZero(v) {
                 ids[i] = -1
-                dropped += 1
+                if firstHole < 0 { firstHole = i }
                 removed(s)
             } else {
                 coeffs[i] = v
             }
             i += 1
         }
-        if dropped > 0 { closeHoles() }
+        if firstHole >= 0 {
+            closeHoles(from: firstHole)
+            return ids.count - firstHole
+        }
+        return 0
     }
 
     /// Removes the symbol's cell; true when there was one.

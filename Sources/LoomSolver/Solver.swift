@@ -33,6 +33,9 @@ public enum SolverError: Error, Sendable, Equatable {
     case badRequiredStrength
     /// The tableau reached a state kiwi calls an internal error (an unbounded objective).
     case internalError(String)
+    /// The solver's work passed `Solver.workLimit`: it stopped between two pivots (every
+    /// constraint accepted so far holds at the current values; the objective is not optimal).
+    case workLimitExceeded(Int)
 }
 
 public struct Solver: Sendable {
@@ -53,6 +56,8 @@ public struct Solver: Sendable {
     /// rollback; `journaled` marks the symbols whose row is in it.
     var journal: [(Int, Row?)]?
     var journaled: [Bool] = [false]
+    /// Scratch marks by symbol (all false between uses): the columns a rollback visits.
+    var marked: [Bool] = [false]
 
     // Variables: index = Variable.index.
     var names: [String] = []
@@ -79,7 +84,26 @@ public struct Solver: Sendable {
     }
     var edits: [Int: Edit] = [:]
 
+    /// The work done so far, in steps of roughly constant cost: cells of rows visited, merged,
+    /// moved or copied, column entries scanned, variables updated. It grows with every
+    /// operation and is never reset; it is the same for the same calls on any machine.
+    public private(set) var work = 0
+    /// Pivots made, and rows a pivot's substitution changed, so far (never reset).
+    public internal(set) var pivots = 0
+    public internal(set) var rowsSubstituted = 0
+    /// When `work` passes it, `add`, `remove` and `suggestValue` throw `.workLimitExceeded` at
+    /// the next pivot (and every call after that). No limit by default.
+    public var workLimit = Int.max
+
     public init() {}
+
+    /// Counts `steps` of work (see `work`).
+    @inline(__always) mutating func spend(_ steps: Int) { work &+= steps }
+
+    /// Throws once the work has passed the limit.
+    @inline(__always) func checkWork() throws(SolverError) {
+        if work > workLimit { throw .workLimitExceeded(workLimit) }
+    }
 
     // MARK: Variables
 
@@ -102,6 +126,7 @@ public struct Solver: Sendable {
     /// kiwi's updateVariables: each variable the solver has seen takes its basic row's constant,
     /// or 0 when it is not basic.
     public mutating func updateVariables() {
+        spend(symbolOf.count)
         for i in 0..<symbolOf.count {
             let s = symbolOf[i]
             if s != 0 { values[i] = rows[s]?.constant ?? 0 }
@@ -114,6 +139,7 @@ public struct Solver: Sendable {
     /// throws `.unsatisfiable`, and the solver is left exactly as before the call.
     @discardableResult
     public mutating func add(_ constraint: Constraint) throws(SolverError) -> ConstraintHandle {
+        try checkWork()
         let tick = kinds.count
         let variables = names.count
         var (row, marker, other) = createRow(constraint)
@@ -158,6 +184,7 @@ public struct Solver: Sendable {
 
     /// Removes a constraint (kiwi's removeConstraint).
     public mutating func remove(_ handle: ConstraintHandle) throws(SolverError) {
+        try checkWork()
         guard let rec = record(handle) else { throw .unknownConstraint(handle) }
         records[handle.id] = nil
         liveConstraints -= 1
@@ -170,6 +197,7 @@ public struct Solver: Sendable {
         if rows[rec.marker] != nil {
             _ = takeRow(rec.marker)
         } else {
+            spend(cols[rec.marker].count)
             let leaving = markerLeavingRow(rec.marker)
             if leaving == 0 { throw .internalError("failed to find leaving row") }
             var row = takeRow(leaving)
@@ -213,6 +241,7 @@ public struct Solver: Sendable {
     /// kiwi's suggestValue, then its dual optimization.
     public mutating func suggestValue(_ v: Variable, _ value: Double) throws(SolverError) {
         guard var info = edits[v.index] else { throw .unknownEditVariable(v) }
+        try checkWork()
         let delta = value - info.constant
         info.constant = value
         edits[v.index] = info
@@ -221,6 +250,7 @@ public struct Solver: Sendable {
         } else if rows[info.other] != nil {
             if addToConstant(info.other, delta) < 0 { infeasible.append(info.other) }
         } else {
+            spend(cols[info.marker].count)
             for rid in cols[info.marker].sorted() {
                 let coeff = rows[rid]!.coefficient(for: info.marker)
                 if coeff != 0 && addToConstant(rid, delta * coeff) < 0 && kinds[rid] != .external {
@@ -241,6 +271,7 @@ public struct Solver: Sendable {
         cols.reserveCapacity(symbols)
         owner.reserveCapacity(symbols)
         journaled.reserveCapacity(symbols)
+        marked.reserveCapacity(symbols)
         objective.reserveCapacity(symbols)
         records.reserveCapacity(records.count + n)
     }
@@ -254,6 +285,7 @@ public struct Solver: Sendable {
         objective.grow(canEnter: kind != .dummy)
         owner.append(-1)
         journaled.append(false)
+        marked.append(false)
         return kinds.count - 1
     }
 
@@ -272,9 +304,10 @@ public struct Solver: Sendable {
         var row = Row(constant: expr.constant)
         row.ids.reserveCapacity(expr.terms.count + 2)
         row.coeffs.reserveCapacity(expr.terms.count + 2)
+        spend(expr.terms.count)
         for t in expr.terms where !nearZero(t.coefficient) {
             let s = symbol(for: t.variable)
-            if let basic = rows[s] { row.insert(basic, t.coefficient) } else { row.insert(s, t.coefficient) }
+            if let basic = rows[s] { spend(row.insert(basic, t.coefficient)) } else { spend(row.ids.count); row.insert(s, t.coefficient) }
         }
         var marker = 0, other = 0
         switch c.relation {
@@ -316,7 +349,15 @@ public struct Solver: Sendable {
 
     /// The required constraints owning these marker symbols, in the order they were added.
     func conflicts(in symbols: [Int]) -> [ConstraintHandle] {
-        let ids = Set(symbols.compactMap { $0 < owner.count && owner[$0] >= 0 ? owner[$0] : nil }).filter { records[$0]?.constraint.strength == Strength.required }
-        return ids.sorted().map { ConstraintHandle(id: $0) }
+        // Sorted, then repeats dropped (no hashing: a rejected constraint may have thousands).
+        var ids = symbols.compactMap { $0 < owner.count && owner[$0] >= 0 ? owner[$0] : nil }
+        ids.sort()
+        var out: [ConstraintHandle] = []
+        var previous = -1
+        for id in ids where id != previous {
+            previous = id
+            if records[id]?.constraint.strength == Strength.required { out.append(ConstraintHandle(id: id)) }
+        }
+        return out
     }
 }

@@ -19,6 +19,7 @@ extension Solver {
     /// Remembers a row's contents before its first change while a journal is open.
     @inline(__always) mutating func touch(_ rid: Int) {
         if journal != nil && !journaled[rid] {
+            spend(rows[rid]?.ids.count ?? 1)  // the row is copied at its first change
             journaled[rid] = true
             journal!.append((rid, rows[rid]))
         }
@@ -39,6 +40,7 @@ extension Solver {
     }
 
     @inline(__always) mutating func removeFromColumn(_ s: Int, _ rid: Int) {
+        spend(cols[s].count)
         if let k = cols[s].firstIndex(of: rid) {
             cols[s].swapAt(k, cols[s].count - 1)
             cols[s].removeLast()
@@ -50,6 +52,7 @@ extension Solver {
     }
 
     mutating func setRow(_ rid: Int, _ row: Row) {
+        spend(row.ids.count)
         touch(rid)
         rows[rid] = row
         for s in row.ids { addToColumn(s, rid) }
@@ -77,23 +80,31 @@ extension Solver {
     mutating func substitute(_ symbol: Int, _ row: Row) {
         let holders = cols[symbol]
         cols[symbol] = []
+        spend(row.ids.count * 2 + 1)  // the objectives' substitutions
+        rowsSubstituted &+= holders.count
         for rid in holders {
+            spend(1)
             touch(rid)
             var r = rows[rid].take()!
             let i = r.find(symbol)
             let c = r.coeffs[i]
             r.ids.remove(at: i)
             r.coeffs.remove(at: i)
-            r.insert(row, c, added: { addToColumn($0, rid) }, removed: { removeFromColumn($0, rid) })
+            let cost = r.insert(row, c, added: { addToColumn($0, rid) }, removed: { removeFromColumn($0, rid) })
+            spend(cost)
             noteConstant(rid, r.constant)
             rows[rid] = r
         }
-        if !negatives.isEmpty { infeasible.append(contentsOf: negatives.sorted()) }
+        if !negatives.isEmpty {
+            spend(negatives.count)
+            infeasible.append(contentsOf: negatives.sorted())
+        }
         objective.substitute(symbol, row)
         if artificial != nil { artificial!.substitute(symbol, row) }
     }
 
     mutating func pivot(leaving: Int, entering: Int) {
+        pivots &+= 1
         var row = takeRow(leaving)
         row.solve(leaving, for: entering)
         substitute(entering, row)
@@ -105,8 +116,11 @@ extension Solver {
     /// kiwi's optimize: primal simplex on the objective (or the artificial one) to its minimum.
     mutating func optimize(artificial useArtificial: Bool) throws(SolverError) {
         while true {
+            try checkWork()
+            if useArtificial { spend(artificial!.ids.count) }
             let entering = useArtificial ? enteringSymbol(artificial!) : objective.entering()
             if entering == 0 { return }
+            spend(cols[entering].count)
             let leaving = leavingRow(entering)
             if leaving == 0 { throw .internalError("The objective is unbounded.") }
             pivot(leaving: leaving, entering: entering)
@@ -116,7 +130,9 @@ extension Solver {
     /// kiwi's dualOptimize: restores feasibility after suggested values moved constants.
     mutating func dualOptimize() throws(SolverError) {
         while let leaving = infeasible.popLast() {
+            try checkWork()
             guard let r = rows[leaving], !nearZero(r.constant), r.constant < 0 else { continue }
+            spend(r.ids.count)
             let entering = dualEnteringSymbol(r)
             if entering == 0 { throw .internalError("Dual optimize failed.") }
             pivot(leaving: leaving, entering: entering)
@@ -213,8 +229,32 @@ extension Solver {
     mutating func rollBack(toSymbols tick: Int, variables: Int) {
         if let j = journal {
             journal = nil
+            // The journaled rows out, then their old contents back. Their entries are taken out
+            // of each column they touch in one pass per column (not one scan of the column per
+            // cell: a rejected constraint can touch thousands of rows that share symbols, each
+            // column thousands long). `journaled` marks those rows until then. Column order
+            // does not matter to any reader.
+            var symbols: [Int] = []
+            func visit(_ ids: [Int]) {
+                spend(ids.count)
+                for s in ids where !marked[s] {
+                    marked[s] = true
+                    symbols.append(s)
+                }
+            }
+            for (rid, old) in j {
+                if let r = rows[rid].take() {
+                    visit(r.ids)
+                    negatives.remove(rid)
+                }
+                if let old { visit(old.ids) }
+            }
+            for s in symbols {
+                marked[s] = false
+                spend(cols[s].count)
+                cols[s].removeAll { journaled[$0] }
+            }
             for (rid, _) in j { journaled[rid] = false }
-            for (rid, _) in j where rows[rid] != nil { _ = takeRow(rid) }
             for (rid, old) in j { if let old { setRow(rid, old) } }
         }
         kinds.removeSubrange(tick...)
@@ -222,6 +262,7 @@ extension Solver {
         cols.removeSubrange(tick...)
         owner.removeSubrange(tick...)
         journaled.removeSubrange(tick...)
+        marked.removeSubrange(tick...)
         for i in 0..<variables where symbolOf[i] >= tick { symbolOf[i] = 0 }
         objective.rollBack(toSymbols: tick)
     }

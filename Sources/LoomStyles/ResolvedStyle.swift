@@ -137,7 +137,11 @@ extension StyleLibrary {
                 } else {
                     let hint = DidYouMean.hint(key, among: schema.types.keys)
                     out.diagnostics.warning("'\(TextEscape.escaped(key))' is not declared in the style schema of '\(schema.owner)'\(hint); passed through as JSON", at: e.location)
-                    outcome = .success(.json(e.value.plain))
+                    if let bad = StyleValueParser.Parser(key: key, file: e.valueLocation.file).outOfRange(e.value) {
+                        outcome = .failure(bad)
+                    } else {
+                        outcome = .success(.json(e.value.plain))
+                    }
                 }
             } else {
                 outcome = StyleValueParser.infer(e.value, key: key, file: e.valueLocation.file)
@@ -166,9 +170,12 @@ public enum LayoutStyleKeys {
             guard let o = value.object else {
                 return .failure(.error("'constraints' maps constraint names to numbers ({\"poster_top\": 40}), found \(value.kindName)", at: location))
             }
-            for m in o.members where m.value.double == nil {
-                return .failure(.error("'constraints.\(TextEscape.escaped(m.key))' is the constant of a named constraint: a number, found \(m.value.kindName)",
-                                       at: m.value.position.located(in: file)))
+            for m in o.members {
+                guard let d = m.value.double else {
+                    return .failure(.error("'constraints.\(TextEscape.escaped(m.key))' is the constant of a named constraint: a number, found \(m.value.kindName)",
+                                           at: m.value.position.located(in: file)))
+                }
+                if case .failure(let e) = StyleValueParser.Parser(key: "constraints.\(m.key)", file: file).inRange(d, m.value) { return .failure(e) }
             }
             return .success(.json(value.plain))
         default:

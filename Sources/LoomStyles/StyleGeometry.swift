@@ -21,7 +21,7 @@ extension StyleValueParser.Parser {
                 }
             }
             guard let v else { return fail("\(type.rawValue) is \(type.forms), found \"\(TextEscape.escaped(s))\"", node) }
-            return .success(v)
+            return inRange(v, node)
         }
         guard node.object != nil else { return expected(type, node) }
         switch type {
@@ -30,14 +30,14 @@ extension StyleValueParser.Parser {
         case .point:
             return fields(node, ["x", "y"], type).map { .point(x: $0[0], y: $0[1]) }
         case .size:
-            return fields(node, ["width", "height"], type).map { .size(width: $0[0], height: $0[1]) }
+            return fields(node, ["width", "height"], type, nonNegative: true).map { .size(width: $0[0], height: $0[1]) }
         default:
             let o = node.object!
             if let bad = unknownKey(o, ["origin", "size"]) { return fail("a rect has only \"origin\" and \"size\", found '\(TextEscape.escaped(bad.key))'", bad.value) }
             guard let origin = o["origin"], let size = o["size"] else { return fail("a rect needs \"origin\" {x, y} and \"size\" {width, height}", node) }
             guard origin.object != nil else { return fail("a rect's \"origin\" is {\"x\", \"y\"}, found \(origin.kindName)", origin) }
             guard size.object != nil else { return fail("a rect's \"size\" is {\"width\", \"height\"}, found \(size.kindName)", size) }
-            let p = fields(origin, ["x", "y"], type), z = fields(size, ["width", "height"], type)
+            let p = fields(origin, ["x", "y"], type), z = fields(size, ["width", "height"], type, nonNegative: true)
             switch (p, z) {
             case (.success(let a), .success(let b)): return .success(.rect(x: a[0], y: a[1], width: b[0], height: b[1]))
             case (.failure(let e), _), (_, .failure(let e)): return .failure(e)
@@ -45,8 +45,25 @@ extension StyleValueParser.Parser {
         }
     }
 
-    /// The numbers at `names` of an object holding exactly those keys.
-    func fields(_ node: JSONNode, _ names: [String], _ type: StyleType) -> Result<[Double], Diagnostic> {
+    /// A geometry value from the string form when its numbers are in range (a size's and a
+    /// rect's width and height not below 0), else an error at the string.
+    func inRange(_ v: StyleValue, _ node: JSONNode) -> StyleValueParser.Outcome {
+        let numbers: [Double], sizes: [Double]
+        switch v {
+        case .insets(let t, let l, let b, let r): (numbers, sizes) = ([t, l, b, r], [])
+        case .point(let x, let y): (numbers, sizes) = ([x, y], [])
+        case .size(let w, let h): (numbers, sizes) = ([], [w, h])
+        case .rect(let x, let y, let w, let h): (numbers, sizes) = ([x, y], [w, h])
+        default: (numbers, sizes) = ([], [])
+        }
+        for d in numbers { if case .failure(let e) = inRange(d, node) { return .failure(e) } }
+        for d in sizes { if case .failure(let e) = inRange(d, node, what: "a width or height", nonNegative: true) { return .failure(e) } }
+        return .success(v)
+    }
+
+    /// The numbers at `names` of an object holding exactly those keys, each in range (not below
+    /// 0 when `nonNegative`: a size's width and height).
+    func fields(_ node: JSONNode, _ names: [String], _ type: StyleType, nonNegative: Bool = false) -> Result<[Double], Diagnostic> {
         let o = node.object!
         let list = names.map { "\"\($0)\"" }.joined(separator: ", ")
         if let bad = unknownKey(o, Set(names)) {
@@ -56,7 +73,10 @@ extension StyleValueParser.Parser {
         for n in names {
             guard let x = o[n] else { return .failure(fail("\(type.rawValue) needs \(list): \"\(n)\" is missing", node).failure!) }
             guard let d = x.double else { return .failure(fail("\"\(n)\" is a number, found \(x.kindName)", x).failure!) }
-            out.append(d)
+            switch inRange(d, x, what: "\"\(n)\"", nonNegative: nonNegative) {
+            case .success(let d): out.append(d)
+            case .failure(let e): return .failure(e)
+            }
         }
         return .success(out)
     }

@@ -1,9 +1,19 @@
 import LoomCore
 
 /// Reads a property value as a declared type, in exactly the forms MRGArchitect accepts; a
-/// value that does not parse is an error (never MRGArchitect's silent zero).
+/// value that does not parse is an error (never MRGArchitect's silent zero), and so is a number
+/// out of the range its kind allows (`StyleValueParser.maxMagnitude`, `maxFontSize`): an
+/// absurd value (a font size of 1e308, a negative width) is located at the style file's line
+/// and column, never clamped or carried into layout and pictures (docs/styles.md, "Value ranges").
 public enum StyleValueParser {
     public typealias Outcome = Result<StyleValue, Diagnostic>
+
+    /// Every number in a style value (integers, floats, the parts of insets, points, sizes and
+    /// rects, numbers inside other JSON) is at most this in magnitude: a million points is
+    /// far beyond any screen, and the layout's arithmetic stays finite.
+    public static let maxMagnitude = 1_000_000.0
+    /// A font's size is above 0 and at most this (points).
+    public static let maxFontSize = 10_000.0
 
     /// `node` (from `file`) as `type`; errors name `key`.
     public static func parse(_ node: JSONNode, as type: StyleType, key: String, file: String) -> Outcome {
@@ -14,10 +24,11 @@ public enum StyleValueParser {
     /// Without a schema: the type the form shows (objects and arrays by their keys), strings
     /// left as strings, anything else plain JSON.
     public static func infer(_ node: JSONNode, key: String, file: String) -> Outcome {
+        let p = Parser(key: key, file: file)
         switch node.kind {
         case .bool(let b): return .success(.boolean(b))
-        case .int(let i): return .success(.integer(i))
-        case .double(let d): return .success(.float(d))
+        case .int(let i): return p.inRange(Double(i), node).map { _ in .integer(i) }
+        case .double(let d): return p.inRange(d, node).map { .float($0) }
         case .string(let s): return .success(.string(s))
         case .null: return .success(.json(.null))
         case .object(let o):
@@ -26,12 +37,14 @@ public enum StyleValueParser {
             for (k, t) in shapes where o.members.count >= k.count && o.members.allSatisfy({ k.contains($0.key) }) && k.allSatisfy({ o[$0] != nil }) {
                 return parse(node, as: t, key: key, file: file)
             }
+            if let bad = p.outOfRange(node) { return .failure(bad) }
             return .success(.json(node.plain))
         case .array(let items):
             let stop: Set<String> = ["location", "color"]
             if !items.isEmpty, items.allSatisfy({ $0.object.map { Set($0.keys) == stop } ?? false }) {
                 return parse(node, as: .gradient, key: key, file: file)
             }
+            if let bad = p.outOfRange(node) { return .failure(bad) }
             return .success(.json(node.plain))
         }
     }
@@ -54,6 +67,35 @@ public enum StyleValueParser {
             fail("\(type.rawValue) is \(type.forms), found \(node.kindName)", node)
         }
 
+        /// `d` when its magnitude is at most `maxMagnitude` (and it is not below 0 when
+        /// `nonNegative`), else an error at `node`.
+        func inRange(_ d: Double, _ node: JSONNode, what: String = "a number", nonNegative: Bool = false) -> Result<Double, Diagnostic> {
+            let max = JSONValue.numberText(StyleValueParser.maxMagnitude)
+            if nonNegative && d < 0 {
+                return .failure(fail("\(what) is from 0 to \(max), found \(JSONValue.numberText(d))", node).failure!)
+            }
+            guard d.isFinite, abs(d) <= StyleValueParser.maxMagnitude else {
+                return .failure(fail("\(what) is at most \(max) in magnitude (docs/styles.md, \"Value ranges\"), found \(JSONValue.numberText(d))", node).failure!)
+            }
+            return .success(d)
+        }
+
+        /// The first number inside `node` (any JSON) out of range, as an error at that number.
+        func outOfRange(_ node: JSONNode) -> Diagnostic? {
+            // Iterative: a style value's nesting is the JSON parser's to bound, not the stack's.
+            var stack = [node]
+            while let n = stack.popLast() {
+                switch n.kind {
+                case .int(let i): if case .failure(let e) = inRange(Double(i), n) { return e }
+                case .double(let d): if case .failure(let e) = inRange(d, n) { return e }
+                case .object(let o): for m in o.members.reversed() { stack.append(m.value) }
+                case .array(let items): stack.append(contentsOf: items.reversed())
+                default: break
+                }
+            }
+            return nil
+        }
+
         mutating func value(_ node: JSONNode, _ type: StyleType) -> Outcome {
             switch type {
             case .boolean:
@@ -64,12 +106,12 @@ public enum StyleValueParser {
                 guard let i = node.int else { return fail("\(type.rawValue) is \(type.forms), found \(JSONValue.numberText(d))", node) }
                 if type == .unsigned {
                     guard i >= 0 else { return fail("unsigned is \(type.forms), found the negative \(i)", node) }
-                    return .success(.unsigned(i))
+                    return inRange(d, node, what: "a whole number").map { _ in .unsigned(i) }
                 }
-                return .success(.integer(i))
+                return inRange(d, node, what: "a whole number").map { _ in .integer(i) }
             case .float:
                 guard let d = node.double else { return expected(type, node) }
-                return .success(.float(d))
+                return inRange(d, node).map { .float($0) }
             case .string:
                 guard let s = node.string else { return expected(type, node) }
                 return .success(.string(s))
@@ -83,7 +125,10 @@ public enum StyleValueParser {
                 guard let name = o["name"] else { return fail("a font needs \"name\"", node) }
                 guard let n = name.string, !n.isEmpty else { return fail("a font's \"name\" is a non-empty string, found \(name.kindName)", name) }
                 guard let size = o["size"] else { return fail("a font needs \"size\"", node) }
-                guard let s = size.double, s > 0, s.isFinite else { return fail("a font's \"size\" is a number above 0, found \(size.kindName == "a number" ? JSONValue.numberText(size.double ?? 0) : size.kindName)", size) }
+                let sizeRange = "a number above 0 and at most \(JSONValue.numberText(StyleValueParser.maxFontSize)) (docs/styles.md, \"Value ranges\")"
+                guard let s = size.double, s > 0, s.isFinite, s <= StyleValueParser.maxFontSize else {
+                    return fail("a font's \"size\" is \(sizeRange), found \(size.kindName == "a number" ? JSONValue.numberText(size.double ?? 0) : size.kindName)", size)
+                }
                 return .success(.font(name: n, size: s))
             case .gradient:
                 return gradient(node)

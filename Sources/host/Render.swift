@@ -123,7 +123,9 @@ struct Render: ParsableCommand {
             picture = SVGRenderer(options: options).render(layout.result)
         }
         diagnostics.append(contentsOf: picture.warnings)
-        write(picture, project: ws.project.root, &diagnostics)
+        // A picture that would hold a number SVG cannot (not finite, or absurd) is not drawn:
+        // the error says which node, and nothing is written.
+        if picture.errors.isEmpty { write(picture, project: ws.project.root, &diagnostics) } else { diagnostics.append(contentsOf: picture.errors) }
         if Console.report(diagnostics) { throw ExitCode(1) }
     }
 

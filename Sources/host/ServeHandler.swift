@@ -105,7 +105,9 @@ enum ServeHandler {
         let result = LayoutEngine(factory: ws.factory, measurer: fonts).layout(resolved: resolution.tree, on: ctx).result
         // The title host render gives the picture.
         let title = "\(resolution.screen) · \(profile.name ?? "no user") · \(ctx.device.name) \(ctx.orientation.rawValue)"
-        return APIResponse(status: 200, body: SVGRenderer(options: RenderOptions(title: title)).render(result).text, contentType: "image/svg+xml")
+        let picture = SVGRenderer(options: RenderOptions(title: title)).render(result)
+        if let e = picture.errors.first { return .problem(422, "Picture not drawn", detail: e.message) }
+        return APIResponse(status: 200, body: picture.text, contentType: "image/svg+xml")
     }
 
     /// The user of a request: `profile` (query or body), `user` attributes (body), `now`; the

@@ -109,7 +109,7 @@ final class SVGRendererTests: XCTestCase {
         // baselines at top + k × lineHeight + ascender (15.78).
         let top = 100 + (50 - m.height) / 2
         XCTAssertEqual(xml.all("tspan").map { $0.attributes["y"]! },
-                       [SVGText.number(top + m.ascender), SVGText.number(top + m.lineHeight + m.ascender)])
+                       [try SVGText.number(top + m.ascender), try SVGText.number(top + m.lineHeight + m.ascender)])
         XCTAssertEqual(xml.all("tspan").map { $0.attributes["x"]! }, ["10", "10"])
         let clip = try XCTUnwrap(xml.all("clipPath").first)
         XCTAssertEqual(clip.attributes["id"], "clip1")

@@ -14,7 +14,7 @@ final class AmbiguityMethodTests: XCTestCase {
         }
     }
 
-    func randomSystem(seed: UInt64) -> (Solver, [Variable]) {
+    static func randomSystem(seed: UInt64) -> (Solver, [Variable]) {
         var g = Generator(state: seed)
         var s = Solver()
         let views = 2 + g.next(6)
@@ -41,7 +41,7 @@ final class AmbiguityMethodTests: XCTestCase {
     func testTableauReadingAgreesWithProbingOnGeneratedSystems() {
         var ambiguousSeen = 0, determinedSeen = 0
         for seed in 1...400 as ClosedRange<UInt64> {
-            let (s, vars) = randomSystem(seed: seed)
+            let (s, vars) = Self.randomSystem(seed: seed)
             let fast = s.ambiguousVariables(vars, maxProbes: 0)
             let fastWithProbes = s.ambiguousVariables(vars)
             let reference = s.ambiguousVariablesByProbing(vars)

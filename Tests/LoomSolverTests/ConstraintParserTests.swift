@@ -97,6 +97,8 @@ final class ConstraintParserTests: XCTestCase {
             ("top == bottom", 8, "'bottom' is an attribute: name its view first"),
             ("top == parent.top $", 19, "unexpected character '$'"),
             ("width == 12px", 12, "unexpected 'p' after the number 12"),
+            ("width == 1000001", 10, "the number 1000001 is out of range: at most 1000000"),
+            ("width == #a.width * 0.5 + \(String(repeating: "9", count: 400))", 27, "the number 99999999999999999999… is out of range: at most 1000000"),
             ("center == {1, 2}", 11, "a size {w, h} constrains 'size', not 'center'"),
             ("top == parent.top * 2 * 3", 23, "unexpected '*'"),
         ]
