@@ -87,6 +87,8 @@ struct LayoutSystem: Sendable {
         for _ in 0..<(nodeCount * FrameVar.allCases.count) { _ = solver.makeVariable() }
         solver.reserveCapacity(constraints: expected)
         solver.workLimit = LayoutSystem.workLimit
+        // Under a `host serve` request's deadline, one long `add` stops at the deadline too.
+        if Deadline.current != nil { solver.shouldStop = { Deadline.expired } }
         definitions = Definitions(variables: nodeCount * FrameVar.allCases.count)
     }
 
@@ -117,6 +119,11 @@ struct LayoutSystem: Sendable {
             accepted.append(false)
             if case .unsatisfiable(let u) = error {
                 reportUnsatisfiable(index, tree, conflicting: u.conflicting.compactMap { $0.id < handles.count && handles[$0.id] >= 0 ? handles[$0.id] : nil })
+            } else if case .stopped = error {
+                // Past the request's deadline: its answer is a 503; nothing more is added.
+                stopped = true
+                diagnostics.append(.error("layout stopped at the request's time limit (--request-timeout); constraint '\(origin.text.string)' on \(tree.describe(origin.node)) and the ones after it are left out",
+                                          at: tree.nodes[0].location))
             } else if case .workLimitExceeded(let limit) = error {
                 stopped = true
                 diagnostics.append(.error("layout stopped: solving \(tree.describe(0))'s constraints needed more than \(limit) steps of the solver (docs/layout.md, \"Cost\"); constraint '\(origin.text.string)' on \(tree.describe(origin.node)) and the ones after it are left out, and the frames are not reliable",

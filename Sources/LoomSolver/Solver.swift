@@ -36,6 +36,9 @@ public enum SolverError: Error, Sendable, Equatable {
     /// The solver's work passed `Solver.workLimit`: it stopped between two pivots (every
     /// constraint accepted so far holds at the current values; the objective is not optimal).
     case workLimitExceeded(Int)
+    /// `Solver.shouldStop` said so (a `host serve` request past its deadline): it stopped
+    /// between two pivots, as for `workLimitExceeded`.
+    case stopped
 }
 
 public struct Solver: Sendable {
@@ -94,6 +97,9 @@ public struct Solver: Sendable {
     /// When `work` passes it, `add`, `remove` and `suggestValue` throw `.workLimitExceeded` at
     /// the next pivot (and every call after that). No limit by default.
     public var workLimit = Int.max
+    /// Asked at every pivot when set: true stops the solver there (`.stopped`), so that one
+    /// long `add` cannot outlive a deadline the caller has (LoomSolver knows no clock).
+    public var shouldStop: (@Sendable () -> Bool)?
 
     public init() {}
 
@@ -103,6 +109,7 @@ public struct Solver: Sendable {
     /// Throws once the work has passed the limit.
     @inline(__always) func checkWork() throws(SolverError) {
         if work > workLimit { throw .workLimitExceeded(workLimit) }
+        if let shouldStop, shouldStop() { throw .stopped }
     }
 
     // MARK: Variables

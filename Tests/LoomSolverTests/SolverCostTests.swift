@@ -45,6 +45,22 @@ final class SolverCostTests: XCTestCase {
         XCTAssertTrue((0..<s.variableCount).allSatisfy { s[Variable(index: $0)].isFinite })
     }
 
+    /// `shouldStop` (a serve request's deadline) stops the solver at a pivot, inside one `add`;
+    /// asked for nothing, it changes nothing.
+    func testShouldStopStopsAtAPivot() throws {
+        var full = Solver()
+        try chain(&full, 60)
+        var same = Solver()
+        same.shouldStop = { false }
+        try chain(&same, 60)
+        XCTAssertEqual(same.work, full.work)
+        XCTAssertEqual(same.pivots, full.pivots)
+        var s = Solver()
+        s.shouldStop = { true }
+        XCTAssertThrowsError(try chain(&s, 60)) { XCTAssertEqual($0 as? SolverError, .stopped) }
+        XCTAssertLessThan(s.pivots, full.pivots)
+    }
+
     /// A two-cell row substituted into a long row costs its cells and the cells it moves, not a
     /// pass over the long row (the row merge finds its cells by galloping).
     func testARowMergeCostsTheCellsItTouches() {
