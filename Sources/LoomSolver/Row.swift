@@ -131,7 +131,15 @@ struct Row {
     /// when none): a galloping search, O(log d) for a distance d from `start`.
     @inline(__always) private func lowerBound(_ symbol: Int, from start: Int) -> Int {
         let n = ids.count
-        var lo = start, hi = start, step = 1
+        // A few cells stepped over one by one first: most rows are short, and most symbols of a
+        // merged row lie close together.
+        var lo = start
+        let near = min(n, start &+ 8)
+        while lo < near {
+            if ids[lo] >= symbol { return lo }
+            lo &+= 1
+        }
+        var hi = lo, step = 1
         while hi < n && ids[hi] < symbol {
             lo = hi + 1
             hi = lo + step
