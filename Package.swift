@@ -178,7 +178,7 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoomStylesTests", dependencies: ["LoomStyles", "LoomCore"], path: "Tests/LoomStylesTests"),
         .testTarget(name: "LoomCacheTests", dependencies: ["LoomCache", "LoomCore"], path: "Tests/LoomCacheTests"),
-        .testTarget(name: "LoomDiffTests", dependencies: ["LoomDiff", "LoomCore"], path: "Tests/LoomDiffTests"),
+        .testTarget(name: "LoomDiffTests", dependencies: ["LoomDiff", "LoomCore", "FuzzTargets"], path: "Tests/LoomDiffTests"),
         .testTarget(name: "LoomSolverTests", dependencies: ["LoomSolver"], path: "Tests/LoomSolverTests"),
         .testTarget(name: "LoomTextTests", dependencies: ["LoomText"], path: "Tests/LoomTextTests"),
         .testTarget(name: "LoomLayoutTests", dependencies: ["LoomLayout", "LoomText", "LoomSolver", "LoomStyles", "LoomCore"], path: "Tests/LoomLayoutTests"),

@@ -5,8 +5,9 @@ import LoomDiff
 /// finds its component by a walk, copies the item list, and copies the ancestors of the
 /// component it changed), kept as the reference the fuzz target compares with. Quadratic: only
 /// for small inputs. Did-you-mean hints stop after `ScreenPatch.hintLimit`, as in the new one.
-enum PatchReference {
-    static func apply(_ patch: ScreenPatch, to screen: Screen, factory: Factory) -> (Screen?, Diagnostics) {
+/// Also the reference LoomDiffTests check `ScreenPatch.apply` against.
+public enum PatchReference {
+    public static func apply(_ patch: ScreenPatch, to screen: Screen, factory: Factory) -> (Screen?, Diagnostics) {
         let file = patch.file
         var d = Diagnostics()
         func loc(_ p: SourcePosition) -> SourceLocation { p.located(in: file) }
@@ -94,14 +95,14 @@ enum PatchReference {
     }
 
     /// The first component with this id, depth first.
-    static func find(_ id: String, in root: Component) -> Component? {
+    public static func find(_ id: String, in root: Component) -> Component? {
         var found: Component?
         root.walk { if found == nil, $0.id == id { found = $0 } }
         return found
     }
 
     /// `root` with `old` (by identity) replaced by `new`, ancestors copied.
-    static func replace(_ old: Component, with new: Component, in root: Component) -> Component {
+    public static func replace(_ old: Component, with new: Component, in root: Component) -> Component {
         if root === old { return new }
         var changed = false
         let children = root.children.map { c -> Component in

@@ -119,36 +119,4 @@ extension ScreenPatch {
         check.diagnostics = original.diagnostics
         return (PatchedScreen(screen: patched, check: check), d)
     }
-
-    /// The first component with this id, depth first.
-    static func find(_ id: String, in root: Component) -> Component? {
-        var found: Component?
-        root.walk { if found == nil, $0.id == id { found = $0 } }
-        return found
-    }
-
-    /// `root` with `old` (by identity) replaced by `new`, ancestors copied.
-    static func replace(_ old: Component, with new: Component, in root: Component) -> Component {
-        if root === old { return new }
-        var changed = false
-        let children = root.children.map { c -> Component in
-            let r = replace(old, with: new, in: c)
-            if r !== c { changed = true }
-            return r
-        }
-        var items = root.items
-        for (i, it) in items.enumerated() where !it.children.isEmpty {
-            let ch = it.children.map { replace(old, with: new, in: $0) }
-            if zip(ch, it.children).contains(where: { $0 !== $1 }) {
-                changed = true
-                items[i] = it.copy(children: ch, path: it.path, serial: it.serial)
-            }
-        }
-        let header = root.header.map { replace(old, with: new, in: $0) }
-        let footer = root.footer.map { replace(old, with: new, in: $0) }
-        if header !== root.header || footer !== root.footer { changed = true }
-        guard changed else { return root }
-        return root.copy(children: children, items: items, hasItems: root.hasItems, header: header, footer: footer,
-                         path: root.path, serial: root.serial)
-    }
 }

@@ -1,6 +1,7 @@
 import XCTest
 import LoomCore
 @testable import LoomDiff
+import FuzzTargets
 
 /// Applying patches on the mutable tree (PatchTree.swift): the same screens and the same
 /// diagnostics as the earlier step-by-step edit of the immutable tree, on random patches over
@@ -100,7 +101,7 @@ final class PatchApplicationTests: XCTestCase {
             let patch = try XCTUnwrap(p, "\(pd.items)")
             let check = ScreenChecker.check(screen, factory: f)
             let (new, nd) = patch.apply(to: screen, check: check, factory: f)
-            let (old, od) = referenceApply(patch, to: screen, factory: f)
+            let (old, od) = PatchReference.apply(patch, to: screen, factory: f)
             let context = "round \(round)\n\(screenText)\n\(steps.joined(separator: "\n"))"
             XCTAssertEqual(nd.items.map(\.description), od.items.map(\.description), context)
             XCTAssertEqual(new.map { Self.describe($0.screen) }, old.map(Self.describe), context)
@@ -149,7 +150,7 @@ final class PatchApplicationTests: XCTestCase {
         // The first 300 steps, applied by the step-by-step edit too, give the same screen.
         let first = ScreenPatch(file: "p.json", steps: Array(patch.steps.prefix(300)))
         let a = first.apply(to: screen, check: ScreenChecker.check(screen, factory: f), factory: f).0.map { Self.describe($0.screen) }
-        let b = referenceApply(first, to: screen, factory: f).0.map(Self.describe)
+        let b = PatchReference.apply(first, to: screen, factory: f).0.map(Self.describe)
         XCTAssertNotNil(a)
         XCTAssertEqual(a, b)
     }
@@ -168,87 +169,5 @@ final class PatchApplicationTests: XCTestCase {
         XCTAssertTrue(d.errors[0].description.hasPrefix("p.json:1:16: error: no component 'movie' in s.json; did you mean 'movies'?"), d.errors[0].description)
         XCTAssertTrue(d.errors[1].description.hasPrefix("p.json:2:42: error: 'movies' has no item with id 'm2'; did you mean 'm1'?"), d.errors[1].description)
         XCTAssertEqual(d.errors[99].description, "p.json:100:42: error: 'movies' has no item with id 'm2'")
-    }
-
-    /// The patch application as it was before `PatchTree` (each step edits the immutable tree),
-    /// kept as the reference the new one is checked against.
-    func referenceApply(_ patch: ScreenPatch, to screen: Screen, factory: Factory) -> (Screen?, Diagnostics) {
-        let file = patch.file
-        var d = Diagnostics()
-        func loc(_ p: SourcePosition) -> SourceLocation { p.located(in: file) }
-        var root = screen.root
-        var fragmentItems: [Item] = [], fragmentModels: [Component] = []
-        for step in patch.steps {
-            let target: Component?
-            if let id = step.component {
-                target = ScreenPatch.find(id, in: root)
-                if target == nil {
-                    var ids: [String] = []
-                    root.walk { if let i = $0.id { ids.append(i) } }
-                    d.error("no component '\(id)' in \(screen.file)\(DidYouMean.hint(id, among: ids))", at: step.componentAt.map(loc))
-                    continue
-                }
-            } else {
-                target = root
-            }
-            guard let t = target else { continue }
-            var itemNodes: [JSONNode] = [], modelNodes: [JSONNode] = []
-            switch step.operation {
-            case .append(let n), .prepend(let n): itemNodes = n
-            case .insert(_, _, let n): itemNodes = n
-            case .update(_, _, let n): itemNodes = [n]
-            case .reload(let n): modelNodes = n
-            case .deleteIndex, .deleteID: break
-            }
-            let (models, items, pd) = ScreenParser.fragments(components: modelNodes, items: itemNodes, file: file, format: screen.format)
-            d.append(contentsOf: pd)
-            if items.count != itemNodes.count || models.count != modelNodes.count { continue }
-            fragmentItems += items
-            fragmentModels += models
-            var newItems = t.items
-            var newChildren: [Component]? = nil
-            switch step.operation {
-            case .append: newItems += items
-            case .prepend: newItems = items + newItems
-            case .insert(let i, let at, _):
-                guard i <= newItems.count else {
-                    d.error("insert index \(i) is out of range: '\(t.id ?? t.type)' has \(newItems.count) item\(newItems.count == 1 ? "" : "s") here (0…\(newItems.count))", at: loc(at))
-                    continue
-                }
-                newItems.insert(contentsOf: items, at: i)
-            case .update(let i, let at, _):
-                guard i < newItems.count else {
-                    d.error("update index \(i) is out of range: '\(t.id ?? t.type)' has \(newItems.count) item\(newItems.count == 1 ? "" : "s") here\(newItems.isEmpty ? "" : " (0…\(newItems.count - 1))")", at: loc(at))
-                    continue
-                }
-                newItems[i] = items[0]
-            case .deleteIndex(let i, let at):
-                guard i < newItems.count else {
-                    d.error("delete index \(i) is out of range: '\(t.id ?? t.type)' has \(newItems.count) item\(newItems.count == 1 ? "" : "s") here\(newItems.isEmpty ? "" : " (0…\(newItems.count - 1))")", at: loc(at))
-                    continue
-                }
-                newItems.remove(at: i)
-            case .deleteID(let id, let at):
-                guard let i = newItems.firstIndex(where: { $0.id == id }) else {
-                    d.error("'\(t.id ?? t.type)' has no item with id '\(id)'\(DidYouMean.hint(id, among: newItems.compactMap(\.id)))", at: loc(at))
-                    continue
-                }
-                newItems.remove(at: i)
-            case .reload:
-                newChildren = models
-            }
-            let replaced = newChildren != nil ? t.replacing(children: newChildren) : t.replacing(items: newItems)
-            root = ScreenPatch.replace(t, with: replaced, in: root)
-        }
-        if !fragmentItems.isEmpty || !fragmentModels.isEmpty {
-            let holder = screen.root.replacing(children: fragmentModels, items: fragmentItems)
-            var fragmentScreen = screen
-            fragmentScreen.file = file
-            fragmentScreen = fragmentScreen.replacingRoot(holder)
-            let fc = ScreenChecker.check(fragmentScreen, factory: factory)
-            for x in fc.diagnostics.items where x.location?.file == file { d.append(x) }
-        }
-        if d.hasErrors { return (nil, d) }
-        return (screen.replacingRoot(root), d)
     }
 }

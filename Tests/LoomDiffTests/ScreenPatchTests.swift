@@ -1,6 +1,7 @@
 import XCTest
 import LoomCore
 @testable import LoomDiff
+import FuzzTargets
 
 /// Patch files: every operation's shape, located errors, and application to the screen model.
 final class ScreenPatchTests: XCTestCase {
@@ -77,10 +78,10 @@ final class ScreenPatchTests: XCTestCase {
         XCTAssertEqual(applied?.items.last?.path, "root/children[0]/items[2]")
         // The model edit itself (without a factory's check): paths and serials as the parser makes them.
         var root = s.root
-        let movies = try XCTUnwrap(ScreenPatch.find("movies", in: root))
+        let movies = try XCTUnwrap(PatchReference.find("movies", in: root))
         let (_, items, fd) = ScreenParser.fragments(components: [], items: [], file: "p.json", format: .native)
         XCTAssertTrue(items.isEmpty && !fd.hasErrors)
-        root = ScreenPatch.replace(movies, with: movies.replacing(items: Array(movies.items.reversed())), in: root)
+        root = PatchReference.replace(movies, with: movies.replacing(items: Array(movies.items.reversed())), in: root)
         let r = s.replacingRoot(root)
         let list = try XCTUnwrap(r.component(id: "movies"))
         XCTAssertEqual(list.items.map(\.id), ["b", "a"])
