@@ -203,11 +203,7 @@ public enum SafeFile {
         defer { closedir(dir) }
         var out: [String] = []
         while let e = readdir(dir) {
-            let name = withUnsafePointer(to: &e.pointee.d_name) { p in
-                p.withMemoryRebound(to: UInt8.self, capacity: 256) { b in
-                    FilePath.decode(Array(UnsafeBufferPointer(start: b, count: strlen(UnsafeRawPointer(b).assumingMemoryBound(to: CChar.self)))))
-                }
-            }
+            let name = FilePath.name(of: e)
             if name == "." || name == ".." { continue }
             out.append(name)
         }
@@ -245,6 +241,15 @@ public enum FilePath {
             }
         }
         return String(out)
+    }
+
+    /// The byte-exact name of a folder entry `readdir` returned.
+    public static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafePointer(to: &entry.pointee.d_name) { p in
+            p.withMemoryRebound(to: UInt8.self, capacity: 256) { b in
+                decode(Array(UnsafeBufferPointer(start: b, count: strlen(UnsafeRawPointer(b).assumingMemoryBound(to: CChar.self)))))
+            }
+        }
     }
 
     /// The bytes of a path (stand-in scalars back to their bytes).

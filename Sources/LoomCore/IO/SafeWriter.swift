@@ -169,11 +169,7 @@ public struct SafeWriter: Sendable {
         defer { closedir(stream) }
         var out: [Entry] = []
         while let e = readdir(stream) {
-            let name = withUnsafePointer(to: &e.pointee.d_name) { p in
-                p.withMemoryRebound(to: UInt8.self, capacity: 256) { b in
-                    FilePath.decode(Array(UnsafeBufferPointer(start: b, count: strlen(UnsafeRawPointer(b).assumingMemoryBound(to: CChar.self)))))
-                }
-            }
+            let name = FilePath.name(of: e)
             if name == "." || name == ".." { continue }
             var st = stat()
             guard FilePath.withCString(name, { fstatat(dir.fd, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 else { continue }
