@@ -28,9 +28,12 @@ final class HostileCorpusTests: XCTestCase {
         var env: [String: String] = [:]
     }
 
-    static func cases() throws -> [Case] {
+    /// Every case of the corpus as (name `class/case`, folder, parsed case.json), in order.
+    /// Both runners read the corpus through it (HostileHTTPCorpusTests takes the cases with an
+    /// `http` or `browser` section, this one the others).
+    static func caseObjects() throws -> [(name: String, folder: URL, object: [String: Any])] {
         let fm = FileManager.default
-        var out: [Case] = []
+        var out: [(name: String, folder: URL, object: [String: Any])] = []
         let classes = try fm.contentsOfDirectory(atPath: corpus.path).filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted()
         for cls in classes {
             let clsURL = corpus.appendingPathComponent(cls)
@@ -40,25 +43,32 @@ final class HostileCorpusTests: XCTestCase {
                 let folder = clsURL.appendingPathComponent(name)
                 let caseFile = folder.appendingPathComponent("case.json")
                 guard fm.fileExists(atPath: caseFile.path) else { continue }
-                let data = try Data(contentsOf: caseFile)
-                guard let o = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                guard let o = try JSONSerialization.jsonObject(with: Data(contentsOf: caseFile)) as? [String: Any] else {
                     throw HostTestError("\(cls)/\(name)/case.json is not a JSON object")
                 }
-                // Cases against a live server or a browser: HostileHTTPCorpusTests runs them.
-                if o["http"] != nil || o["browser"] != nil { continue }
-                guard let args = o["args"] as? [String], let exit = o["exit"] as? Int else {
-                    throw HostTestError("\(cls)/\(name)/case.json needs 'args' (strings) and 'exit' (a number)")
-                }
-                guard let why = o["why"] as? String, let expect = o["expect"] as? String else {
-                    throw HostTestError("\(cls)/\(name)/case.json needs 'why' and 'expect' (the safe behaviour, in words)")
-                }
-                out.append(Case(
-                    name: "\(cls)/\(name)", folder: folder, args: args, exit: Int32(exit),
-                    stderr: o["stderr"] as? [String] ?? [], stdout: o["stdout"] as? [String] ?? [],
-                    stderrAbsent: o["stderr_absent"] as? [String] ?? [], stdoutAbsent: o["stdout_absent"] as? [String] ?? [],
-                    timeout: (o["timeout"] as? Double) ?? 60, setup: o["setup"] as? [String: Any] ?? [:],
-                    why: why, expect: expect, stdin: o["stdin"] as? String, env: o["env"] as? [String: String] ?? [:]))
+                out.append(("\(cls)/\(name)", folder, o))
             }
+        }
+        return out
+    }
+
+    static func cases() throws -> [Case] {
+        var out: [Case] = []
+        for (name, folder, o) in try caseObjects() {
+            // Cases against a live server or a browser: HostileHTTPCorpusTests runs them.
+            if o["http"] != nil || o["browser"] != nil { continue }
+            guard let args = o["args"] as? [String], let exit = o["exit"] as? Int else {
+                throw HostTestError("\(name)/case.json needs 'args' (strings) and 'exit' (a number)")
+            }
+            guard let why = o["why"] as? String, let expect = o["expect"] as? String else {
+                throw HostTestError("\(name)/case.json needs 'why' and 'expect' (the safe behaviour, in words)")
+            }
+            out.append(Case(
+                name: name, folder: folder, args: args, exit: Int32(exit),
+                stderr: o["stderr"] as? [String] ?? [], stdout: o["stdout"] as? [String] ?? [],
+                stderrAbsent: o["stderr_absent"] as? [String] ?? [], stdoutAbsent: o["stdout_absent"] as? [String] ?? [],
+                timeout: (o["timeout"] as? Double) ?? 60, setup: o["setup"] as? [String: Any] ?? [:],
+                why: why, expect: expect, stdin: o["stdin"] as? String, env: o["env"] as? [String: String] ?? [:]))
         }
         return out
     }

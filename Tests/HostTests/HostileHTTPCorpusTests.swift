@@ -9,7 +9,6 @@ import XCTest
 /// the end), never end by itself or by a signal, and write no raw control character to its log;
 /// the page must run no script that came from data.
 final class HostileHTTPCorpusTests: XCTestCase {
-    static let corpus = Host.repoRoot.appendingPathComponent("Tests/Fixtures/hostile-cases")
 
     /// One step of a case: a request, a file written into the served project, or a wait for a
     /// log line.
@@ -70,62 +69,48 @@ final class HostileHTTPCorpusTests: XCTestCase {
     static func strings(_ o: [String: Any], _ key: String) -> [String] { o[key] as? [String] ?? [] }
 
     static func cases() throws -> [Case] {
-        let fm = FileManager.default
         var out: [Case] = []
-        let classes = try fm.contentsOfDirectory(atPath: corpus.path).filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted()
-        for cls in classes {
-            let clsURL = corpus.appendingPathComponent(cls)
-            var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: clsURL.path, isDirectory: &isDir), isDir.boolValue else { continue }
-            for name in try fm.contentsOfDirectory(atPath: clsURL.path).sorted() where !name.hasPrefix(".") {
-                let folder = clsURL.appendingPathComponent(name)
-                let file = folder.appendingPathComponent("case.json")
-                guard fm.fileExists(atPath: file.path) else { continue }
-                guard let o = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any] else {
-                    throw HostTestError("\(cls)/\(name)/case.json is not a JSON object")
-                }
-                guard o["http"] != nil || o["browser"] != nil else { continue }
-                let label = "\(cls)/\(name)"
-                guard let why = o["why"] as? String, let expect = o["expect"] as? String else {
-                    throw HostTestError("\(label)/case.json needs 'why' and 'expect'")
-                }
-                var steps: [Step] = []
-                for (i, any) in (o["http"] as? [Any] ?? []).enumerated() {
-                    guard let s = any as? [String: Any] else { throw HostTestError("\(label): http[\(i)] is not an object") }
-                    var step = Step()
-                    if let w = s["write"] as? String {
-                        step.write = (w, try expand(s["text"] as? String ?? ""))
-                    } else if let w = s["wait_log"] as? String {
-                        step.waitLog = w
-                    } else {
-                        guard let path = s["path"] as? String else { throw HostTestError("\(label): http[\(i)] needs 'path', 'write' or 'wait_log'") }
-                        step.path = try expand(path)
-                        guard let status = (s["status"] as? [Int]) ?? (s["status"] as? Int).map({ [$0] }), !status.isEmpty else {
-                            throw HostTestError("\(label): http[\(i)] needs 'status' (a number or a list)")
-                        }
-                        step.status = status
-                    }
-                    step.method = s["method"] as? String ?? "GET"
-                    for (k, v) in s["headers"] as? [String: String] ?? [:] { step.headers[k] = try expand(v) }
-                    if let b = s["body"] as? String { step.body = Data(try expand(b).utf8) }
-                    step.bodyContains = strings(s, "body_contains")
-                    step.bodyAbsent = strings(s, "body_absent")
-                    step.headersContain = s["headers_contain"] as? [String: String] ?? [:]
-                    step.timeLimit = (s["time_limit"] as? Double) ?? 30
-                    steps.append(step)
-                }
-                var browser: Browser?
-                if let b = o["browser"] as? [String: Any] {
-                    browser = Browser(url: b["url"] as? String ?? "/?noevents", domContains: strings(b, "dom_contains"),
-                                      domAbsent: strings(b, "dom_absent"), consoleAbsent: strings(b, "console_absent"))
-                }
-                out.append(Case(
-                    name: label, folder: folder, why: why, expect: expect, setup: o["setup"] as? [String: Any] ?? [:],
-                    numbered: o["numbered_files"] as? [String: [String: Any]] ?? [:],
-                    env: o["env"] as? [String: String] ?? [:], serve: strings(o, "serve"), steps: steps,
-                    logContains: strings(o, "log_contains"), logAbsent: strings(o, "log_absent"), browser: browser,
-                    timeout: (o["timeout"] as? Double) ?? 120))
+        for (label, folder, o) in try HostileCorpusTests.caseObjects() {
+            guard o["http"] != nil || o["browser"] != nil else { continue }
+            guard let why = o["why"] as? String, let expect = o["expect"] as? String else {
+                throw HostTestError("\(label)/case.json needs 'why' and 'expect'")
             }
+            var steps: [Step] = []
+            for (i, any) in (o["http"] as? [Any] ?? []).enumerated() {
+                guard let s = any as? [String: Any] else { throw HostTestError("\(label): http[\(i)] is not an object") }
+                var step = Step()
+                if let w = s["write"] as? String {
+                    step.write = (w, try expand(s["text"] as? String ?? ""))
+                } else if let w = s["wait_log"] as? String {
+                    step.waitLog = w
+                } else {
+                    guard let path = s["path"] as? String else { throw HostTestError("\(label): http[\(i)] needs 'path', 'write' or 'wait_log'") }
+                    step.path = try expand(path)
+                    guard let status = (s["status"] as? [Int]) ?? (s["status"] as? Int).map({ [$0] }), !status.isEmpty else {
+                        throw HostTestError("\(label): http[\(i)] needs 'status' (a number or a list)")
+                    }
+                    step.status = status
+                }
+                step.method = s["method"] as? String ?? "GET"
+                for (k, v) in s["headers"] as? [String: String] ?? [:] { step.headers[k] = try expand(v) }
+                if let b = s["body"] as? String { step.body = Data(try expand(b).utf8) }
+                step.bodyContains = strings(s, "body_contains")
+                step.bodyAbsent = strings(s, "body_absent")
+                step.headersContain = s["headers_contain"] as? [String: String] ?? [:]
+                step.timeLimit = (s["time_limit"] as? Double) ?? 30
+                steps.append(step)
+            }
+            var browser: Browser?
+            if let b = o["browser"] as? [String: Any] {
+                browser = Browser(url: b["url"] as? String ?? "/?noevents", domContains: strings(b, "dom_contains"),
+                                  domAbsent: strings(b, "dom_absent"), consoleAbsent: strings(b, "console_absent"))
+            }
+            out.append(Case(
+                name: label, folder: folder, why: why, expect: expect, setup: o["setup"] as? [String: Any] ?? [:],
+                numbered: o["numbered_files"] as? [String: [String: Any]] ?? [:],
+                env: o["env"] as? [String: String] ?? [:], serve: strings(o, "serve"), steps: steps,
+                logContains: strings(o, "log_contains"), logAbsent: strings(o, "log_absent"), browser: browser,
+                timeout: (o["timeout"] as? Double) ?? 120))
         }
         return out
     }
