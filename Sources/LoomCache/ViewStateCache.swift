@@ -12,9 +12,10 @@ import OrderedCollections
 /// entries.
 public struct ViewStateCache: Sendable {
     public static let format = "loom-view-state"
-    /// 2: an entry carries `hash`, the content hash of its `entry` (version 1 had none and is
-    /// ignored, then rewritten).
-    public static let version = 2
+    /// 2: an entry carries `hash`, the content hash of its `entry` (version 1 had none);
+    /// 3: that hash and the inputs' are ContentHash's word-at-a-time hash (2's read bytes one by
+    /// one). An entry of an earlier version is ignored, then rewritten.
+    public static let version = 3
 
     public var directory: String
     /// The way to the cache's files (see `SafeWriter`).
@@ -76,11 +77,8 @@ public struct ViewStateCache: Sendable {
     static func hasRawControls(_ s: String) -> Bool {
         // Bytes first (a C0 control, DEL, or the lead byte C2 of a C1 control or E2 of the
         // separators and bidi controls): most entries have none, and skip the scalar scan.
-        var suspect = false
-        for b in s.utf8 where (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F || b == 0xC2 || b == 0xE2 {
-            suspect = true
-            break
-        }
+        @inline(__always) func suspicious(_ b: UInt8) -> Bool { (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F || b == 0xC2 || b == 0xE2 }
+        let suspect = s.utf8.withContiguousStorageIfAvailable { $0.contains(where: suspicious) } ?? s.utf8.contains(where: suspicious)
         guard suspect else { return false }
         return s.unicodeScalars.contains { $0 != "\n" && $0 != "\t" && $0.value < FilePath.byteBase && TextEscape.isEscaped($0) }
     }

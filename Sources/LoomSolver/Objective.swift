@@ -74,7 +74,7 @@ struct Objective {
 
     /// The lowest-id symbol that may enter and has a negative coefficient (kiwi's
     /// getEnteringSymbol over the objective's ordered cells), or 0.
-    mutating func entering() -> Int {
+    @inline(__always) mutating func entering() -> Int {
         while let top = heap.first {
             if top < cells.count {
                 if cells[top] < 0 && enters[top] { return top }

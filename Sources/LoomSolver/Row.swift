@@ -127,6 +127,11 @@ struct Row {
         return m + (n + created - first) + (lowestHole >= 0 ? ids.count - lowestHole : 0)
     }
 
+    /// Up to this many cells per cell of the other row, a merge walks this row linearly; beyond
+    /// it (a short row substituted into a long one), it searches (`lowerBound`). Either way the
+    /// cost is at most proportional to the other row's cells times this factor, or logarithmic.
+    static let linearMergeFactor = 16
+
     /// The first position at or after `start` whose symbol is not below `symbol` (`ids.count`
     /// when none): a galloping search, O(log d) for a distance d from `start`.
     @inline(__always) private func lowerBound(_ symbol: Int, from start: Int) -> Int {
@@ -158,6 +163,15 @@ struct Row {
     private func absentSymbols(of other: Row) -> (absent: Int, first: Int) {
         let n = ids.count
         var i = 0, absent = 0, first = 0
+        if n <= Row.linearMergeFactor * other.ids.count {
+            // Rows of comparable length: one linear pass (fewer steps than a search per cell).
+            for (k, s) in other.ids.enumerated() {
+                while i < n && ids[i] < s { i += 1 }
+                if k == 0 { first = i }
+                if i < n && ids[i] == s { i += 1 } else { absent += 1 }
+            }
+            return (absent, first)
+        }
         for (k, s) in other.ids.enumerated() {
             i = lowerBound(s, from: i)
             if k == 0 { first = i }
@@ -184,9 +198,10 @@ struct Row {
     private mutating func addInPlace(_ other: Row, _ coefficient: Double, from: Int, removed: (Int) -> Void) -> Int {
         var firstHole = -1
         var i = from
+        let linear = ids.count <= Row.linearMergeFactor * other.ids.count
         for j in other.ids.indices {
             let s = other.ids[j]
-            i = lowerBound(s, from: i)
+            if linear { while ids[i] < s { i += 1 } } else { i = lowerBound(s, from: i) }
             let v = coeffs[i] + other.coeffs[j] * coefficient
             if nearZero(v) {
                 ids[i] = -1

@@ -59,8 +59,6 @@ public struct Solver: Sendable {
     /// rollback; `journaled` marks the symbols whose row is in it.
     var journal: [(Int, Row?)]?
     var journaled: [Bool] = [false]
-    /// Scratch marks by symbol (all false between uses): the columns a rollback visits.
-    var marked: [Bool] = [false]
 
     // Variables: index = Variable.index.
     var names: [String] = []
@@ -99,7 +97,10 @@ public struct Solver: Sendable {
     public var workLimit = Int.max
     /// Asked at every pivot when set: true stops the solver there (`.stopped`), so that one
     /// long `add` cannot outlive a deadline the caller has (LoomSolver knows no clock).
-    public var shouldStop: (@Sendable () -> Bool)?
+    public var shouldStop: (@Sendable () -> Bool)? { didSet { asksToStop = shouldStop != nil } }
+    /// `shouldStop != nil`, read first at every pivot: the closure is copied (retained and
+    /// released) only when there is one.
+    var asksToStop = false
 
     public init() {}
 
@@ -109,7 +110,7 @@ public struct Solver: Sendable {
     /// Throws once the work has passed the limit.
     @inline(__always) func checkWork() throws(SolverError) {
         if work > workLimit { throw .workLimitExceeded(workLimit) }
-        if let shouldStop, shouldStop() { throw .stopped }
+        if asksToStop, let shouldStop, shouldStop() { throw .stopped }
     }
 
     // MARK: Variables
@@ -278,7 +279,6 @@ public struct Solver: Sendable {
         cols.reserveCapacity(symbols)
         owner.reserveCapacity(symbols)
         journaled.reserveCapacity(symbols)
-        marked.reserveCapacity(symbols)
         objective.reserveCapacity(symbols)
         records.reserveCapacity(records.count + n)
     }
@@ -292,7 +292,6 @@ public struct Solver: Sendable {
         objective.grow(canEnter: kind != .dummy)
         owner.append(-1)
         journaled.append(false)
-        marked.append(false)
         return kinds.count - 1
     }
 

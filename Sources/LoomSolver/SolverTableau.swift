@@ -234,23 +234,24 @@ extension Solver {
             // cell: a rejected constraint can touch thousands of rows that share symbols, each
             // column thousands long). `journaled` marks those rows until then. Column order
             // does not matter to any reader.
+            // The symbols are gathered, sorted and their repeats skipped: O(k log k) for the k
+            // cells of the journaled rows (no scratch array kept per symbol for a rare path).
             var symbols: [Int] = []
-            func visit(_ ids: [Int]) {
-                spend(ids.count)
-                for s in ids where !marked[s] {
-                    marked[s] = true
-                    symbols.append(s)
-                }
-            }
             for (rid, old) in j {
                 if let r = rows[rid].take() {
-                    visit(r.ids)
+                    spend(r.ids.count)
+                    symbols.append(contentsOf: r.ids)
                     negatives.remove(rid)
                 }
-                if let old { visit(old.ids) }
+                if let old {
+                    spend(old.ids.count)
+                    symbols.append(contentsOf: old.ids)
+                }
             }
-            for s in symbols {
-                marked[s] = false
+            symbols.sort()
+            var previous = -1
+            for s in symbols where s != previous {
+                previous = s
                 spend(cols[s].count)
                 cols[s].removeAll { journaled[$0] }
             }
@@ -262,7 +263,6 @@ extension Solver {
         cols.removeSubrange(tick...)
         owner.removeSubrange(tick...)
         journaled.removeSubrange(tick...)
-        marked.removeSubrange(tick...)
         for i in 0..<variables where symbolOf[i] >= tick { symbolOf[i] = 0 }
         objective.rollBack(toSymbols: tick)
     }
