@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LoomStyles", targets: ["LoomStyles"]),
         .library(name: "LoomSolver", targets: ["LoomSolver"]),
         .library(name: "LoomLayout", targets: ["LoomLayout"]),
+        .library(name: "LoomCommands", targets: ["LoomCommands"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -134,12 +135,20 @@ let package = Package(
                            .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomServe"
         ),
+        // One request, one path: ScreenRequest → ScreenPipeline.resolve → ScreenResult and its
+        // text and JSON, for every command that resolves a screen (docs/cli.md).
+        .target(
+            name: "LoomCommands",
+            dependencies: ["LoomCore", "LoomPlugins", "LoomNavigation", "LoomStyles", "LoomLayout", "LoomText", "LoomDiff",
+                           "LoomRender", "LoomCache", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomCommands"
+        ),
         // The CLI: parses arguments, formats results. No logic of its own.
         .executableTarget(
             name: "host",
             dependencies: [
                 "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation", "LoomServe",
-                "LoomText", "LoomLayout", "LoomRender",
+                "LoomText", "LoomLayout", "LoomRender", "LoomCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"
@@ -185,6 +194,7 @@ let package = Package(
         .testTarget(name: "LoomRenderTests", dependencies: ["LoomRender", "LoomLayout", "LoomText", "LoomStyles", "LoomCore"], path: "Tests/LoomRenderTests"),
         .testTarget(name: "LoomPopulationTests", dependencies: ["LoomPopulation", "LoomPlugins", "LoomCore"], path: "Tests/LoomPopulationTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
+        .testTarget(name: "LoomCommandsTests", dependencies: ["LoomCommands", "LoomPlugins", "LoomStyles", "LoomCore"], path: "Tests/LoomCommandsTests"),
         .testTarget(name: "LoomServeTests", dependencies: ["LoomServe", "LoomCore"], path: "Tests/LoomServeTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomPlugins
 
@@ -86,9 +87,10 @@ struct Diff: ParsableCommand {
             throw ExitCode(2)
         }
         defer { withExtendedLifetime(checkout) {} }
+        let selection = try user.selection()
         let report: DiffReport
         do {
-            report = try DiffReport.compare(old: oldSide, new: newSide, users: users, user: user)
+            report = try DiffReport.compare(old: oldSide, new: newSide, users: users, user: selection, device: deviceOptions.chosen)
         } catch {
             Console.report(error.diagnostics)
             throw ExitCode(2)

@@ -1,11 +1,8 @@
 import ArgumentParser
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomPlugins
-
-enum GraphOutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, dot, mermaid, svg
-}
 
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,10 +28,29 @@ struct Graph: ParsableCommand {
 
     func run() throws {
         let ws = try engine.workspace(screen: screen)
-        ws.useDevice(deviceOptions.chosen)
-        var report = try GraphReport.explore(from: screen, in: ws, user: user)
-        let text = try report.rendered(format)
-        report.write(text, to: output, project: ws.project.root)
-        if Console.report(report.diagnostics) { throw ExitCode(1) }
+        let request = ScreenRequest(screen: screen, user: try user.selection(), device: deviceOptions.chosen, compute: [.graph])
+        let result = ScreenPipeline.resolve(request, in: ws)
+        var diagnostics = result.diagnostics
+        guard result.failure == nil, let navigation = result.graph else {
+            Console.report(diagnostics)
+            throw ExitCode(1)
+        }
+        switch GraphReport.rendered(navigation, format) {
+        case .success(let text): write(text, project: ws.project.root, &diagnostics)
+        case .failure(let d):
+            diagnostics.append(d)
+            Console.report(diagnostics)
+            throw ExitCode(1)
+        }
+        if Console.report(diagnostics) { throw ExitCode(1) }
+    }
+
+    /// To `-o FILE` when given (a failure is a diagnostic), else to stdout. The file goes through
+    /// the safe writer fenced by the project (see `Render`'s `-o`).
+    private func write(_ text: String, project: String, _ diagnostics: inout Diagnostics) {
+        guard let output else { return Console.out(text) }
+        do { try SafeWriter(root: project, confined: false).write(text, to: output, createFolders: false) } catch {
+            diagnostics.error("cannot write the graph: \(error.message)", at: error.location)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomPlugins
 
@@ -36,8 +37,12 @@ struct Navigate: ParsableCommand {
 
     func run() throws {
         let ws = try engine.workspace(screen: screen)
-        ws.useDevice(deviceOptions.chosen)
-        let replay = try NavigationReplay.replay(from: screen, in: ws, user: user, link: link, steps: steps)
+        let request = ScreenRequest(screen: screen, user: try user.selection(), device: deviceOptions.chosen, compute: [])
+        let replay = NavigationReplay.replay(request, link: link, steps: steps, in: ws)
+        if replay.failure != nil {
+            Console.report(replay.diagnostics)
+            throw ExitCode(1)
+        }
         Console.out(replay.rendered(format))
         if Console.report(replay.diagnostics) { throw ExitCode(1) }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomLayout
 import LoomPlugins
@@ -106,17 +107,31 @@ struct Render: ParsableCommand {
             let contexts = (devices.map(RenderMatrix.list) ?? RenderMatrix.defaultDevices).map { name in
                 (try? DeviceContext.parse(device: name, orientation: deviceOptions.orientation, traits: deviceOptions.traits).get()) ?? .standard
             }
-            let (cells, d) = try RenderMatrix.cells(screen, in: ws, user: user, users: names, devices: contexts,
-                                                    showHidden: showHidden, params: params.values)
-            diagnostics.append(contentsOf: d)
+            let cells: [MatrixCell]
+            switch RenderMatrix.cells(screen, in: ws, user: try user.selection(), users: names, devices: contexts,
+                                      showHidden: showHidden, params: params.values) {
+            case .success(let (c, d)):
+                cells = c
+                diagnostics.append(contentsOf: d)
+            case .failure(let stop):
+                Console.report(stop.diagnostics)
+                throw ExitCode(1)
+            }
             var options = renderOptions
             // Named by the screen's id, as single pictures are (not the path given).
             let id = (try? ws.locateScreen(screen).get()).flatMap { ws.screen(file: $0).screen?.id } ?? screen
             options.title = "\(id): \(names.map { $0 ?? "no user" }.joined(separator: ", ")) × \(contexts.map(\.device.name).joined(separator: ", "))"
             picture = MatrixRenderer(options: options, pixelScale: scale).render(cells)
         } else {
-            let layout = try RenderLayout.make(screen, in: ws, user: user, device: deviceOptions.context,
-                                               chosen: deviceOptions.chosen != nil, showHidden: showHidden, params: params.values)
+            let request = RenderLayout.request(screen, user: try user.selection(), device: deviceOptions.chosen,
+                                               showHidden: showHidden, params: params.values)
+            let layout: RenderLayout
+            switch RenderLayout.make(request, in: ws) {
+            case .success(let l): layout = l
+            case .failure(let stop):
+                Console.report(stop.diagnostics)
+                throw ExitCode(1)
+            }
             diagnostics.append(contentsOf: layout.diagnostics)
             var options = renderOptions
             options.title = layout.title

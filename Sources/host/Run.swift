@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomPlugins
 import LoomStyles
@@ -38,6 +39,16 @@ struct Run: ParsableCommand {
 
     @OptionGroup var cacheOptions: CacheOptions
 
+    /// The flags as the pipeline's request.
+    func request() throws -> ScreenRequest {
+        var compute: ScreenRequest.Compute = [.tree, .inputNotes]
+        if explain { compute.insert(.explain) }
+        if !noGraph { compute.insert(.graph) }
+        if layout { compute.insert(.layout) }
+        return ScreenRequest(screen: screen, user: try user.selection(), params: params.values, patches: patch,
+                             device: deviceOptions.chosen, compute: compute)
+    }
+
     func run() throws {
         var cache: RunCacheEntry?
         if let key = cacheOptions.cacheKey {
@@ -48,13 +59,13 @@ struct Run: ParsableCommand {
             cache = c
         }
         let ws = try engine.workspace(screen: screen)
-        ws.useDevice(deviceOptions.chosen)
-        var report = try ScreenReport.resolve(
-            screen, in: ws, user: user, explain: explain, graph: !noGraph, patches: patch, params: params.values)
-        report.diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: report.profile))
-        if layout { try report.layOut(in: ws, for: deviceOptions.context) }
-        Console.out(report.rendered(format))
-        cache?.save(report)
-        if Console.report(report.diagnostics) { throw ExitCode(1) }
+        let result = ScreenPipeline.resolve(try request(), in: ws)
+        if result.failure != nil {
+            Console.report(result.diagnostics)
+            throw ExitCode(1)
+        }
+        Console.out(result.rendered(format))
+        cache?.save(result)
+        if Console.report(result.diagnostics) { throw ExitCode(1) }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCache
+import LoomCommands
 import LoomCore
 import LoomPlugins
 
@@ -81,13 +82,13 @@ struct RunCacheEntry {
     }
 
     /// Saves a result that resolved without errors (a failed resolution is never served again).
-    func save(_ report: ScreenReport) {
+    func save(_ report: ScreenResult) {
         guard !report.diagnostics.hasErrors, !refused.on else { return }
         let plain = Style(color: false)
         var stderr = ""
         for d in report.diagnostics.sorted { stderr += TreeOutput.diagnosticLine(d, style: plain) + "\n" }
         let entry: JSONValue = .object([
-            "screen": .string(report.resolution.screen),
+            "screen": .string(report.resolution?.screen ?? ""),
             "text": .string(report.rendered(.text, style: plain)),
             "json": .string(report.rendered(.json)),
             "stderr": .string(stderr),

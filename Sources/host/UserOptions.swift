@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomPlugins
 
@@ -20,6 +21,15 @@ struct UserOptions: ParsableArguments {
             if case .failure(let d) = UserProfiles.contextAttribute(kv) {
                 throw ValidationError(TextEscape.escaped(d.message))
             }
+        }
+    }
+
+    /// The user these options select, as the pipeline takes it (`--context` already checked
+    /// by `validate`, so the failure is only for callers that skipped it: a usage error).
+    func selection() throws -> UserSelection {
+        switch UserSelection.commandLine(profile: user, context: context, now: now) {
+        case .success(let s): return s
+        case .failure(let d): throw ValidationError(TextEscape.escaped(d.message))
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomDiff
 import LoomPlugins
@@ -56,17 +57,23 @@ struct Watch: ParsableCommand {
     /// Resolves with freshly loaded plugins; prints the whole result the first time, then the
     /// changes. Returns the visible tree, or nil when the inputs have errors (already reported).
     private func resolveOnce(previous: JSONValue?) -> JSONValue? {
-        let report: ScreenReport
+        let report: ScreenResult
         do {
             let ws = try Workspace(options: engine.workspaceOptions(device: deviceOptions.chosen), anchor: screen)
-            report = try ScreenReport.resolve(screen, in: ws, user: user, explain: false, graph: true)
+            let request = ScreenRequest(screen: screen, user: try user.selection(), device: deviceOptions.chosen, compute: [.tree, .graph])
+            report = ScreenPipeline.resolve(request, in: ws)
         } catch {
-            // ScreenReport reported the located errors; a Lua runtime that cannot start is said here.
-            if !(error is ExitCode) { Console.error("cannot start the Lua runtime: \(error)") }
+            Console.error("cannot start the Lua runtime: \(error)")
             if previous != nil { Console.out("errors: keeping the last good result\n") }
             return nil
         }
-        let tree: JSONValue = .object(["tree": report.resolution.tree.map { TreeOutput.json($0, explain: false) } ?? .null,
+        // The screen, the user or the project could not be used: its located errors.
+        if report.failure != nil {
+            Console.report(report.diagnostics)
+            if previous != nil { Console.out("errors: keeping the last good result\n") }
+            return nil
+        }
+        let tree: JSONValue = .object(["tree": report.resolution?.tree.map { TreeOutput.json($0, explain: false) } ?? .null,
                                        "graph": report.graph?.json ?? .null])
         if report.diagnostics.hasErrors {
             Console.report(report.diagnostics)

@@ -1,25 +1,39 @@
-import ArgumentParser
-import Foundation
 import LoomCore
 import LoomNavigation
 import LoomPlugins
 
 /// What `host navigate` prints: steps or a deep link replayed for one user, the stack after each.
-struct NavigationReplay {
-    var entry: EntryPoint
-    var outcomes: [StepOutcome]
-    var diagnostics: Diagnostics
+public struct NavigationReplay {
+    public var entry: EntryPoint?
+    public var outcomes: [StepOutcome]
+    public var diagnostics: Diagnostics
+    /// Set when the replay could not start (the user, the start screen, no entry, flows that
+    /// cannot be simulated): what stopped it, also in `diagnostics`.
+    public var failure: Diagnostics?
 
-    /// Starts on `screen` (a file or an id) or the project's entry, opens `link`, then performs
-    /// `steps`; a step that cannot be taken ends the replay with its diagnostic.
-    static func replay(from screen: String?, in ws: Workspace, user: UserOptions, link: String?, steps: String?) throws -> NavigationReplay {
+    /// Starts on the request's screen (a file or an id) or the project's entry, opens `link`,
+    /// then performs `steps`; a step that cannot be taken ends the replay with its diagnostic.
+    /// The request's user, device and parameters are used; its `compute` is not.
+    public static func replay(_ request: ScreenRequest, link: String?, steps: String?, in ws: Workspace) -> NavigationReplay {
+        ws.useDevice(request.device)
         var diagnostics = ws.loadDiagnostics
-        let profile = try orExit(user.profile(in: ws), diagnostics)
+        func stopped(_ why: Diagnostic) -> NavigationReplay {
+            diagnostics.append(why)
+            return NavigationReplay(entry: nil, outcomes: [], diagnostics: diagnostics, failure: Diagnostics([why]))
+        }
+        let profile: UserProfile
+        switch request.user.user(in: ws.users) {
+        case .success(let p): profile = p
+        case .failure(let d): return stopped(d)
+        }
         let (flows, fd) = ws.flows()
         diagnostics.append(contentsOf: fd)
         var start: Screen?
-        if let screen {
-            start = ws.screen(file: try orExit(ws.locateScreen(screen), diagnostics)).screen
+        if let screen = request.screen {
+            switch ws.locateScreen(screen) {
+            case .success(let file): start = ws.screen(file: file).screen
+            case .failure(let d): return stopped(d)
+            }
         }
         let entry: EntryPoint
         if let s = start {
@@ -27,9 +41,7 @@ struct NavigationReplay {
         } else if let e = flows.entryPoint(runningScreen: nil) {
             entry = e
         } else {
-            diagnostics.error("no screen given and the project declares no entry or flow")
-            Console.report(diagnostics)
-            throw ExitCode(1)
+            return stopped(.error("no screen given and the project declares no entry or flow"))
         }
         let sim: NavigationSimulator
         do {
@@ -41,9 +53,7 @@ struct NavigationReplay {
                 ws.visibleActions(screenID: id, user: profile, extra: start, params: params)
             }
         } catch {
-            diagnostics.append(error)
-            Console.report(diagnostics)
-            throw ExitCode(1)
+            return stopped(error)
         }
         var outcomes: [StepOutcome] = []
         var failure: Diagnostic?
@@ -68,7 +78,9 @@ struct NavigationReplay {
         return NavigationReplay(entry: entry, outcomes: outcomes, diagnostics: diagnostics)
     }
 
-    func rendered(_ format: OutputFormat) -> String {
+    /// The replay as text or JSON (empty when it stopped before starting).
+    public func rendered(_ format: OutputFormat) -> String {
+        guard let entry else { return "" }
         switch format {
         case .text:
             // StepOutcome.text, with every part from data or flags escaped.

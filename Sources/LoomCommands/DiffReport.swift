@@ -1,17 +1,17 @@
-import ArgumentParser
 import Foundation
 import LoomCore
 import LoomDiff
 import LoomPlugins
+import LoomStyles
 import OrderedCollections
 
 /// One side of `host diff`: a workspace and the screen file in it.
-struct DiffSide {
-    let label: String
-    let ws: Workspace
-    let file: String
+public struct DiffSide {
+    public let label: String
+    public let ws: Workspace
+    public let file: String
 
-    init(label: String, options: Workspace.Options, screen: String) throws {
+    public init(label: String, options: Workspace.Options, screen: String) throws {
         self.label = label
         var o = options
         if o.project == nil { o.project = Workspace.projectRoot(explicit: nil, screen: screen) }
@@ -24,38 +24,43 @@ struct DiffSide {
 }
 
 /// Inputs `host diff` cannot compare (exit 2).
-struct DiffInputError: Error {
-    var diagnostics: Diagnostics
+public struct DiffInputError: Error {
+    public var diagnostics: Diagnostics
+    public init(diagnostics: Diagnostics) { self.diagnostics = diagnostics }
 }
 
 /// What `host diff` prints: per profile, the changes and the graph edges gained and lost.
-struct DiffReport {
-    struct ProfileResult {
-        var name: String
-        var changes: [TreeChange]
-        var unchanged: Int
-        var graph: GraphDiff
-        var counts: ChangeCounts { ChangeCounts(changes, unchanged: unchanged) }
-        var changed: Bool { !changes.isEmpty || graph.changed }
+public struct DiffReport {
+    public struct ProfileResult {
+        public var name: String
+        public var changes: [TreeChange]
+        public var unchanged: Int
+        public var graph: GraphDiff
+        public var counts: ChangeCounts { ChangeCounts(changes, unchanged: unchanged) }
+        public var changed: Bool { !changes.isEmpty || graph.changed }
     }
 
-    var screen: String
-    var oldLabel: String
-    var newLabel: String
-    var impactTable: Bool
-    var results: [ProfileResult] = []
-    var diagnostics = Diagnostics()
+    public var screen: String
+    public var oldLabel: String
+    public var newLabel: String
+    public var impactTable: Bool
+    public var results: [ProfileResult] = []
+    public var diagnostics = Diagnostics()
 
-    var changed: Bool { results.contains { $0.changed } }
+    public var changed: Bool { results.contains { $0.changed } }
 
-    /// Resolves both sides for each selected profile and compares them.
-    static func compare(old: DiffSide, new: DiffSide, users: String?, user: UserOptions) throws(DiffInputError) -> DiffReport {
+    /// Resolves both sides for each selected profile (`users`: "all", a comma-separated list,
+    /// or nil for `user`'s one profile; `user`'s attributes and time apply to every profile) on
+    /// `device` (nil: the default, not chosen), each side through the pipeline, explained (so
+    /// hidden nodes say why), with its graph, and compares them.
+    public static func compare(old: DiffSide, new: DiffSide, users: String?, user: UserSelection,
+                               device: DeviceContext?) throws(DiffInputError) -> DiffReport {
         var load = old.ws.loadDiagnostics
         load.append(contentsOf: new.ws.loadDiagnostics)
         let oldScreen = old.ws.screen(file: old.file), newScreen = new.ws.screen(file: new.file)
         load.append(contentsOf: oldScreen.diagnostics)
         load.append(contentsOf: newScreen.diagnostics)
-        guard !load.hasErrors, let os = oldScreen.screen, let oc = oldScreen.check, let ns = newScreen.screen, let nc = newScreen.check else {
+        guard !load.hasErrors, oldScreen.screen != nil, oldScreen.check != nil, let ns = newScreen.screen, newScreen.check != nil else {
             throw DiffInputError(diagnostics: load)
         }
         var names: [String?]
@@ -68,23 +73,29 @@ struct DiffReport {
         case let list?:
             names = list.split(separator: ",").map { Optional($0.trimmingCharacters(in: .whitespaces)) }
         case nil:
-            names = [user.user]
+            names = [user.profile]
         }
         var report = DiffReport(screen: ns.id, oldLabel: old.label, newLabel: new.label, impactTable: users != nil)
         report.diagnostics = load
         var errors = Diagnostics()
         for name in names {
-            let profiles = (old.ws.users.user(named: name, context: user.context, now: user.now),
-                            new.ws.users.user(named: name, context: user.context, now: user.now))
-            guard case .success(let op) = profiles.0, case .success(let np) = profiles.1 else {
-                if case .failure(let d) = profiles.1 { errors.append(d) } else if case .failure(let d) = profiles.0 { errors.append(d) }
+            var selection = user
+            selection.profile = name
+            func request(_ side: DiffSide) -> ScreenRequest {
+                ScreenRequest(screen: side.file, user: selection, device: device, compute: [.tree, .explain, .graph])
+            }
+            let ra = ScreenPipeline.resolve(request(old), in: old.ws), rb = ScreenPipeline.resolve(request(new), in: new.ws)
+            // A profile one side does not know (the new side's complaint first): reported for all
+            // profiles at once. Both screens parsed above, so only the user can stop a side here.
+            if let f = rb.failure ?? ra.failure {
+                errors.append(contentsOf: f)
                 continue
             }
-            let a = old.ws.resolve(os, check: oc, user: op, explain: true)
-            let b = new.ws.resolve(ns, check: nc, user: np, explain: true)
+            guard let a = ra.resolution, let b = rb.resolution, let ga = ra.graph, let gb = rb.graph else { continue }
+            // The resolutions' own diagnostics: the projects' were checked above, and the graphs'
+            // belong to `host graph`.
             report.diagnostics.append(contentsOf: a.diagnostics)
             report.diagnostics.append(contentsOf: b.diagnostics)
-            let ga = old.ws.navigationGraph(from: os, user: op), gb = new.ws.navigationGraph(from: ns, user: np)
             let (oldTree, oldHidden) = VisibleTree.split(a.tree.map { TreeOutput.json($0, explain: true) })
             let (newTree, newHidden) = VisibleTree.split(b.tree.map { TreeOutput.json($0, explain: true) })
             let differ = TreeDiffer(old: oldTree, new: newTree)
@@ -102,14 +113,14 @@ struct DiffReport {
         return report
     }
 
-    func rendered(_ format: OutputFormat) -> String {
+    public func rendered(_ format: OutputFormat) -> String {
         switch format {
         case .json: return json.serialized(pretty: true) + "\n"
         case .text: return text
         }
     }
 
-    var json: JSONValue {
+    public var json: JSONValue {
         var us: OrderedDictionary<String, JSONValue> = [:]
         for r in results {
             let c = r.counts
@@ -125,7 +136,7 @@ struct DiffReport {
 
     /// The screen id, the labels (file names, a revision) and profile names come from the
     /// project or the command line: each through `TextEscape`, as the change lines are.
-    var text: String {
+    public var text: String {
         let e = TextEscape.escaped
         var out = "\(e(screen)): \(e(oldLabel)) → \(e(newLabel))\n"
         for r in results {
@@ -143,7 +154,7 @@ struct DiffReport {
     }
 
     /// Per profile: hard and soft counts and whether the graph changed.
-    var impact: String {
+    public var impact: String {
         let header = ["profile", "hard", "soft", "inserted", "deleted", "moved", "graph"]
         var rows = [header]
         for r in results {
@@ -163,8 +174,8 @@ struct DiffReport {
 }
 
 /// An `--explain` tree split into what the user sees and why each hidden node (by id) is hidden.
-enum VisibleTree {
-    static func split(_ tree: JSONValue?) -> (JSONValue?, [String: String]) {
+public enum VisibleTree {
+    public static func split(_ tree: JSONValue?) -> (JSONValue?, [String: String]) {
         var hidden: [String: String] = [:]
         func visit(_ v: JSONValue) -> JSONValue? {
             guard var o = v.object else { return v }

@@ -1,6 +1,0 @@
-import ArgumentParser
-
-/// `--format` of run, check, plugins and navigate.
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
-}

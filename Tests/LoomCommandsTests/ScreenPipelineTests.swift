@@ -1,0 +1,193 @@
+import Foundation
+import LoomCommands
+import LoomCore
+import LoomPlugins
+import LoomStyles
+import XCTest
+
+/// `ScreenPipeline.resolve`: requests built as the CLI and the server build them, results
+/// checked for what they hold (tree, diagnostics located, layout and graph only when asked,
+/// patches), on the sample app and on throw-away projects.
+final class ScreenPipelineTests: XCTestCase {
+    static let movies = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../docs/examples/movies").standardizedFileURL.path
+
+    func workspace(_ root: String = ScreenPipelineTests.movies) throws -> Workspace {
+        var o = Workspace.Options()
+        o.project = root
+        return try Workspace(options: o, anchor: nil)
+    }
+
+    /// Every node id of a JSON tree, depth first.
+    func ids(_ tree: JSONValue?) -> [String] {
+        guard let o = tree?.object else { return [] }
+        var out = o["id"]?.string.map { [$0] } ?? []
+        for c in o["children"]?.array ?? [] { out += ids(c) }
+        return out
+    }
+
+    func tree(_ r: ScreenResult) -> JSONValue? { r.resolution?.tree.map { TreeOutput.json($0, explain: false) } }
+
+    func testTreeForAProfileAndNothingElseUnlessAsked() throws {
+        let ws = try workspace()
+        let gold = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "gold")), in: ws)
+        XCTAssertNil(gold.failure)
+        XCTAssertFalse(gold.diagnostics.hasErrors, "\(gold.diagnostics.sorted)")
+        XCTAssertEqual(gold.resolution?.screen, "home")
+        XCTAssertEqual(gold.profile?.name, "gold")
+        XCTAssertEqual(gold.profile?.attributes["tier"], .string("gold"))
+        XCTAssertTrue(ids(tree(gold)).contains("premium_tab"))
+        XCTAssertFalse(ids(tree(gold)).contains("upsell_banner"), "gold members see no upsell")
+        // Graph and layout cost more than the resolution: absent unless asked.
+        XCTAssertNil(gold.graph)
+        XCTAssertNil(gold.layout)
+        XCTAssertTrue(gold.findings.isEmpty)
+        XCTAssertNil(gold.changes)
+
+        let free = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "free")), in: ws)
+        XCTAssertFalse(ids(tree(free)).contains("premium_tab"))
+        XCTAssertTrue(ids(tree(free)).contains("upsell_banner"))
+    }
+
+    func testAttributesAndTimeOverrideTheProfileInOrder() throws {
+        let ws = try workspace()
+        let sel = UserSelection(profile: "free", attributes: [.init(key: "tier", value: .string("gold")), .init(key: "churn_score", value: .double(0.1))],
+                                now: "2026-01-02T03:04:05Z")
+        let r = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: sel), in: ws)
+        XCTAssertEqual(r.profile?.attributes["tier"], .string("gold"))
+        XCTAssertEqual(r.profile?.attributes["now"], .string("2026-01-02T03:04:05Z"))
+        XCTAssertEqual(r.profile?.attributes["country"], .string("SE"), "the profile's other attributes stay")
+        // The same user the CLI's strings give, attribute for attribute and in order.
+        let cli = try UserSelection.commandLine(profile: "free", context: ["tier=gold", "churn_score=0.1"], now: "2026-01-02T03:04:05Z").get()
+        let viaStrings = ws.users.user(named: "free", context: ["tier=gold", "churn_score=0.1"], now: "2026-01-02T03:04:05Z")
+        XCTAssertEqual(try cli.user(in: ws.users).get(), try viaStrings.get())
+        XCTAssertEqual(try sel.user(in: ws.users).get(), try viaStrings.get())
+    }
+
+    func testUnknownProfileStopsWithADidYouMeanAtUsersJSON() throws {
+        let ws = try workspace()
+        let r = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "gol")), in: ws)
+        let failure = try XCTUnwrap(r.failure)
+        XCTAssertNil(r.resolution)
+        let d = try XCTUnwrap(failure.sorted.first)
+        XCTAssertTrue(d.message.contains("unknown user 'gol'"), d.message)
+        XCTAssertTrue(d.message.contains("did you mean 'gold'"), d.message)
+        XCTAssertTrue(d.location?.file.hasSuffix("users.json") == true, "\(String(describing: d.location))")
+        XCTAssertTrue(r.diagnostics.hasErrors, "the failure is among the diagnostics")
+        XCTAssertEqual(r.rendered(.json, style: Style(color: false)), "", "a stopped request has nothing to print")
+    }
+
+    func testBadTimeAndBadContextAreErrorsNotCrashes() throws {
+        let ws = try workspace()
+        let r = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "gold", now: "yesterday")), in: ws)
+        XCTAssertTrue(try XCTUnwrap(r.failure).sorted.first?.message.contains("found 'yesterday'") == true)
+        guard case .failure(let d) = UserSelection.commandLine(profile: nil, context: ["novalue"], now: nil) else {
+            return XCTFail("a --context without '=' is refused")
+        }
+        XCTAssertTrue(d.message.contains("KEY=VALUE"), d.message)
+    }
+
+    func testUnknownScreenStops() throws {
+        let ws = try workspace()
+        let r = ScreenPipeline.resolve(ScreenRequest(screen: "hom", user: UserSelection(profile: "gold")), in: ws)
+        XCTAssertNotNil(r.failure)
+        XCTAssertTrue(r.diagnostics.errors.contains { $0.message.contains("hom") }, "\(r.diagnostics.sorted)")
+        let none = ScreenPipeline.resolve(ScreenRequest(screen: nil), in: ws)
+        XCTAssertNotNil(none.failure, "a tree needs a screen")
+    }
+
+    func testGraphWhenAskedAndGraphOnlyFromTheEntry() throws {
+        let ws = try workspace()
+        let r = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "gold"), compute: [.tree, .graph]), in: ws)
+        let graph = try XCTUnwrap(r.graph)
+        XCTAssertTrue(graph.graph.rendered(.text).contains("movie_detail"), graph.graph.rendered(.text))
+        // Without .tree: only the graph, explored from the project's entry.
+        let only = ScreenPipeline.resolve(ScreenRequest(screen: nil, user: UserSelection(profile: "gold"), compute: [.graph]), in: ws)
+        XCTAssertNil(only.failure)
+        XCTAssertNil(only.resolution)
+        XCTAssertEqual(only.graph?.json, graph.json, "home is the sample app's entry")
+        let text = try GraphReport.rendered(try XCTUnwrap(only.graph), .mermaid).get()
+        XCTAssertTrue(text.hasSuffix("\n"))
+    }
+
+    func testLayoutWhenAskedOnTheRequestsDevice() throws {
+        let ws = try workspace()
+        let device = try DeviceContextFixture.ipad()
+        let r = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "gold"), device: device,
+                                                     compute: [.tree, .layout]), in: ws)
+        XCTAssertNil(r.failure, "\(r.diagnostics.sorted)")
+        let layout = try XCTUnwrap(r.layout)
+        XCTAssertEqual(r.layoutContext, device)
+        XCTAssertEqual(r.pictureTitle, "home · gold · ipad portrait")
+        XCTAssertTrue(layout.headerLine.contains("ipad"), layout.headerLine)
+        let text = r.rendered(.text, style: Style(color: false))
+        XCTAssertTrue(text.contains("\nfindings: "), text)
+        let json = r.rendered(.json, style: Style(color: false))
+        XCTAssertTrue(json.contains("\"layout\""), "layout in the JSON when asked")
+    }
+
+    func testPatchesChangeTheTreeAndSayWhat() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("loom-commands-patch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let good = dir.appendingPathComponent("good.json").path
+        try Data(#"[{"component": "watched", "prepend": [{"id": "new", "title": "New", "kind": "movie", "action": "movie:1"}]}]"#.utf8)
+            .write(to: URL(fileURLWithPath: good))
+        let ws = try workspace()
+        let r = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "gold"), patches: [good]), in: ws)
+        XCTAssertNil(r.failure, "\(r.diagnostics.sorted)")
+        let changes = try XCTUnwrap(r.changes)
+        XCTAssertEqual(changes.count, 1, "\(changes.map(\.line))")
+        XCTAssertEqual(changes.first?.change, .inserted)
+        // The patched screen is resolved apart: the file's own resolution is unchanged.
+        let plain = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "gold")), in: ws)
+        XCTAssertNotEqual(tree(plain), tree(r))
+
+        let bad = dir.appendingPathComponent("bad.json").path
+        try Data("[{\"component\": \"wached\", \"append\": []}]".utf8).write(to: URL(fileURLWithPath: bad))
+        let b = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "gold"), patches: [bad]), in: ws)
+        let d = try XCTUnwrap(b.failure?.errors.first)
+        XCTAssertTrue(d.message.contains("no component 'wached'"), d.message)
+        XCTAssertEqual(d.location?.file, bad)
+        XCTAssertEqual(d.location?.line, 1)
+    }
+
+    func testASyntaxErrorStopsLocated() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("loom-commands-syntax-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("screens"), withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Data("{}".utf8).write(to: root.appendingPathComponent("loom.json"))
+        try Data("{\"screen\": \"s\",\n \"root\": {\"type\": \"label\",,}}".utf8).write(to: root.appendingPathComponent("screens/s.json"))
+        let ws = try workspace(root.path)
+        let r = ScreenPipeline.resolve(ScreenRequest(screen: "s"), in: ws)
+        let d = try XCTUnwrap(r.failure?.errors.first)
+        XCTAssertTrue(d.location?.file.hasSuffix("screens/s.json") == true)
+        XCTAssertEqual(d.location?.line, 2)
+        XCTAssertNil(r.resolution)
+    }
+
+    func testInputNotesOnlyWhenAsked() throws {
+        let ws = try workspace()
+        let quiet = ScreenPipeline.resolve(ScreenRequest(screen: "home"), in: ws)
+        XCTAssertFalse(quiet.diagnostics.sorted.contains { $0.message.contains("anonymous user") })
+        let noted = ScreenPipeline.resolve(ScreenRequest(screen: "home", compute: [.tree, .inputNotes]), in: ws)
+        XCTAssertTrue(noted.diagnostics.sorted.contains { $0.message.contains("resolved for an anonymous user") })
+    }
+
+    func testNavigationReplayFromARequest() throws {
+        let ws = try workspace()
+        let replay = NavigationReplay.replay(ScreenRequest(screen: "home", user: UserSelection(profile: "gold")),
+                                             link: nil, steps: "movie:42,back", in: ws)
+        XCTAssertNil(replay.failure)
+        XCTAssertEqual(replay.outcomes.count, 2)
+        XCTAssertTrue(replay.rendered(.text).hasPrefix("start: "))
+        let stopped = NavigationReplay.replay(ScreenRequest(screen: "home", user: UserSelection(profile: "nobody")),
+                                              link: nil, steps: "back", in: ws)
+        XCTAssertNotNil(stopped.failure)
+        XCTAssertEqual(stopped.rendered(.json), "")
+    }
+}
+
+enum DeviceContextFixture {
+    static func ipad() throws -> DeviceContext { try DeviceContext.parse(device: "ipad", orientation: nil, traits: nil).get() }
+}
