@@ -37,6 +37,9 @@ public enum FuzzTargets {
                       "JSONFlatObject.scan and parse differ: \(scanned) vs \(flat)")
             }
         }
+        // The property files' reading (`JSONReadOptions.propertyFile`: trailing commas).
+        var warnings: [Diagnostic] = []
+        let lenient = try? JSONReader.parse(data, file: "fuzz.json", options: .propertyFile, warnings: &warnings)
         let doc: JSONDocument
         do {
             doc = try JSONReader.parse(data, file: "fuzz.json")
@@ -45,8 +48,11 @@ public enum FuzzTargets {
             let loc = error.location
             check(loc == nil || (loc!.line >= 1 && loc!.column >= 0), "error location out of range: \(error)")
             _ = error.description
+            if let lenient { checkTrailingCommas(data, lenient, warnings) }
             return
         }
+        // What the strict reader reads, the lenient one reads the same, without a warning.
+        check(lenient?.root.plain == doc.root.plain && warnings.isEmpty, "the property-file reading differs on strict JSON: \(warnings)")
         let lines = 1 + data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
         walk(doc.root) { p in
             check(p.line >= 1 && Int(p.line) <= lines && p.column >= 1 && Int(p.column) <= data.count + 1,
@@ -74,6 +80,33 @@ public enum FuzzTargets {
             fuzzFailure("the pretty writer's output does not parse: \(error)\n\(pretty)")
         }
         _ = JSONReader.parseValue(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Input the strict reader refuses and the property-file reading accepts: every warning
+    /// is a trailing comma, located at a ',' of the input, and with those commas blanked out
+    /// the strict reader reads the same value.
+    static func checkTrailingCommas(_ data: UnsafeRawBufferPointer, _ doc: JSONDocument, _ warnings: [Diagnostic]) {
+        let bytes = Array(data)
+        check(!warnings.isEmpty, "the property-file reading accepted what the strict one refuses, without a warning")
+        // Line starts (a leading byte-order mark is not counted in line 1's columns).
+        var starts = [bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
+        for (k, b) in bytes.enumerated() where b == 0x0A { starts.append(k + 1) }
+        var blanked = bytes
+        for w in warnings {
+            check(w.severity == .warning && w.message.hasPrefix("trailing comma"), "not a trailing-comma warning: \(w)")
+            guard let loc = w.location, loc.line >= 1, loc.line <= starts.count, loc.column >= 1 else {
+                fuzzFailure("a trailing-comma warning outside the input: \(w)")
+            }
+            let offset = starts[loc.line - 1] + loc.column - 1
+            check(offset < bytes.count && bytes[offset] == UInt8(ascii: ","), "a trailing-comma warning not at a comma: \(w)")
+            blanked[offset] = 0x20
+        }
+        do {
+            let strict = try JSONReader.parse(blanked, file: "blanked.json")
+            check(strict.root.plain == doc.root.plain, "without its trailing commas the input reads to another value")
+        } catch {
+            fuzzFailure("without its trailing commas the input does not parse: \(error)")
+        }
     }
 
     /// ScreenParser (all three formats) on any JSON, then the format-level invariants: ids and

@@ -38,6 +38,21 @@ extension ScreenPatch {
         let tree = PatchTree(screen.root)
         var fragmentItems: [Item] = [], fragmentModels: [Component] = []
         var hints = Self.hintLimit
+        // Item ids of the screen and where each item is (built on the first unknown component,
+        // once): a step naming an item is told it names an item, and of which collection.
+        var itemPlaces: [String: (index: Int, collection: Component)]?
+        func itemPlace(_ id: String) -> (index: Int, collection: Component)? {
+            if itemPlaces == nil {
+                var places: [String: (index: Int, collection: Component)] = [:]
+                screen.root.walk { c in
+                    for (k, item) in c.items.enumerated() {
+                        if let i = item.id, places[i] == nil { places[i] = (k, c) }
+                    }
+                }
+                itemPlaces = places
+            }
+            return itemPlaces?[id]
+        }
         func hint(_ word: String, among names: () -> [String]) -> String {
             guard hints > 0 else { return "" }
             hints -= 1
@@ -47,7 +62,13 @@ extension ScreenPatch {
             let target: PatchNode
             if let id = step.component {
                 guard let t = tree.first(id) else {
-                    d.error("no component '\(id)' in \(screen.file)\(hint(id, among: { tree.componentIDs }))", at: step.componentAt.map(loc))
+                    if let (k, c) = itemPlace(id) {
+                        let item = TreeChange.itemName(index: k, collection: TreeChange.collectionName(type: c.type, id: c.id))
+                        let owner = c.id.map { "'\(TextEscape.escaped($0))'" } ?? "the collection, which needs an id for that"
+                        d.error("no component '\(TextEscape.escaped(id))' in \(screen.file): '\(TextEscape.escaped(id))' is \(TextEscape.escaped(item)), not a component; \"component\" names the collection whose items change (\(owner))", at: step.componentAt.map(loc))
+                    } else {
+                        d.error("no component '\(id)' in \(screen.file)\(hint(id, among: { tree.componentIDs }))", at: step.componentAt.map(loc))
+                    }
                     continue
                 }
                 target = t

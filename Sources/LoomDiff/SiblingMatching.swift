@@ -20,9 +20,12 @@ import LoomCore
 ///      and 5), so a run of repeated items next to an anchor is matched too;
 ///   4. a gap between anchors within `exactCells` is matched by the table.
 ///
-/// Then the rest are paired in order within each gap between matches (an edited item is an
-/// update, not a delete plus an insert); anything left is inserted or deleted. Among matched
-/// pairs, those outside the longest run that kept its order are reported as moved.
+/// Then content left out of that run is paired with equal content on the other side (Spots
+/// finds a moved item wherever it went: `a b c → c b a` is two moves, not two deletions and two
+/// insertions); then the rest are paired in order within each gap between matches (an edited
+/// item is an update, not a delete plus an insert); anything left is inserted or deleted.
+/// Among matched pairs, those outside the longest run that kept its order are reported as
+/// moved (the nodes that kept their index, when they are such a run: `moves`).
 ///
 /// When every node's content is distinct within its list (a list of movies), steps 1–3 find the
 /// very longest common subsequence the table finds, with the same tie rule, so the changes are
@@ -67,21 +70,57 @@ struct SiblingMatch {
         let oldFree = old.indices.filter { oldMatched[$0] == nil && old[$0]["id"]?.string == nil }
         let newFree = new.indices.filter { newMatched[$0] == nil && new[$0]["id"]?.string == nil }
         steps += old.count + new.count
-        let anchors = Self.anchors(oldFree.map { old[$0] }, newFree.map { new[$0] }, exactCells: exactCells,
-                                   lookups: &lookups, steps: &steps)
-        for (a, b) in anchors {
+        // Heckel's symbol table: each distinct content gets a number (one hash and, on a hit,
+        // one equality test per node); from here on nodes are compared by number.
+        var numbers: [JSONValue: Int] = [:]
+        func number(_ v: JSONValue) -> Int {
+            lookups += 1
+            if let n = numbers[v] { return n }
+            numbers[v] = numbers.count
+            return numbers.count - 1
+        }
+        let x = oldFree.map { number(old[$0]) }, y = newFree.map { number(new[$0]) }
+        let anchors = Self.anchors(x, y, symbolCount: numbers.count, exactCells: exactCells, steps: &steps)
+        // Free positions (into oldFree / newFree) paired so far.
+        var pairedOld = [Bool](repeating: false, count: x.count), pairedNew = [Bool](repeating: false, count: y.count)
+        func pair(_ a: Int, _ b: Int) {
             oldMatched[oldFree[a]] = newFree[b]
             newMatched[newFree[b]] = oldFree[a]
+            pairedOld[a] = true
+            pairedNew[b] = true
         }
-        // Pair the rest in order within each gap between anchors. Anchors are increasing in
-        // both lists, so each gap is a run of the free lists: one pass over both.
+        for (a, b) in anchors { pair(a, b) }
+        // Spots' differ finds an old item again in the new list wherever it went, and reports a
+        // move, not a deletion and an insertion (of a b c → c b a, two moves). So content the
+        // run in order left out is paired with equal content on the other side, the k-th
+        // unpaired old node of a content with its k-th unpaired new node, before the rest
+        // are paired as edits. One pass over each side (content already numbered).
+        var waiting = [[Int]](repeating: [], count: numbers.count)
+        var taken = [Int](repeating: 0, count: numbers.count)
+        for a in x.indices where !pairedOld[a] { waiting[x[a]].append(a) }
+        for b in y.indices where !pairedNew[b] {
+            let c = y[b]
+            if taken[c] < waiting[c].count {
+                pair(waiting[c][taken[c]], b)
+                taken[c] += 1
+            }
+        }
+        steps += x.count + y.count
+        // Pair the rest in order within each gap between anchors (an edited node is an update).
+        // Anchors are increasing in both lists, so each gap is a run of the free lists: one
+        // pass over both, stepping over nodes paired by content.
         var a = 0, b = 0
         for (ha, hb) in anchors + [(oldFree.count, newFree.count)] {
             while a < ha && b < hb {
-                oldMatched[oldFree[a]] = newFree[b]
-                newMatched[newFree[b]] = oldFree[a]
-                a += 1
-                b += 1
+                if pairedOld[a] {
+                    a += 1
+                } else if pairedNew[b] {
+                    b += 1
+                } else {
+                    pair(a, b)
+                    a += 1
+                    b += 1
+                }
                 steps += 1
             }
             a = ha + 1
@@ -92,9 +131,24 @@ struct SiblingMatch {
             if let i = newMatched[j] { pairs.append((i, j)) } else { inserted.append(j) }
         }
         deleted = old.indices.filter { oldMatched[$0] == nil }
-        // Moves: matched pairs not on the longest increasing run of old indices.
-        let keep = SiblingMatch.longestIncreasing(pairs.map(\.old), steps: &steps)
-        for (k, p) in pairs.enumerated() where !keep.contains(k) { moved.insert(p.new) }
+        moved = Self.moves(pairs, steps: &steps)
+    }
+
+    /// New indices of the pairs (in new order) that moved: those not on the longest run whose
+    /// old indices increase. When the nodes that kept their index are as many as that run,
+    /// they are the run (Spots calls a node moved when its index changed: of a b c → c b a, a
+    /// and c moved, b did not, where the first longest run found would keep a and move b
+    /// "1 → 1"). Nodes that kept their index always form a run in order, so this only picks
+    /// among runs of the same length.
+    static func moves(_ pairs: [(old: Int, new: Int)], steps: inout Int) -> Set<Int> {
+        var keep = longestIncreasing(pairs.map(\.old), steps: &steps)
+        var fixed: Set<Int> = []
+        for (k, p) in pairs.enumerated() where p.old == p.new { fixed.insert(k) }
+        steps += pairs.count
+        if fixed.count >= keep.count { keep = fixed }
+        var out: Set<Int> = []
+        for (k, p) in pairs.enumerated() where !keep.contains(k) { out.insert(p.new) }
+        return out
     }
 
     /// Lists up to this many cells (old count × new count: 256 and 256) are matched exactly as
@@ -105,25 +159,16 @@ struct SiblingMatch {
 
     /// Index pairs of equal nodes, increasing in both lists: steps 1–3 of the type's comment,
     /// or the exact table for small lists and gaps.
-    static func anchors(_ a: [JSONValue], _ b: [JSONValue], exactCells: Int = SiblingMatch.exactCells,
-                        lookups: inout Int, steps: inout Int) -> [(Int, Int)] {
-        if a.isEmpty || b.isEmpty { return [] }
-        // Heckel's symbol table: each distinct content gets a number (one hash and, on a hit,
-        // one equality test per node); from here on nodes are compared by number.
+    /// `x` and `y` are the nodes' content numbers (equal content, equal number; each below
+    /// `symbolCount`).
+    static func anchors(_ x: [Int], _ y: [Int], symbolCount: Int, exactCells: Int = SiblingMatch.exactCells,
+                        steps: inout Int) -> [(Int, Int)] {
+        if x.isEmpty || y.isEmpty { return [] }
         struct Symbol { var oldCount = 0, newCount = 0, oldIndex = 0, newIndex = 0 }
-        var numbers: [JSONValue: Int] = [:]
-        var symbols: [Symbol] = []
-        func number(_ v: JSONValue) -> Int {
-            lookups += 1
-            if let n = numbers[v] { return n }
-            numbers[v] = symbols.count
-            symbols.append(Symbol())
-            return symbols.count - 1
-        }
-        let x = a.map(number), y = b.map(number)
         if fits(x.count, y.count, exactCells) {
             return lcs(x[...], y[...], steps: &steps)
         }
+        var symbols = [Symbol](repeating: Symbol(), count: symbolCount)
         var oa = [Int](repeating: -1, count: x.count)   // old → new
         var nb = [Int](repeating: -1, count: y.count)   // new → old
 

@@ -25,9 +25,13 @@ public struct TreeChange: Sendable, Equatable {
     public var fields: [String]
     /// Set by callers that know why a node appeared or disappeared (e.g. the rule that now hides it).
     public var reason: String?
+    /// Items: the collection they belong to, as `list 'watched'` (its type and id), which names
+    /// an item that has neither an id nor a kind (`item 2 of list 'watched'`).
+    public var collection: String?
 
     public init(node: String, id: String?, path: String, change: ChangeKind, type: String?,
-                oldIndex: Int? = nil, newIndex: Int? = nil, fields: [String] = [], reason: String? = nil) {
+                oldIndex: Int? = nil, newIndex: Int? = nil, fields: [String] = [], reason: String? = nil,
+                collection: String? = nil) {
         self.node = node
         self.id = id
         self.path = path
@@ -37,6 +41,18 @@ public struct TreeChange: Sendable, Equatable {
         self.newIndex = newIndex
         self.fields = fields
         self.reason = reason
+        self.collection = collection
+    }
+
+    /// `item 2 of list 'watched'` (`item 2` without a collection): an item named by its place,
+    /// for an item with no id and no kind, in diffs and patch errors. Not escaped.
+    public static func itemName(index: Int, collection: String?) -> String {
+        "item \(index)" + (collection.map { " of \($0)" } ?? "")
+    }
+
+    /// `list 'watched'` or `list` (no id): a collection as item names mention it. Not escaped.
+    public static func collectionName(type: String?, id: String?) -> String {
+        (type ?? "collection") + (id.map { " '\($0)'" } ?? "")
     }
 
     /// The JSON form used by `host diff --format json` and `host run --patch` (`changes`).
@@ -54,14 +70,24 @@ public struct TreeChange: Sendable, Equatable {
         return .object(o)
     }
 
-    /// One line for text output: `soft  component 'watched' (root/children[0]) props.title`.
+    /// One line for text output: `soft  component 'watched' (root/children[0]) props.title`;
+    /// an item without id or kind is named by its place: `soft  item 2 of list 'watched' (…)`.
     /// Ids, types, paths, field names and reasons come from the project (screens, plugins,
     /// rules): each goes through `TextEscape`, so a control character in one prints as
     /// `\u{1B}` and cannot drive the terminal or start a forged line.
     public var line: String {
         var s = change.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
         s += node + " "
-        if let id { s += "'\(TextEscape.escaped(id))'" } else { s += TextEscape.escaped(type ?? "?") }
+        if let id {
+            s += "'\(TextEscape.escaped(id))'"
+        } else if let type {
+            s += TextEscape.escaped(type)
+        } else if node == "item", let i = change == .deleted ? oldIndex : newIndex {
+            // An item without id or kind (Spots' items often have neither): its place.
+            s = String(s.dropLast(node.count + 1)) + TextEscape.escaped(Self.itemName(index: i, collection: collection))
+        } else {
+            s += "?"
+        }
         s += " (\(TextEscape.escaped(path)))"
         switch change {
         case .moved: s += " \(oldIndex ?? 0) → \(newIndex ?? 0)"

@@ -25,22 +25,35 @@ public struct TreeDiffer: Sendable {
 
     public var counts: ChangeCounts { ChangeCounts(changes, unchanged: unchanged) }
 
-    static func nodeName(_ v: JSONValue) -> String { v["type"] == nil && v["kind"] != nil ? "item" : "component" }
+    /// A node's name in changes: what sits in a collection's `items` is an item, whatever keys
+    /// it has (an item without a `kind` was once called "component ?"); elsewhere a node with a
+    /// `kind` and no `type` is an item, anything else a component.
+    static func nodeName(_ v: JSONValue, inItems: Bool = false) -> String {
+        inItems || (v["type"] == nil && v["kind"] != nil) ? "item" : "component"
+    }
     static func typeName(_ v: JSONValue) -> String? { v["type"]?.string ?? v["kind"]?.string }
 
-    private mutating func insertedSubtree(_ n: JSONValue, path: String, index: Int?) {
-        changes.append(TreeChange(node: Self.nodeName(n), id: n["id"]?.string, path: path, change: .inserted,
-                                  type: Self.typeName(n), newIndex: index))
+    /// The collection an item belongs to, for its name (`list 'watched'`).
+    static func collectionName(_ parent: JSONValue?) -> String? {
+        guard let parent else { return nil }
+        return TreeChange.collectionName(type: typeName(parent), id: parent["id"]?.string)
     }
 
-    private mutating func deletedSubtree(_ o: JSONValue, path: String, index: Int?) {
-        changes.append(TreeChange(node: Self.nodeName(o), id: o["id"]?.string, path: path, change: .deleted,
-                                  type: Self.typeName(o), oldIndex: index))
+    private mutating func insertedSubtree(_ n: JSONValue, path: String, index: Int?, parent: JSONValue? = nil) {
+        changes.append(TreeChange(node: Self.nodeName(n, inItems: parent != nil), id: n["id"]?.string, path: path, change: .inserted,
+                                  type: Self.typeName(n), newIndex: index, collection: Self.collectionName(parent)))
+    }
+
+    private mutating func deletedSubtree(_ o: JSONValue, path: String, index: Int?, parent: JSONValue? = nil) {
+        changes.append(TreeChange(node: Self.nodeName(o, inItems: parent != nil), id: o["id"]?.string, path: path, change: .deleted,
+                                  type: Self.typeName(o), oldIndex: index, collection: Self.collectionName(parent)))
     }
 
     /// `path` is the node's place in the new tree, `oldPath` in the old one (deletions below it
     /// name old places).
-    private mutating func compare(_ o: JSONValue, _ n: JSONValue, path: String, oldPath: String, oldIndex: Int?, newIndex: Int?) {
+    /// `parent`: the collection (new side) when the nodes are its items.
+    private mutating func compare(_ o: JSONValue, _ n: JSONValue, path: String, oldPath: String, oldIndex: Int?, newIndex: Int?,
+                                  parent: JSONValue? = nil) {
         var fields = Self.changedFields(o, n)
         // A prop that is the number of items before and after (a list's `item_count`) changed
         // because items were inserted or deleted: that is the items' change, reported per item,
@@ -54,9 +67,9 @@ public struct TreeDiffer: Sendable {
         }
         if !fields.isEmpty {
             let hard = fields.contains { Self.hardKeys.contains($0) }
-            changes.append(TreeChange(node: Self.nodeName(n), id: n["id"]?.string ?? o["id"]?.string, path: path,
+            changes.append(TreeChange(node: Self.nodeName(n, inItems: parent != nil), id: n["id"]?.string ?? o["id"]?.string, path: path,
                                       change: hard ? .hard : .soft, type: Self.typeName(n),
-                                      oldIndex: oldIndex, newIndex: newIndex, fields: fields))
+                                      oldIndex: oldIndex, newIndex: newIndex, fields: fields, collection: Self.collectionName(parent)))
         } else {
             unchanged += 1
         }
@@ -70,24 +83,30 @@ public struct TreeDiffer: Sendable {
             }
         }
         for list in ["children", "items"] {
-            compareLists(o[list]?.array ?? [], n[list]?.array ?? [], path: path, oldPath: oldPath, key: list)
+            // `Optional`: JSONValue takes a nil literal itself (as null).
+            let items = list == "items"
+            compareLists(o[list]?.array ?? [], n[list]?.array ?? [], path: path, oldPath: oldPath, key: list,
+                         parent: items ? Optional(n) : .none, oldParent: items ? Optional(o) : .none)
         }
     }
 
-    private mutating func compareLists(_ old: [JSONValue], _ new: [JSONValue], path: String, oldPath: String, key: String) {
+    /// `parent` / `oldParent`: the collection on each side when the lists are its items.
+    private mutating func compareLists(_ old: [JSONValue], _ new: [JSONValue], path: String, oldPath: String, key: String,
+                                       parent: JSONValue?, oldParent: JSONValue?) {
         if old.isEmpty && new.isEmpty { return }
         let m = SiblingMatch(old: old, new: new)
-        for i in m.deleted { deletedSubtree(old[i], path: "\(oldPath)/\(key)[\(i)]", index: i) }
+        for i in m.deleted { deletedSubtree(old[i], path: "\(oldPath)/\(key)[\(i)]", index: i, parent: oldParent) }
         for (oi, ni) in m.pairs.sorted(by: { $0.new < $1.new }) {
             let p = "\(path)/\(key)[\(ni)]"
             if m.moved.contains(ni) {
-                changes.append(TreeChange(node: Self.nodeName(new[ni]), id: new[ni]["id"]?.string, path: p, change: .moved,
-                                          type: Self.typeName(new[ni]), oldIndex: oi, newIndex: ni))
+                changes.append(TreeChange(node: Self.nodeName(new[ni], inItems: parent != nil), id: new[ni]["id"]?.string, path: p,
+                                          change: .moved, type: Self.typeName(new[ni]), oldIndex: oi, newIndex: ni,
+                                          collection: Self.collectionName(parent)))
             }
-            compare(old[oi], new[ni], path: p, oldPath: "\(oldPath)/\(key)[\(oi)]", oldIndex: oi, newIndex: ni)
+            compare(old[oi], new[ni], path: p, oldPath: "\(oldPath)/\(key)[\(oi)]", oldIndex: oi, newIndex: ni, parent: parent)
         }
         // Insertions after the updates of the same list, in new order.
-        for i in m.inserted { insertedSubtree(new[i], path: "\(path)/\(key)[\(i)]", index: i) }
+        for i in m.inserted { insertedSubtree(new[i], path: "\(path)/\(key)[\(i)]", index: i, parent: parent) }
     }
 
     /// The node's own keys whose values differ (members of props/meta/style one by one), sorted.

@@ -117,7 +117,7 @@ public enum DeviceCatalog {
         .portrait: Traits(horizontal: .compact, vertical: .regular),
         .landscape: Traits(horizontal: .compact, vertical: .compact),
     ]
-    /// Plus and Max iPhones are regular width in landscape.
+    /// Plus and Max iPhones (and the 414-point-wide XR and 11) are regular width in landscape.
     private static let plusTraits: [Orientation: Traits] = [
         .portrait: Traits(horizontal: .compact, vertical: .regular),
         .landscape: Traits(horizontal: .regular, vertical: .compact),
@@ -143,6 +143,21 @@ public enum DeviceCatalog {
         Device(name: "iphone-15", displayName: "iPhone 15", idiom: .phone, width: 393, height: 852, scale: 3,
                safeArea: [.portrait: EdgeInsets(top: 59, bottom: 34), .landscape: EdgeInsets(left: 59, bottom: 21, right: 59)],
                sizeClasses: phoneTraits),
+        // The 896-point iPhones (MRGArchitect's `-896h` files). Apple's safe areas: the XR and
+        // 11 have a 48-point status bar (iOS 14 and later), the XS Max and 11 Pro Max 44; all
+        // four are regular width in landscape, as the Plus models.
+        Device(name: "iphone-xr", displayName: "iPhone XR", idiom: .phone, width: 414, height: 896, scale: 2,
+               safeArea: [.portrait: EdgeInsets(top: 48, bottom: 34), .landscape: EdgeInsets(left: 48, bottom: 21, right: 48)],
+               sizeClasses: plusTraits),
+        Device(name: "iphone-11", displayName: "iPhone 11", idiom: .phone, width: 414, height: 896, scale: 2,
+               safeArea: [.portrait: EdgeInsets(top: 48, bottom: 34), .landscape: EdgeInsets(left: 48, bottom: 21, right: 48)],
+               sizeClasses: plusTraits),
+        Device(name: "iphone-xs-max", displayName: "iPhone XS Max", idiom: .phone, width: 414, height: 896, scale: 3,
+               safeArea: [.portrait: EdgeInsets(top: 44, bottom: 34), .landscape: EdgeInsets(left: 44, bottom: 21, right: 44)],
+               sizeClasses: plusTraits),
+        Device(name: "iphone-11-pro-max", displayName: "iPhone 11 Pro Max", idiom: .phone, width: 414, height: 896, scale: 3,
+               safeArea: [.portrait: EdgeInsets(top: 44, bottom: 34), .landscape: EdgeInsets(left: 44, bottom: 21, right: 44)],
+               sizeClasses: plusTraits),
         Device(name: "iphone-15-pro-max", displayName: "iPhone 15 Pro Max", idiom: .phone, width: 430, height: 932, scale: 3,
                safeArea: [.portrait: EdgeInsets(top: 59, bottom: 34), .landscape: EdgeInsets(left: 59, bottom: 21, right: 59)],
                sizeClasses: plusTraits),

@@ -9,8 +9,9 @@ public enum StyleVariant: Sendable, Hashable, CustomStringConvertible {
     case height(Int, phone: Bool)
     case traits
 
-    /// The screen heights (points) that have `-<H>h` files, in load order.
-    public static let heightClasses = [568, 667, 736, 812]
+    /// The screen heights (points) that have `-<H>h` files, in load order (MRGArchitect's
+    /// `loadEntriesWithClassName:`, 896 since its "Adding 896h support for iphone").
+    public static let heightClasses = [568, 667, 736, 812, 896]
 
     /// The file name of this variant of `name`.
     public func fileName(_ name: String) -> String {

@@ -101,7 +101,12 @@ public struct StyleLibrary: Sendable {
 
     static func parse(path: String, name: String, variant: StyleVariant, diagnostics d: inout Diagnostics) -> StyleFile? {
         do {
-            return parse(try SafeFile.parseJSON(atPath: path), name: name, variant: variant, diagnostics: &d)
+            // MRGArchitect's reader accepts a trailing comma (its own `Tests~iphone.json` ends
+            // with one): read it, with a warning at the comma.
+            var warnings: [Diagnostic] = []
+            let doc = try SafeFile.parseJSON(atPath: path, options: .propertyFile, warnings: &warnings)
+            d.append(contentsOf: warnings)
+            return parse(doc, name: name, variant: variant, diagnostics: &d)
         } catch {
             d.append(error)
             return nil

@@ -71,14 +71,17 @@ final class StyleCommandTests: XCTestCase {
             let r = try Host.run(["style", "Login"] + args)
             assertExit(r, 64)
         }
-        let r = try Host.run(["style", "Login", "--device", "iphone-16"])
+        // (Not "iphone-16": it is as close to the newer catalog's "iphone-11", and ties go
+        // alphabetically.)
+        let r = try Host.run(["style", "Login", "--device", "iphone-15s"])
         assertContains(r.stderr, "did you mean 'iphone-15'?", in: r, "stderr")
     }
 
     func testDevicesListsTheCatalog() throws {
         let t = try Host.run(["devices"])
         assertExit(t, 0)
-        for name in ["iphone-se-1st", "iphone-8", "iphone-8-plus", "iphone-x", "iphone-15", "ipad", "ipad-pro-12.9"] {
+        for name in ["iphone-se-1st", "iphone-8", "iphone-8-plus", "iphone-x", "iphone-15", "ipad", "ipad-pro-12.9",
+                     "iphone-xr", "iphone-11", "iphone-xs-max", "iphone-11-pro-max"] {
             assertContains(t.stdout, name, in: t)
         }
         assertContains(t.stdout, "* iphone-15", in: t)
@@ -90,5 +93,8 @@ final class StyleCommandTests: XCTestCase {
         let se = try XCTUnwrap(devices.first { $0["name"] as? String == "iphone-se-1st" })
         XCTAssertEqual(se["width"] as? Double, 320)
         XCTAssertEqual(se["height"] as? Double, 568)
+        let xr = try XCTUnwrap(devices.first { $0["name"] as? String == "iphone-xr" })
+        XCTAssertEqual(xr["display_name"] as? String, "iPhone XR")
+        XCTAssertEqual(xr["height"] as? Double, 896)
     }
 }

@@ -282,3 +282,26 @@ final class StyleIntegrationTests: XCTestCase {
         assertContains(nav.stderr, "did you mean 'ipad'", in: nav, "stderr")
     }
 }
+
+extension StyleIntegrationTests {
+    /// MRGArchitect's latest loader through `host run`: an 896-point iPhone loads `-896h`
+    /// files (an 812-point one does not), and a property file ending with a trailing comma is
+    /// read, with a warning naming file, line and column; a screen with one stays an error.
+    func test896hFilesAndATrailingCommaInAPropertyFile() throws {
+        let root = try project([
+            "styles/Login-896h.json": "{\n  \"paddin\": 9,\n}\n",
+            "screens/s.json": #"{"screen": "s", "root": {"type": "card", "id": "login", "style": "Login"}}"#,
+            "screens/bad.json": "{\"screen\": \"bad\", \"root\": {\"type\": \"card\", \"id\": \"x\",}}",
+        ])
+        let xr = try run(root, ["--device", "iphone-xr"])
+        assertExit(xr, 0)
+        assertContains(xr.stdout, "paddin=9", in: xr, "stdout")
+        assertContains(xr.stderr, "styles/Login-896h.json:2:14: warning: trailing comma before '}'", in: xr, "stderr")
+        let x = try run(root, ["--device", "iphone-x"])
+        assertExit(x, 0)
+        XCTAssertFalse(x.stdout.contains("paddin=9"), x.transcript)
+        let bad = try Host.run(["run", "screens/bad.json"], directory: root)
+        assertExit(bad, 1)
+        assertContains(bad.stderr, "screens/bad.json:1:53: error: trailing comma before '}' is not allowed", in: bad, "stderr")
+    }
+}

@@ -170,4 +170,18 @@ final class PatchApplicationTests: XCTestCase {
         XCTAssertTrue(d.errors[1].description.hasPrefix("p.json:2:42: error: 'movies' has no item with id 'm2'; did you mean 'm1'?"), d.errors[1].description)
         XCTAssertEqual(d.errors[99].description, "p.json:100:42: error: 'movies' has no item with id 'm2'")
     }
+
+    /// A step whose "component" is an item's id is told it names an item, and which: the
+    /// item's place in its collection and the collection to name instead.
+    func testAStepNamingAnItemSaysItIsAnItem() throws {
+        let text = #"{"screen": "s", "root": {"type": "stack", "id": "root", "children": [{"type": "list", "id": "movies", "items": [{"title": "A"}, {"id": "m1", "title": "B", "kind": "movie"}]}, {"type": "carousel", "items": [{"id": "t1", "title": "T"}]}]}}"#
+        let screen = try XCTUnwrap(ScreenParser.parse(try parse(text, file: "s.json"), defaultID: "s").0)
+        let patch = try XCTUnwrap(ScreenPatch.parse(try parse(#"[{"component": "m1", "delete": {"index": 0}}, {"component": "t1", "append": []}]"#, file: "p.json")).0)
+        let (patched, d) = patch.apply(to: screen, check: ScreenChecker.check(screen, factory: try factory()), factory: try factory())
+        XCTAssertNil(patched)
+        XCTAssertEqual(d.errors.map(\.description), [
+            #"p.json:1:16: error: no component 'm1' in s.json: 'm1' is item 1 of list 'movies', not a component; "component" names the collection whose items change ('movies')"#,
+            #"p.json:1:61: error: no component 't1' in s.json: 't1' is item 0 of carousel, not a component; "component" names the collection whose items change (the collection, which needs an id for that)"#,
+        ])
+    }
 }

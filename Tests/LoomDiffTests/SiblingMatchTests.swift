@@ -83,12 +83,15 @@ final class SiblingMatchTests: XCTestCase {
     /// then content found once on each side, extended to equal neighbours. Shown on small lists
     /// with the table turned off: of A B B → B the table kept the first B (deleting A and the
     /// second B), Heckel's common end keeps the last; of A → B C A A X the table found A,
-    /// Heckel's passes find no anchor (A is not once in the new list) and pair A with B.
+    /// Heckel's passes find no anchor (A is not once in the new list), and content matching
+    /// then finds the first A.
     func testRepeatedContentPastTheTableIsDecidedByHeckelsRule() {
         let a = movie("A"), b = movie("B"), c = movie("C"), x = movie("X")
         XCTAssertEqual(summary(SiblingMatch(old: [a, b, b], new: [b], exactCells: 0)), "pairs [2>0] inserted [] deleted [0, 1] moved []")
         XCTAssertEqual(summary(QuadraticSiblingMatch(old: [a, b, b], new: [b])), "pairs [1>0] inserted [] deleted [0, 2] moved []")
-        XCTAssertEqual(summary(SiblingMatch(old: [a], new: [b, c, a, a, x], exactCells: 0)), "pairs [0>0] inserted [1, 2, 3, 4] deleted [] moved []")
+        // Heckel's passes anchor nothing here (A is not once in the new list); A is then found
+        // by its content, as the table finds it (before content matching: paired with B).
+        XCTAssertEqual(summary(SiblingMatch(old: [a], new: [b, c, a, a, x], exactCells: 0)), "pairs [0>2] inserted [0, 1, 3, 4] deleted [] moved []")
         XCTAssertEqual(summary(QuadraticSiblingMatch(old: [a], new: [b, c, a, a, x])), "pairs [0>2] inserted [0, 1, 3, 4] deleted [] moved []")
         // Within the table's size both are matched as before.
         XCTAssertEqual(summary(SiblingMatch(old: [a, b, b], new: [b])), "pairs [1>0] inserted [] deleted [0, 2] moved []")
@@ -151,6 +154,37 @@ final class SiblingMatchTests: XCTestCase {
         XCTAssertEqual(TreeDiffer(old: tree, new: tree).changes, [])
     }
 
+    /// Spots' DiffManagerTests.testComparingWhenMovingItems: a b c → c b a without ids is two
+    /// moves (a 0 → 2, c 2 → 0; b stays), not two deletions and two insertions — by the table,
+    /// by Heckel's passes alone, and past the table's size.
+    func testReorderWithoutIDsIsMovesAsInSpots() {
+        let a = movie("a"), b = movie("b"), c = movie("c")
+        let expected = "pairs [2>0, 1>1, 0>2] inserted [] deleted [] moved [0, 2]"
+        XCTAssertEqual(summary(SiblingMatch(old: [a, b, c], new: [c, b, a])), expected)
+        XCTAssertEqual(summary(SiblingMatch(old: [a, b, c], new: [c, b, a], exactCells: 0)), expected)
+        let old: JSONValue = ["type": "carousel", "id": "teams", "items": [a, b, c]]
+        let new: JSONValue = ["type": "carousel", "id": "teams", "items": [c, b, a]]
+        let d = TreeDiffer(old: old, new: new)
+        XCTAssertEqual(d.changes.map(\.line), ["moved    item movie (root/items[0]) 2 → 0", "moved    item movie (root/items[2]) 0 → 2"])
+        XCTAssertEqual(d.counts.moved, 2)
+        XCTAssertEqual(d.counts.inserted + d.counts.deleted, 0)
+        XCTAssertEqual(d.unchanged, 4)
+        // A moved item that was also edited cannot be told from a new one (no id, new content):
+        // a is found again, c is gone and c2 is new.
+        let edited: JSONValue = ["type": "carousel", "id": "teams", "items": [movie("c2"), b, a]]
+        XCTAssertEqual(TreeDiffer(old: old, new: edited).changes.map { "\($0.change.rawValue) \($0.path)" },
+                       ["deleted root/items[2]", "moved root/items[2]", "inserted root/items[0]"])
+        // Past the table: 2,000 distinct items reversed are 1,999 moves and nothing else.
+        let many = (0..<2_000).map { movie("M\($0)") }
+        let m = SiblingMatch(old: many, new: many.reversed())
+        XCTAssertEqual(m.pairs.count, 2_000)
+        XCTAssertEqual(m.moved.count, 1_999)
+        XCTAssertEqual(m.inserted.count + m.deleted.count, 0)
+        // The same with ids (unchanged rule, the kept index now the one that stayed).
+        let keyed = [movie("a", id: "a"), movie("b", id: "b"), movie("c", id: "c")]
+        XCTAssertEqual(summary(SiblingMatch(old: keyed, new: keyed.reversed())), expected)
+    }
+
     func testEarliestLongestIncreasing() {
         var steps = 0
         XCTAssertEqual(SiblingMatch.earliestLongestIncreasing([1, 0], steps: &steps), [0])
@@ -161,7 +195,8 @@ final class SiblingMatchTests: XCTestCase {
 }
 
 /// The sibling matcher as it was before Heckel's technique (a longest common subsequence by a
-/// quadratic table), kept here as the reference the new one is checked against.
+/// quadratic table), then content left out of it paired by a scan (as Spots' differ finds a
+/// moved item), kept here as the reference the linear one is checked against.
 struct QuadraticSiblingMatch {
     var pairs: [(old: Int, new: Int)] = []
     var deleted: [Int] = []
@@ -187,6 +222,14 @@ struct QuadraticSiblingMatch {
             oldMatched[oldFree[a]] = newFree[b]
             newMatched[newFree[b]] = oldFree[a]
         }
+        // Content left out of the common subsequence: each new node, in order, takes the first
+        // unpaired old node of equal content (a scan, as Spots' differ looks an item up).
+        for n in newFree where newMatched[n] == nil {
+            if let o = oldFree.first(where: { oldMatched[$0] == nil && old[$0] == new[n] }) {
+                oldMatched[o] = n
+                newMatched[n] = o
+            }
+        }
         var bounds = anchors.map { (oldFree[$0.0], newFree[$0.1]) }
         bounds.append((old.count, new.count))
         var lo = (old: -1, new: -1)
@@ -203,8 +246,8 @@ struct QuadraticSiblingMatch {
             if let i = newMatched[j] { pairs.append((i, j)) } else { inserted.append(j) }
         }
         deleted = old.indices.filter { oldMatched[$0] == nil }
-        let keep = SiblingMatch.longestIncreasing(pairs.map(\.old))
-        for (k, p) in pairs.enumerated() where !keep.contains(k) { moved.insert(p.new) }
+        var steps = 0
+        moved = SiblingMatch.moves(pairs, steps: &steps)
     }
 
     static func lcs(_ a: [JSONValue], _ b: [JSONValue]) -> [(Int, Int)] {

@@ -107,6 +107,29 @@ final class TreeDifferTests: XCTestCase {
         XCTAssertFalse(GraphDiff(old: ["edges": [e1]], new: ["edges": [e1]]).changed)
     }
 
+    /// Items without a `kind` (Spots' items often have none) are items, named by their place
+    /// in their collection, not "component ?".
+    func testItemsWithoutKindAreNamedAsItems() {
+        func plain(_ title: String) -> JSONValue { ["view": "ListItem", "props": ["title": .string(title)]] }
+        let old = root([list([plain("A"), plain("B")])])
+        let new = root([list([plain("A"), plain("B2"), plain("C")])])
+        let d = TreeDiffer(old: old, new: new)
+        XCTAssertEqual(d.changes.map(\.line), [
+            "soft     item 1 of list 'watched' (root/children[0]/items[1]): props.title",
+            "inserted item 2 of list 'watched' (root/children[0]/items[2])",
+        ])
+        XCTAssertEqual(d.changes.map(\.node), ["item", "item"])
+        XCTAssertEqual(d.changes[1].json["node"], "item")
+        let gone = TreeDiffer(old: old, new: root([list([plain("A")])]))
+        XCTAssertEqual(gone.changes.map(\.line), ["deleted  item 1 of list 'watched' (root/children[0]/items[1])"])
+        // A collection without an id is named by its type; components stay components.
+        let bare: JSONValue = ["type": "carousel", "view": "CarouselView", "items": [plain("A")]]
+        XCTAssertEqual(TreeDiffer(old: bare, new: ["type": "carousel", "view": "CarouselView", "items": []]).changes.map(\.line),
+                       ["deleted  item 0 of carousel (root/items[0])"])
+        XCTAssertEqual(TreeDiffer(old: root([]), new: root([list([])])).changes.map(\.line),
+                       ["inserted component 'watched' (root/children[0])"])
+    }
+
     func testLongestIncreasingIsDeterministic() {
         XCTAssertEqual(SiblingMatch.longestIncreasing([2, 0, 1]), [1, 2])
         XCTAssertEqual(SiblingMatch.longestIncreasing([]), [])

@@ -14,6 +14,10 @@ final class CascadeTests: XCTestCase {
             "iphone-x": ("\"812h~iphone\"", ["Login.json", "Login~iphone.json", "Login-568h.json", "Login-568h~iphone.json", "Login-667h.json", "Login-667h~iphone.json", "Login-736h.json", "Login-736h~iphone.json", "Login-812h.json"], ["h568", "h667", "h736", "h812"]),
             "iphone-15": ("\"812h~iphone\"", ["Login.json", "Login~iphone.json", "Login-568h.json", "Login-568h~iphone.json", "Login-667h.json", "Login-667h~iphone.json", "Login-736h.json", "Login-736h~iphone.json", "Login-812h.json"], ["h568", "h667", "h736", "h812"]),
             "iphone-15-pro-max": ("\"812h~iphone\"", ["Login.json", "Login~iphone.json", "Login-568h.json", "Login-568h~iphone.json", "Login-667h.json", "Login-667h~iphone.json", "Login-736h.json", "Login-736h~iphone.json", "Login-812h.json"], ["h568", "h667", "h736", "h812"]),
+            "iphone-xr": ("\"812h~iphone\"", ["Login.json", "Login~iphone.json", "Login-568h.json", "Login-568h~iphone.json", "Login-667h.json", "Login-667h~iphone.json", "Login-736h.json", "Login-736h~iphone.json", "Login-812h.json"], ["h568", "h667", "h736", "h812"]),
+            "iphone-11": ("\"812h~iphone\"", ["Login.json", "Login~iphone.json", "Login-568h.json", "Login-568h~iphone.json", "Login-667h.json", "Login-667h~iphone.json", "Login-736h.json", "Login-736h~iphone.json", "Login-812h.json"], ["h568", "h667", "h736", "h812"]),
+            "iphone-xs-max": ("\"812h~iphone\"", ["Login.json", "Login~iphone.json", "Login-568h.json", "Login-568h~iphone.json", "Login-667h.json", "Login-667h~iphone.json", "Login-736h.json", "Login-736h~iphone.json", "Login-812h.json"], ["h568", "h667", "h736", "h812"]),
+            "iphone-11-pro-max": ("\"812h~iphone\"", ["Login.json", "Login~iphone.json", "Login-568h.json", "Login-568h~iphone.json", "Login-667h.json", "Login-667h~iphone.json", "Login-736h.json", "Login-736h~iphone.json", "Login-812h.json"], ["h568", "h667", "h736", "h812"]),
             "ipad": ("\"ipad\"", ["Login.json", "PadExtras.json"], []),
             "ipad-pro-12.9": ("\"ipad\"", ["Login.json", "PadExtras.json"], []),
         ]

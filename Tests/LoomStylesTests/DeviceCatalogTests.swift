@@ -29,7 +29,7 @@ final class DeviceCatalogTests: XCTestCase {
             "orientation": "landscape", "traits": ["horizontal": "regular", "vertical": "compact"],
         ])
         XCTAssertEqual(DeviceContext.standard.device.name, DeviceCatalog.defaultName)
-        guard case .failure(let e) = DeviceContext.parse(device: "iphone-16", orientation: nil, traits: nil) else { return XCTFail() }
+        guard case .failure(let e) = DeviceContext.parse(device: "iphne-15", orientation: nil, traits: nil) else { return XCTFail() }
         XCTAssertTrue(e.message.contains("did you mean 'iphone-15'"), e.message)
         guard case .failure(let o) = DeviceContext.parse(device: nil, orientation: "sideways", traits: nil) else { return XCTFail() }
         XCTAssertTrue(o.message.hasPrefix("--orientation is 'portrait' or 'landscape'"), o.message)

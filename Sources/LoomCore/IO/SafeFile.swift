@@ -196,6 +196,14 @@ public enum SafeFile {
         return try JSONReader.parse(bytes, file: displayPath ?? path)
     }
 
+    /// The same with `options` (property files: `.propertyFile`); what they let through is
+    /// appended to `warnings`.
+    public static func parseJSON(atPath path: String, displayPath: String? = nil, options: JSONReadOptions,
+                                 warnings: inout [Diagnostic]) throws(Diagnostic) -> JSONDocument {
+        let bytes = try read(path, displayPath: displayPath)
+        return try JSONReader.parse(bytes, file: displayPath ?? path, options: options, warnings: &warnings)
+    }
+
     /// The entries of a folder (byte-exact names, "." and ".." left out), or nil when it cannot
     /// be listed.
     public static func contentsOfDirectory(_ path: String) -> [String]? {

@@ -35,6 +35,10 @@ struct JSONParser {
     /// once into an array of its exact size.
     let items = ScratchStack<JSONNode>()
     let members = ScratchStack<JSONObject.Member>()
+    /// `JSONReadOptions.trailingCommas`: a comma before `}` or `]` is read, with a warning in
+    /// `warnings`, instead of being an error.
+    var allowTrailingCommas = false
+    var warnings: [Diagnostic] = []
 
     struct OpenContainer {
         var isObject: Bool
@@ -112,10 +116,16 @@ struct JSONParser {
                     i += 1
                     skipWhitespace()
                     if i < end && p[i] == (isObject ? closeBrace : closeBracket) {
-                        throw error("trailing comma before '\(isObject ? "}" : "]")' is not allowed", at: commaPos)
+                        guard allowTrailingCommas else {
+                            throw error("trailing comma before '\(isObject ? "}" : "]")' is not allowed", at: commaPos)
+                        }
+                        // Lenient (property files): the container closes below, as without the
+                        // comma. Only one comma after a value: `[1,,]` and `[,]` stay errors.
+                        warnings.append(.warning("trailing comma before '\(isObject ? "}" : "]")' (read as MRGArchitect's reader reads it; strict JSON does not allow it)", at: commaPos.located(in: file)))
+                    } else {
+                        if isObject { try readKey() }
+                        continue nextValue
                     }
-                    if isObject { try readKey() }
-                    continue nextValue
                 }
                 guard p[i] == (isObject ? closeBrace : closeBracket) else {
                     throw unexpected(isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")

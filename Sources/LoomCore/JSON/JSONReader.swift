@@ -9,7 +9,25 @@ import Darwin
 import Foundation
 #endif
 
-/// Strict RFC 8259 JSON reader that remembers where every value and key starts.
+/// What the one JSON parser lets through beyond RFC 8259. Everything is strict except where a
+/// format the host must read as it is needs more: MRGArchitect's property files end objects and
+/// arrays with a trailing comma (its own fixtures do; NSJSONSerialization accepts it), so
+/// `propertyFile` reads one, with a located warning. Screens, `loom.json`, users, flows and
+/// every other file stay `strict`.
+public struct JSONReadOptions: Sendable, Hashable {
+    /// A comma before `}` or `]` is read (a warning naming file, line and column), not an error.
+    public var trailingCommas: Bool
+
+    public init(trailingCommas: Bool = false) {
+        self.trailingCommas = trailingCommas
+    }
+
+    public static let strict = JSONReadOptions()
+    /// MRGArchitect's property files (`StyleLibrary`).
+    public static let propertyFile = JSONReadOptions(trailingCommas: true)
+}
+
+/// Strict RFC 8259 JSON reader (unless `JSONReadOptions` say otherwise) that remembers where every value and key starts.
 ///
 /// Errors are `Diagnostic`s located at `file:line:column` (1-based, columns in UTF-8 bytes) with a
 /// message saying what is wrong. No trailing commas, comments, NaN/Infinity, duplicate keys,
@@ -20,17 +38,37 @@ public enum JSONReader {
     public static let maxDepth = 512
 
     public static func parse(_ bytes: UnsafeRawBufferPointer, file: String) throws(Diagnostic) -> JSONDocument {
+        var warnings: [Diagnostic] = []
+        return try parse(bytes, file: file, options: .strict, warnings: &warnings)
+    }
+
+    /// Parses with `options`; what they let through is appended to `warnings`, located.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, file: String, options: JSONReadOptions,
+                             warnings: inout [Diagnostic]) throws(Diagnostic) -> JSONDocument {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw Diagnostic.error("empty file", at: SourceLocation(file: file, line: 1, column: 1))
         }
         var parser = JSONParser(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, file: file)
-        return JSONDocument(file: file, root: try parser.parseDocument())
+        parser.allowTrailingCommas = options.trailingCommas
+        let root = try parser.parseDocument()
+        warnings.append(contentsOf: parser.warnings)
+        return JSONDocument(file: file, root: root)
     }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(Diagnostic) -> JSONDocument {
         try bytes.withUnsafeBytes { buffer in
             Result { () throws(Diagnostic) in try parse(buffer, file: file) }
         }.get()
+    }
+
+    public static func parse(_ bytes: [UInt8], file: String, options: JSONReadOptions,
+                             warnings: inout [Diagnostic]) throws(Diagnostic) -> JSONDocument {
+        var found: [Diagnostic] = []
+        let doc = try bytes.withUnsafeBytes { buffer in
+            Result { () throws(Diagnostic) in try parse(buffer, file: file, options: options, warnings: &found) }
+        }.get()
+        warnings.append(contentsOf: found)
+        return doc
     }
 
     #if canImport(Foundation)
