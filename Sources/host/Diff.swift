@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCore
 import LoomDiff
-import LoomPlugins
+import LoomWorkspace
 import OrderedCollections
 
 /// One side of `host diff`: a workspace and the screen file in it.

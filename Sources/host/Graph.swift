@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 enum GraphOutputFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json, dot, mermaid, svg

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// What `host graph` prints: the navigation graph one user can walk.
 struct GraphReport {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 struct Navigate: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCore
 import LoomNavigation
-import LoomPlugins
+import LoomWorkspace
 
 /// What `host navigate` prints: steps or a deep link replayed for one user, the stack after each.
 struct NavigationReplay {

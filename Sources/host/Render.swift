@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCore
 import LoomLayout
-import LoomPlugins
+import LoomWorkspace
 import LoomRender
 import LoomStyles
 

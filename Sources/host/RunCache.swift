@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCache
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// `host run --cache-key KEY [--cache-dir DIR]`: Spots' view-state cache (docs/changes.md).
 struct CacheOptions: ParsableArguments {

@@ -3,7 +3,7 @@ import Foundation
 import LoomCore
 import LoomDiff
 import LoomLayout
-import LoomPlugins
+import LoomWorkspace
 import LoomStyles
 import LoomText
 import OrderedCollections

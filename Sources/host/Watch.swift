@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import LoomCore
 import LoomDiff
-import LoomPlugins
+import LoomWorkspace
 
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
