@@ -194,6 +194,7 @@ let package = Package(
             name: "LoomPluginsTests", dependencies: ["LoomPlugins", "LoomWorkspace", "LoomTesting", "LoomNavigation", "LoomCore", "LuaRuntime"],
             path: "Tests/LoomPluginsTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], path: "Tests/FuzzTests"),
+        .testTarget(name: "LoomWorkspaceTests", dependencies: ["LoomWorkspace", "LoomNavigation", "LoomCore"], path: "Tests/LoomWorkspaceTests"),
         .testTarget(name: "LoomStylesTests", dependencies: ["LoomStyles", "LoomCore"], path: "Tests/LoomStylesTests"),
         .testTarget(name: "LoomCacheTests", dependencies: ["LoomCache", "LoomCore"], path: "Tests/LoomCacheTests"),
         .testTarget(name: "LoomDiffTests", dependencies: ["LoomDiff", "LoomCore", "FuzzTargets"], path: "Tests/LoomDiffTests"),
