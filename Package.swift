@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "LoomCore", targets: ["LoomCore"]),
         .library(name: "LoomNavigation", targets: ["LoomNavigation"]),
         .library(name: "LoomPlugins", targets: ["LoomPlugins"]),
+        .library(name: "LoomWorkspace", targets: ["LoomWorkspace"]),
+        .library(name: "LoomCommands", targets: ["LoomCommands"]),
         .library(name: "LoomTesting", targets: ["LoomTesting"]),
         .library(name: "LoomStyles", targets: ["LoomStyles"]),
         .library(name: "LoomSolver", targets: ["LoomSolver"]),
@@ -55,16 +57,24 @@ let package = Package(
             dependencies: ["LoomCore", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomNavigation"
         ),
-        // Lua plugins feeding the core's factory; the workspace.
+        // A project opened: loom.json, the screen store and parse cache, users, flows, styles and
+        // the device context, named rules, plugin discovery. Plugins are reached through the
+        // `PluginHost` protocol it declares: no Lua here.
+        .target(
+            name: "LoomWorkspace",
+            dependencies: ["LoomCore", "LoomNavigation", "LoomStyles", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomWorkspace"
+        ),
+        // Lua plugins feeding the core's factory; `PluginEngine` is LoomWorkspace's plugin host.
         .target(
             name: "LoomPlugins",
-            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomStyles"],
+            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomStyles", "LoomWorkspace"],
             path: "Sources/LoomPlugins"
         ),
         // Scenarios, snapshots, structural diffs and reports (`host test`).
         .target(
             name: "LoomTesting",
-            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomPlugins", "LoomDiff", "LoomLayout", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomWorkspace", "LoomPlugins", "LoomDiff", "LoomLayout", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomTesting"
         ),
         // Styles: MRGArchitect's property files (imports, device cascade, size-class traits,
@@ -118,44 +128,46 @@ let package = Package(
         // Spots' view-state cache: resolved screens saved as JSON under a key and an input hash.
         .target(
             name: "LoomCache",
-            dependencies: ["LoomCore", "LoomPlugins", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomCache"
         ),
         // Whole populations (`host eval`, `host matrix`): users streamed from JSON Lines, CSV or
         // users.json through screens on worker threads (one workspace each), in input order.
         .target(
             name: "LoomPopulation",
-            dependencies: ["LoomCore", "LoomPlugins", "LoomNavigation", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomWorkspace", "LoomNavigation", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomPopulation"
         ),
         // `host serve`: resolved screens over HTTP (Hummingbird 2), one workspace per worker thread.
         .target(
             name: "LoomServe",
-            dependencies: ["LoomCore", "LoomPlugins", "LoomCache", .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: ["LoomCore", "LoomWorkspace", "LoomCache", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomServe"
         ),
         // One request, one path: ScreenRequest → ScreenPipeline.resolve → ScreenResult and its
-        // text and JSON, for every command that resolves a screen (docs/cli.md).
+        // text and JSON, for every command that resolves a screen (docs/cli.md); opening a
+        // workspace with the Lua engine (WorkspaceOpening).
         .target(
             name: "LoomCommands",
-            dependencies: ["LoomCore", "LoomPlugins", "LoomNavigation", "LoomStyles", "LoomLayout", "LoomText", "LoomDiff",
-                           "LoomRender", "LoomCache", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomWorkspace", "LoomPlugins", "LoomNavigation", "LoomStyles", "LoomLayout", "LoomText", "LoomDiff", "LoomRender", "LoomCache",
+                           .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomCommands"
         ),
-        // The CLI: parses arguments, formats results. No logic of its own.
+        // The CLI: parses arguments, formats results. No logic of its own; no Lua (plugins are
+        // reached through LoomWorkspace's protocol, opened by LoomCommands).
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation", "LoomServe",
-                "LoomText", "LoomLayout", "LoomRender", "LoomCommands",
+                "LoomCore", "LoomNavigation", "LoomWorkspace", "LoomCommands", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation", "LoomServe",
+                "LoomText", "LoomLayout", "LoomRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"
         ),
         .executableTarget(
             name: "loom-bench",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LuaRuntime", "LoomStyles", "LoomSolver", "LoomPopulation", "LoomCache", "LoomText", "LoomLayout"],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomWorkspace", "LoomPlugins", "LoomTesting", "LuaRuntime", "LoomStyles", "LoomSolver", "LoomPopulation", "LoomCache", "LoomText", "LoomLayout"],
             path: "Sources/loom-bench"
         ),
         // Fuzz targets (docs/fuzzing.md, scripts/fuzz): the targets' bodies, then one executable
@@ -163,7 +175,7 @@ let package = Package(
         // replay driver otherwise (FuzzEntry). FuzzDriver declares libFuzzer's driver.
         .target(
             name: "FuzzTargets",
-            dependencies: ["LoomCore", "LoomNavigation", "LoomPlugins", "LoomPopulation", "LoomStyles", "LoomDiff", "LoomSolver", "LuaRuntime", "FuzzDriver", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomNavigation", "LoomWorkspace", "LoomPlugins", "LoomPopulation", "LoomStyles", "LoomDiff", "LoomSolver", "LuaRuntime", "FuzzDriver", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/FuzzTargets"
         ),
         .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
@@ -182,9 +194,10 @@ let package = Package(
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
         .testTarget(name: "LoomNavigationTests", dependencies: ["LoomNavigation", "LoomCore"], path: "Tests/LoomNavigationTests"),
         .testTarget(
-            name: "LoomPluginsTests", dependencies: ["LoomPlugins", "LoomTesting", "LoomNavigation", "LoomCore", "LuaRuntime"],
+            name: "LoomPluginsTests", dependencies: ["LoomPlugins", "LoomWorkspace", "LoomTesting", "LoomNavigation", "LoomCore", "LuaRuntime"],
             path: "Tests/LoomPluginsTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], path: "Tests/FuzzTests"),
+        .testTarget(name: "LoomWorkspaceTests", dependencies: ["LoomWorkspace", "LoomNavigation", "LoomCore"], path: "Tests/LoomWorkspaceTests"),
         .testTarget(name: "LoomStylesTests", dependencies: ["LoomStyles", "LoomCore"], path: "Tests/LoomStylesTests"),
         .testTarget(name: "LoomCacheTests", dependencies: ["LoomCache", "LoomCore"], path: "Tests/LoomCacheTests"),
         .testTarget(name: "LoomDiffTests", dependencies: ["LoomDiff", "LoomCore", "FuzzTargets"], path: "Tests/LoomDiffTests"),
@@ -192,9 +205,9 @@ let package = Package(
         .testTarget(name: "LoomTextTests", dependencies: ["LoomText"], path: "Tests/LoomTextTests"),
         .testTarget(name: "LoomLayoutTests", dependencies: ["LoomLayout", "LoomText", "LoomSolver", "LoomStyles", "LoomCore"], path: "Tests/LoomLayoutTests"),
         .testTarget(name: "LoomRenderTests", dependencies: ["LoomRender", "LoomLayout", "LoomText", "LoomStyles", "LoomCore"], path: "Tests/LoomRenderTests"),
-        .testTarget(name: "LoomPopulationTests", dependencies: ["LoomPopulation", "LoomPlugins", "LoomCore"], path: "Tests/LoomPopulationTests"),
+        .testTarget(name: "LoomPopulationTests", dependencies: ["LoomPopulation", "LoomWorkspace", "LoomPlugins", "LoomCore"], path: "Tests/LoomPopulationTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
-        .testTarget(name: "LoomCommandsTests", dependencies: ["LoomCommands", "LoomPlugins", "LoomStyles", "LoomCore"], path: "Tests/LoomCommandsTests"),
+        .testTarget(name: "LoomCommandsTests", dependencies: ["LoomCommands", "LoomWorkspace", "LoomPlugins", "LoomStyles", "LoomCore"], path: "Tests/LoomCommandsTests"),
         .testTarget(name: "LoomServeTests", dependencies: ["LoomServe", "LoomCore"], path: "Tests/LoomServeTests"),
     ],
     swiftLanguageModes: [.v6]

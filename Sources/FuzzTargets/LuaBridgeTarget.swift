@@ -2,6 +2,7 @@ import Foundation
 import LoomCore
 import LoomNavigation
 import LoomPlugins
+import LoomWorkspace
 import LuaRuntime
 import OrderedCollections
 

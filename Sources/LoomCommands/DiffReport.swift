@@ -1,8 +1,8 @@
 import Foundation
 import LoomCore
 import LoomDiff
-import LoomPlugins
 import LoomStyles
+import LoomWorkspace
 import OrderedCollections
 
 /// One side of `host diff`: a workspace and the screen file in it.
@@ -15,7 +15,7 @@ public struct DiffSide {
         self.label = label
         var o = options
         if o.project == nil { o.project = Workspace.projectRoot(explicit: nil, screen: screen) }
-        ws = try Workspace(options: o, anchor: screen)
+        ws = try Workspace.open(options: o, anchor: screen)
         switch ws.locateScreen(screen) {
         case .success(let f): file = f
         case .failure(let d): throw DiffInputError(diagnostics: Diagnostics([d]))

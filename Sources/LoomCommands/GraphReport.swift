@@ -1,6 +1,6 @@
 import LoomCore
 import LoomNavigation
-import LoomPlugins
+import LoomWorkspace
 
 /// `host graph --format`: the forms of a navigation graph.
 public enum GraphOutputFormat: String, CaseIterable, Sendable {

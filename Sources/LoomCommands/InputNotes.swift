@@ -1,5 +1,5 @@
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// What `host run` says about the inputs a resolution lacked: no `--user` (a note), or
 /// attributes the screen's rules read that the chosen user lacks (a warning each).

@@ -1,6 +1,6 @@
 import LoomCore
 import LoomNavigation
-import LoomPlugins
+import LoomWorkspace
 
 /// What `host navigate` prints: steps or a deep link replayed for one user, the stack after each.
 public struct NavigationReplay {

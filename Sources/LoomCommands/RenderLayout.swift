@@ -1,7 +1,7 @@
 import Foundation
 import LoomCore
 import LoomLayout
-import LoomPlugins
+import LoomWorkspace
 import LoomRender
 import LoomStyles
 

@@ -2,7 +2,7 @@ import LoomCore
 import LoomDiff
 import LoomLayout
 import LoomNavigation
-import LoomPlugins
+import LoomWorkspace
 import LoomStyles
 import LoomText
 

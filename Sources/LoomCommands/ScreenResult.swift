@@ -1,7 +1,7 @@
 import LoomCore
 import LoomDiff
 import LoomLayout
-import LoomPlugins
+import LoomWorkspace
 import LoomStyles
 import OrderedCollections
 

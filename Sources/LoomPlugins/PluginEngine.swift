@@ -1,14 +1,8 @@
 import Foundation
 import LoomCore
+import LoomWorkspace
 import LuaRuntime
 import OrderedCollections
-
-/// A plugin loaded (or not) into an engine.
-public struct LoadedPlugin: Sendable {
-    public var info: PluginInfo
-    public var file: String
-    public var loaded: Bool
-}
 
 /// Lua plugins feeding one shared factory, in one Lua state. One engine per thread: the state,
 /// the factory's builders and every reference belong to the thread that made them.

@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomWorkspace
 import LuaRuntime
 import OrderedCollections
 

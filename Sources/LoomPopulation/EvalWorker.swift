@@ -1,6 +1,6 @@
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// A batch of users, in input order: records already read (`users.json` profiles, CSV rows), or
 /// JSON Lines in one block of bytes.

@@ -1,6 +1,6 @@
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// The attributes the rules of a worker's plans have read, each a *slot*: its name, how a user's
 /// view supplies it when the user's record has no such member (`profile`, the device context,

@@ -1,5 +1,5 @@
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// The screens of a population run in one workspace: each parsed and checked once, with one
 /// resolver (and its cache of trees by rule outcomes) per screen. One per worker thread.

@@ -1,5 +1,5 @@
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// One rule reference's answers by what the rule read (`host eval --select visible`).
 ///

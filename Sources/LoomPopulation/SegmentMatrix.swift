@@ -1,6 +1,6 @@
 import LoomCore
 import LoomNavigation
-import LoomPlugins
+import LoomWorkspace
 import OrderedCollections
 
 /// What a matrix row counts: a visible component or item of the screen, or an edge of the

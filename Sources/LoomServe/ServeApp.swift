@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LoomCache
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// What a route asks the workers for.
 public struct APIRequest: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomWorkspace
 import LoomNavigation
 import LoomPlugins
 import LuaRuntime

@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomWorkspace
 import LoomPlugins
 
 /// Finds scenario files and the project each one runs in.

@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomWorkspace
 import LoomPlugins
 import LoomNavigation
 import LuaRuntime
@@ -68,7 +69,15 @@ final class ScenarioFileRunner {
         let ws: Workspace
         do {
             ws = try CoverageCollector.workspace(options) { () throws(LuaError) in
-                try Workspace(options: workspaceOptions(file, options), anchor: nil)
+                do {
+                    return try Workspace(options: workspaceOptions(file, options), anchor: nil)
+                } catch let e as LuaError {
+                    throw e
+                } catch {
+                    // Not the Lua runtime failing (Workspace.init throws nothing else with a
+                    // plugin host given), but said as it would be rather than dropped.
+                    throw LuaError(kind: .host, message: "\(error)")
+                }
             }
         } catch {
             return fileFailure("cannot start the Lua runtime: \(error)")
@@ -98,6 +107,8 @@ final class ScenarioFileRunner {
         o.limits = options.limits
         o.standardPlugins = options.standardPlugins
         o.verbose = options.verbose
+        // Scenarios drive the Lua engine itself (sandbox, owners, coverage): always Lua.
+        o.pluginHost = PluginEngine.host
         guard let plugin = file.plugin else { return o }
         let target = ScenarioDiscovery.standardized(plugin)
         let std = options.standardPlugins ?? PluginDiscovery.standardPluginsDirectory()

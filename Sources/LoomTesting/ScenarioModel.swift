@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LuaRuntime
 
 /// What `host test` runs and how. Plain values: safe to hand to worker threads.
@@ -16,7 +17,7 @@ public struct ScenarioOptions: Sendable {
     /// The standard plugins folder (nil: found as the host finds it).
     public var standardPlugins: String?
     /// Limits of the plugins' calls into Lua.
-    public var limits: LuaLimits = .default
+    public var limits: PluginLimits = .default
     /// Time budget of each slice of scenario code between two host operations (the scenario
     /// runs as a coroutine; every rule and builder it triggers has the plugins' own budget).
     public var scenarioTimeLimitMilliseconds = 10_000

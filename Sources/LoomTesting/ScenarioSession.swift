@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomWorkspace
 import LoomDiff
 import LoomLayout
 import LoomPlugins

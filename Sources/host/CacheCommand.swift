@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCache
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 import OrderedCollections
 
 struct CacheCommand: ParsableCommand {

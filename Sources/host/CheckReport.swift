@@ -1,6 +1,6 @@
 import LoomCore
 import LoomLayout
-import LoomPlugins
+import LoomWorkspace
 
 /// What `host check` finds: every static problem of the project's plugins, screens and flows.
 struct CheckReport {
@@ -31,7 +31,7 @@ struct CheckReport {
         }
         diagnostics.append(contentsOf: ws.checkNavigation())
         diagnostics.append(contentsOf: RuntimeCheck.diagnostics(files, in: ws))
-        return CheckReport(files: files, plugins: ws.engine.plugins.count, diagnostics: diagnostics)
+        return CheckReport(files: files, plugins: ws.pluginHost.plugins.count, diagnostics: diagnostics)
     }
 
     /// Text: the diagnostics on stderr, then the summary; JSON: the report, then the diagnostics.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// `host test` with no scenario to fail: the project's configuration errors (loom.json,
 /// users.json, rules, flows, entry; plugins that fail to load) still make it exit 1.

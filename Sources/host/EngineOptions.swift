@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomCommands
 import LoomStyles
-import LuaRuntime
+import LoomWorkspace
 
 /// Options every command that loads plugins shares.
 struct EngineOptions: ParsableArguments {
@@ -36,9 +36,9 @@ struct EngineOptions: ParsableArguments {
         try NumericFlag.maxFileSize.check(maxFileSize)
     }
 
-    /// The Lua limits these options set (every value range-checked: no overflow).
-    var limits: LuaLimits {
-        LuaLimits(timeBudgetMilliseconds: luaTimeLimit, memoryMegabytes: luaMemoryLimit,
+    /// The plugin (Lua) limits these options set (every value range-checked: no overflow).
+    var limits: PluginLimits {
+        PluginLimits(timeBudgetMilliseconds: luaTimeLimit, memoryMegabytes: luaMemoryLimit,
                   totalTimeBudgetMilliseconds: luaTotalTimeLimit * 1000)
     }
 
@@ -53,7 +53,9 @@ struct EngineOptions: ParsableArguments {
         o.extraPluginDirs = plugins
         o.limits = limits
         o.verbose = verbose
-        return o
+        // The Lua engine (LoomCommands): every workspace opened with these options, here or on
+        // worker threads, loads its plugins into one.
+        return o.withLuaPlugins
     }
 
     /// The same, for resolutions on a device context (`--device`, `--orientation`, `--traits`;
@@ -69,7 +71,7 @@ struct EngineOptions: ParsableArguments {
     func workspace(screen: String?) throws -> Workspace {
         apply()
         do {
-            return try Workspace(options: workspaceOptions, anchor: screen)
+            return try Workspace.open(options: workspaceOptions, anchor: screen)
         } catch {
             Console.error("cannot start the Lua runtime: \(error)")
             throw ExitCode(1)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 import LoomPopulation
 import LoomStyles
 

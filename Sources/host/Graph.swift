@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCommands
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(

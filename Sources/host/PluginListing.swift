@@ -1,5 +1,5 @@
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// What `host plugins` prints: every registration with its plugin, and the load errors.
 struct PluginListing {
@@ -27,10 +27,10 @@ struct PluginListing {
                 rows.append(Row(kind: "rule", name: name, plugin: r.plugin.name, version: r.plugin.version, location: r.location.description, description: r.description ?? ""))
             }
         }
-        for fl in ws.engine.luaFlows {
+        for fl in ws.pluginHost.registeredFlows {
             rows.append(Row(kind: "flow", name: fl.name, plugin: fl.plugin.name, version: fl.plugin.version, location: fl.location.description, description: ""))
         }
-        plugins = ws.engine.plugins.map { ($0.info.name, $0.info.version, $0.file, $0.loaded) }
+        plugins = ws.pluginHost.plugins.map { ($0.info.name, $0.info.version, $0.file, $0.loaded) }
         diagnostics = ws.loadDiagnostics
     }
 

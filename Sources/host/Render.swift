@@ -3,7 +3,7 @@ import Foundation
 import LoomCommands
 import LoomCore
 import LoomLayout
-import LoomPlugins
+import LoomWorkspace
 import LoomRender
 import LoomStyles
 

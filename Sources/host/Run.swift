@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCommands
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 import LoomStyles
 
 struct Run: ParsableCommand {

@@ -3,7 +3,7 @@ import Foundation
 import LoomCache
 import LoomCommands
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 /// `host run --cache-key KEY [--cache-dir DIR]`: Spots' view-state cache (docs/changes.md).
 struct CacheOptions: ParsableArguments {

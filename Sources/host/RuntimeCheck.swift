@@ -1,5 +1,5 @@
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 import OrderedCollections
 
 /// `host check`'s runtime pass: every screen without static errors resolved once for no user

@@ -2,7 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 import LoomServe
 
 struct Serve: ParsableCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import LoomCore
 import LoomLayout
-import LoomPlugins
+import LoomWorkspace
 import LoomRender
 import LoomServe
 import LoomStyles
@@ -19,18 +19,11 @@ enum ServeHandler {
 
     static func handle(_ ws: Workspace, _ req: APIRequest) -> APIResponse {
         // Each request has the whole total-time budget (--lua-total-time-limit) to itself, but no
-        // more than the time its deadline (--request-timeout) leaves: past it every call into Lua
-        // fails at once, as when the total budget is spent.
-        let state = ws.engine.state
-        state.resetTotalTime()
-        let configured = state.limits
-        if let d = Deadline.current {
-            let left = Int64(d.remaining * 1e9)
-            var l = configured
-            l.totalTimeBudgetNanoseconds = configured.totalTimeBudgetNanoseconds > 0 ? min(configured.totalTimeBudgetNanoseconds, max(1, left)) : max(1, left)
-            state.limits = l
-        }
-        defer { state.limits = configured }
+        // more than the time its deadline (--request-timeout) leaves (PluginHost.withRequestBudget).
+        ws.pluginHost.withRequestBudget(deadline: Deadline.current) { handleInBudget(ws, req) }
+    }
+
+    private static func handleInBudget(_ ws: Workspace, _ req: APIRequest) -> APIResponse {
         switch req.kind {
         case .profiles:
             let names = ws.users.profiles.keys.map { JSONValue.string($0) }

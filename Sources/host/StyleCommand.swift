@@ -1,6 +1,6 @@
 import ArgumentParser
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 import LoomStyles
 import OrderedCollections
 

@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 import LoomTesting
-import LuaRuntime
 
 struct Test: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCommands
 import LoomCore
-import LoomPlugins
+import LoomWorkspace
 
 struct UserOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A profile from the project's users.json.", valueName: "name"))

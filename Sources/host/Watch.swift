@@ -4,7 +4,7 @@ import Foundation
 import LoomCommands
 import LoomCore
 import LoomDiff
-import LoomPlugins
+import LoomWorkspace
 
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(

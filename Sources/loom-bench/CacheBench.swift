@@ -2,6 +2,7 @@ import Foundation
 import LoomCache
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 
 /// `cache`: the sample app's home screen for gold, cold (load the plugins, parse, check,
 /// resolve, render, save) against warm (hash every input, find the entry, read it), in one
@@ -17,6 +18,7 @@ func cacheBench(runs: Int) -> (coldMs: Double, warmMs: Double)? {
     inputs.arguments = ["user gold"]
     func cold() -> Bool {
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = project
         guard let ws = try? Workspace(options: o, anchor: screen), let s = ws.screen(file: screen).screen,
               let check = ws.screen(file: screen).check, case .success(let user) = ws.users.user(named: "gold", context: [], now: nil)

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 
 /// `created`: nodes builders create with `ui.*` against the same nodes written in the screen
 /// file. 100 cards, each a label and a button: as a `card` single whose builder creates both
@@ -52,6 +53,8 @@ func createdBench(runs: Int, tmp: String) -> CreatedFigures {
     screen("created_gated", created: true, gated: true)
 
     var options = Workspace.Options()
+
+    options.pluginHost = PluginEngine.host
     options.project = root
     let ws = try! Workspace(options: options)
     let a = try! ws.users.user(named: "a", context: [], now: nil).get()

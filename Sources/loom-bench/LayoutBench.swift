@@ -6,6 +6,7 @@ import Foundation
 import LoomCore
 import LoomLayout
 import LoomPlugins
+import LoomWorkspace
 import LoomSolver
 import LoomStyles
 import LoomText
@@ -72,6 +73,7 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
     var outcome: LayoutOutcome?
     for _ in 0..<max(1, runs) {
         var options = Workspace.Options()
+        options.pluginHost = PluginEngine.host
         options.project = root
         let ws = try! Workspace(options: options)
         let loaded = ws.screen(file: root + "/screens/layout.json")

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LoomTesting
 
 /// What `openBench` measured: `t:open` in a `host test` scenario against the same screen's
@@ -59,6 +60,8 @@ func openBench(opens: Int, runs: Int) -> OpenBenchResult? {
     }
 
     var o = Workspace.Options()
+
+    o.pluginHost = PluginEngine.host
     o.project = project
     let ws = try! Workspace(options: o)
     // As a scenario file's workspace: each plugin's view of a user is kept across resolutions.

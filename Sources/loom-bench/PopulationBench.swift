@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LoomPopulation
 import LuaRuntime
 
@@ -159,6 +160,7 @@ private final class PreparedEval: @unchecked Sendable {
         self.jobs = jobs
         self.output = output
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = project
         let options = o
         input = try! UserInput.open(users, format: .jsonl, workers: jobs).get()

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LuaRuntime
 
 // resolve — a generated reference screen (100 sections: labels, buttons, lists with a gated
@@ -47,6 +48,7 @@ func resolveBench(bare bareBuilders: Bool, runs: Int, tmp: String) -> ResolveFig
     let file = tmp + "/screens/reference\(bareBuilders ? "-bare" : "").json"
     try! text.write(toFile: file, atomically: true, encoding: .utf8)
     var options = Workspace.Options()
+    options.pluginHost = PluginEngine.host
     options.project = tmp
     let ws = try! Workspace(options: options)
     let loaded = ws.screen(file: file)

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 
 /// `serve`: the sample home screen for gold through `host serve` (release build) under wrk, 64
 /// connections on loopback for a bounded time, against resolving and rendering the same screen
@@ -28,6 +29,7 @@ func serveBench(seconds: Int) -> ServeFigures {
     }
     // In process: resolve and render the JSON `host serve` answers, one thread.
     var o = Workspace.Options()
+    o.pluginHost = PluginEngine.host
     o.project = project
     if let ws = try? Workspace(options: o, anchor: nil), let file = ws.screenFiles()["home"],
        let s = ws.screen(file: file).screen, let check = ws.screen(file: file).check,

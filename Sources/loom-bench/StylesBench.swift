@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LoomStyles
 
 /// Bench `styles` (issue 11): a 1,000-component screen whose every component names one of 140
@@ -68,6 +69,7 @@ func stylesBench(runs: Int, tmp: String) -> StylesFigures {
     let repeats = max(2, runs / 4)
     func measure(_ root: String) -> (cold: Double, warm: Double, uncached: Double) {
         var options = Workspace.Options()
+        options.pluginHost = PluginEngine.host
         options.project = root
         options.device = device  // as `host run --device iphone-8`, for both projects
         let ws = try! Workspace(options: options)

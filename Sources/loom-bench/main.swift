@@ -3,6 +3,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LuaRuntime
 import OrderedCollections
 
@@ -68,6 +69,7 @@ var lines: [String] = []
 
 if wanted("rule_call") {
     var options = Workspace.Options()
+    options.pluginHost = PluginEngine.host
     options.project = tmp
     let ws = try! Workspace(options: options)
     let engine = ws.engine
@@ -174,6 +176,7 @@ if wanted("navigation") {
     try? FileManager.default.createDirectory(atPath: dir + "/plugins/benchflows", withIntermediateDirectories: true)
     try! flowPlugin.write(toFile: dir + "/plugins/benchflows/plugin.lua", atomically: true, encoding: .utf8)
     var options = Workspace.Options()
+    options.pluginHost = PluginEngine.host
     options.project = dir
     var per: OrderedDictionary<String, JSONValue> = [:]
     for name in ["gold", "free"] {

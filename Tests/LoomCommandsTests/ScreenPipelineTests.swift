@@ -3,6 +3,7 @@ import LoomCommands
 import LoomCore
 import LoomPlugins
 import LoomStyles
+import LoomWorkspace
 import XCTest
 
 /// `ScreenPipeline.resolve`: requests built as the CLI and the server build them, results
@@ -15,7 +16,7 @@ final class ScreenPipelineTests: XCTestCase {
     func workspace(_ root: String = ScreenPipelineTests.movies) throws -> Workspace {
         var o = Workspace.Options()
         o.project = root
-        return try Workspace(options: o, anchor: nil)
+        return try Workspace.open(options: o, anchor: nil)
     }
 
     /// Every node id of a JSON tree, depth first.

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 @testable import LoomPlugins
+import LoomWorkspace
 @testable import LoomTesting
 import LuaRuntime
 import XCTest
@@ -17,10 +18,11 @@ final class CreatedNodesTests: XCTestCase {
         var loadText: String
     }
 
-    func project(register: String, screen: String, limits: LuaLimits = .default) throws -> Loaded {
+    func project(register: String, screen: String, limits: PluginLimits = .default) throws -> Loaded {
         let dir = try PluginTestKit.writeProject(for: self, name: "created", register: register, screen: screen,
                                                  users: #"{"gold": {"tier": "gold"}, "silver": {"tier": "silver"}}"#)
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = dir.path
         o.standardPlugins = PluginTestKit.packageRoot + "/Plugins"
         o.limits = limits
@@ -195,7 +197,7 @@ final class CreatedNodesTests: XCTestCase {
         let l = try project(register: register, screen: #"""
             {"screen": "s", "root": {"type": "stack", "children": [
               {"type": "many", "id": "a"}, {"type": "many", "id": "b"}, {"type": "many", "id": "c"}, {"type": "too_many", "id": "d"}]}}
-            """#, limits: LuaLimits(timeBudgetMilliseconds: 20_000))
+            """#, limits: PluginLimits(timeBudgetMilliseconds: 20_000))
         let (r, text) = try resolve(l)
         var visible = 0
         r.tree?.walk { n in if n.type == "view" { visible += 1 } }

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LoomTesting
 import XCTest
 
@@ -18,6 +19,7 @@ final class HeaderFooterTests: XCTestCase {
 
     func workspace() throws -> Workspace {
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = Self.project
         o.standardPlugins = Self.repo + "/Plugins"
         let ws = try Workspace(options: o)

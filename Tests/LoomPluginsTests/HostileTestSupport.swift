@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LuaRuntime
 import XCTest
 
@@ -43,6 +44,7 @@ enum PluginTestKit {
     /// checked; a load error fails the test.
     static func openScreen(project: String, file: StaticString = #filePath, line: UInt = #line) throws -> (ws: Workspace, screen: Screen, check: ScreenCheck) {
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = project
         o.standardPlugins = packageRoot + "/Plugins"
         let ws = try Workspace(options: o)

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LuaRuntime
 import XCTest
 
@@ -25,10 +26,11 @@ final class IsolationTests: XCTestCase {
         return root.path
     }
 
-    func resolve(_ projectDir: String, user: String = "free", limits: LuaLimits = LuaLimits(timeBudgetMilliseconds: 100, memoryMegabytes: 64))
+    func resolve(_ projectDir: String, user: String = "free", limits: PluginLimits = PluginLimits(timeBudgetMilliseconds: 100, memoryMegabytes: 64))
         throws -> (shown: Set<String>, diagnostics: [String], ws: Workspace)
     {
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = projectDir
         o.standardPlugins = ResolveTests.repo + "/Plugins"
         o.limits = limits
@@ -126,7 +128,7 @@ final class IsolationTests: XCTestCase {
             """
         let dir = try project(["hog": hog, "modest": modest],
                               screen: Self.screen([("h1", "hog_holds"), ("m1", "modest_allocates"), ("h2", "hog_grows")]))
-        let r = try resolve(dir, limits: LuaLimits(timeBudgetMilliseconds: 2000, memoryMegabytes: 64))
+        let r = try resolve(dir, limits: PluginLimits(timeBudgetMilliseconds: 2000, memoryMegabytes: 64))
         XCTAssertTrue(r.shown.contains("h1"), "\(r.diagnostics)")
         XCTAssertTrue(r.shown.contains("m1"), "the modest plugin is not blamed for the hog's memory: \(r.diagnostics)")
         XCTAssertFalse(r.shown.contains("h2"))
@@ -171,7 +173,7 @@ final class IsolationTests: XCTestCase {
         let components = (1...300).map { (id: "s\($0)", rule: "slow_rule") }
         let dir = try project(["slow": source], screen: Self.screen(components))
         let start = Date()
-        let r = try resolve(dir, limits: LuaLimits(timeBudgetMilliseconds: 50, memoryMegabytes: 64))
+        let r = try resolve(dir, limits: PluginLimits(timeBudgetMilliseconds: 50, memoryMegabytes: 64))
         let seconds = Date().timeIntervalSince(start)
         XCTAssertTrue(r.shown.isEmpty, "every component fails closed")
         XCTAssertLessThan(seconds, 5, "300 × 50 ms would be 15 s: the rule must not be called again")

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 @testable import LoomPlugins
+import LoomWorkspace
 @testable import LoomTesting
 import LuaRuntime
 import XCTest
@@ -32,6 +33,7 @@ final class MarshallingLimitsTests: XCTestCase {
 
     func workspace(_ dir: String) throws -> Workspace {
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = dir
         o.standardPlugins = PluginTestKit.packageRoot + "/Plugins"
         return try Workspace(options: o)

@@ -2,6 +2,7 @@ import Foundation
 import LoomCore
 import LoomNavigation
 import LoomPlugins
+import LoomWorkspace
 import XCTest
 
 /// End-to-end resolution through real plugins: the sample app, fail-closed errors, the compat files.
@@ -15,6 +16,7 @@ final class ResolveTests: XCTestCase {
 
     func workspace(project: String, plugins: [String] = []) throws -> Workspace {
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = project
         o.extraPluginDirs = plugins
         o.standardPlugins = ResolveTests.repo + "/Plugins"

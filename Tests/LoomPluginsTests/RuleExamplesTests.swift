@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 @testable import LoomPlugins
+import LoomWorkspace
 import XCTest
 
 /// Every example declared beside every rule of the standard plugins (`host.rule(…, { examples

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 @testable import LoomPlugins
+import LoomWorkspace
 import LoomStyles
 import XCTest
 
@@ -45,6 +46,7 @@ final class StyledBuildTests: XCTestCase {
             try Data(text.utf8).write(to: url)
         }
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = dir.path
         o.standardPlugins = PluginTestKit.packageRoot + "/Plugins"
         let ws = try Workspace(options: o)

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import LoomStyles
 import LoomTesting
 import OrderedCollections
@@ -37,6 +38,7 @@ final class UserViewReuseTests: XCTestCase {
 
     func workspace(_ dir: String, reuse: Int) throws -> (Workspace, Screen, ScreenCheck) {
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = dir
         o.standardPlugins = ResolveTests.repo + "/Plugins"
         let ws = try Workspace(options: o)

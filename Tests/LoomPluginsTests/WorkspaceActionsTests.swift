@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 import XCTest
 
 /// `Workspace.visibleActions`: the actions a user can take on a screen. A workspace keeps the
@@ -20,6 +21,7 @@ final class WorkspaceActionsTests: XCTestCase {
             ]}}
             """.utf8).write(to: root.appendingPathComponent("screens/home.json"))
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = root.path
         o.standardPlugins = ResolveTests.repo + "/Plugins"
         let ws = try Workspace(options: o)

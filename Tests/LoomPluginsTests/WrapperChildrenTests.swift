@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 @testable import LoomPlugins
+import LoomWorkspace
 @testable import LoomTesting
 import LuaRuntime
 import XCTest
@@ -9,6 +10,7 @@ import XCTest
 final class WrapperChildrenTests: XCTestCase {
     func resolve(_ dir: String) throws -> (Resolution?, String) {
         var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
         o.project = dir
         o.standardPlugins = PluginTestKit.packageRoot + "/Plugins"
         let ws = try Workspace(options: o)

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 @testable import LoomPopulation
 import XCTest
 
@@ -24,6 +25,8 @@ final class RuleMemoGiveUpTests: XCTestCase {
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))
 
         var o = Workspace.Options()
+
+        o.pluginHost = PluginEngine.host
         o.project = root.path
         let (opened, d) = PopulationScreens.open(options: o, screens: ["g"])
         let screens = try XCTUnwrap(opened, "\(d.items)")

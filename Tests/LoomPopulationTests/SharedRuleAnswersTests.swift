@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomWorkspace
 @testable import LoomPopulation
 import XCTest
 
@@ -35,6 +36,8 @@ final class SharedRuleAnswersTests: XCTestCase {
         }
 
         var o = Workspace.Options()
+
+        o.pluginHost = PluginEngine.host
         o.project = root.path
         let parser = UserParser(format: .jsonl, displayPath: "users.jsonl")
         func worker(_ shared: SharedAnswers?) throws -> EvalWorker {

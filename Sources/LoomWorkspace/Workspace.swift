@@ -2,7 +2,6 @@ import Foundation
 import LoomCore
 import LoomNavigation
 import LoomStyles
-import LuaRuntime
 
 /// A screen file parsed and checked: the screen (nil when it cannot be parsed), every problem
 /// found, and the static check the resolver needs (nil when there is no screen).
@@ -18,13 +17,16 @@ public struct LoadedScreen {
     }
 }
 
-/// Everything one command works on: the project, its plugins loaded into one engine, its
+/// Everything one command works on: the project, its plugins loaded into one plugin host, its
 /// screens (parsed and checked once), its users. One workspace per thread.
 public final class Workspace {
     public struct Options: Sendable {
         public var project: String?
         public var extraPluginDirs: [String] = []
-        public var limits: LuaLimits = .default
+        public var limits: PluginLimits = .default
+        /// Makes the plugin host (LoomCommands' `Workspace.open` gives the Lua engine when nil;
+        /// opening with nil here is an error, not a project without plugins).
+        public var pluginHost: PluginHostFactory? = nil
         public var standardPlugins: String? = nil
         public var verbose = false
         /// Plugin folders loaded instead of the project's (`host diff --plugins-old`).
@@ -36,8 +38,9 @@ public final class Workspace {
     }
 
     public let project: Project
-    public let engine: PluginEngine
-    public var factory: Factory { engine.factory }
+    /// The plugins, through the protocol LoomPlugins' `PluginEngine` implements.
+    public let pluginHost: any PluginHost
+    public var factory: Factory { pluginHost.factory }
     public private(set) var users = UserProfiles()
     /// Problems with the project itself (loom.json, users.json, plugin folders).
     public private(set) var diagnostics = Diagnostics()
@@ -55,7 +58,12 @@ public final class Workspace {
 
     /// `anchor`: a screen argument (a file or an id) whose project is wanted when `--project`
     /// is not given (see `projectRoot(explicit:screen:)`).
-    public init(options: Options, anchor: String? = nil) throws(LuaError) {
+    /// Throws when the plugin host cannot be made (no `pluginHost` in the options, or the Lua
+    /// runtime does not start); problems with the project are `diagnostics`.
+    public init(options: Options, anchor: String? = nil) throws {
+        guard let makeHost = options.pluginHost else {
+            throw WorkspaceOpenError("no plugin host to load the project's plugins with (Workspace.Options.pluginHost; Workspace.open gives the Lua engine)")
+        }
         let root = Workspace.projectRoot(explicit: options.project, screen: anchor)
         var (project, d) = Project.load(root: root)
         if options.project != nil, !SafeFile.exists(root) {
@@ -63,8 +71,8 @@ public final class Workspace {
         }
         self.project = project
         diagnostics.append(contentsOf: d)
-        engine = try PluginEngine(limits: options.limits)
-        engine.logToStderr = options.verbose
+        pluginHost = try makeHost(options.limits)
+        pluginHost.logToStderr = options.verbose
         var folders: [PluginFolder] = []
         let std = options.standardPlugins ?? PluginDiscovery.standardPluginsDirectory()
         switch PluginDiscovery.folders(in: std) {
@@ -86,7 +94,7 @@ public final class Workspace {
             case .failure(let e): diagnostics.append(e)
             }
         }
-        engine.load(folders: folders)
+        pluginHost.load(folders: folders)
         diagnostics.append(contentsOf: registerNamedRules())
         let (u, ud) = UserProfiles.load(project.usersFile)
         users = u
@@ -107,7 +115,7 @@ public final class Workspace {
     /// the entry: see `configurationDiagnostics`).
     public var loadDiagnostics: Diagnostics {
         var d = diagnostics
-        d.append(contentsOf: engine.diagnostics)
+        d.append(contentsOf: pluginHost.diagnostics)
         d.append(contentsOf: configurationDiagnostics())
         return d
     }

@@ -15,7 +15,7 @@ extension Workspace {
     public func flows() -> (FlowSet, Diagnostics) {
         if let f = cachedFlows { return f }
         var d = Diagnostics()
-        var defs = engine.flowDefinitions(diagnostics: &d)
+        var defs = pluginHost.flowDefinitions(diagnostics: &d)
         if SafeFile.exists(project.flowsFile) {
             let (declared, fd) = FlowsFile.load(atPath: project.flowsFile, displayPath: project.flowsFile)
             defs += declared

@@ -1,6 +1,5 @@
 import LoomCore
 import LoomStyles
-import LuaRuntime
 import OrderedCollections
 
 /// A workspace's styles: the library (loaded once), the device context resolutions use, each
@@ -91,7 +90,7 @@ extension Workspace {
     /// folder holding it wins). Loaded once.
     public var styleCache: StyleCache {
         if let c = styles.cache { return c }
-        let pluginFolders = engine.plugins.map(\.info.folder)
+        let pluginFolders = pluginHost.plugins.map(\.info.folder)
         let folders = [project.stylesDir] + pluginFolders.map { Project.join($0, StyleFolders.defaultFolder) }
         let (lib, d) = StyleLibrary.load(folders: folders)
         let c = StyleCache(library: lib)
@@ -273,26 +272,6 @@ extension Workspace {
         let schema = StyleSchema(o, owner: reg.type, strict: !reg.openStyle)
         styles.schemas[reg.type] = schema
         return schema
-    }
-}
-
-extension PluginEngine {
-    /// `options.style`: a table of key → style type name (`{ title_color = "color" }`).
-    static func parseStyleTypes(_ v: JSONValue) -> Result<[(key: String, type: String)], LuaHostError> {
-        guard case .object(let o) = v else {
-            return .failure(LuaHostError("options.style maps style keys to type names, found \(v.kindName)"))
-        }
-        let names = StyleType.allCases.map(\.rawValue)
-        var out: [(key: String, type: String)] = []
-        for (k, x) in o {
-            guard case .string(let t) = x, StyleType(rawValue: t) != nil else {
-                let found: String
-                if case .string(let t) = x { found = "'\(TextEscape.escaped(t))'\(DidYouMean.hint(t, among: names))" } else { found = x.kindName }
-                return .failure(LuaHostError("options.style.\(k): a style type (\(names.joined(separator: ", "))), found \(found)"))
-            }
-            out.append((k, t))
-        }
-        return .success(out.sorted { $0.key < $1.key })
     }
 }
 
