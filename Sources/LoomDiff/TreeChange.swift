@@ -25,9 +25,12 @@ public struct TreeChange: Sendable, Equatable {
     public var fields: [String]
     /// Set by callers that know why a node appeared or disappeared (e.g. the rule that now hides it).
     public var reason: String?
+    /// For updates: the node's path in the old tree (it differs from `path` below a move), so
+    /// its old values can be read (`ChangeValues`). Not part of the JSON form.
+    public var oldPath: String?
 
     public init(node: String, id: String?, path: String, change: ChangeKind, type: String?,
-                oldIndex: Int? = nil, newIndex: Int? = nil, fields: [String] = [], reason: String? = nil) {
+                oldIndex: Int? = nil, newIndex: Int? = nil, fields: [String] = [], reason: String? = nil, oldPath: String? = nil) {
         self.node = node
         self.id = id
         self.path = path
@@ -37,6 +40,7 @@ public struct TreeChange: Sendable, Equatable {
         self.newIndex = newIndex
         self.fields = fields
         self.reason = reason
+        self.oldPath = oldPath
     }
 
     /// The JSON form used by `host diff --format json` and `host run --patch` (`changes`).

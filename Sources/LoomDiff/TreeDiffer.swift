@@ -56,7 +56,7 @@ public struct TreeDiffer: Sendable {
             let hard = fields.contains { Self.hardKeys.contains($0) }
             changes.append(TreeChange(node: Self.nodeName(n), id: n["id"]?.string ?? o["id"]?.string, path: path,
                                       change: hard ? .hard : .soft, type: Self.typeName(n),
-                                      oldIndex: oldIndex, newIndex: newIndex, fields: fields))
+                                      oldIndex: oldIndex, newIndex: newIndex, fields: fields, oldPath: oldPath))
         } else {
             unchanged += 1
         }
