@@ -28,10 +28,13 @@ public struct TreeChange: Sendable, Equatable {
     /// Items: the collection they belong to, as `list 'watched'` (its type and id), which names
     /// an item that has neither an id nor a kind (`item 2 of list 'watched'`).
     public var collection: String?
+    /// For updates: the node's path in the old tree (it differs from `path` below a move), so
+    /// its old values can be read (`ChangeValues`). Not part of the JSON form.
+    public var oldPath: String?
 
     public init(node: String, id: String?, path: String, change: ChangeKind, type: String?,
                 oldIndex: Int? = nil, newIndex: Int? = nil, fields: [String] = [], reason: String? = nil,
-                collection: String? = nil) {
+                collection: String? = nil, oldPath: String? = nil) {
         self.node = node
         self.id = id
         self.path = path
@@ -42,6 +45,7 @@ public struct TreeChange: Sendable, Equatable {
         self.fields = fields
         self.reason = reason
         self.collection = collection
+        self.oldPath = oldPath
     }
 
     /// `item 2 of list 'watched'` (`item 2` without a collection): an item named by its place,

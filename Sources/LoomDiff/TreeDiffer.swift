@@ -69,7 +69,7 @@ public struct TreeDiffer: Sendable {
             let hard = fields.contains { Self.hardKeys.contains($0) }
             changes.append(TreeChange(node: Self.nodeName(n, inItems: parent != nil), id: n["id"]?.string ?? o["id"]?.string, path: path,
                                       change: hard ? .hard : .soft, type: Self.typeName(n),
-                                      oldIndex: oldIndex, newIndex: newIndex, fields: fields, collection: Self.collectionName(parent)))
+                                      oldIndex: oldIndex, newIndex: newIndex, fields: fields, collection: Self.collectionName(parent), oldPath: oldPath))
         } else {
             unchanged += 1
         }

@@ -227,4 +227,10 @@ public struct LinkMatch: Sendable, Hashable {
     public var flow: String
     public var link: LinkPattern
     public var steps: [Step]
+
+    public init(flow: String, link: LinkPattern, steps: [Step]) {
+        self.flow = flow
+        self.link = link
+        self.steps = steps
+    }
 }

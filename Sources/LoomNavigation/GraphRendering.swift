@@ -45,7 +45,13 @@ extension NavigationGraph {
         }
         if showLinks && !links.isEmpty && onlyNodes == nil {
             out += "deep links (entry edges):\n"
-            for l in links { out += "  \(x(l.link)) ──▶ \(x(l.to)) [\(x(l.flow))]   via \(x(l.steps))\n" }
+            for l in links {
+                if let failure = l.failure {
+                    out += "  \(x(l.link)) ──▶ (cannot be opened) [\(x(l.flow))]   via \(x(l.steps)): \(x(failure))\n"
+                } else {
+                    out += "  \(x(l.link)) ──▶ \(x(l.to)) [\(x(l.flow))]   via \(x(l.steps))\n"
+                }
+            }
         }
         if edges.contains(where: \.gated) {
             out += "⚑ = reachable only because a rule passed for this user\n"

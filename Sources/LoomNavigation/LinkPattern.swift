@@ -133,6 +133,38 @@ public struct LinkPattern: Sendable, Hashable, CustomStringConvertible {
     /// The steps for a URL, or nil when it does not match.
     public func match(_ url: String) -> [Step]? {
         guard let values = captures(url) else { return nil }
+        return steps(with: values)
+    }
+
+    /// The placeholders' example values: each placeholder stands for its own name (`{id}` →
+    /// `id`) when the name is plain URL text (letters, digits, `-`, `_`, `.`), else for `x`.
+    public var exampleValues: [String: String] {
+        var out: [String: String] = [:]
+        for case .placeholder(let name) in tokens {
+            let plain = name.unicodeScalars.allSatisfy {
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "."
+            }
+            out[name] = plain ? name : "x"
+        }
+        return out
+    }
+
+    /// The pattern with its placeholders replaced by their example values:
+    /// `app://order/{id}` → `app://order/id`, the URL the graph opens for this link.
+    public var exampleURL: String {
+        let values = exampleValues
+        var bytes: [UInt8] = []
+        for t in tokens {
+            switch t {
+            case .literal(let l): bytes += l
+            case .placeholder(let name): bytes += Array(values[name, default: "x"].utf8)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The steps with the placeholders replaced by `values`, or nil when one is not a step.
+    public func steps(with values: [String: String]) -> [Step]? {
         var result: [Step] = []
         for part in steps.split(separator: ",", omittingEmptySubsequences: false) {
             guard let step = Step(action: StepTemplate.substitute(Step.trim(part), values)) else { return nil }

@@ -14,14 +14,19 @@ public enum NavigationExplorer {
     ///     not exist.
     ///   - context: the user flows read (a Lua flow's `ctx.user`, flows.json `when`), the same
     ///     for every step: the graph is one user's, and deterministic.
+    ///   - linkContext: what flows read while a deep link is opened, for the screen a step
+    ///     comes from (pass `host navigate`'s, so links land where it lands); by default
+    ///     `context` with that screen's parameters.
     public static func explore(
         flows: FlowSet, entry: EntryPoint, screens: [String: SourceLocation] = [:],
         context: NavigationContext = NavigationContext(),
+        linkContext: ((NavigationEntry?) -> NavigationContext)? = nil,
         actions: (String) -> ScreenActions?
     ) -> NavigationGraph {
         withoutActuallyEscaping(actions) { actions in
             let run = Exploration(flows: flows, screens: screens, actions: actions)
             run.context = context
+            run.linkContext = linkContext
             return run.explore(entry)
         }
     }
@@ -50,6 +55,9 @@ final class Exploration {
     var findingSet: Set<NavigationGraph.Finding> = []
     lazy var screenIds: [String] = screens.keys.sorted()
     var context = NavigationContext()
+    var linkContext: ((NavigationEntry?) -> NavigationContext)?
+    /// Where each declared deep link lands (set once the actions are explored).
+    var landings: [Landing] = []
 
     init(flows: FlowSet, screens: [String: SourceLocation], actions: @escaping (String) -> ScreenActions?) {
         self.flows = flows
@@ -135,11 +143,21 @@ final class Exploration {
         }
 
         var head = 0
-        // A `host serve` request past its deadline stops exploring (its answer is a 503).
-        while head < queue.count, !Deadline.expired {
-            process(queue[head])
-            head += 1
+        func drain() {
+            // A `host serve` request past its deadline stops exploring (its answer is a 503).
+            while head < queue.count, !Deadline.expired {
+                process(queue[head])
+                head += 1
+            }
         }
+        drain()
+        // Deep links enter from outside the app: the screen (in its flow) each one lands on is
+        // a node of the graph even when no action leads there, explored like the others.
+        landings = landLinks(from: EntryPoint(screen: entry.screen, flow: entryFlow))
+        for l in landings {
+            if case .success(let e) = l.result, resolve(e.screen) != nil { _ = node(NodeKey(screen: e.screen, flow: e.flow)) }
+        }
+        drain()
 
         // Steps forwarded to a parent that no flow ever entered.
         for flow in deferred.keys.sorted() where (enterers[flow] ?? []).isEmpty {

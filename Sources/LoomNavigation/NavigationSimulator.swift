@@ -102,6 +102,13 @@ public final class NavigationSimulator {
                 "no flow declares a deep link matching '\(url)'"
                     + (patterns.isEmpty ? " (no flow declares links)" : "; known patterns: \(patterns.joined(separator: ", "))")))
         }
+        return open(match, url: url)
+    }
+
+    /// Opens a matched deep link (`url` names it in the outcome and in errors). This is where
+    /// every link lands, for `host navigate --link` and for the graph's link entries alike
+    /// (`LinkLanding`).
+    public func open(_ match: LinkMatch, url: String) -> Result<StepOutcome, Diagnostic> {
         var state = stack.entries
         var events: [NavigationEvent] = []
         let tabs = tabStacks

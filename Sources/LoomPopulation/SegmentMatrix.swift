@@ -5,11 +5,32 @@ import OrderedCollections
 
 /// What a matrix row counts: a visible component or item of the screen, or an edge of the
 /// navigation graph the user can walk from it.
+///
+/// Names: a component by its id, else its path; an item by its id, else by its collection and
+/// position (`trending/items[2]`: the component holding it, by id or path, and its index in
+/// that component's items), so id-less items of two carousels are two rows even when their
+/// actions are the same; an edge by screen ids, `from -step-> to`, with the flow showing its
+/// target in `flow` (never the graph's `screen@flow` node ids, which depend on how many flows
+/// one user's graph shows the screen in).
 public struct MatrixKey: Hashable, Sendable {
     public enum Kind: String, Sendable { case component, item, edge }
     public var kind: Kind
     public var name: String
-    public init(kind: Kind, name: String) { self.kind = kind; self.name = name }
+    /// For an edge: the flow its target screen is shown in (nil outside any flow).
+    public var flow: String?
+    public init(kind: Kind, name: String, flow: String? = nil) { self.kind = kind; self.name = name; self.flow = flow }
+
+    /// An id-less item's name: its collection (the component's id, else its path) and index.
+    public static func itemName(collection: String, index: Int) -> String { "\(collection)/items[\(index)]" }
+
+    /// The position an item is written at, from its path (`…/items[2]` → 2), when it has one.
+    static func writtenIndex(_ path: String) -> Int? {
+        guard let slash = path.lastIndex(of: "/") ?? Optional(path.startIndex) else { return nil }
+        var last = path[slash...]
+        if last.hasPrefix("/") { last = last.dropFirst() }
+        guard last.hasPrefix("items["), last.hasSuffix("]") else { return nil }
+        return Int(last.dropFirst(6).dropLast())
+    }
 }
 
 /// One segment's counts: its users and, per key, how many of them see it.
@@ -94,15 +115,16 @@ public struct SegmentMatrix: Sendable {
     /// Adds, after the keys the population saw, every component and item the screen's file
     /// declares that no user saw, in document order: a row of zeros says that nobody sees it,
     /// where leaving it out would say nothing. Named as `MatrixSight` names what users see (a
-    /// component by its id, else its path; an item by its id, else its action, else its path).
+    /// component by its id, else its path; an item by its id, else its collection and position).
     /// Nodes a builder creates and graph edges are known only from what users see.
     public mutating func addUnseen(declaredBy screen: Screen) {
         func visit(_ c: Component) {
-            keys.append(MatrixKey(kind: .component, name: c.id ?? c.path))
+            let name = c.id ?? c.path
+            keys.append(MatrixKey(kind: .component, name: name))
             if let h = c.header { visit(h) }
             for x in c.children { visit(x) }
-            for i in c.items {
-                keys.append(MatrixKey(kind: .item, name: i.id ?? i.action ?? i.path))
+            for (index, i) in c.items.enumerated() {
+                keys.append(MatrixKey(kind: .item, name: i.id ?? MatrixKey.itemName(collection: name, index: index)))
                 for x in i.children { visit(x) }
             }
             if let f = c.footer { visit(f) }
@@ -129,17 +151,30 @@ public enum MatrixSight {
         func add(_ k: MatrixKey) { if seen.insert(k).inserted { out.append(k) } }
         func visit(_ n: ResolvedNode) {
             if n.hidden { return }
-            add(MatrixKey(kind: .component, name: n.id ?? n.path))
+            let name = n.id ?? n.path
+            add(MatrixKey(kind: .component, name: name))
             if let h = n.header { visit(h) }
             for c in n.children { visit(c) }
-            for i in n.items ?? [] where !i.hidden {
-                add(MatrixKey(kind: .item, name: i.id ?? i.action ?? i.path))
+            // The position as written (hidden items are not in the resolved list): an item keeps
+            // its row whoever sees the others.
+            for (index, i) in (n.items ?? []).enumerated() where !i.hidden {
+                let position = MatrixKey.writtenIndex(i.path) ?? index
+                add(MatrixKey(kind: .item, name: i.id ?? MatrixKey.itemName(collection: name, index: position)))
                 for c in i.children { visit(c) }
             }
             if let f = n.footer { visit(f) }
         }
         if let t = r.tree { visit(t) }
-        for e in graph?.edges ?? [] { add(MatrixKey(kind: .edge, name: "\(e.from) -\(e.step)-> \(e.to)")) }
+        if let graph {
+            // Node ids are `screen@flow` only when this user's graph shows the screen in several
+            // flows: keyed by screen ids and the target's flow, one edge is one row for everyone.
+            var nodes: [String: NavigationGraph.Node] = [:]
+            for n in graph.nodes { nodes[n.id] = n }
+            for e in graph.edges {
+                let from = nodes[e.from]?.screen ?? e.from, to = nodes[e.to]
+                add(MatrixKey(kind: .edge, name: "\(from) -\(e.step)-> \(to?.screen ?? e.to)", flow: to?.flow ?? e.flow))
+            }
+        }
         return out
     }
 }

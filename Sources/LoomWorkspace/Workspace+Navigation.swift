@@ -127,7 +127,9 @@ extension Workspace {
         var locations = screenLocations()
         if let s = screen, locations[s.id] == nil { locations[s.id] = SourceLocation(file: s.file) }
         let graph = NavigationExplorer.explore(
-            flows: flows, entry: entry, screens: locations, context: navigationContext(user: user)
+            flows: flows, entry: entry, screens: locations, context: navigationContext(user: user),
+            // Deep links land where `host navigate --link` lands: flows read the same context.
+            linkContext: { self.navigationContext(user: user, params: $0?.params ?? [:]) }
         ) { id in
             self.visibleActions(screenID: id, user: user, extra: screen)
         }

@@ -13,6 +13,9 @@ final class FileWatcher {
     private var inotifyFD: Int32 = -1
     private var watched: [Int32: String] = [:]
     private var snapshot: [String: String] = [:]
+    /// Whether a changed path counts (`ProjectInputs.contains` for `host watch`); a change to
+    /// any other path neither ends a wait nor delays it.
+    var isInput: (String) -> Bool = { _ in true }
 
     init(roots: [String], debounce: TimeInterval = 0.1, pollInterval: TimeInterval = 0.25, forcePolling: Bool = false) {
         self.roots = roots
@@ -79,7 +82,10 @@ final class FileWatcher {
             for name in (try? fm.contentsOfDirectory(atPath: d)) ?? [] where !name.hasPrefix(".") {
                 let p = d + "/" + name
                 if let a = try? fm.attributesOfItem(atPath: p) {
-                    s[p] = "\(a[.size] ?? 0) \((a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+                    // A folder counts when it appears, goes or is renamed, not when a file is
+                    // made in it (its time changes then): its files are compared one by one.
+                    s[p] = a[.type] as? FileAttributeType == .typeDirectory
+                        ? "folder" : "\(a[.size] ?? 0) \((a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
                 }
             }
         }
@@ -99,7 +105,10 @@ final class FileWatcher {
                 if r < 0 { if errno == EINTR { continue }; break }
                 if r == 0 { break }   // quiet for the debounce: done
                 let (c, made) = readEvents()
-                changed.formUnion(c)
+                // A folder made below a watched one is watched from now on, input or not (inputs
+                // may be written into it next).
+                if made.contains(where: { Self.isFolder($0) }) { rescan() }
+                changed.formUnion(c.filter { isInput(Self.display($0)) })
                 created.formUnion(made)
                 timeout = changed.isEmpty ? -1 : Int32(debounce * 1000)
             }
@@ -112,6 +121,11 @@ final class FileWatcher {
         while true {
             Thread.sleep(forTimeInterval: pollInterval)
             let now = takeSnapshot()
+            let differing = Set(now.keys).union(snapshot.keys).filter { now[$0] != snapshot[$0] }
+            if !differing.contains(where: { isInput(Self.display($0)) }) {
+                snapshot = now
+                continue
+            }
             if now != snapshot {
                 // Debounce: wait until two snapshots agree.
                 var last = now
@@ -123,12 +137,19 @@ final class FileWatcher {
                 }
                 let keys = Set(last.keys).union(snapshot.keys).filter { last[$0] != snapshot[$0] }
                 snapshot = last
-                return keys.map(Self.display).sorted()
+                let shown = keys.map(Self.display).filter(isInput)
+                if shown.isEmpty { continue }
+                return shown.sorted()
             }
         }
     }
 
     static func display(_ p: String) -> String { p.hasPrefix("./") ? String(p.dropFirst(2)) : p }
+
+    static func isFolder(_ p: String) -> Bool {
+        var d: ObjCBool = false
+        return FileManager.default.fileExists(atPath: p, isDirectory: &d) && d.boolValue
+    }
 
     #if os(Linux)
     /// The paths of the pending events, and those among them that were created.

@@ -51,7 +51,9 @@ struct MatrixReport {
         let e = TextEscape.escaped
         var out = "screen \(e(screen)): \(matrix.population) user\(matrix.population == 1 ? "" : "s"), \(matrix.segments.count) segment\(matrix.segments.count == 1 ? "" : "s")"
         out += matrix.by.isEmpty ? " (one per user)\n" : " by \(matrix.by.joined(separator: ","))\n"
+        // An edge's flow is a column of its own, after the name: `home -movie-> movie_detail  main`.
         let width = min(60, matrix.keys.map { $0.name.count }.max() ?? 0)
+        let flowWidth = min(30, matrix.keys.map { $0.flow?.count ?? 0 }.max() ?? 0)
         for (seg, c) in matrix.segments {
             out += "\n\(e(matrix.segmentName(seg))): \(c.users) user\(c.users == 1 ? "" : "s")\n"
             for k in matrix.keys {
@@ -60,6 +62,10 @@ struct MatrixReport {
                 let pad = String(repeating: " ", count: max(0, width - name.count))
                 let p = c.users == 0 ? 0 : (Double(n) * 1000 / Double(c.users)).rounded() / 10
                 out += "  " + k.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0) + name + pad
+                if flowWidth > 0 {
+                    let flow = e(k.flow ?? "")
+                    out += "  " + flow + String(repeating: " ", count: max(0, flowWidth - flow.count))
+                }
                 out += "  " + String(n).leftPadded(7) + "  " + MatrixReport.percent(p).leftPadded(6) + "\n"
             }
         }
@@ -67,10 +73,10 @@ struct MatrixReport {
     }
 
     var csv: String {
-        var out = (segmentColumns + ["segment_users", "kind", "id", "users", "percent"]).map(CSVText.field).joined(separator: ",") + "\n"
+        var out = (segmentColumns + ["segment_users", "kind", "id", "flow", "users", "percent"]).map(CSVText.field).joined(separator: ",") + "\n"
         for r in rows {
             let cells = r.segment.map { CSVText.field(MatrixReport.cell($0)) }
-                + [String(r.segmentUsers), r.key.kind.rawValue, CSVText.field(r.key.name), String(r.users), String(format: "%.1f", r.percent)]
+                + [String(r.segmentUsers), r.key.kind.rawValue, CSVText.field(r.key.name), CSVText.field(r.key.flow ?? ""), String(r.users), String(format: "%.1f", r.percent)]
             out += cells.joined(separator: ",") + "\n"
         }
         return out
@@ -90,7 +96,7 @@ struct MatrixReport {
             s["users"] = .int(c.users)
             s["rows"] = .array(matrix.keys.map { k in
                 let n = c.seen[k] ?? 0
-                return ["kind": .string(k.kind.rawValue), "id": .string(k.name), "users": .int(n),
+                return ["kind": .string(k.kind.rawValue), "id": .string(k.name), "flow": k.flow.map { .string($0) } ?? .null, "users": .int(n),
                         "percent": .double(c.users == 0 ? 0 : (Double(n) * 1000 / Double(c.users)).rounded() / 10)]
             })
             segs.append(.object(s))

@@ -9,8 +9,8 @@ extension MatrixReport {
 
     var html: String {
         let h = MatrixReport.escaped
-        let columns = segmentColumns + ["segment users", "kind", "id", "users", "percent"]
-        let numeric = Set([segmentColumns.count, segmentColumns.count + 3, segmentColumns.count + 4])
+        let columns = segmentColumns + ["segment users", "kind", "id", "flow", "users", "percent"]
+        let numeric = Set([segmentColumns.count, segmentColumns.count + 4, segmentColumns.count + 5])
         var out = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
@@ -32,7 +32,7 @@ extension MatrixReport {
         for r in rows {
             out += "<tr>"
             for v in r.segment { out += "<td>\(h(MatrixReport.cell(v)))</td>" }
-            out += "<td class=\"n\">\(r.segmentUsers)</td><td>\(r.key.kind.rawValue)</td><td>\(h(r.key.name))</td>"
+            out += "<td class=\"n\">\(r.segmentUsers)</td><td>\(r.key.kind.rawValue)</td><td>\(h(r.key.name))</td><td>\(h(r.key.flow ?? ""))</td>"
             out += "<td class=\"n\">\(r.users)</td><td class=\"n\">\(String(format: "%.1f", r.percent))</td></tr>\n"
         }
         out += """

@@ -34,7 +34,9 @@ final class MatrixCommandTests: XCTestCase {
             for row in s["rows"] as? [[String: Any]] ?? [] {
                 let count = row["users"] as? Int ?? -1
                 XCTAssertLessThanOrEqual(count, n)
-                if row["kind"] as? String == "edge" { continue }
+                // Items without an id are rows by collection and position (host eval names
+                // them by action): compared below by their collection.
+                if row["kind"] as? String != "component" { continue }
                 XCTAssertEqual(count, expected[tier]?[row["id"] as? String ?? ""] ?? 0, "\(tier) \(row["id"] ?? "")")
                 if row["id"] as? String == "tabs" { XCTAssertEqual(count, n, "the root is seen by everyone") }
                 let pct = row["percent"] as? Double ?? -1
@@ -53,16 +55,16 @@ final class MatrixCommandTests: XCTestCase {
         assertContains(text.stdout, "tier=free: 1 user\n", in: text)
         let csv = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", users, "--format", "csv", "--no-graph"])
         assertExit(csv, 0)
-        XCTAssertEqual(csv.stdoutLines.first, "user,segment_users,kind,id,users,percent")
+        XCTAssertEqual(csv.stdoutLines.first, "user,segment_users,kind,id,flow,users,percent")
         XCTAssertFalse(csv.stdout.contains(",edge,"), "--no-graph counts no edges")
-        assertContains(csv.stdout, "free,1,component,upsell_banner,1,100.0", in: csv)
-        assertContains(csv.stdout, "gold,1,component,upsell_banner,0,0.0", in: csv)
+        assertContains(csv.stdout, "free,1,component,upsell_banner,,1,100.0", in: csv)
+        assertContains(csv.stdout, "gold,1,component,upsell_banner,,0,0.0", in: csv)
         let file = try population(500)
         let one = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", file.path, "--by", "tier,country", "--jobs", "1", "--format", "csv"])
         let two = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", file.path, "--by", "tier,country", "--jobs", "2", "--format", "csv"])
         assertExit(one, 0)
         XCTAssertEqual(one.stdout, two.stdout, "the same matrix at any --jobs")
-        XCTAssertEqual(one.stdoutLines.first, "tier,country,segment_users,kind,id,users,percent")
+        XCTAssertEqual(one.stdoutLines.first, "tier,country,segment_users,kind,id,flow,users,percent")
     }
 
     /// A component or item no user sees is still a row, with 0 in every segment (after the
@@ -95,17 +97,17 @@ final class MatrixCommandTests: XCTestCase {
         assertExit(r, 0)
         let gold = r.stdoutLines.filter { $0.hasPrefix("gold,") }
         XCTAssertEqual(gold, [
-            "gold,1,component,root,1,100.0",
-            "gold,1,component,for_gold,1,100.0",
-            "gold,1,component,shelf,1,100.0",
-            "gold,1,item,open_item,1,100.0",
-            "gold,1,component,never,0,0.0",
-            "gold,1,item,closed_item,0,0.0",
-            "gold,1,component,root/children[3],0,0.0",
-            "gold,1,component,root/children[3]/children[0],0,0.0",
+            "gold,1,component,root,,1,100.0",
+            "gold,1,component,for_gold,,1,100.0",
+            "gold,1,component,shelf,,1,100.0",
+            "gold,1,item,open_item,,1,100.0",
+            "gold,1,component,never,,0,0.0",
+            "gold,1,item,closed_item,,0,0.0",
+            "gold,1,component,root/children[3],,0,0.0",
+            "gold,1,component,root/children[3]/children[0],,0,0.0",
         ], r.transcript)
-        assertContains(r.stdout, "free,1,component,for_gold,0,0.0", in: r)
-        assertContains(r.stdout, "free,1,component,never,0,0.0", in: r)
+        assertContains(r.stdout, "free,1,component,for_gold,,0,0.0", in: r)
+        assertContains(r.stdout, "free,1,component,never,,0,0.0", in: r)
         // The names are those host eval gives what it sees.
         let eval = try Host.run(["eval", "s", "--project", dir.path, "--users", users])
         assertContains(eval.stdout, #""visible":["root","for_gold","shelf","open_item"]"#, in: eval)
@@ -206,7 +208,7 @@ final class MatrixCommandTests: XCTestCase {
         let r = try Host.run(["matrix", "home", "--project", Host.moviesProject, "--users", file, "--by", "tier", "--format", "csv"])
         assertExit(r, 0)
         func count(_ tier: String, _ key: String) -> Int? {
-            r.stdoutLines.first { $0.hasPrefix("\(tier),") && $0.contains("," + key + ",") }.flatMap { Int($0.split(separator: ",")[4]) }
+            r.stdoutLines.first { $0.hasPrefix("\(tier),") && $0.contains("," + key + ",") }.flatMap { Int($0.split(separator: ",", omittingEmptySubsequences: false)[5]) }
         }
         XCTAssertEqual(count("gold", "premium_tab"), goldNotAtRisk, r.transcript)
         XCTAssertEqual(count("gold", "premium_tab"), 171, "the README's figure")
@@ -219,6 +221,7 @@ final class MatrixCommandTests: XCTestCase {
         XCTAssertEqual(count("free", "new_recommendations"), 235, "the README's figure")
         XCTAssertEqual(count("guest", "new_recommendations"), 0, "guests have no id")
         XCTAssertEqual(count("gold", "home -premium-> premium_lounge"), goldNotAtRisk)
+        assertContains(r.stdout, "gold,217,edge,home -premium-> premium_lounge,premium,\(goldNotAtRisk),", in: r)
         let readme = try String(contentsOfFile: "docs/examples/movies/README.md", encoding: .utf8)
         for figure in ["gold 217, free 494, guest 289", "171 of the\n217 gold users (78.8 %", "95 gold users (43.8 %) and 235 free ones (47.6 %)"] {
             assertContains(readme, figure, in: r, "the sample README")
@@ -242,5 +245,63 @@ final class MatrixCommandTests: XCTestCase {
         let rows = (try json.jsonObject()["segments"] as? [[String: Any]] ?? []).map { ($0["rows"] as? [Any] ?? []).count }.reduce(0, +)
         XCTAssertGreaterThan(rows, 0)
         XCTAssertEqual(r.stdout.components(separatedBy: "<tr>").count - 1, rows + 1, "a header row and one row per segment and key")
+    }
+    /// Edges are keyed by screen ids with the target's flow in a column of its own: one edge is
+    /// one row whether a user's graph shows its screen in one flow (`tracking`) or in two
+    /// (`tracking@main`, `tracking@order`). Items without an id are keyed by their collection
+    /// and position: two carousels' items with the same action are two rows (issue 37).
+    func testEdgesByScreenIdAndIdlessItemsByCollection() throws {
+        let dir = try Host.temporaryFolder("matrix-keys")
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        try Host.write([
+            "loom.json": #"{"entry": "main"}"#,
+            "plugins/g/plugin.lua": """
+            return { name = "g", version = "1.0.0", api = 1, register = function(host)
+              host.rule("gold", function(user) return user.tier == "gold" end)
+            end }
+            """,
+            "flows.json": """
+            {"flows": {
+              "main": {"start": "home", "steps": {"track": {"push": "tracking"}, "order": {"flow": "order"}}},
+              "order": {"presentation": "modal", "start": "cart", "steps": {"track": {"push": "tracking"}, "close": {"finish": true}}}
+            }}
+            """,
+            "screens/home.json": """
+            {"screen": "home", "root": {"type": "stack", "id": "root", "children": [
+              {"type": "button", "id": "track_button", "action": "track", "meta": {"title": "Track"}},
+              {"type": "button", "id": "order_button", "rule": "gold", "action": "order", "meta": {"title": "Order"}},
+              {"type": "carousel", "id": "first", "items": [{"title": "A", "action": "movie:1"}, {"title": "B", "action": "movie:2"}]},
+              {"type": "carousel", "id": "second", "items": [{"title": "C", "action": "movie:1"}]}
+            ]}}
+            """,
+            "screens/cart.json": #"{"screen": "cart", "root": {"type": "stack", "children": [{"type": "button", "id": "t", "action": "track", "meta": {"title": "T"}}, {"type": "button", "id": "c", "action": "close", "meta": {"title": "C"}}]}}"#,
+            "screens/tracking.json": #"{"screen": "tracking", "root": {"type": "stack", "children": []}}"#,
+            "users.jsonl": #"{"name": "a", "tier": "gold"}"# + "\n" + #"{"name": "b", "tier": "free"}"# + "\n",
+        ], under: dir)
+        // gold's graph shows tracking in two flows, free's in one.
+        let graph = try Host.run(["graph", "home", "--project", dir.path, "--context", "tier=gold", "--format", "json"])
+        assertContains(graph.stdout, "tracking@order", in: graph)
+        let r = try Host.run(["matrix", "home", "--project", dir.path, "--users", dir.appendingPathComponent("users.jsonl").path,
+                              "--format", "csv"])
+        assertExit(r, 0)
+        let edges = r.stdoutLines.filter { $0.contains(",edge,") }
+        XCTAssertEqual(edges.filter { $0.hasPrefix("a,") }.sorted(), [
+            "a,1,edge,cart -close-> home,main,1,100.0",
+            "a,1,edge,cart -track-> tracking,order,1,100.0",
+            "a,1,edge,home -order-> cart,order,1,100.0",
+            "a,1,edge,home -track-> tracking,main,1,100.0",
+        ], r.transcript)
+        XCTAssertTrue(edges.contains("b,1,edge,home -track-> tracking,main,1,100.0"), r.transcript)
+        XCTAssertFalse(r.stdout.contains("@"), "no node id of one user's graph: " + r.transcript)
+        let items = r.stdoutLines.filter { $0.hasPrefix("a,") && $0.contains(",item,") }
+        XCTAssertEqual(items, [
+            "a,1,item,first/items[0],,1,100.0",
+            "a,1,item,first/items[1],,1,100.0",
+            "a,1,item,second/items[0],,1,100.0",
+        ], r.transcript)
+        let json = try Host.run(["matrix", "home", "--project", dir.path, "--users", dir.appendingPathComponent("users.jsonl").path, "--format", "json"])
+        let rows = ((try json.jsonObject()["segments"] as? [[String: Any]])?.first?["rows"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(rows.first { $0["id"] as? String == "home -track-> tracking" }?["flow"] as? String, "main", json.transcript)
+        XCTAssertTrue(rows.first { $0["id"] as? String == "root" }?["flow"] is NSNull, json.transcript)
     }
 }

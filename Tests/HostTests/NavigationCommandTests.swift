@@ -117,4 +117,41 @@ final class NavigationCommandTests: XCTestCase {
         assertExit(r, 1)
         assertContains(r.stderr, "nobody", in: r, "stderr")
     }
+    /// A deep link declared in a tab flow lands where `host navigate --link` lands, and
+    /// `host graph` draws it there: to the tab flow's `order`, not to the modal flow's screen of
+    /// the same name (issue 37).
+    func testTheGraphDrawsALinkWhereNavigateLands() throws {
+        let dir = try Host.temporaryFolder("links")
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        try Host.write([
+            "loom.json": "{}",
+            "flows.json": """
+            {"flows": {
+              "main": {"presentation": "tabs", "start": "home",
+                "steps": {"order": {"push": "order"}, "checkout": {"flow": "checkout"}},
+                "links": {"app://order/{id}": "order:{id}"}},
+              "checkout": {"presentation": "modal", "start": "cart",
+                "steps": {"place": {"push": "order"}, "close": {"finish": true}}}
+            }}
+            """,
+            "screens/home.json": #"{"screen": "home", "root": {"type": "stack", "children": [{"type": "button", "id": "go", "action": "checkout", "meta": {"title": "Checkout"}}]}}"#,
+            "screens/cart.json": #"{"screen": "cart", "root": {"type": "stack", "children": [{"type": "button", "id": "p", "action": "place", "meta": {"title": "Place"}}]}}"#,
+            "screens/order.json": #"{"screen": "order", "root": {"type": "stack", "children": []}}"#,
+        ], under: dir)
+        let nav = try Host.run(["navigate", "home", "--project", dir.path, "--link", "app://order/7", "--format", "json"])
+        assertExit(nav, 0)
+        let stack = (((try nav.jsonObject()["steps"] as? [[String: Any]])?.last?["stack"]) as? [[String: Any]]) ?? []
+        let landed = try XCTUnwrap(stack.last, nav.transcript)
+        XCTAssertEqual(landed["screen"] as? String, "order")
+        XCTAssertEqual(landed["flow"] as? String, "main")
+        let graph = try Host.run(["graph", "home", "--project", dir.path, "--format", "json"])
+        let g = try graph.jsonObject()
+        let link = try XCTUnwrap((g["links"] as? [[String: Any]])?.first, graph.transcript)
+        let node = try XCTUnwrap((g["nodes"] as? [[String: Any]])?.first { $0["id"] as? String == link["to"] as? String }, graph.transcript)
+        // A node's "screen" is written when it differs from its id (`order@main`).
+        XCTAssertEqual((node["screen"] ?? node["id"]) as? String, landed["screen"] as? String, graph.transcript)
+        XCTAssertEqual(node["flow"] as? String, landed["flow"] as? String, graph.transcript)
+        let dot = try Host.run(["graph", "home", "--project", dir.path, "--format", "dot"])
+        assertContains(dot.stdout, #" -> "order@main" [style=dotted, label="deep link"];"#, in: dot)
+    }
 }

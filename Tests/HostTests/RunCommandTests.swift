@@ -10,6 +10,17 @@ final class RunCommandTests: XCTestCase {
 
     // MARK: text
 
+    /// A profile typed but not finished gets the one profile it begins, with the list (issue 37:
+    /// `--user new_oslo` listed the profiles but did not suggest `new_oslo_lunch`).
+    func testAnUnfinishedProfileNameGetsADidYouMean() throws {
+        let r = try runHome(["--user", "gold_at"])
+        assertExit(r, 1)
+        assertContains(r.stderr, "unknown user 'gold_at'; did you mean 'gold_at_risk'?; known profiles: 'gold', 'free', 'guest', 'gold_at_risk'", in: r)
+        let two = try runHome(["--user", "go"])
+        assertExit(two, 1)
+        assertLacks(two.stderr, "did you mean", in: two, "stderr (the beginning of two profiles)")
+    }
+
     func testGoldSeesThePremiumTabAndNoUpsell() throws {
         let r = try runHome(["--user", "gold"])
         assertExit(r, 0)

@@ -111,6 +111,10 @@ final class ServeCommandTests: XCTestCase {
         let unknownProfile = try server.call("/v1/screens/home?profile=platinum")
         XCTAssertEqual(unknownProfile.status, 422)
         XCTAssertTrue(unknownProfile.body.contains("platinum"), unknownProfile.body)
+        // A profile name typed but not finished gets the one profile it begins (issue 37).
+        let unfinished = try server.call("/v1/screens/home?profile=gold_at")
+        XCTAssertEqual(unfinished.status, 422)
+        XCTAssertTrue(unfinished.body.contains("did you mean 'gold_at_risk'"), unfinished.body)
         let unknownKey = try server.call("/v1/screens/home", method: "POST", body: #"{"profil": "gold"}"#)
         XCTAssertEqual(unknownKey.status, 422)
         XCTAssertTrue(unknownKey.body.contains("did you mean 'profile'"), unknownKey.body)

@@ -112,7 +112,7 @@ final class SparkEvalTests: XCTestCase {
             for row in segment["rows"] as? [[String: Any]] ?? [] {
                 var r = segment["segment"] as? [String: Any] ?? [:]
                 r["segment_users"] = segment["users"]
-                for k in ["kind", "id", "users"] { r[k] = row[k] }
+                for k in ["kind", "id", "flow", "users"] { r[k] = row[k] }
                 r["percent"] = (row["percent"] as? NSNumber)?.doubleValue
                 expected.append(r as NSDictionary)
             }

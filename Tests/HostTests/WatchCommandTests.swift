@@ -77,6 +77,14 @@ final class WatchCommandTests: XCTestCase {
         let seconds = Date().timeIntervalSince(started)
         XCTAssertLessThan(seconds, 5, "generous bound on a shared machine; the benchmark-free expectation is < 1 s")
         XCTAssertTrue(w.stdout.contains("--- changed: "), w.transcript)
+        // The changed value itself, below the change (issue 37).
+        XCTAssertNotNil(w.wait(for: #"  props.title: "Heat" → "Heat (1995)""#), w.transcript)
+        // A file in the project folder that is no input (a log, a note) changes nothing.
+        let changesBefore = w.stdout.components(separatedBy: "--- changed: ").count
+        try Data("log line\n".utf8).write(to: p.appendingPathComponent("watch.log"))
+        try Data("note\n".utf8).write(to: p.appendingPathComponent("screens/notes.txt"))
+        Thread.sleep(forTimeInterval: 0.6)
+        XCTAssertEqual(w.stdout.components(separatedBy: "--- changed: ").count, changesBefore, w.transcript)
         // A broken save: a located error, the last good result kept.
         try edit(home, "\"title\": \"Heat (1995)\"", "\"title\": ")
         XCTAssertNotNil(w.wait(for: "home.json:", inStderr: true), w.transcript)
@@ -89,6 +97,44 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertNotNil(w.wait(for: "deleted  component 'premium_tab'"), w.transcript)
         XCTAssertEqual(w.stop(), 0, w.transcript)
         XCTAssertTrue(w.stdout.hasSuffix("stopped\n"), w.transcript)
+    }
+
+    /// `host watch … > out.log` inside the project: its own log is no input, so writing it does
+    /// not make it resolve again, forever (issue 37); an edit still shows, once, with its value.
+    func testOutputRedirectedIntoTheProjectIsNotWatched() throws {
+        let p = try sampleCopy()
+        let log = p.appendingPathComponent("out.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = try Host.requireBinary()
+        process.arguments = ["watch", p.appendingPathComponent("screens/home.json").path, "--user", "gold"]
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        defer {
+            if process.isRunning { process.interrupt() }
+            process.waitUntilExit()
+        }
+        func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        func wait(_ needle: String) -> Bool {
+            let start = Date()
+            while Date().timeIntervalSince(start) < 20 {
+                if text().contains(needle) { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+        XCTAssertTrue(wait("Ctrl-C stops"), text())
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertFalse(text().contains("--- changed"), "the log's own writes are no change:\n\(text())")
+        try edit(p.appendingPathComponent("screens/home.json"), "\"title\": \"Heat\"", "\"title\": \"Heat (1995)\"")
+        XCTAssertTrue(wait(#"  props.title: "Heat" → "Heat (1995)""#), text())
+        Thread.sleep(forTimeInterval: 1)
+        let t = text()
+        XCTAssertEqual(t.components(separatedBy: "--- changed: ").count - 1, 1, "one edit, one change block:\n\(t)")
+        XCTAssertFalse(t.contains("out.log"), t)
     }
 
     func testInotify() throws { try drive(extra: []) }

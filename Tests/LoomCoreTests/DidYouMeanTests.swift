@@ -22,7 +22,8 @@ final class DidYouMeanTests: XCTestCase {
         return d[a.count][b.count]
     }
 
-    /// The suggestion rule before this change, over the full table.
+    /// The suggestion rule over the full table (the reference): the closest name within the
+    /// limit, else the prefix rule.
     static func oldSuggest(_ word: String, among candidates: [String]) -> String? {
         func normalized(_ s: String) -> String { String(s.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" }.map(Character.init)) }
         let limit = max(1, min(3, word.count / 3))
@@ -32,7 +33,43 @@ final class DidYouMeanTests: XCTestCase {
             guard d <= limit else { continue }
             if best == nil || d < best!.0 || (d == best!.0 && c < best!.1) { best = (d, c) }
         }
-        return best?.1
+        if let best { return best.1 }
+        return prefixSuggest(word, among: candidates)
+    }
+
+    /// The prefix rule over the full table: when no name is close to the whole word, the one
+    /// longer name whose first letters are closest to the word (equal for words under 4
+    /// characters; within the word's limit from 4 on), if exactly one is closest.
+    static func prefixSuggest(_ word: String, among candidates: [String]) -> String? {
+        let w = word.lowercased()
+        let n = w.unicodeScalars.count
+        guard n >= 2 else { return nil }
+        let limit = n >= 4 ? max(1, min(3, n / 3)) : 0
+        var found: [Int: Set<String>] = [:]
+        for c in candidates where c.lowercased().unicodeScalars.count > n {
+            let head = String(String.UnicodeScalarView(c.lowercased().unicodeScalars.prefix(n)))
+            let d = fullDistance(w, head)
+            if d <= limit { found[d, default: []].insert(c) }
+        }
+        guard let best = found.keys.min(), found[best]!.count == 1 else { return nil }
+        return found[best]!.first
+    }
+
+    /// A typed but unfinished name gets the one name it begins (issue 37: `--user new_oslo`
+    /// listed the profiles but suggested nothing).
+    func testAnUnfinishedNameSuggestsTheOneItBegins() {
+        let profiles = ["gold", "free", "new_oslo_lunch", "new_york_brunch"]
+        XCTAssertEqual(DidYouMean.suggest("new_oslo", among: profiles), "new_oslo_lunch")
+        XCTAssertEqual(DidYouMean.suggest("NEW_OSLO", among: profiles), "new_oslo_lunch")
+        XCTAssertEqual(DidYouMean.suggest("new_olso", among: profiles), "new_oslo_lunch", "a typo in the part typed")
+        XCTAssertEqual(DidYouMean.suggest("new_york", among: profiles), "new_york_brunch")
+        XCTAssertNil(DidYouMean.suggest("new", among: profiles), "the beginning of two names: neither")
+        XCTAssertNil(DidYouMean.suggest("new_", among: profiles))
+        XCTAssertNil(DidYouMean.suggest("g", among: profiles), "one letter is no name")
+        XCTAssertNil(DidYouMean.suggest("xyzw", among: profiles))
+        // A name close to the whole word still wins over a longer one it begins.
+        XCTAssertEqual(DidYouMean.suggest("gol", among: ["gold", "golden_hour"]), "gold")
+        XCTAssertEqual(DidYouMean.hint("new_oslo", among: profiles), "; did you mean 'new_oslo_lunch'?")
     }
 
     func testSuggestionsAreTheOnesOfTheFullComparison() {
@@ -88,7 +125,8 @@ final class DidYouMeanTests: XCTestCase {
         let far = (0..<100).map { String(repeating: "x", count: 19_999 + $0 % 3) }
         var c = DidYouMean.Candidates(far)
         XCTAssertNil(c.suggest(long))
-        XCTAssertLessThanOrEqual(c.cells, far.count * 4 * 7)
+        // Each name is compared twice at most: whole, then (a longer one) by its first letters.
+        XCTAssertLessThanOrEqual(c.cells, far.count * 2 * 4 * 7)
         // Two edits from the word: each comparison runs the whole band, 7 cells a row.
         let near = (0..<10).map { String(long.dropLast(2)) + "x\($0)" }
         var found = DidYouMean.Candidates(near, budget: near.count * (1 + 7 * 20_000))

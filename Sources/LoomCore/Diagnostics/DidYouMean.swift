@@ -8,6 +8,10 @@
 /// instead of O(length²). Each suggestion has a work budget (candidates looked at plus table
 /// cells computed); past it there is no suggestion rather than a slow one. A 20,000-character
 /// unknown profile among 5,000 names of ordinary length computes no cell at all.
+///
+/// When no name is close to the whole word, a word that begins exactly one longer name (or
+/// nearly does) suggests it: `--user new_oslo` → `new_oslo_lunch`. That comparison looks at the
+/// names' first letters only, in the same band and budget: at most twice the work.
 public enum DidYouMean {
     /// The work one suggestion may do (candidates looked at + distance-table cells computed)
     /// before it gives up with no suggestion: about ten milliseconds of an optimized build.
@@ -140,7 +144,44 @@ public enum DidYouMean {
                 }
                 if best == nil || d < best!.0 || (d == best!.0 && c.text < best!.1) { best = (d, c.text) }
             }
-            return best?.1
+            if let best { return best.1 }
+            return suggestPrefix(lowered)
+        }
+
+        /// When no name is close to the whole word: the one name the word begins, as a typed
+        /// but unfinished name (`new_oslo` for `new_oslo_lunch`), or nearly begins (within the
+        /// word's limit, its first letters compared with the word, for words of 4 characters or
+        /// more). Only when exactly one name is closest: `new` among `new_oslo_lunch` and
+        /// `new_york` suggests neither. Words under 2 characters get no prefix suggestion. The
+        /// same budget as `suggest`: each name looked at and each table cell counts.
+        mutating func suggestPrefix(_ word: [Unicode.Scalar]) -> String? {
+            guard word.count >= 2 else { return nil }
+            let limit = word.count >= 4 ? max(1, min(3, word.count / 3)) : 0
+            var best: (distance: Int, names: [String])?
+            for c in names where c.lowered.count > word.count {
+                budget -= 1
+                if budget < 0 { return nil }
+                let d: Int
+                if c.lowered.starts(with: word) {
+                    d = 0
+                } else {
+                    guard limit > 0 else { continue }
+                    var spent = 0
+                    let found = DidYouMean.distance(word, Array(c.lowered.prefix(word.count)), limit: limit, cells: &spent, maxCells: budget)
+                    cells += spent
+                    budget -= spent
+                    if budget < 0 { return nil }
+                    guard let found else { continue }
+                    d = found
+                }
+                if best == nil || d < best!.distance {
+                    best = (d, [c.text])
+                } else if d == best!.distance, !best!.names.contains(c.text) {
+                    best!.names.append(c.text)
+                }
+            }
+            guard let best, best.names.count == 1 else { return nil }
+            return best.names[0]
         }
 
         /// `; did you mean 'x'?` or the empty string.
