@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LoomStyles", targets: ["LoomStyles"]),
         .library(name: "LoomSolver", targets: ["LoomSolver"]),
         .library(name: "LoomLayout", targets: ["LoomLayout"]),
+        .library(name: "LoomCommands", targets: ["LoomCommands"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -134,12 +135,20 @@ let package = Package(
                            .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomServe"
         ),
+        // What the commands do, as a library: the CLI and the server only fill a request and
+        // print a result (`host check`'s matrix: Sources/LoomCommands/Check/).
+        .target(
+            name: "LoomCommands",
+            dependencies: ["LoomCore", "LoomPlugins", "LoomNavigation", "LoomStyles", "LoomLayout", "LoomText", "LoomDiff", "LoomRender", "LoomCache",
+                           .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomCommands"
+        ),
         // The CLI: parses arguments, formats results. No logic of its own.
         .executableTarget(
             name: "host",
             dependencies: [
                 "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation", "LoomServe",
-                "LoomText", "LoomLayout", "LoomRender",
+                "LoomText", "LoomLayout", "LoomRender", "LoomCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"
