@@ -63,11 +63,14 @@ public enum RuntimeCheck {
             let loaded = ws.screen(file: f)
             guard let screen = loaded.screen, let check = loaded.check, !loaded.diagnostics.hasErrors else { continue }
             let bound = ParamBinding.names(in: screen)
-            var sets: [[String: String]] = [[:]]
+            // Builders and rules read parameters too (`node.params`, `params.id`): a screen that
+            // binds none is resolved without any, as `host run` opens it, and with each example.
+            let given = examples.examples(for: screen.id)
+            var sets: [[String: String]] = [[:]] + given.map(\.params)
             var unexampled = Set<String>()
             if !bound.isEmpty {
-                let given = examples.examples(for: screen.id)
-                if !given.isEmpty { sets = given.map(\.params) }
+                // One that binds some is never opened without them (that is an error at run).
+                if !given.isEmpty { sets.removeFirst() }
                 let named = Set(given.flatMap(\.params.keys))
                 for name in bound where !named.contains(name) {
                     unexampled.insert(name)
