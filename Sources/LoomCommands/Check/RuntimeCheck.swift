@@ -129,7 +129,9 @@ public enum RuntimeCheck {
     /// findings) and its notes.
     static func layoutDiagnostics(_ o: LayoutOutcome) -> [Diagnostic] {
         var out: [Diagnostic] = []
-        for f in o.result.findings where reported.contains(f.kind) {
+        // The root fills the screen (the layout pass's rule, docs/layout.md): a root that is a
+        // leaf is under the bars on every device, and no constraint of the screen can change it.
+        for f in o.result.findings where reported.contains(f.kind) && !(f.kind == .outsideSafeArea && f.path == "root") {
             out.append(Diagnostic(.warning, "\(f.kind.rawValue): \(f.message)", at: f.location, fix: f.fix))
         }
         for d in o.diagnostics where d.severity == .error && !d.message.hasPrefix("unsatisfiable constraint ") {
