@@ -146,7 +146,8 @@ let package = Package(
             path: "Sources/LoomServe"
         ),
         // One request, one path: ScreenRequest → ScreenPipeline.resolve → ScreenResult and its
-        // text and JSON, for every command that resolves a screen (docs/cli.md); opening a
+        // text and JSON, for every command that resolves a screen (docs/cli.md); `host check`'s
+        // matrix (Check/); opening a
         // workspace with the Lua engine (WorkspaceOpening).
         .target(
             name: "LoomCommands",

@@ -30,9 +30,11 @@ struct FindingsCheck {
             let f = frames[i]
             let name = { tree.describe(i) }  // only when a finding needs it
             if !inside(f, whole) {
-                out.append(LayoutFinding(kind: .outsideScreen, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the screen (\(Frame.number(screen.width))×\(Frame.number(screen.height)))", location: tree.nodes[i].location))
+                out.append(LayoutFinding(kind: .outsideScreen, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the screen (\(Frame.number(screen.width))×\(Frame.number(screen.height)))", location: tree.nodes[i].location,
+                                         fix: FindingsCheck.keepInside(f, whole, target: tree.nodes[i].parent == nil ? "safe_area" : "parent")))
             } else if tree.nodes[i].children.isEmpty, [.label, .button, .image, .view].contains(tree.nodes[i].role), !inside(f, safe) {
-                out.append(LayoutFinding(kind: .outsideSafeArea, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the safe area \(safe.text)", location: tree.nodes[i].location))
+                out.append(LayoutFinding(kind: .outsideSafeArea, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the safe area \(safe.text)", location: tree.nodes[i].location,
+                                         fix: FindingsCheck.keepInside(f, safe, target: "safe_area")))
             }
             if [.stack, .vstack, .hstack, .collection, .navigation, .tabBar].contains(tree.nodes[i].role) {
                 let kids = tree.nodes[i].children
@@ -41,7 +43,8 @@ struct FindingsCheck {
                     let fa = frames[kids[a]], fb = frames[kids[b]]
                     out.append(LayoutFinding(kind: .overlap, path: tree.nodes[kids[b]].path,
                                              message: "\(tree.describe(kids[b])) \(fb.text) overlaps its sibling \(tree.describe(kids[a])) \(fa.text) in \(name())",
-                                             location: tree.nodes[kids[b]].location))
+                                             location: tree.nodes[kids[b]].location,
+                                             fix: FindingsCheck.separate(fb, from: fa, sibling: b == a + 1 ? "prev" : tree.nodes[kids[a]].id.map { "#" + $0 })))
                 }
                 if more {
                     out.append(LayoutFinding(kind: .overlap, path: tree.nodes[i].path,
@@ -50,13 +53,61 @@ struct FindingsCheck {
                 }
             }
             if let m = tree.nodes[i].metrics, m.truncated {
-                out.append(LayoutFinding(kind: .truncated, path: tree.nodes[i].path, message: "the text of \(name()) is truncated: it needs \(m.neededLines) lines and has \(tree.nodes[i].lines ?? 1) at width \(Frame.number(f.width))", location: tree.nodes[i].location))
+                out.append(LayoutFinding(kind: .truncated, path: tree.nodes[i].path, message: "the text of \(name()) is truncated: it needs \(m.neededLines) lines and has \(tree.nodes[i].lines ?? 1) at width \(Frame.number(f.width))", location: tree.nodes[i].location,
+                                         fix: FindingsCheck.untruncate(tree.nodes[i], needed: m.neededLines)))
             }
             if tree.nodes[i].action != nil, f.width < FindingsCheck.minimumTapTarget || f.height < FindingsCheck.minimumTapTarget {
-                out.append(LayoutFinding(kind: .smallTapTarget, path: tree.nodes[i].path, message: "\(name()) is tappable but \(Frame.number(f.width))×\(Frame.number(f.height)) points, smaller than 44×44", location: tree.nodes[i].location))
+                out.append(LayoutFinding(kind: .smallTapTarget, path: tree.nodes[i].path, message: "\(name()) is tappable but \(Frame.number(f.width))×\(Frame.number(f.height)) points, smaller than 44×44", location: tree.nodes[i].location,
+                                         fix: FindingsCheck.enlarge(f)))
             }
         }
         return out
+    }
+
+    // MARK: Fixes (what `LayoutFinding.fix` suggests)
+
+    /// The constraints that keep frame `f` inside `box` (the screen or the safe area), one per
+    /// edge it crosses: `right <= parent.right` (the screen: the parent's edges, since the
+    /// root fills the screen; the safe area: `safe_area`'s), and `width <= …` when it is wider.
+    static func keepInside(_ f: Frame, _ box: Frame, target: String) -> String {
+        let t = tolerance
+        var add: [String] = []
+        if f.width > box.width + t { add.append("width <= \(target).width") }
+        if f.height > box.height + t { add.append("height <= \(target).height") }
+        if f.x < box.x - t { add.append("left >= \(target).left") }
+        if f.maxX > box.maxX + t { add.append("right <= \(target).right") }
+        if f.y < box.y - t { add.append("top >= \(target).top") }
+        if f.maxY > box.maxY + t { add.append("bottom <= \(target).bottom") }
+        return "add " + add.map { "'\($0)'" }.joined(separator: " and ") + " to its constraints"
+    }
+
+    /// Two overlapping siblings: the later one placed after the earlier along the axis they
+    /// overlap least on.
+    /// `sibling`: how a constraint names the earlier one (`prev`, `#id`), nil when it cannot.
+    static func separate(_ later: Frame, from earlier: Frame, sibling: String?) -> String {
+        let w = min(later.maxX, earlier.maxX) - max(later.x, earlier.x), h = min(later.maxY, earlier.maxY) - max(later.y, earlier.y)
+        guard let sibling else { return "give the sibling it overlaps an id and place this one after it ('top >= #ID.bottom')" }
+        if w < h { return "add 'left >= \(sibling).right' to its constraints (they overlap by \(Frame.number(w)) points across)" }
+        return "add 'top >= \(sibling).bottom' to its constraints (they overlap by \(Frame.number(h)) points down)"
+    }
+
+    /// Text that needs more lines: the lines it needs (style key `lines`, 0 for no limit), or
+    /// the width that holds it on one line.
+    static func untruncate(_ n: LNode, needed: Int) -> String {
+        var s = "set its style's 'lines' to \(needed) (0: no limit)"
+        if let one = n.oneLineWidth {
+            let w = (one + n.padding.left + n.padding.right).rounded(.up)
+            s += " or give it 'width >= \(Frame.number(w))' to fit one line"
+        }
+        return s
+    }
+
+    /// A tap target under 44 points: the sizes to add.
+    static func enlarge(_ f: Frame) -> String {
+        var add: [String] = []
+        if f.width < minimumTapTarget { add.append("width >= 44") }
+        if f.height < minimumTapTarget { add.append("height >= 44") }
+        return "add " + add.map { "'\($0)'" }.joined(separator: " and ") + " to its constraints"
     }
 
     /// At most this many overlapping pairs are reported for one parent.

@@ -41,13 +41,15 @@ extension LayoutFinding {
     public var json: JSONValue {
         var o: OrderedDictionary<String, JSONValue> = ["kind": .string(kind.rawValue), "path": .string(path), "message": .string(message)]
         if let l = location { o["location"] = .string(l.description) }
+        if let fix { o["fix"] = .string(fix) }
         return .object(o)
     }
 
-    /// `kind path: message (location)`.
+    /// `kind path: message (location); fix: …`.
     public var line: String {
         var s = "\(kind.rawValue) \(path): \(message)"
         if let l = location { s += " (\(l.description))" }
+        if let fix { s += "; fix: " + fix }
         return s
     }
 }

@@ -138,11 +138,16 @@ public struct LayoutFinding: Sendable, Hashable {
     public var path: String
     public var message: String
     public var location: SourceLocation?
-    public init(kind: Kind, path: String, message: String, location: SourceLocation? = nil) {
+    /// What to change so the finding goes away, written in the constraint language or naming
+    /// the style key (`add 'height == 44'`, `set its style's 'lines' to 2 …`); nil when none
+    /// can be suggested.
+    public var fix: String?
+    public init(kind: Kind, path: String, message: String, location: SourceLocation? = nil, fix: String? = nil) {
         self.kind = kind
         self.path = path
         self.message = message
         self.location = location
+        self.fix = fix
     }
 }
 

@@ -177,14 +177,28 @@ struct LayoutSystem: Sendable {
         var list = conflicting.map { describe($0) }.joined(separator: ", ")
         if more > 0 { list += " and \(more) more" }
         let message = "unsatisfiable constraint \(describe(k)): it conflicts with \(list.isEmpty ? "the required constraints above" : list); left out"
+        // The fix: the written constraint yields (a priority below required) or goes; the
+        // pass's own constraints cannot be edited, so a made one names the first written
+        // constraint it conflicts with instead.
+        func yield(_ w: String) -> String {
+            w.contains("@") ? "lower the priority of '\(w)' or remove it" : "give '\(w)' a priority below required ('\(w) @ high') or remove it"
+        }
+        let fix: String
+        if o.location != nil {
+            fix = yield(o.written ?? o.text.string)
+        } else if let j = conflicting.first(where: { origins[$0].location != nil }) {
+            fix = yield(origins[j].written ?? origins[j].text.string) + " (on \(tree.describe(origins[j].node)))"
+        } else {
+            fix = "remove one of the conflicting constraints or lower its priority ('@ high')"
+        }
         let at = o.location ?? tree.nodes[o.node].location
-        diagnostics.append(.error(message, at: at))
+        diagnostics.append(.error(message, at: at, fix: fix))
         for j in conflicting {
             let c = origins[j]
             let made = c.location == nil ? " (made by the layout pass)" : ""
             diagnostics.append(.note("conflicting: \(describe(j))\(made)", at: c.location ?? tree.nodes[c.node].location))
         }
-        findings.append(LayoutFinding(kind: .unsatisfiable, path: tree.nodes[o.node].path, message: message, location: at))
+        findings.append(LayoutFinding(kind: .unsatisfiable, path: tree.nodes[o.node].path, message: message, location: at, fix: fix))
     }
 
     /// A constraint the layout pass states but does not give to the solver: it defines a
@@ -245,10 +259,36 @@ struct LayoutSystem: Sendable {
             if which.isEmpty { continue }
             let names = which.map { "\($0)" }.joined(separator: ", ")
             let message = "ambiguous layout: the constraints do not determine \(names) of \(tree.describe(i))"
-            findings.append(LayoutFinding(kind: .ambiguous, path: tree.nodes[i].path, message: message, location: tree.nodes[i].location))
-            diags.append(.warning(message, at: tree.nodes[i].location))
+            let fix = ambiguityFix(i, which, tree)
+            findings.append(LayoutFinding(kind: .ambiguous, path: tree.nodes[i].path, message: message, location: tree.nodes[i].location, fix: fix))
+            diags.append(.warning(message, at: tree.nodes[i].location, fix: fix))
         }
         return (findings, diags)
+    }
+
+    /// The constraints that determine an ambiguous node's undetermined values, pinned where the
+    /// solver happened to put them (its current frame relative to its parent): `left == parent.left + 16`,
+    /// `width == 120`. The user may pick other values; these keep today's picture.
+    func ambiguityFix(_ i: Int, _ which: [FrameVar], _ tree: LayoutTree) -> String {
+        let f = frame(of: i)
+        let p = tree.nodes[i].parent.map { frame(of: $0) }
+        func offset(_ v: Double) -> String {
+            let r = (v * 2).rounded() / 2
+            if abs(r) < 1e-9 { return "" }
+            return r < 0 ? " - \(Frame.number(-r))" : " + \(Frame.number(r))"
+        }
+        func size(_ v: Double) -> String { Frame.number(max(0, (v * 2).rounded() / 2)) }
+        var add: [String] = []
+        for v in which {
+            switch v {
+            case .left: add.append(p.map { "left == parent.left\(offset(f.x - $0.x))" } ?? "left == safe_area.left")
+            case .top: add.append(p.map { "top == parent.top\(offset(f.y - $0.y))" } ?? "top == safe_area.top")
+            case .width: add.append("width == \(size(f.width))")
+            case .height: add.append("height == \(size(f.height))")
+            }
+        }
+        return "add " + add.map { "'\($0)'" }.joined(separator: " and ") + " to its constraints (its current "
+            + (which.count == 1 ? "value" : "values") + "), or constraints relating it to its siblings"
     }
 
     /// At most this many re-solves to decide the values the tableau leaves undecided.

@@ -127,31 +127,30 @@ extension StyleLibrary {
         var out = ResolvedStyle(names: names, context: context, values: OrderedDictionary(minimumCapacity: layer.count),
                                 diagnostics: cascade.diagnostics)
         for (key, e) in layer {
-            let outcome: StyleValueParser.Outcome
-            if let layout = LayoutStyleKeys.parse(key, e.value, at: e.valueLocation, file: e.valueLocation.file),
-               schema?.types[key] == nil {
-                outcome = layout
-            } else if let schema, schema.strict || schema.types[key] != nil {
-                if let t = schema.types[key] {
-                    outcome = StyleValueParser.parse(e.value, as: t, key: key, file: e.valueLocation.file)
-                } else {
-                    let hint = DidYouMean.hint(key, among: schema.types.keys)
-                    out.diagnostics.warning("'\(TextEscape.escaped(key))' is not declared in the style schema of '\(schema.owner)'\(hint); passed through as JSON", at: e.location)
-                    if let bad = StyleValueParser.Parser(key: key, file: e.valueLocation.file).outOfRange(e.value) {
-                        outcome = .failure(bad)
-                    } else {
-                        outcome = .success(.json(e.value.plain))
-                    }
-                }
-            } else {
-                outcome = StyleValueParser.infer(e.value, key: key, file: e.valueLocation.file)
-            }
-            switch outcome {
+            switch StyleLibrary.typed(key, e.value, location: e.location, valueLocation: e.valueLocation, schema: schema, diagnostics: &out.diagnostics) {
             case .success(let v): out.values[key] = ResolvedValue(value: v, from: e.location, chain: e.chain)
             case .failure(let d): out.diagnostics.append(d)
             }
         }
         return out
+    }
+
+    /// One key's value typed as a resolution types it: a layout key (`LayoutStyleKeys`) unless
+    /// the schema declares it, else by the schema (an undeclared key of a strict schema: a
+    /// warning, passed through as JSON), else by its form. `location`: the key's place.
+    static func typed(_ key: String, _ value: JSONNode, location: SourceLocation, valueLocation: SourceLocation,
+                      schema: StyleSchema?, diagnostics: inout Diagnostics) -> StyleValueParser.Outcome {
+        if let layout = LayoutStyleKeys.parse(key, value, at: valueLocation, file: valueLocation.file), schema?.types[key] == nil {
+            return layout
+        }
+        if let schema, schema.strict || schema.types[key] != nil {
+            if let t = schema.types[key] { return StyleValueParser.parse(value, as: t, key: key, file: valueLocation.file) }
+            let hint = DidYouMean.hint(key, among: schema.types.keys)
+            diagnostics.warning("'\(TextEscape.escaped(key))' is not declared in the style schema of '\(schema.owner)'\(hint); passed through as JSON", at: location)
+            if let bad = StyleValueParser.Parser(key: key, file: valueLocation.file).outOfRange(value) { return .failure(bad) }
+            return .success(.json(value.plain))
+        }
+        return StyleValueParser.infer(value, key: key, file: valueLocation.file)
     }
 }
 

@@ -264,7 +264,7 @@ extension Workspace {
     }
 
     /// A component type's declared style schema (`options.style`), nil when it declares none.
-    func styleSchema(_ reg: ComponentRegistration?) -> StyleSchema? {
+    public func styleSchema(_ reg: ComponentRegistration?) -> StyleSchema? {
         guard let reg, let types = reg.styleTypes else { return nil }
         if let s = styles.schemas[reg.type] { return s }
         var o = OrderedDictionary<String, StyleType>()

@@ -1,11 +1,14 @@
 import ArgumentParser
+import LoomCommands
 import LoomCore
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Load plugins, screens and flows and report every static problem at once.",
-        discussion: "With no SCREEN, checks every screen in the project's screens folder. Each screen is also resolved with no user and for every users.json profile; an error of those resolutions (a builder or rule that fails, …) is reported once, naming the profiles. Exit status 1 on any error.")
+        abstract: "Report every problem of the project at once: plugins, screens, flows, styles, and every screen × profile × device.",
+        discussion: """
+            With no SCREEN, checks every screen in the project's screens folder. Each screen is resolved for the anonymous user and every users.json profile (P in the summary counts both) on every device of loom.json's "devices" (default: iphone-se-1st, iphone-15, ipad; portrait), with the example parameters the project gives (the actions and deep links that lead to it; a bound parameter with no example is a warning), then laid out: its layout findings (unsatisfiable, ambiguous, outside_screen, outside_safe_area, truncated, small_tap_target) are warnings with a fix. Every property file's values are checked for every device, overridden or not. A problem is reported once, naming the profiles, devices and parameters it happened for. The last line is `checked S screens × P profiles × D devices: E errors, W warnings`. Exit status 1 on any error (with --strict, on any warning).
+            """)
 
     @Argument(help: "Screen files or ids (default: every screen of the project).")
     var screens: [String] = []
@@ -15,10 +18,20 @@ struct Check: ParsableCommand {
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    @Flag(name: .long, help: "Make every warning an error (exit status 1 on any).")
+    var strict = false
+
     func run() throws {
         let ws = try engine.workspace(screen: screens.first)
-        let report = CheckReport.check(screens, in: ws)
-        report.print(format)
+        let report = CheckReport.check(screens, in: ws, strict: strict)
+        switch format {
+        case .text:
+            Console.report(report.diagnostics)
+            Console.out(report.summary + "\n")
+        case .json:
+            Console.out(report.json.serialized(pretty: true) + "\n")
+            Console.report(report.diagnostics)
+        }
         if report.diagnostics.hasErrors { throw ExitCode(1) }
     }
 }

@@ -32,11 +32,14 @@ final class ParamsTests: XCTestCase {
         assertLacks(r.stdout, "#bound", in: r, "stdout (the component fails closed)")
     }
 
-    func testCheckResolvesABindingScreenWithStandInParams() throws {
+    func testCheckResolvesABindingScreenWithTheProjectsExampleParams() throws {
         let p = try ParamsFixtures.declarative()
-        let r = try Host.run(["check", "--project", p.path])
+        let r = try Host.run(["check", "--project", p.path, "--format", "json"])
         assertExit(r, 0)
         assertLacks(r.stderr, "is bound to param", in: r, "stderr")
+        // The actions item:42, item:7 and item:8 (no stand-in `<id>`).
+        let params = try r.jsonObject()["params"] as? [String: [[String: String]]]
+        XCTAssertEqual(params?.first { $0.key.hasSuffix("item.json") }?.value.compactMap { $0["id"] }, ["42", "7", "8"], r.transcript)
     }
 
     func testBadParamFlagIsAUsageError() throws {

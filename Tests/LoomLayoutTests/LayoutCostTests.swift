@@ -126,7 +126,14 @@ final class LayoutCostTests: XCTestCase {
         // The column's labels are determined (a row filling more than its labels need is not).
         let columnLabels = exact.messages.filter { m in m.contains("ambiguous") && (1000..<1060).contains { m.contains("#l\($0) ") } }
         XCTAssertEqual(columnLabels, [])
-        XCTAssertEqual(defined.result.json.serialized(pretty: true), exact.result.json.serialized(pretty: true))
+        // An ambiguous node's fix pins the values the solver happened to choose, which may be
+        // another solution in each system: compared without it.
+        func withoutAmbiguityFixes(_ r: LayoutResult) -> String {
+            var r = r
+            for i in r.findings.indices where r.findings[i].kind == .ambiguous { r.findings[i].fix = nil }
+            return r.json.serialized(pretty: true)
+        }
+        XCTAssertEqual(withoutAmbiguityFixes(defined.result), withoutAmbiguityFixes(exact.result))
     }
 
     /// An ambiguous stack (labels that must share a screen they cannot fill) may take another of

@@ -60,29 +60,34 @@ public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
     /// Set on a plugin's load failure: the root cause other diagnostics may follow from
     /// (printed first, with those grouped under it; see `Diagnostics.sorted`).
     public var rootCause: RootCause?
+    /// A suggested change that makes the problem go away (a layout finding's constraint to
+    /// add, the value to change): printed after the message (`…; fix: …`) and as `"fix"` in JSON.
+    public var fix: String?
 
-    public init(_ severity: Severity, _ message: String, at location: SourceLocation? = nil) {
+    public init(_ severity: Severity, _ message: String, at location: SourceLocation? = nil, fix: String? = nil) {
         self.severity = severity
         self.message = message
         self.location = location
+        self.fix = fix
     }
 
     public static func note(_ message: String, at location: SourceLocation? = nil) -> Diagnostic {
         Diagnostic(.note, message, at: location)
     }
 
-    public static func error(_ message: String, at location: SourceLocation? = nil) -> Diagnostic {
-        Diagnostic(.error, message, at: location)
+    public static func error(_ message: String, at location: SourceLocation? = nil, fix: String? = nil) -> Diagnostic {
+        Diagnostic(.error, message, at: location, fix: fix)
     }
 
-    public static func warning(_ message: String, at location: SourceLocation? = nil) -> Diagnostic {
-        Diagnostic(.warning, message, at: location)
+    public static func warning(_ message: String, at location: SourceLocation? = nil, fix: String? = nil) -> Diagnostic {
+        Diagnostic(.warning, message, at: location, fix: fix)
     }
 
     /// `path:line:column: error: message`, the form editors and CI annotate.
     public var description: String {
-        if let location { return "\(location): \(severity.rawValue): \(message)" }
-        return "\(severity.rawValue): \(message)"
+        let text = fix.map { message + "; fix: " + $0 } ?? message
+        if let location { return "\(location): \(severity.rawValue): \(text)" }
+        return "\(severity.rawValue): \(text)"
     }
 }
 

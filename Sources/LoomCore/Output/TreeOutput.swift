@@ -87,6 +87,7 @@ public enum TreeOutput {
                 if l.column > 0 { o["column"] = .int(l.column) }
             }
             o["message"] = .string(x.message)
+            if let fix = x.fix { o["fix"] = .string(fix) }
             return .object(o)
         })
     }
@@ -235,7 +236,8 @@ public enum TreeOutput {
 
     public static func diagnosticLine(_ d: Diagnostic, style: Style) -> String {
         let sev = d.severity == .error ? style.error("error:") : d.severity == .warning ? style.warning("warning:") : style.dim("note:")
-        let message = TextEscape.escaped(d.message)
+        var message = TextEscape.escaped(d.message)
+        if let fix = d.fix { message += "; fix: " + TextEscape.escaped(fix) }
         if let l = d.location { return "\(TextEscape.escaped(l.description)): \(sev) \(message)" }
         return "\(sev) \(message)"
     }

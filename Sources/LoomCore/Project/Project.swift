@@ -25,6 +25,15 @@ public struct Project: Sendable {
     public var writtenPaths: [String: String] = [:]
     /// Where loom.json's `rules` key is written, when it is.
     public var namedRulesKey: SourceLocation?
+    /// The devices `host check` proves every screen on (`"devices"`, default
+    /// `Project.defaultDevices`), each with where loom.json writes it (nil for the default).
+    /// Only the list's shape is checked here (strings, no duplicates); the names are checked
+    /// against the device catalog by `host check` (LoomStyles knows the catalog).
+    public var devices: [(name: String, location: SourceLocation?)] = Project.defaultDevices.map { ($0, nil) }
+
+    /// The devices `host check` uses when loom.json names none: the smallest phone still
+    /// supported, a current phone and a tablet.
+    public static let defaultDevices = ["iphone-se-1st", "iphone-15", "ipad"]
 
     public static let manifestName = "loom.json"
 
@@ -107,7 +116,7 @@ public struct Project: Sendable {
             d.error("loom.json holds an object, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
             return (p, d)
         }
-        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "name", "description"]
+        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "name", "description"]
         for m in o.members {
             let loc = doc.location(m.value.position)
             p.valueLocations[m.key] = loc
@@ -134,6 +143,8 @@ public struct Project: Sendable {
                 } else {
                     d.error("\"plugins\" is a list of folders, found \(m.value.kindDescription)", at: loc)
                 }
+            case "devices":
+                p.devices = parseDevices(m.value, in: doc, diagnostics: &d)
             case "screens", "users", "flows", "scenarios", "styles", "entry":
                 guard let s = m.value.string else {
                     p.valueLocations[m.key] = nil
@@ -156,6 +167,36 @@ public struct Project: Sendable {
             }
         }
         return (p, d)
+    }
+
+    /// `"devices"`: a non-empty list of device names (strings), each once. A wrong entry is an
+    /// error at it and left out; a list left empty falls back to the default devices.
+    static func parseDevices(_ v: JSONNode, in doc: JSONDocument, diagnostics d: inout Diagnostics) -> [(name: String, location: SourceLocation?)] {
+        let fallback: [(name: String, location: SourceLocation?)] = defaultDevices.map { ($0, nil) }
+        guard let a = v.array else {
+            d.error("\"devices\" is a list of device names (see `host devices`), found \(v.kindDescription)", at: doc.location(v.position))
+            return fallback
+        }
+        if a.isEmpty {
+            d.error("\"devices\" lists at least one device (see `host devices`); default: \(defaultDevices.joined(separator: ", "))", at: doc.location(v.position))
+            return fallback
+        }
+        var out: [(name: String, location: SourceLocation?)] = []
+        var seen: [String: SourceLocation] = [:]
+        for x in a {
+            let at = doc.location(x.position)
+            guard let s = x.string else {
+                d.error("\"devices\" lists device names (strings), found \(x.kindDescription)", at: at)
+                continue
+            }
+            if let first = seen[s] {
+                d.error("device '\(TextEscape.escaped(s))' is listed twice in \"devices\" (first at \(first))", at: at)
+                continue
+            }
+            seen[s] = at
+            out.append((s, at))
+        }
+        return out.isEmpty ? fallback : out
     }
 
     /// A path relative to the working directory when below it.
