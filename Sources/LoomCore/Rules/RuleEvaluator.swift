@@ -1,11 +1,15 @@
 /// The one place where rule expressions combine: AND and OR evaluate their rules left to right
 /// and stop at the first that decides (the rest are skipped), NOT negates, and a rule that fails
 /// fails every expression above it closed. What a leaf is worth, and what is made of the
-/// outcomes (a trace, or only a value), is the walk's: the resolver's rule plan records leaf
-/// outcomes, the replay rebuilds traces from them, and `--explain` evaluates with full traces.
-enum RuleEvaluator {
-    /// The outcome of `node` under `walk`.
-    static func run<W: RuleWalk>(_ node: W.Node, _ walk: inout W) -> W.Outcome {
+/// outcomes (a trace, or only a value), is the walk's: its leaves call the rule (`LiveRuleWalk`
+/// with traces for `--explain`, `RuleProgram.CallWalk` recording outcomes), replay recorded
+/// outcomes (`ReplayRuleWalk`), or answer from a memo (`host eval`'s `VisibilityPlan`). A
+/// screen's rules go through it as a `RuleProgram`.
+public enum RuleEvaluator {
+    /// The outcome of `node` under `walk`. (Inlinable: specialized for each walk, also in the
+    /// modules that bring their own leaves.)
+    @inlinable
+    public static func run<W: RuleWalk>(_ node: W.Node, _ walk: inout W) -> W.Outcome {
         switch node.ruleShape {
         case .leaf:
             return walk.leaf(node)
@@ -20,8 +24,8 @@ enum RuleEvaluator {
         }
     }
 
-    @inline(__always)
-    private static func combine<W: RuleWalk>(_ node: W.Node, _ operands: [W.Node], isAnd: Bool, _ walk: inout W) -> W.Outcome {
+    @inlinable @inline(__always)
+    static func combine<W: RuleWalk>(_ node: W.Node, _ operands: [W.Node], isAnd: Bool, _ walk: inout W) -> W.Outcome {
         var group = walk.group(node)
         var decided: Bool?
         var failed = false
@@ -82,7 +86,7 @@ extension RuleSubject {
 }
 
 /// A rule expression's shape, as the evaluator walks it.
-enum RuleShape<Node> {
+public enum RuleShape<Node> {
     case leaf
     case and([Node])
     case or([Node])
@@ -90,13 +94,13 @@ enum RuleShape<Node> {
 }
 
 /// A rule expression the evaluator can walk (as written, or compiled for the rule plan).
-protocol RuleNode {
+public protocol RuleNode {
     var ruleShape: RuleShape<Self> { get }
     var location: SourceLocation { get }
 }
 
 extension RuleExpression: RuleNode {
-    var ruleShape: RuleShape<RuleExpression> {
+    public var ruleShape: RuleShape<RuleExpression> {
         switch self {
         case .rule: return .leaf
         case .and(let rs, _): return .and(rs)
@@ -108,7 +112,7 @@ extension RuleExpression: RuleNode {
 
 /// What one evaluation makes of a rule expression: the value of its leaves, and what it keeps of
 /// the outcomes (`Outcome` per expression, `Group` while an AND / OR collects its operands).
-protocol RuleWalk {
+public protocol RuleWalk {
     associatedtype Node: RuleNode
     associatedtype Outcome
     associatedtype Group
