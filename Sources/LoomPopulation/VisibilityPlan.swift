@@ -28,7 +28,7 @@ public final class VisibilityPlan {
     private let program: RuleProgram
     private let leaves: [Leaf]
     /// Each leaf's memo, unretained (the leaves own them): the walk takes no references.
-    private let memos: [Unmanaged<RuleMemo>?]
+    private let memos: [UnretainedMemo?]
     /// What a user with a key sees: the end of their output line (`EvalLineWriter.visibleTail`)
     /// and the diagnostics of the resolution.
     struct Answer: Sendable {
@@ -78,7 +78,7 @@ public final class VisibilityPlan {
             let observable = useMemo ? l.evaluator as? any ObservableRule : nil
             return Leaf(observable: observable, memo: observable == nil ? nil : RuleMemo())
         }
-        memos = leaves.map { $0.memo.map { Unmanaged.passUnretained($0) } }
+        memos = leaves.map { $0.memo.map(UnretainedMemo.init) }
     }
 
     /// The user's outcome key; nil when a rule failed (the program stops there: no rule after it
@@ -117,11 +117,11 @@ public final class VisibilityPlan {
     @inline(__always)
     private func outcome(_ node: CompiledRule, step: Int, _ u: PlanUser) -> Bool? {
         let leaf = node.leafIndex
-        if let memo = memos[leaf], memo._withUnsafeGuaranteedRef({ $0.enabled }) {
-            if let known = memo._withUnsafeGuaranteedRef({ $0.lookup(u) }) { return known }
+        if let memo = memos[leaf], memo.enabled {
+            if let known = memo.lookup(u) { return known }
             // Learnt by another worker: taken over without a call.
             if let shared, shared.memoVersion > sharedSeen, takeShared(shared, u.slots),
-               let known = memo._withUnsafeGuaranteedRef({ $0.lookup(u) }) {
+               let known = memo.lookup(u) {
                 return known
             }
         }
@@ -223,7 +223,7 @@ public final class VisibilityPlan {
         let i = Int32(tailStart.count)
         tailStart.append(Int32(tailBytes.count))
         tailCount.append(Int32(a.tail.count))
-        a.tail.withUnsafeBufferPointer { tailBytes.append(contentsOf: $0) }
+        tailBytes.append(contentsOf: a.tail)
         if !a.diagnostics.isEmpty { notes[i] = a.diagnostics }
         cache[k] = i
         return i
@@ -231,22 +231,22 @@ public final class VisibilityPlan {
 
     /// Writes answer `i`'s line for a user (`name` read in place, else `label`) and adds its
     /// diagnostics at the user's line.
-    func write(_ i: Int32, name: UnsafeBufferPointer<UInt8>?, label: JSONValue?, line: Int,
+    func write(_ i: Int32, name: LineBytes?, label: JSONValue?, line: Int,
                into out: inout [UInt8], notes collected: inout ResolutionNotes) {
         if i == VisibilityPlan.transientIndex {
             for d in transient.diagnostics { collected.add(d, line: line) }
-            transient.tail.withUnsafeBufferPointer { emit(name: name, label: label, line: line, tail: $0, into: &out) }
+            transient.tail.withBytes(0..<transient.tail.count) { emit(name: name, label: label, line: line, tail: $0, into: &out) }
             return
         }
         if !notes.isEmpty, let ds = notes[i] { for d in ds { collected.add(d, line: line) } }
         let s = Int(tailStart[Int(i)]), c = Int(tailCount[Int(i)])
-        tailBytes.withUnsafeBufferPointer { b in
-            emit(name: name, label: label, line: line, tail: UnsafeBufferPointer(rebasing: b[s..<s + c]), into: &out)
+        tailBytes.withBytes(s..<s + c) { b in
+            emit(name: name, label: label, line: line, tail: b, into: &out)
         }
     }
 
     @inline(__always)
-    private func emit(name: UnsafeBufferPointer<UInt8>?, label: JSONValue?, line: Int, tail: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    private func emit(name: LineBytes?, label: JSONValue?, line: Int, tail: LineBytes, into out: inout [UInt8]) {
         if let label { writer.visibleLine(user: label, tail: tail, into: &out) } else { writer.visibleLine(name: name, line: line, tail: tail, into: &out) }
     }
 }

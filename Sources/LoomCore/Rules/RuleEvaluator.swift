@@ -93,7 +93,7 @@ public enum RuleShape<Node> {
     case not(Node)
 }
 
-/// A rule expression the evaluator can walk (as written, or compiled for the rule plan).
+/// A rule expression the evaluator can walk (as written, or compiled: `CompiledRule`).
 public protocol RuleNode {
     var ruleShape: RuleShape<Self> { get }
     var location: SourceLocation { get }
