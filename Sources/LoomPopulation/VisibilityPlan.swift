@@ -95,19 +95,21 @@ public final class VisibilityPlan {
     struct KeyWalk: RuleValueWalk {
         let plan: VisibilityPlan
         let user: PlanUser
+        let ops: [RuleOp]
         var out = OutcomeKey()
         var step = 0
 
         init(plan: VisibilityPlan, user: PlanUser) {
             self.plan = plan
             self.user = user
+            ops = plan.program.ops
         }
 
         @inline(__always) mutating func enter(step: Int) { self.step = step }
 
         @inline(__always)
-        mutating func leaf(_ node: CompiledRule) -> Bool? {
-            guard let v = plan.outcome(node, step: step, user) else { return nil }
+        mutating func leaf(_ op: Int32) -> Bool? {
+            guard let v = plan.outcome(Int(ops[Int(op)].arg), step: step, user) else { return nil }
             out.append(v)
             return v
         }
@@ -115,8 +117,7 @@ public final class VisibilityPlan {
 
     /// A rule reference's value for the user (nil: failed).
     @inline(__always)
-    private func outcome(_ node: CompiledRule, step: Int, _ u: PlanUser) -> Bool? {
-        let leaf = node.leafIndex
+    private func outcome(_ leaf: Int, step: Int, _ u: PlanUser) -> Bool? {
         if let memo = memos[leaf], memo.enabled {
             if let known = memo.lookup(u) { return known }
             // Learnt by another worker: taken over without a call.
@@ -125,7 +126,7 @@ public final class VisibilityPlan {
                 return known
             }
         }
-        return call(node, leaf, program.subjects[step], u)
+        return call(program.leaves[leaf], leaf, program.subjects[step], u)
     }
 
     /// Each Lua rule reference's memo, in plan order: whether it is on, the calls it learnt from

@@ -136,6 +136,7 @@ final class RuleProgramTests: XCTestCase {
     /// reference when known, else called.
     struct MemoWalk: RuleValueWalk {
         let program: RuleProgram
+        let ops: [RuleOp]
         let ctx: ResolutionContext
         var memo: [Int: Bool] = [:]
         var out: [Bool] = []
@@ -143,12 +144,14 @@ final class RuleProgramTests: XCTestCase {
 
         init(program: RuleProgram, ctx: ResolutionContext) {
             self.program = program
+            ops = program.ops
             self.ctx = ctx
         }
 
         mutating func enter(step: Int) { self.step = step }
 
-        mutating func leaf(_ node: CompiledRule) -> Bool? {
+        mutating func leaf(_ op: Int32) -> Bool? {
+            let node = program.leaves[Int(ops[Int(op)].arg)]
             if let v = memo[node.leafIndex] {
                 out.append(v)
                 return v

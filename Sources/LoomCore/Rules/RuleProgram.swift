@@ -11,9 +11,13 @@
 /// (`LiveRuleWalk`). Which rules are reached, and so which plugin calls are made, is decided
 /// here and in `RuleEvaluator` only.
 public final class RuleProgram {
-    /// By step: the rule, what it guards, and the step to go on at when it is not true. (Three
-    /// arrays, not one of structs: the hot loop reads a rule and a skip, and copies no subject.)
-    public let rules: [CompiledRule]
+    /// Every step's rule as ops in prefix order: a leaf (`arg`: its place in `leaves`), AND / OR
+    /// (`arg`: how many operands follow), NOT (one operand follows); `end`: the op after its
+    /// operands. (Integers only: walking them retains nothing.)
+    public let ops: [RuleOp]
+    /// By step: where its rule starts in `ops`, what it guards, and the step to go on at when it
+    /// is not true.
+    public let starts: [Int32]
     public let subjects: [RuleSubject]
     public let skips: [Int]
     /// Every rule reference of the program in evaluation order (steps in order, each rule's
@@ -21,17 +25,38 @@ public final class RuleProgram {
     /// reference (a memo) by that index.
     public let leaves: [CompiledRule]
 
-    public var count: Int { rules.count }
+    public var count: Int { starts.count }
 
     /// The program of `resolver`'s screen.
     init(_ resolver: Resolver) {
         let factory = resolver.factory
-        var rules: [CompiledRule] = [], subjects: [RuleSubject] = [], skips: [Int] = [], leaves: [CompiledRule] = []
+        var ops: [RuleOp] = [], starts: [Int32] = [], subjects: [RuleSubject] = [], skips: [Int] = []
+        var leaves: [CompiledRule] = []
+        // Recursive over one expression, bounded by the JSON reader's nesting limit like every
+        // walk over one expression.
+        func compile(_ r: RuleExpression) {
+            let at = ops.count
+            switch r {
+            case .rule:
+                leaves.append(CompiledRule(r, factory: factory, leafIndex: leaves.count))
+                ops.append(RuleOp(kind: .leaf, arg: Int32(leaves.count - 1), end: 0))
+            case .and(let rs, _), .or(let rs, _):
+                let isAnd: Bool
+                if case .and = r { isAnd = true } else { isAnd = false }
+                ops.append(RuleOp(kind: isAnd ? .and : .or, arg: Int32(rs.count), end: 0))
+                rs.forEach(compile)
+            case .not(let x, _):
+                ops.append(RuleOp(kind: .not, arg: 1, end: 0))
+                compile(x)
+            }
+            ops[at].end = Int32(ops.count)
+        }
         func add(_ rule: RuleExpression, _ subject: RuleSubject) -> Int {
-            rules.append(CompiledRule(rule, factory: factory, leaves: &leaves))
+            starts.append(Int32(ops.count))
+            compile(rule)
             subjects.append(subject)
             skips.append(0)
-            return rules.count - 1
+            return starts.count - 1
         }
         func component(_ c: Component) {
             if resolver.isInvalid(c.serial) { return }
@@ -45,15 +70,15 @@ public final class RuleProgram {
                     for item in c.items where !resolver.isInvalid(item.serial) {
                         let itemAt = item.rule.map { add($0, .item(item)) }
                         for child in item.children { component(child) }
-                        if let itemAt { skips[itemAt] = rules.count }
+                        if let itemAt { skips[itemAt] = starts.count }
                     }
                     if let f = c.footer { component(f) }
                 }
             }
-            if let at { skips[at] = rules.count }
+            if let at { skips[at] = starts.count }
         }
         component(resolver.screen.root)
-        (self.rules, self.subjects, self.skips, self.leaves) = (rules, subjects, skips, leaves)
+        (self.ops, self.starts, self.subjects, self.skips, self.leaves) = (ops, starts, subjects, skips, leaves)
     }
 
     /// Runs the program with `walk`'s leaves: each step's rule through `RuleEvaluator.run`; a
@@ -64,10 +89,10 @@ public final class RuleProgram {
     @discardableResult
     public func run<W: RuleProgramWalk>(_ walk: inout W, stopOnFailure: Bool = false) -> Bool {
         var i = 0
-        let n = rules.count
+        let n = starts.count
         while i < n {
             walk.enter(step: i)
-            let v = walk.value(of: RuleEvaluator.run(rules[i], &walk))
+            let v = walk.value(of: RuleEvaluator.run(starts[i], &walk))
             if v == true {
                 i += 1
             } else {
@@ -81,7 +106,7 @@ public final class RuleProgram {
     /// The leaves' outcomes for one resolution (0 false, 1 true, 2 failed) in evaluation order,
     /// the rules called (each call counted, each failure reported) as the resolver calls them.
     func outcomes(_ ctx: ResolutionContext) -> [UInt8] {
-        guard !rules.isEmpty else { return [] }
+        guard !starts.isEmpty else { return [] }
         var walk = CallWalk(program: self, ctx: ctx)
         walk.leaves.reserveCapacity(leaves.count + 16)
         run(&walk)
@@ -91,19 +116,22 @@ public final class RuleProgram {
     /// Leaves that call the rule, recording each outcome (0 false, 1 true, 2 failed).
     struct CallWalk: RuleValueWalk {
         let program: RuleProgram
+        let ops: [RuleOp]
         let ctx: ResolutionContext
         var leaves: [UInt8] = []
         var step = 0
 
         init(program: RuleProgram, ctx: ResolutionContext) {
             self.program = program
+            ops = program.ops
             self.ctx = ctx
         }
 
         mutating func enter(step: Int) { self.step = step }
 
         @inline(__always)
-        mutating func leaf(_ node: CompiledRule) -> Bool? {
+        mutating func leaf(_ op: Int32) -> Bool? {
+            let node = program.leaves[Int(ops[Int(op)].arg)]
             guard let evaluator = node.evaluator else {
                 leaves.append(2)
                 return nil
@@ -125,9 +153,27 @@ public final class RuleProgram {
     }
 }
 
-/// A walk a `RuleProgram` runs: told which step it is at before each step's rule.
-public protocol RuleProgramWalk: RuleWalk where Node == CompiledRule {
+/// One op of a rule program (see `RuleProgram.ops`).
+public struct RuleOp: Sendable {
+    public let kind: RuleKind
+    public let arg: Int32
+    public var end: Int32
+}
+
+/// A walk a `RuleProgram` runs: its nodes are the program's ops (by index, in `ops`, which the
+/// walk holds), and it is told which step it is at before each step's rule.
+public protocol RuleProgramWalk: RuleWalk where Node == Int32 {
+    var ops: [RuleOp] { get }
     mutating func enter(step: Int)
+}
+
+extension RuleProgramWalk {
+    @inlinable @inline(__always) public func kind(_ node: Int32) -> RuleKind { ops[Int(node)].kind }
+    @inlinable @inline(__always) public func firstOperand(_ node: Int32) -> Int32? { ops[Int(node)].arg > 0 ? node + 1 : nil }
+    @inlinable @inline(__always) public func operand(after operand: Int32, at k: Int, of node: Int32) -> Int32? {
+        k + 1 < Int(ops[Int(node)].arg) ? ops[Int(operand)].end : nil
+    }
+    @inlinable @inline(__always) public func notOperand(_ node: Int32) -> Int32 { node + 1 }
 }
 
 /// A program walk that keeps values only (no trace, skipped operands not visited): a leaf is
@@ -137,17 +183,16 @@ public protocol RuleValueWalk: RuleProgramWalk where Outcome == Bool?, Group == 
 extension RuleValueWalk {
     @inlinable public static var reportsSkipped: Bool { false }
     @inlinable @inline(__always) public func value(of outcome: Bool?) -> Bool? { outcome }
-    @inlinable @inline(__always) public func group(_ node: CompiledRule) {}
+    @inlinable @inline(__always) public func group(_ node: Int32) {}
     @inlinable @inline(__always) public func add(_ outcome: Bool?, to group: inout Void) {}
-    @inlinable @inline(__always) public func skip(_ node: CompiledRule, in group: inout Void) {}
+    @inlinable @inline(__always) public func skip(_ node: Int32, in group: inout Void) {}
     @inlinable @inline(__always) public func finish(_ group: Void, value: Bool?, error: String?) -> Bool? { value }
-    @inlinable @inline(__always) public func negation(_ node: CompiledRule, of inner: Bool?, value: Bool?, error: String?) -> Bool? { value }
+    @inlinable @inline(__always) public func negation(_ node: Int32, of inner: Bool?, value: Bool?, error: String?) -> Bool? { value }
 }
 
-/// A rule expression with its rule registrations looked up once (a rule program's, or a named
+/// A rule reference with its registration looked up once (a rule program's leaf, or a named
 /// rule's program's).
-public final class CompiledRule: RuleNode {
-    public let ruleShape: RuleShape<CompiledRule>
+public final class CompiledRule {
     public let name: String
     public let evaluator: (any RuleEvaluating)?
     public let plugin: String
@@ -155,47 +200,27 @@ public final class CompiledRule: RuleNode {
     public let location: SourceLocation
     /// A project's named rule (evaluated as its expression; failures reported inside).
     public let isNamed: Bool
-    /// A rule reference's place among its program's leaves (-1: not a reference, or outside a
-    /// program).
+    /// Its place among its program's leaves (-1: outside a program).
     public let leafIndex: Int
 
-    convenience init(_ rule: RuleExpression, factory: Factory) {
-        var unused: [CompiledRule] = []
-        self.init(rule, factory: factory, leaves: &unused, numbered: false)
-    }
-
-    /// `rule` compiled, each rule reference numbered and appended to `leaves` in the order written.
-    convenience init(_ rule: RuleExpression, factory: Factory, leaves: inout [CompiledRule]) {
-        self.init(rule, factory: factory, leaves: &leaves, numbered: true)
-    }
-
-    private init(_ rule: RuleExpression, factory: Factory, leaves: inout [CompiledRule], numbered: Bool) {
+    /// `rule` (a rule reference; anything else compiles to a reference to no rule, which fails).
+    init(_ rule: RuleExpression, factory: Factory, leafIndex: Int = -1) {
         location = rule.location
-        switch rule {
-        case .rule(let name, let args, _):
-            ruleShape = .leaf
-            self.name = name
-            let reg = factory.rules[name]
-            evaluator = reg?.evaluator
-            plugin = reg?.plugin.name ?? ""
-            self.args = args
-            isNamed = reg?.evaluator is NamedRule
-            leafIndex = numbered ? leaves.count : -1
-            if numbered { leaves.append(self) }
+        self.leafIndex = leafIndex
+        guard case .rule(let name, let args, _) = rule else {
+            name = ""
+            evaluator = nil
+            plugin = ""
+            args = nil
+            isNamed = false
             return
-        case .and(let rs, _):
-            ruleShape = .and(rs.map { CompiledRule($0, factory: factory, leaves: &leaves, numbered: numbered) })
-        case .or(let rs, _):
-            ruleShape = .or(rs.map { CompiledRule($0, factory: factory, leaves: &leaves, numbered: numbered) })
-        case .not(let r, _):
-            ruleShape = .not(CompiledRule(r, factory: factory, leaves: &leaves, numbered: numbered))
         }
-        name = ""
-        evaluator = nil
-        plugin = ""
-        args = nil
-        isNamed = false
-        leafIndex = -1
+        self.name = name
+        let reg = factory.rules[name]
+        evaluator = reg?.evaluator
+        plugin = reg?.plugin.name ?? ""
+        self.args = args
+        isNamed = reg?.evaluator is NamedRule
     }
 }
 
