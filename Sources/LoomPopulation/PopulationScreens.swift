@@ -40,7 +40,7 @@ public final class PopulationScreens {
         resolvers[n].resolve(for: user, context: context(n, for: user))
     }
 
-    /// `resolve` with the outcomes of screen `n`'s rule plan already known (see
+    /// `resolve` with the outcomes of screen `n`'s rule program already known (see
     /// `Resolver.resolve(for:context:replaying:)`): no rule is called again. The tree is not kept
     /// by the resolver (the caller keeps what it needs of it by outcomes).
     public func resolve(_ n: Int, for user: UserProfile, replaying leaves: [UInt8]) -> Resolution {

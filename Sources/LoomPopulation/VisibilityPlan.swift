@@ -5,48 +5,30 @@ import OrderedCollections
 /// `--select visible`'s fast path. A resolved tree depends on the screen's rule outcomes only
 /// (builders are deterministic and see no user: the premise of the resolver's own tree cache),
 /// so what a user sees is a function of the outcomes of the rules the screen holds. This plan
-/// is the resolver's own rule plan (`Resolver.rulePlanEntries`: the rules a cached resolution
-/// evaluates, in its order, AND / OR short-circuits, a hidden component's rules skipped), and
-/// keys the answer by the outcomes: the first user with a given key is resolved by the real
-/// resolver replaying those outcomes, and its visible ids (and diagnostics) are kept for every
-/// later user with the same key. A user whose rules fail anywhere is resolved by the resolver
-/// every time (failures are reported per user).
+/// runs the resolver's own rule program (`Resolver.ruleProgram`: the rules a cached resolution
+/// evaluates, in its order, AND / OR short-circuits, a hidden component's rules skipped) through
+/// the one rule evaluator with leaves of its own (`KeyWalk`: a Lua rule's memo first, then the
+/// call), and keys the answer by the outcomes: the first user with a given key is resolved by
+/// the real resolver replaying those outcomes, and its visible ids (and diagnostics) are kept for
+/// every later user with the same key. A user whose rules fail anywhere is resolved by the
+/// resolver every time (failures are reported per user).
 public final class VisibilityPlan {
-    /// A rule reference (a class: walking the plan copies no fields).
+    /// What this plan keeps of a rule reference, by its place among the program's leaves.
     final class Leaf {
-        let evaluator: (any RuleEvaluating)?
-        let args: JSONNode?
-        let location: SourceLocation
         /// Lua rules: the rule as observable and its answers by what it read (`RuleMemo`); nil
         /// for other evaluators.
         let observable: (any ObservableRule)?
         let memo: RuleMemo?
-        init(evaluator: (any RuleEvaluating)?, args: JSONNode?, location: SourceLocation, observable: (any ObservableRule)?, memo: RuleMemo?) {
-            self.evaluator = evaluator
-            self.args = args
-            self.location = location
+        init(observable: (any ObservableRule)?, memo: RuleMemo?) {
             self.observable = observable
             self.memo = memo
         }
     }
-    /// A rule expression in prefix order: a leaf (`arg`: its index in `leaves`), AND / OR
-    /// (`arg`: how many operands follow), NOT (one operand); `end`: the index after its operands.
-    struct Op {
-        enum Kind: UInt8 { case leaf, and, or, not }
-        let kind: Kind
-        let arg: Int32
-        var end: Int32
-    }
-    /// A guarded component or item: where its rule starts in `ops`, what it guards (for calls),
-    /// and the step after everything it encloses (taken when it is hidden).
-    struct Step { let op: Int32; let subject: Int32; var skip: Int32 }
 
-    private let ops: [Op]
+    private let program: RuleProgram
     private let leaves: [Leaf]
     /// Each leaf's memo, unretained (the leaves own them): the walk takes no references.
-    private let memos: [Unmanaged<RuleMemo>?]
-    private let subjects: [RuleSubject]
-    private let steps: [Step]
+    private let memos: [UnretainedMemo?]
     /// What a user with a key sees: the end of their output line (`EvalLineWriter.visibleTail`)
     /// and the diagnostics of the resolution.
     struct Answer: Sendable {
@@ -83,90 +65,68 @@ public final class VisibilityPlan {
     @exclusivity(unchecked) private(set) var keysResolved = 0
 
     /// The plan of `resolver`'s screen, screen `index` of the worker's; nil when the resolver has
-    /// no rule plan (no cache: nothing to replay into). `useMemo`: reuse Lua rules' answers by
+    /// no rule program (no cache: nothing to replay into). `useMemo`: reuse Lua rules' answers by
     /// what they read (`RuleMemo`).
     public init?(resolver: Resolver, index: Int, writer: EvalLineWriter, useMemo: Bool = true, shared: SharedAnswers? = nil) {
-        guard let entries = resolver.rulePlanEntries else { return nil }
-        let factory = resolver.factory
+        guard let program = resolver.ruleProgram else { return nil }
+        self.program = program
         screenID = resolver.screen.id
         screenIndex = index
         self.writer = writer
         self.shared = shared
-        var ops: [Op] = [], leaves: [Leaf] = [], subjects: [RuleSubject] = [], steps: [Step] = []
-        func compile(_ r: RuleExpression) {
-            let at = ops.count
-            switch r {
-            case .rule(let name, let args, let loc):
-                let e = factory.rules[name]?.evaluator
-                let observable = useMemo ? e as? any ObservableRule : nil
-                leaves.append(Leaf(evaluator: e, args: args, location: loc, observable: observable, memo: observable == nil ? nil : RuleMemo()))
-                ops.append(Op(kind: .leaf, arg: Int32(leaves.count - 1), end: 0))
-            case .and(let rs, _):
-                ops.append(Op(kind: .and, arg: Int32(rs.count), end: 0))
-                rs.forEach(compile)
-            case .or(let rs, _):
-                ops.append(Op(kind: .or, arg: Int32(rs.count), end: 0))
-                rs.forEach(compile)
-            case .not(let x, _):
-                ops.append(Op(kind: .not, arg: 1, end: 0))
-                compile(x)
-            }
-            ops[at].end = Int32(ops.count)
+        leaves = program.leaves.map { l in
+            let observable = useMemo ? l.evaluator as? any ObservableRule : nil
+            return Leaf(observable: observable, memo: observable == nil ? nil : RuleMemo())
         }
-        for e in entries {
-            subjects.append(e.subject)
-            steps.append(Step(op: Int32(ops.count), subject: Int32(subjects.count - 1), skip: Int32(e.skip)))
-            compile(e.rule)
-        }
-        (self.ops, self.leaves, self.subjects, self.steps) = (ops, leaves, subjects, steps)
-        memos = leaves.map { $0.memo.map { Unmanaged.passUnretained($0) } }
+        memos = leaves.map { $0.memo.map(UnretainedMemo.init) }
     }
 
-    /// The user's outcome key; nil when a rule failed.
+    /// The user's outcome key; nil when a rule failed (the program stops there: no rule after it
+    /// is called).
     func key(_ u: PlanUser) -> OutcomeKey? {
-        var out = OutcomeKey()
-        var i = 0
-        let n = steps.count
-        while i < n {
-            let step = steps[i]
-            guard let v = eval(Int(step.op), Int(step.subject), u, &out) else { return nil }
-            i = v ? i + 1 : Int(step.skip)
-        }
-        return out
+        var walk = KeyWalk(plan: self, user: u)
+        guard program.run(&walk, stopOnFailure: true) else { return nil }
+        return walk.out
     }
 
-    /// A rule's value (nil: failed), each leaf's outcome appended to `out`.
-    private func eval(_ k: Int, _ subject: Int, _ u: PlanUser, _ out: inout OutcomeKey) -> Bool? {
-        let op = ops[k]
-        switch op.kind {
-        case .leaf:
-            if let memo = memos[Int(op.arg)], memo._withUnsafeGuaranteedRef({ $0.enabled }) {
-                if let known = memo._withUnsafeGuaranteedRef({ $0.lookup(u) }) {
-                    out.append(known)
-                    return known
-                }
-                // Learnt by another worker: taken over without a call.
-                if let shared, shared.memoVersion > sharedSeen, takeShared(shared, u.slots),
-                   let known = memo._withUnsafeGuaranteedRef({ $0.lookup(u) }) {
-                    out.append(known)
-                    return known
-                }
-            }
-            guard let v = call(leaves[Int(op.arg)], Int(op.arg), subjects[subject], u) else { return nil }
+    /// The program's leaves for one user: a Lua rule answered by its memo when it knows the
+    /// answer (this worker's, or one another worker learnt), else called; each outcome appended
+    /// to the key.
+    struct KeyWalk: RuleValueWalk {
+        let plan: VisibilityPlan
+        let user: PlanUser
+        let ops: [RuleOp]
+        var out = OutcomeKey()
+        var step = 0
+
+        init(plan: VisibilityPlan, user: PlanUser) {
+            self.plan = plan
+            self.user = user
+            ops = plan.program.ops
+        }
+
+        @inline(__always) mutating func enter(step: Int) { self.step = step }
+
+        @inline(__always)
+        mutating func leaf(_ op: Int32) -> Bool? {
+            guard let v = plan.outcome(Int(ops[Int(op)].arg), step: step, user) else { return nil }
             out.append(v)
             return v
-        case .and, .or:
-            let stopOn = op.kind == .or
-            var c = k + 1
-            for _ in 0..<op.arg {
-                guard let v = eval(c, subject, u, &out) else { return nil }
-                if v == stopOn { return stopOn }
-                c = Int(ops[c].end)
-            }
-            return !stopOn
-        case .not:
-            return eval(k + 1, subject, u, &out).map { !$0 }
         }
+    }
+
+    /// A rule reference's value for the user (nil: failed).
+    @inline(__always)
+    private func outcome(_ leaf: Int, step: Int, _ u: PlanUser) -> Bool? {
+        if let memo = memos[leaf], memo.enabled {
+            if let known = memo.lookup(u) { return known }
+            // Learnt by another worker: taken over without a call.
+            if let shared, shared.memoVersion > sharedSeen, takeShared(shared, u.slots),
+               let known = memo.lookup(u) {
+                return known
+            }
+        }
+        return call(program.leaves[leaf], leaf, program.subjects[step], u)
     }
 
     /// Each Lua rule reference's memo, in plan order: whether it is on, the calls it learnt from
@@ -193,11 +153,12 @@ public final class VisibilityPlan {
     }
 
     /// A rule called for the user (what it read learnt by its memo); nil when it failed.
-    private func call(_ l: Leaf, _ leaf: Int, _ subject: RuleSubject, _ u: PlanUser) -> Bool? {
-        guard let e = l.evaluator, let context = u.context(screenIndex) else { return nil }
+    private func call(_ node: CompiledRule, _ leaf: Int, _ subject: RuleSubject, _ u: PlanUser) -> Bool? {
+        guard let e = node.evaluator, let context = u.context(screenIndex) else { return nil }
+        let l = leaves[leaf]
         // A memo turned off records nothing more: the rule is called as it is for every user.
         if let memo = l.memo, memo.enabled, let observable = l.observable {
-            let (result, reads) = observable.evaluateObserved(args: l.args, at: l.location, subject: subject, context: context)
+            let (result, reads) = observable.evaluateObserved(args: node.args, at: node.location, subject: subject, context: context)
             guard case .success(let answer) = result else { return nil }
             if let reads {
                 memo.learn(reads, answer: answer, u)
@@ -205,7 +166,7 @@ public final class VisibilityPlan {
             }
             return answer
         }
-        guard case .success(let answer) = e.evaluate(args: l.args, at: l.location, subject: subject, context: context) else { return nil }
+        guard case .success(let answer) = e.evaluate(args: node.args, at: node.location, subject: subject, context: context) else { return nil }
         return answer
     }
 
@@ -263,7 +224,7 @@ public final class VisibilityPlan {
         let i = Int32(tailStart.count)
         tailStart.append(Int32(tailBytes.count))
         tailCount.append(Int32(a.tail.count))
-        a.tail.withUnsafeBufferPointer { tailBytes.append(contentsOf: $0) }
+        tailBytes.append(contentsOf: a.tail)
         if !a.diagnostics.isEmpty { notes[i] = a.diagnostics }
         cache[k] = i
         return i
@@ -271,22 +232,22 @@ public final class VisibilityPlan {
 
     /// Writes answer `i`'s line for a user (`name` read in place, else `label`) and adds its
     /// diagnostics at the user's line.
-    func write(_ i: Int32, name: UnsafeBufferPointer<UInt8>?, label: JSONValue?, line: Int,
+    func write(_ i: Int32, name: LineBytes?, label: JSONValue?, line: Int,
                into out: inout [UInt8], notes collected: inout ResolutionNotes) {
         if i == VisibilityPlan.transientIndex {
             for d in transient.diagnostics { collected.add(d, line: line) }
-            transient.tail.withUnsafeBufferPointer { emit(name: name, label: label, line: line, tail: $0, into: &out) }
+            transient.tail.withBytes(0..<transient.tail.count) { emit(name: name, label: label, line: line, tail: $0, into: &out) }
             return
         }
         if !notes.isEmpty, let ds = notes[i] { for d in ds { collected.add(d, line: line) } }
         let s = Int(tailStart[Int(i)]), c = Int(tailCount[Int(i)])
-        tailBytes.withUnsafeBufferPointer { b in
-            emit(name: name, label: label, line: line, tail: UnsafeBufferPointer(rebasing: b[s..<s + c]), into: &out)
+        tailBytes.withBytes(s..<s + c) { b in
+            emit(name: name, label: label, line: line, tail: b, into: &out)
         }
     }
 
     @inline(__always)
-    private func emit(name: UnsafeBufferPointer<UInt8>?, label: JSONValue?, line: Int, tail: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    private func emit(name: LineBytes?, label: JSONValue?, line: Int, tail: LineBytes, into out: inout [UInt8]) {
         if let label { writer.visibleLine(user: label, tail: tail, into: &out) } else { writer.visibleLine(name: name, line: line, tail: tail, into: &out) }
     }
 }

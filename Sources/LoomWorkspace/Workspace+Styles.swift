@@ -134,14 +134,14 @@ extension Workspace {
 
     /// Gives a resolution the device context: its attributes for rules and, when the project
     /// has styles, each component's resolved style (diagnostics reported once per resolution).
-    func prepareStyles(_ ctx: ResolutionContext) {
+    func prepareStyles(_ env: inout ResolutionEnvironment) {
         if deviceAttributesActive {
             if styles.flat == nil { styles.flat = Workspace.flatAttributes(deviceContext.attributes) }
-            ctx.deviceAttributes = styles.flat!
+            env.deviceAttributes = styles.flat!
         }
         guard hasStyles else { return }
         var reported: Set<Int> = []
-        ctx.styleFor = { [unowned self] c, reg, ctx in
+        env.styleFor = { [unowned self] c, reg, ctx in
             // As many places as the workspace's largest styled resolution so far (no regrowing;
             // reserved by the first component styled, not by a resolution that reuses its tree).
             let n = ctx.nodeStyles.count
@@ -282,7 +282,7 @@ extension Workspace {
         _ screen: Screen, check: ScreenCheck, user: UserProfile, explain: Bool = false, params: [String: String] = [:]
     ) -> Resolution {
         let ctx = ResolutionContext(user: user, screenID: screen.id, explain: explain, params: params)
-        prepareStyles(ctx)
+        prepareStyles(&ctx.environment)
         return Resolver(factory: factory, screen: screen, check: check).resolve(for: user, context: ctx)
     }
 }

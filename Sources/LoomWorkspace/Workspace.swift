@@ -191,9 +191,15 @@ public final class Workspace {
     /// to its screen, the device attributes and, with styles, each component's resolved style.
     /// For callers that keep their own `Resolver` (`host eval`, `host matrix`).
     public func prepare(_ ctx: ResolutionContext) {
-        let id = ctx.screenID
-        ctx.entrySteps = { [unowned self] in self.entrySteps(to: id) }
-        prepareStyles(ctx)
+        ctx.environment = environment(for: ctx.screenID)
+    }
+
+    /// What a resolution of screen `screenID` asks of this workspace (see `prepare`).
+    public func environment(for screenID: String) -> ResolutionEnvironment {
+        var env = ResolutionEnvironment()
+        env.entrySteps = { [unowned self] in self.entrySteps(to: screenID) }
+        prepareStyles(&env)
+        return env
     }
 
     /// A resolver for a parsed screen, sharing the screen's cache of resolved single

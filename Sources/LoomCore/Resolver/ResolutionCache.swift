@@ -46,12 +46,13 @@ public final class ResolutionCache {
     /// The parameters this cache is for (nil: the cache of resolutions without any).
     private var scope: [String: String]?
 
-    private var plan: [RulePlanStep]?
+    private var program: RuleProgram?
 
-    func rulePlan(_ resolver: Resolver) -> [RulePlanStep] {
-        if let plan { return plan }
-        let p = resolver.makeRulePlan()
-        plan = p
+    /// The screen's rule program, compiled on first use.
+    func ruleProgram(_ resolver: Resolver) -> RuleProgram {
+        if let program { return program }
+        let p = RuleProgram(resolver)
+        program = p
         return p
     }
 

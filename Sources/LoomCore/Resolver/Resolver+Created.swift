@@ -12,7 +12,7 @@ struct CreatedNodesState {
     /// Their meta keys their type does not declare (`ScreenCheck.undeclaredMeta` for them).
     var undeclaredMeta: [Int: JSONValue] = [:]
     /// A created node's rule was evaluated: the tree depends on more than the outcomes of the
-    /// screen's rule plan (such a tree is reused only when their outcomes come out the same).
+    /// screen's rule program (such a tree is reused only when their outcomes come out the same).
     var evaluatedRule = false
     /// The created nodes' rules evaluated, in order, with their traces.
     var trail: [CreatedRuleCheck] = []
@@ -27,7 +27,7 @@ struct CreatedRuleCheck {
     var trace: RuleTrace
 }
 
-/// A tree holding created nodes with rules, kept under the outcomes of the screen's rule plan
+/// A tree holding created nodes with rules, kept under the outcomes of the screen's rule program
 /// with the outcomes of those rules: builders are deterministic, so the same outcomes of the
 /// same rules in the same order give the same tree.
 struct CreatedTree {

@@ -41,12 +41,12 @@ public struct Resolver {
         // only. Evaluate every rule that would be reached (same order, same short-circuits, same
         // diagnostics), then reuse the tree of an earlier resolution with the same outcomes, or
         // build it replaying those outcomes.
-        let leaves = runRulePlan(cache.rulePlan(self), ctx: ctx)
+        let leaves = cache.ruleProgram(self).outcomes(ctx)
         ctx.reportNotCalledAgain()
         return resolveCached(user: user, ctx: ctx, cache: cache, leaves: leaves)
     }
 
-    /// `resolve` with the rule plan's outcomes already known (`rulePlanEntries` evaluated by the
+    /// `resolve` with the rule program's outcomes already known (`ruleProgram` run by the
     /// caller for this user and context: each reached leaf's value, 0 or 1, in order; no rule
     /// failed): the rules are not called again, the tree is the one those outcomes choose. Without
     /// a cache, with parameters or `explain`, it resolves as `resolve` does. `keepTree` false: a
@@ -97,9 +97,9 @@ public struct Resolver {
         return cache.registration(c, serials: screen.serialCount, factory: factory)
     }
 
-    /// A rule guarding a component or item: evaluated, or replayed from the rule plan's outcomes.
+    /// A rule guarding a component or item: evaluated, or replayed from the rule program's outcomes.
     func reached(_ rule: RuleExpression, subject: RuleSubject, ctx: ResolutionContext) -> RuleTrace {
-        // A created node's rule is not in the rule plan: always evaluated.
+        // A created node's rule is not in the rule program: always evaluated.
         if case .component(let c) = subject, c.creation != nil {
             ctx.created.evaluatedRule = true
             var live = LiveRuleWalk(factory: factory, subject: subject, ctx: ctx)

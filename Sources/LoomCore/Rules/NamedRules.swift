@@ -173,7 +173,7 @@ final class NamedRuleMemo {
 /// an explicit stack (so a chain of 50,000 named rules needs 50,000 frames of the heap, not of
 /// the thread's stack), and a named rule this evaluation already evaluated is not evaluated
 /// again (so `r_i = AND(r_{i+1}, r_{i+1})` over 40 levels evaluates 41 named rules, not 2^40).
-/// Plugin rules are called as the rule plan calls them (counted, failures reported where they
+/// Plugin rules are called as the rule program calls them (counted, failures reported where they
 /// are written); nothing is allocated for a named rule that uses no other named rule.
 enum NamedRuleEvaluator {
     /// The value of `top` (nil: one of its rules failed), `memo` created when a named rule inside
@@ -237,7 +237,7 @@ enum NamedRuleEvaluator {
         }
     }
 
-    /// A plugin's rule, as the rule plan calls it: counted, its failure reported where it is
+    /// A plugin's rule, as the rule program calls it: counted, its failure reported where it is
     /// written; an unknown rule fails.
     @inline(__always)
     private static func call(_ leaf: CompiledRule, subject: RuleSubject, ctx: ResolutionContext) -> Bool? {

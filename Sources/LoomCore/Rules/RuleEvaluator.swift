@@ -1,48 +1,56 @@
 /// The one place where rule expressions combine: AND and OR evaluate their rules left to right
 /// and stop at the first that decides (the rest are skipped), NOT negates, and a rule that fails
 /// fails every expression above it closed. What a leaf is worth, and what is made of the
-/// outcomes (a trace, or only a value), is the walk's: the resolver's rule plan records leaf
-/// outcomes, the replay rebuilds traces from them, and `--explain` evaluates with full traces.
-enum RuleEvaluator {
-    /// The outcome of `node` under `walk`.
-    static func run<W: RuleWalk>(_ node: W.Node, _ walk: inout W) -> W.Outcome {
-        switch node.ruleShape {
+/// outcomes (a trace, or only a value), is the walk's: its leaves call the rule (`LiveRuleWalk`
+/// with traces for `--explain`, `RuleProgram.CallWalk` recording outcomes), replay recorded
+/// outcomes (`ReplayRuleWalk`), or answer from a memo (`host eval`'s `VisibilityPlan`). A
+/// screen's rules go through it as a `RuleProgram`.
+public enum RuleEvaluator {
+    /// The outcome of `node` under `walk`. (Inlinable: specialized for each walk, also in the
+    /// modules that bring their own leaves.)
+    @inlinable
+    public static func run<W: RuleWalk>(_ node: W.Node, _ walk: inout W) -> W.Outcome {
+        switch walk.kind(node) {
         case .leaf:
             return walk.leaf(node)
-        case .and(let operands):
-            return combine(node, operands, isAnd: true, &walk)
-        case .or(let operands):
-            return combine(node, operands, isAnd: false, &walk)
-        case .not(let operand):
-            let inner = run(operand, &walk)
+        case .and:
+            return combine(node, isAnd: true, &walk)
+        case .or:
+            return combine(node, isAnd: false, &walk)
+        case .not:
+            let inner = run(walk.notOperand(node), &walk)
             let value = walk.value(of: inner)
             return walk.negation(node, of: inner, value: value.map { !$0 }, error: value == nil ? "its rule failed" : nil)
         }
     }
 
-    @inline(__always)
-    private static func combine<W: RuleWalk>(_ node: W.Node, _ operands: [W.Node], isAnd: Bool, _ walk: inout W) -> W.Outcome {
+    @inlinable @inline(__always)
+    static func combine<W: RuleWalk>(_ node: W.Node, isAnd: Bool, _ walk: inout W) -> W.Outcome {
         var group = walk.group(node)
         var decided: Bool?
         var failed = false
-        for operand in operands {
+        var next = walk.firstOperand(node)
+        var k = 0
+        while let operand = next {
             if decided != nil {
                 // Short-circuit: what is left is not evaluated.
                 guard W.reportsSkipped else { break }
                 walk.skip(operand, in: &group)
-                continue
+            } else {
+                let outcome = run(operand, &walk)
+                let value = walk.value(of: outcome)
+                walk.add(outcome, to: &group)
+                if let value {
+                    if isAnd && !value { decided = false }
+                    if !isAnd && value { decided = true }
+                } else {
+                    // An error fails the whole expression closed.
+                    failed = true
+                    decided = false
+                }
             }
-            let outcome = run(operand, &walk)
-            let value = walk.value(of: outcome)
-            walk.add(outcome, to: &group)
-            guard let value else {
-                // An error fails the whole expression closed.
-                failed = true
-                decided = false
-                continue
-            }
-            if isAnd && !value { decided = false }
-            if !isAnd && value { decided = true }
+            next = walk.operand(after: operand, at: k, of: node)
+            k += 1
         }
         return failed
             ? walk.finish(group, value: nil, error: "a sub-rule failed")
@@ -81,39 +89,26 @@ extension RuleSubject {
     }
 }
 
-/// A rule expression's shape, as the evaluator walks it.
-enum RuleShape<Node> {
-    case leaf
-    case and([Node])
-    case or([Node])
-    case not(Node)
-}
-
-/// A rule expression the evaluator can walk (as written, or compiled for the rule plan).
-protocol RuleNode {
-    var ruleShape: RuleShape<Self> { get }
-    var location: SourceLocation { get }
-}
-
-extension RuleExpression: RuleNode {
-    var ruleShape: RuleShape<RuleExpression> {
-        switch self {
-        case .rule: return .leaf
-        case .and(let rs, _): return .and(rs)
-        case .or(let rs, _): return .or(rs)
-        case .not(let r, _): return .not(r)
-        }
-    }
+/// What a node of a rule expression is, as the evaluator walks it.
+public enum RuleKind: UInt8, Sendable {
+    case leaf, and, or, not
 }
 
 /// What one evaluation makes of a rule expression: the value of its leaves, and what it keeps of
 /// the outcomes (`Outcome` per expression, `Group` while an AND / OR collects its operands).
-protocol RuleWalk {
-    associatedtype Node: RuleNode
+public protocol RuleWalk {
+    associatedtype Node
     associatedtype Outcome
     associatedtype Group
     /// Whether the operands an AND / OR skips are reported (traces) or not visited at all.
     static var reportsSkipped: Bool { get }
+    /// The expression's shape, as the walk's nodes hold it (an expression as written, or an op
+    /// of a rule program): what a node is, an AND / OR's operands in order (the first, then the
+    /// one after operand `k`), a NOT's operand.
+    func kind(_ node: Node) -> RuleKind
+    func firstOperand(_ node: Node) -> Node?
+    func operand(after operand: Node, at k: Int, of node: Node) -> Node?
+    func notOperand(_ node: Node) -> Node
     mutating func leaf(_ node: Node) -> Outcome
     func value(of outcome: Outcome) -> Bool?
     func group(_ node: Node) -> Group
@@ -126,13 +121,42 @@ protocol RuleWalk {
 }
 
 /// A walk that makes a trace: every expression's value or error, skipped operands marked.
-protocol RuleTraceWalk: RuleWalk where Outcome == RuleTrace, Group == RuleTrace {
+protocol RuleTraceWalk: RuleWalk where Node == RuleExpression, Outcome == RuleTrace, Group == RuleTrace {
     /// The text a trace shows for an expression (empty unless explaining).
     func expression(_ node: Node) -> String
 }
 
 extension RuleTraceWalk {
     static var reportsSkipped: Bool { true }
+
+    func kind(_ node: RuleExpression) -> RuleKind {
+        switch node {
+        case .rule: return .leaf
+        case .and: return .and
+        case .or: return .or
+        case .not: return .not
+        }
+    }
+
+    func firstOperand(_ node: RuleExpression) -> RuleExpression? {
+        switch node {
+        case .and(let rs, _), .or(let rs, _): return rs.first
+        case .not(let r, _): return r
+        case .rule: return nil
+        }
+    }
+
+    func operand(after operand: RuleExpression, at k: Int, of node: RuleExpression) -> RuleExpression? {
+        switch node {
+        case .and(let rs, _), .or(let rs, _): return k + 1 < rs.count ? rs[k + 1] : nil
+        case .not, .rule: return nil
+        }
+    }
+
+    func notOperand(_ node: RuleExpression) -> RuleExpression {
+        if case .not(let r, _) = node { return r }
+        return node
+    }
 
     func trace(_ node: Node, value: Bool?, error: String?, skipped: Bool = false, children: [RuleTrace] = []) -> RuleTrace {
         RuleTrace(expression: expression(node), value: value, error: error, skipped: skipped, children: children, location: node.location)
