@@ -23,6 +23,16 @@ extension Resolver {
     /// them (the same walk as `resolve`), each with where to go on when it is not true.
     func makeRulePlan() -> [RulePlanStep] {
         var plan: [RulePlanStep] = []
+        func item(_ item: Item) {
+            if isInvalid(item.serial) { return }
+            var itemAt: Int?
+            if let rule = item.rule {
+                itemAt = plan.count
+                plan.append(RulePlanStep(rule: CompiledRule(rule, factory: factory), expression: rule, subject: .item(item), skip: 0))
+            }
+            for child in item.children { component(child) }
+            if let itemAt { plan[itemAt].skip = plan.count }
+        }
         func component(_ c: Component) {
             if isInvalid(c.serial) { return }
             let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
@@ -35,17 +45,10 @@ extension Resolver {
             if isSpotsRoot || reg != nil {
                 for child in c.children { component(child) }
                 if reg?.kind == .collection {
-                    if let h = c.header { component(h) }
-                    for item in c.items where !isInvalid(item.serial) {
-                        var itemAt: Int?
-                        if let rule = item.rule {
-                            itemAt = plan.count
-                            plan.append(RulePlanStep(rule: CompiledRule(rule, factory: factory), expression: rule, subject: .item(item), skip: 0))
-                        }
-                        for child in item.children { component(child) }
-                        if let itemAt { plan[itemAt].skip = plan.count }
-                    }
-                    if let f = c.footer { component(f) }
+                    // A header or footer read as an item (Spots) is walked as an item, as the resolver does.
+                    if let h = c.header { if let hi = h.readsAsItem(factory) { item(hi) } else { component(h) } }
+                    for it in c.items { item(it) }
+                    if let f = c.footer { if let fi = f.readsAsItem(factory) { item(fi) } else { component(f) } }
                 }
             }
             if let at { plan[at].skip = plan.count }
