@@ -51,7 +51,17 @@ final class SpotsHeaderCommandTests: XCTestCase {
         let c = try Host.run(["check"] + project)
         XCTAssertEqual(c.status, 1, c.transcript)
         XCTAssertTrue(c.stderr.contains("\(file):5:48: error: the header of 'list'"), c.transcript)
-        XCTAssertTrue(c.stdout.contains("checked 2 screens"), c.transcript)
+        XCTAssertTrue(c.stdout.contains("checked 3 screens"), c.transcript)
+    }
+
+    /// A collection's builder receives an item-style header as an item table (`kind`, `view`,
+    /// `props`), as it receives its items (the fixture's `team_list` shows what it read).
+    func testTheCollectionBuilderReceivesTheHeaderAsAnItem() throws {
+        let r = try Host.run(["run", "Tests/Fixtures/spots-headers/screens/sections.json"] + project)
+        XCTAssertEqual(r.status, 0, r.transcript)
+        XCTAssertTrue(r.stdoutLines.contains(
+            #"└─ team_list  TeamList  header_kind="section_header" header_title="Design" header_view="SectionHeaderView" item_count=1"#),
+            r.transcript)
     }
 
     /// A Loom screen: a header naming a registered component type stays a component; one with
