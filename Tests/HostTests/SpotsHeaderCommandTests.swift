@@ -45,12 +45,12 @@ final class SpotsHeaderCommandTests: XCTestCase {
         let r = try Host.run(["run", file] + project)
         XCTAssertEqual(r.status, 1, r.transcript)
         XCTAssertTrue(r.stderrLines.contains(
-            "\(file):5:48: error: the header of 'list' at components[0] is read as an item (as Spots reads headers), and its kind 'section_hedaer' is neither a registered item view (host.item) nor a component type; did you mean 'section_header'?; the header is hidden"),
+            "\(file):5:48: error: unknown header type 'section_hedaer' of 'list' at components[0]: neither a component type nor an item view (host.item; Spots reads a header as an item of that kind); did you mean 'section_header'?; the header is hidden"),
             r.transcript)
         XCTAssertFalse(r.stdout.contains("header:"), "fails closed: the header is not shown\n\(r.transcript)")
         let c = try Host.run(["check"] + project)
         XCTAssertEqual(c.status, 1, c.transcript)
-        XCTAssertTrue(c.stderr.contains("\(file):5:48: error: the header of 'list'"), c.transcript)
+        XCTAssertTrue(c.stderr.contains("\(file):5:48: error: unknown header type 'section_hedaer'"), c.transcript)
         XCTAssertTrue(c.stdout.contains("checked 3 screens"), c.transcript)
     }
 

@@ -86,7 +86,7 @@ final class SpotsHeaderTests: XCTestCase {
             """)
         let check = ScreenChecker.check(s, factory: f)
         XCTAssertEqual(check.diagnostics.items.map(\.description), [
-            "s.json:2:53: error: the header of 'list' at components[0] is read as an item (as Spots reads headers), and its kind 'section_hedaer' is neither a registered item view (host.item) nor a component type; did you mean 'section_header'?; the header is hidden",
+            "s.json:2:53: error: unknown header type 'section_hedaer' of 'list' at components[0]: neither a component type nor an item view (host.item; Spots reads a header as an item of that kind); did you mean 'section_header'?; the header is hidden",
         ])
         let r = Resolver(factory: f, screen: s, check: check).resolve(for: UserProfile(name: nil, attributes: [:]))
         XCTAssertNil(r.tree?.children.first?.header, "fails closed: the header is hidden")

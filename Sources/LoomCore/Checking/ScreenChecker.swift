@@ -155,7 +155,7 @@ public enum ScreenChecker {
             visitItem(item, in: c)
             guard let kind = item.kind, factory.items[kind] == nil else { return }
             let hint = DidYouMean.hint(kind, among: Array(factory.items.keys) + factory.allTypeNames)
-            result.diagnostics.error("the \(role) of '\(c.type)' at \(c.path) is read as an item (as Spots reads headers), and its kind '\(kind)' is neither a registered item view (host.item) nor a component type\(hint); the \(role) is hidden", at: item.kindLocation ?? item.location)
+            result.diagnostics.error("unknown \(role) type '\(kind)' of '\(c.type)' at \(c.path): neither a component type nor an item view (host.item; Spots reads a \(role) as an item of that kind)\(hint); the \(role) is hidden", at: item.kindLocation ?? item.location)
             result.invalid[item.serial] = "its item kind '\(kind)' is not registered"
         }
 
