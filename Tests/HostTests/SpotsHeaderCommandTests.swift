@@ -64,6 +64,33 @@ final class SpotsHeaderCommandTests: XCTestCase {
             r.transcript)
     }
 
+    /// Snapshots show an item-style header as an item line in its place, and read it back: the
+    /// second run (under CI, where nothing is recorded) compares equal.
+    func testSnapshotsShowTheHeaderAsAnItemAndReadItBack() throws {
+        let dir = try Host.temporaryFolder("spots-header-snap")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fixture = Host.repoRoot.appendingPathComponent("Tests/Fixtures/spots-headers")
+        for sub in ["plugins", "screens"] {
+            try FileManager.default.copyItem(at: fixture.appendingPathComponent(sub), to: dir.appendingPathComponent(sub))
+        }
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("screens/typo.json"))
+        try Host.write(["scenarios/team.lua": """
+            scenario("team headers", function(t)
+              t:open("team"):expect_snapshot()
+            end)
+            """], under: dir)
+        let first = try Host.run(["test", "--project", dir.path])
+        XCTAssertEqual(first.status, 0, first.transcript)
+        let snap = try String(contentsOf: dir.appendingPathComponent("scenarios/__snapshots__/team/team_headers.snap"), encoding: .utf8)
+        let lines = snap.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains(#"    header: • section_header SectionHeaderView {"subtitle":"The iOS team","title":"Hyper iOS"}"#), snap)
+        XCTAssertTrue(lines.contains(#"    footer: • section_header SectionHeaderView {"title":"All developers"} → team:ios"#), snap)
+        XCTAssertTrue(lines.contains(#"    footer: label Label {"text":"Component footer"}"#), snap)
+        let second = try Host.run(["test", "--project", dir.path], environment: ["CI": "true"])
+        XCTAssertEqual(second.status, 0, second.transcript)
+        XCTAssertTrue(second.stdout.contains("1 passed, 0 failed"), second.transcript)
+    }
+
     /// A Loom screen: a header naming a registered component type stays a component; one with
     /// item keys is an item even there (Spots' reading applies to every format).
     func testComponentStyleHeadersStillWork() throws {
