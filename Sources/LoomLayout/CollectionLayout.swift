@@ -63,6 +63,12 @@ struct CollectionLayout {
         for part in [header, footer].compactMap({ $0 }) {
             made.add(part, e(part, .left), .equal, e(c, .left), "\(name) header/footer: left == \(name).left")
             made.add(part, e(part, .width), .equal, e(c, .width), "\(name) header/footer: width == \(name).width")
+            // An item-style header or footer (Spots) has no size of its own: its `size.height`,
+            // else one list row.
+            if tree.nodes[part].role == .item {
+                let h = StyleRead.size(tree.nodes[part].itemSize)?.height ?? CollectionLayout.listRowHeight
+                made.add(part, .height, .equal, constant: h, "\(name) header/footer item: height == \(Frame.number(h))")
+            }
         }
         var y = e(c, .top)
         if let h = header {

@@ -84,10 +84,12 @@ struct LayoutTree: Sendable {
     @discardableResult
     mutating func add(_ n: ResolvedNode, parent: Int?, part: LNode.Part, factory: Factory, showHidden: Bool) -> Int {
         let index = nodes.count
-        nodes.append(LNode(path: n.path, type: n.type, id: n.id, view: n.view, role: LayoutTree.role(n.type, factory: factory),
+        // A header or footer read as an item (Spots) is laid out as an item is.
+        nodes.append(LNode(path: n.path, type: n.type, id: n.id, view: n.view,
+                           role: n.asItem == nil ? LayoutTree.role(n.type, factory: factory) : .item,
                            part: part, parent: parent, props: n.props, meta: n.meta, style: n.resolvedStyle?.values,
                            styleOrigins: n.resolvedStyle?.origins ?? [], origin: n.origin, location: n.location,
-                           action: n.action, hidden: n.hidden))
+                           action: n.action, hidden: n.hidden, itemSize: n.asItem?.size))
         if let id = n.id, byID[id] == nil { byID[id] = index }
         var kids: [Int] = []
         func visible(_ c: ResolvedNode) -> Bool { !c.hidden || showHidden }

@@ -95,12 +95,14 @@ extension PluginEngine {
             pushRef(styleRef)
             state.setField(-2, "style")
         }
+        // A header or footer read as an item (Spots) reaches the builder as an item table, as
+        // its items do (`kind`, `id`, `view`, `props`, `action`).
         if let h = request.header {
-            pushResolved(h, data)
+            if let hi = h.asItem { try pushResolved(hi) } else { pushResolved(h, data) }
             state.setField(-2, "header")
         }
         if let f = request.footer {
-            pushResolved(f, data)
+            if let fi = f.asItem { try pushResolved(fi) } else { pushResolved(f, data) }
             state.setField(-2, "footer")
         }
         try sandbox.freezeTop()

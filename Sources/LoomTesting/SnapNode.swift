@@ -43,17 +43,23 @@ struct SnapNode: Sendable, Equatable {
 
     init(_ n: ResolvedNode, role: String?, frames: TreeFrames? = nil) {
         var kids: [SnapNode] = []
-        if let h = n.header, !h.hidden { kids.append(SnapNode(h, role: "header", frames: frames)) }
-        for c in n.children where !c.hidden { kids.append(SnapNode(c, frames: frames)) }
-        for i in n.items ?? [] where !i.hidden {
+        func itemNode(_ i: ResolvedItem, role: String? = nil) -> SnapNode {
             var item = SnapNode(
-                isItem: true, type: i.kind ?? "item", id: i.id, view: i.view, props: JSONNormal.sorted(i.props), action: i.action)
+                isItem: true, type: i.kind ?? "item", id: i.id, view: i.view, props: JSONNormal.sorted(i.props), action: i.action,
+                role: role)
             if let sz = i.size { item.extras = [("size", JSONNormal.sorted(sz))] }
             if let f = frames?.byPath[i.path] { item.extras.append(("frame", f.json)) }
             item.children = i.children.filter { !$0.hidden }.map { SnapNode($0, frames: frames) }
-            kids.append(item)
+            return item
         }
-        if let f = n.footer, !f.hidden { kids.append(SnapNode(f, role: "footer", frames: frames)) }
+        // A header or footer read as an item (Spots) is shown as an item, in its place.
+        func part(_ p: ResolvedNode, role: String) -> SnapNode {
+            p.asItem.map { itemNode($0, role: role) } ?? SnapNode(p, role: role, frames: frames)
+        }
+        if let h = n.header, !h.hidden { kids.append(part(h, role: "header")) }
+        for c in n.children where !c.hidden { kids.append(SnapNode(c, frames: frames)) }
+        for i in n.items ?? [] where !i.hidden { kids.append(itemNode(i)) }
+        if let f = n.footer, !f.hidden { kids.append(part(f, role: "footer")) }
         var extras: [(key: String, value: JSONValue)] = []
         // The resolved style when one applies (the device's values), else `style` as written.
         if let rs = n.resolvedStyle {

@@ -62,6 +62,13 @@ final class NoKeyDroppedTests: XCTestCase {
         }
     }
 
+    func testEveryKeyOfTheSpotsHeaderFixtureIsShownOrReported() throws {
+        let dir = Host.repoRoot.appendingPathComponent("Tests/Fixtures/spots-headers/screens")
+        for file in try jsonFiles(in: dir) {
+            try verify(file: file, profiles: [nil], extra: ["--project", "Tests/Fixtures/spots-headers"])
+        }
+    }
+
     func testEveryKeyOfTheCompatFilesIsShownOrReported() throws {
         guard let compat = Host.compatFolder else { throw XCTSkip("../shared/compat is not present") }
         var files: [URL] = []
@@ -221,7 +228,13 @@ struct KeyWalker {
                 let sub = "\(p)/\(m.key)"
                 for i in runs.indices { runs[i].nodes[sub] = runs[i].nodes[p]?[m.key] }
                 if m.value.object == nil { add(m, m.key, span: span, owner: p) { _ in false } }
-                component(m.value, path: sub, parent: p, runs: &runs)
+                // Read as an item (Spots' item-style header): output shows an item object (a
+                // `kind` or a view, no `type`) in its place.
+                let asItem = runs.contains { run in
+                    guard case .object(let n)? = run.nodes[sub] else { return false }
+                    return n["type"] == nil && (n["kind"] != nil || n["view"] != nil)
+                }
+                if asItem { item(m.value, path: sub, parent: p, runs: &runs) } else { component(m.value, path: sub, parent: p, runs: &runs) }
             case "meta", "layout":
                 values(m, owner: p, parent: parent, span: span, what: m.key)
             case "title", "span":

@@ -141,28 +141,43 @@ public enum ScreenChecker {
                     }
                 }
             }
-            if let h = c.header { visit(h, parent: nil) }
+            if let h = c.header { visitPart(h, role: "header", of: c) }
             for child in c.children { visit(child, parent: reg) }
-            for item in c.items {
-                if let id = item.id {
-                    if let first = ids[id] {
-                        result.diagnostics.error("duplicate id '\(id)' (first used at \(first))", at: item.location)
-                        result.invalid[item.serial] = "its id '\(id)' is a duplicate"
-                    } else {
-                        ids[id] = item.location
-                    }
+            for item in c.items { visitItem(item, in: c) }
+            if let f = c.footer { visitPart(f, role: "footer", of: c) }
+        }
+
+        /// A header or footer: a component, or an item as Spots reads it. Spots shows an
+        /// item-style header only through a view registered for its kind, so an unknown kind is
+        /// an error (not the default item view's fallback): it may as well be a mistyped type.
+        func visitPart(_ part: Component, role: String, of c: Component) {
+            guard let item = part.readsAsItem(factory) else { return visit(part, parent: nil) }
+            visitItem(item, in: c)
+            guard let kind = item.kind, factory.items[kind] == nil else { return }
+            let hint = DidYouMean.hint(kind, among: Array(factory.items.keys) + factory.allTypeNames)
+            result.diagnostics.error("unknown \(role) type '\(kind)' of '\(c.type)' at \(c.path): neither a component type nor an item view (host.item; Spots reads a \(role) as an item of that kind)\(hint); the \(role) is hidden", at: item.kindLocation ?? item.location)
+            result.invalid[item.serial] = "its item kind '\(kind)' is not registered"
+        }
+
+        func visitItem(_ item: Item, in c: Component) {
+            let file = item.location.file
+            if let id = item.id {
+                if let first = ids[id] {
+                    result.diagnostics.error("duplicate id '\(id)' (first used at \(first))", at: item.location)
+                    result.invalid[item.serial] = "its id '\(id)' is a duplicate"
+                } else {
+                    ids[id] = item.location
                 }
-                checkRule(item.rule, hasRule: item.hasRule, serial: item.serial, owner: "item at \(item.path)")
-                checkNesting([("meta", item.meta), ("size", item.size)], serial: item.serial, owner: "item at \(item.path)", file: file)
-                // Parameters are bound in components' meta only: an item's binding would reach its
-                // view as written, so it fails closed and says where to bind it instead.
-                if let m = item.meta, ParamBinding.hasBindings(m) {
-                    result.diagnostics.error("{\"$param\": …} is bound in a component's meta, not an item's: move it to the meta of '\(c.id ?? c.type)' (the item is hidden)", at: m.position.located(in: file))
-                    result.invalid[item.serial] = "its meta binds a parameter (only components' meta may)"
-                }
-                for child in item.children { visit(child, parent: nil) }
             }
-            if let f = c.footer { visit(f, parent: nil) }
+            checkRule(item.rule, hasRule: item.hasRule, serial: item.serial, owner: "item at \(item.path)")
+            checkNesting([("meta", item.meta), ("size", item.size)], serial: item.serial, owner: "item at \(item.path)", file: file)
+            // Parameters are bound in components' meta only: an item's binding would reach its
+            // view as written, so it fails closed and says where to bind it instead.
+            if let m = item.meta, ParamBinding.hasBindings(m) {
+                result.diagnostics.error("{\"$param\": …} is bound in a component's meta, not an item's: move it to the meta of '\(c.id ?? c.type)' (the item is hidden)", at: m.position.located(in: file))
+                result.invalid[item.serial] = "its meta binds a parameter (only components' meta may)"
+            }
+            for child in item.children { visit(child, parent: nil) }
         }
 
         /// Values handed to Lua stay within `Limits.maxNesting` levels: a deeper one is reported

@@ -44,13 +44,20 @@ public final class Component: Sendable {
     public let serial: Int
     /// Set when a builder created this node with `ui.*` (nil for a screen file's components).
     public let creation: Creation?
+    /// A collection's header or footer read as Spots reads it: an Item (`title`, `subtitle`,
+    /// `kind`, …) whose `kind` names an item view. Set for a header or footer that can be read
+    /// that way; `readsAsItem` says which reading applies (docs/screens.md, "Header and footer").
+    public let itemForm: Item?
+    /// True when the header or footer can only be an item (it has item keys such as `subtitle`
+    /// or no type at all); false when it could also be a component (`type`/`kind`, `meta`, …).
+    public let isItemOnly: Bool
 
     public init(
         type: String, typeLocation: SourceLocation, id: String?, idLocation: SourceLocation?, meta: JSONNode?,
         children: [Component], rule: RuleExpression?, hasRule: Bool, items: [Item], hasItems: Bool,
         layout: JSONNode?, header: Component?, footer: Component?, title: String?, action: String?,
         actionLocation: SourceLocation?, style: JSONNode?, location: SourceLocation, path: String, serial: Int,
-        constraints: JSONNode? = nil, creation: Creation? = nil
+        constraints: JSONNode? = nil, creation: Creation? = nil, itemForm: Item? = nil, isItemOnly: Bool = false
     ) {
         self.type = type
         self.typeLocation = typeLocation
@@ -75,6 +82,16 @@ public final class Component: Sendable {
         self.path = path
         self.serial = serial
         self.creation = creation
+        self.itemForm = itemForm
+        self.isItemOnly = isItemOnly
+    }
+
+    /// The item this header or footer is read as, or nil when it is a component: an item when
+    /// it can only be one, or when its `type`/`kind` names no registered component type (then
+    /// it names an item view, as in Spots, or nothing: `ScreenChecker` reports it).
+    public func readsAsItem(_ factory: Factory) -> Item? {
+        guard let itemForm else { return nil }
+        return isItemOnly || factory.componentRegistration(type) == nil ? itemForm : nil
     }
 
     /// This component and all below it, depth first (header, children, items' nested

@@ -150,7 +150,7 @@ public struct ScreenParser {
         }
         let id = string(obj, "id", what: "component")
         let meta = metaObject(obj)
-        let header = obj["header"].flatMap { component($0, path: "\(path)/header") }
+        let header = obj["header"].flatMap { part($0, path: "\(path)/header") }
         let (rule, ruleFailed) = ruleExpression(obj)
         var children: [Component] = []
         var childrenOK = true
@@ -187,7 +187,7 @@ public struct ScreenParser {
             }
             layout = JSONNode(.object(JSONObject(members)), at: layout?.position ?? span.position)
         }
-        let footer = obj["footer"].flatMap { component($0, path: "\(path)/footer") }
+        let footer = obj["footer"].flatMap { part($0, path: "\(path)/footer") }
         let title = string(obj, "title", what: "component")
         let action = string(obj, "action", what: "component")
         // A malformed rule or child list hides the component: fail closed.
@@ -198,6 +198,51 @@ public struct ScreenParser {
             items: items, hasItems: obj["items"] != nil, layout: layout, header: header, footer: footer,
             title: title?.0, action: action?.0, actionLocation: action?.1, style: obj["style"],
             location: loc(node.position), path: path, serial: serial, constraints: obj["constraints"])
+    }
+
+    /// Keys only a component has: a header or footer holding one is read as a component.
+    static let componentOnlyKeys: Set<String> = ["children", "items", "layout", "header", "footer", "style", "constraints"]
+    /// Keys only an item has (Spots' Item): a header or footer holding one is read as an item.
+    static let itemOnlyKeys: Set<String> = ["subtitle", "text", "image", "size", "target"]
+
+    /// A collection's header or footer. Loom's is a component; Spots' (ComponentModel.header /
+    /// .footer) is an Item whose `kind` names an item view. Read by its keys: component keys
+    /// (`children`, `items`, …) make a component; item keys (`subtitle`, `image`, …) or no type
+    /// at all make an item; a header with only keys both share (`type`/`kind`, `id`, `title`,
+    /// `meta`, `rule`, `action`) is parsed as a component that can also be read as an item, and
+    /// which reading applies depends on the registered types (`Component.readsAsItem`).
+    mutating func part(_ node: JSONNode, path: String) -> Component? {
+        guard case .object(let obj) = node.kind else { return component(node, path: path) }
+        let spots = format == .spots
+        let keys = Set(obj.keys)
+        var componentOnly = ScreenParser.componentOnlyKeys
+        if spots { componentOnly.insert("span") }
+        var itemOnly = ScreenParser.itemOnlyKeys
+        // Outside Spots files `kind` is an item's key only (a component's type is `type`).
+        if !spots { itemOnly.insert("kind") }
+        let hasType = obj["type"] != nil || (spots && obj["kind"] != nil)
+        if !keys.isDisjoint(with: componentOnly) { return component(node, path: path) }
+        if !keys.isDisjoint(with: itemOnly) || !hasType {
+            guard let it = item(node, path: path) else { return nil }
+            // The item stands in the header's place as a component node of its own (type: its
+            // kind), so every walk over headers sees it; the resolver builds it as an item.
+            let l = it.kindLocation ?? it.location
+            return Component(
+                type: it.kind ?? "item", typeLocation: l, id: it.id, idLocation: nil, meta: it.meta, children: [],
+                rule: it.rule, hasRule: it.hasRule, items: [], hasItems: false, layout: nil, header: nil, footer: nil,
+                title: it.title, action: it.action, actionLocation: it.actionLocation, style: nil, location: it.location,
+                path: path, serial: it.serial, itemForm: it, isItemOnly: true)
+        }
+        guard let c = component(node, path: path) else { return nil }
+        let it = Item(
+            id: c.id, title: c.title, subtitle: nil, text: nil, image: nil, kind: c.type, kindLocation: c.typeLocation,
+            action: c.action, actionLocation: c.actionLocation, meta: c.meta, rule: c.rule, hasRule: c.hasRule,
+            children: [], location: c.location, path: c.path, serial: c.serial)
+        return Component(
+            type: c.type, typeLocation: c.typeLocation, id: c.id, idLocation: c.idLocation, meta: c.meta, children: [],
+            rule: c.rule, hasRule: c.hasRule, items: [], hasItems: false, layout: nil, header: nil, footer: nil,
+            title: c.title, action: c.action, actionLocation: c.actionLocation, style: nil, location: c.location,
+            path: c.path, serial: c.serial, constraints: c.constraints, itemForm: it, isItemOnly: false)
     }
 
     mutating func item(_ node: JSONNode, path: String) -> Item? {

@@ -57,7 +57,8 @@ extension Component {
             children: children, rule: rule, hasRule: hasRule, items: items, hasItems: hasItems,
             layout: layout, header: header, footer: footer, title: title, action: action,
             actionLocation: actionLocation, style: style, location: location, path: path, serial: serial,
-            constraints: constraints)
+            constraints: constraints, itemForm: itemForm?.copy(children: [], path: path, serial: serial),
+            isItemOnly: isItemOnly)
     }
 }
 

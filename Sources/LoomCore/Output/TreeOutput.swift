@@ -50,12 +50,18 @@ public enum TreeOutput {
         }
         if explain, let r = n.rule { o["rule"] = r.json }
         if explain, n.isCreated { o["created_at"] = .string(n.location.description) }
-        if let h = n.header { o["header"] = json(h, explain: explain, frames: frames) }
+        if let h = n.header { o["header"] = partJSON(h, explain: explain, frames: frames) }
         if !n.children.isEmpty { o["children"] = .array(n.children.map { json($0, explain: explain, frames: frames) }) }
         if let items = n.items, !n.hidden { o["items"] = .array(items.map { json($0, explain: explain, frames: frames) }) }
-        if let f = n.footer { o["footer"] = json(f, explain: explain, frames: frames) }
+        if let f = n.footer { o["footer"] = partJSON(f, explain: explain, frames: frames) }
         if let a = n.action { o["action"] = .string(a) }
         return .object(o)
+    }
+
+    /// A header or footer: a node object, or an item object when it was read as an item (Spots).
+    static func partJSON(_ n: ResolvedNode, explain: Bool, frames: TreeFrames?) -> JSONValue {
+        if let i = n.asItem { return json(i, explain: explain, frames: frames) }
+        return json(n, explain: explain, frames: frames)
     }
 
     public static func json(_ i: ResolvedItem, explain: Bool = false, frames: TreeFrames? = nil) -> JSONValue {
@@ -183,7 +189,11 @@ public enum TreeOutput {
         var k = 0
         if let h = n.header {
             k += 1
-            line(h, prefix: childPrefix, isLast: k == total, isRoot: false, style: style, explain: explain, frames: frames, out: &out, role: "header")
+            if let hi = h.asItem {
+                itemLine(hi, prefix: childPrefix, isLast: k == total, style: style, explain: explain, frames: frames, out: &out, role: "header")
+            } else {
+                line(h, prefix: childPrefix, isLast: k == total, isRoot: false, style: style, explain: explain, frames: frames, out: &out, role: "header")
+            }
         }
         for c in n.children {
             k += 1
@@ -191,33 +201,44 @@ public enum TreeOutput {
         }
         for i in items {
             k += 1
-            let last = k == total
-            var s = childPrefix + (last ? "└─ " : "├─ ") + "• " + style.type(e(i.kind ?? "item"))
-            if let id = i.id { s += " " + style.id("#" + e(id)) }
-            if i.hidden {
-                if let t = i.title { s += " \"\(e(t))\"" }
-                s += "  " + style.hidden("hidden: " + e(i.hiddenReason ?? ""))
-            } else {
-                s += "  " + style.view(e(i.view))
-                let p = propsSummary(i.props, limit: 4)
-                if !p.isEmpty { s += "  " + p }
-                if let sz = i.size { s += "  " + style.dim("size " + compact(sz)) }
-                if let f = frames?.byPath[i.path] { s += "  " + f.text }
-            }
-            if let a = i.action { s += style.dim("  → " + e(a)) }
-            if explain, let r = i.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
-            out += s + "\n"
-            let ip = childPrefix + (last ? "   " : "│  ")
-            if explain, let t = i.rule, !t.children.isEmpty {
-                explainLines(t, prefix: ip + "    ", style: style, out: &out)
-            }
-            for (j, c) in i.children.enumerated() {
-                line(c, prefix: ip, isLast: j == i.children.count - 1, isRoot: false, style: style, explain: explain, frames: frames,
-                     out: &out)
-            }
+            itemLine(i, prefix: childPrefix, isLast: k == total, style: style, explain: explain, frames: frames, out: &out)
         }
         if let f = n.footer {
-            line(f, prefix: childPrefix, isLast: true, isRoot: false, style: style, explain: explain, frames: frames, out: &out, role: "footer")
+            if let fi = f.asItem {
+                itemLine(fi, prefix: childPrefix, isLast: true, style: style, explain: explain, frames: frames, out: &out, role: "footer")
+            } else {
+                line(f, prefix: childPrefix, isLast: true, isRoot: false, style: style, explain: explain, frames: frames, out: &out, role: "footer")
+            }
+        }
+    }
+
+    /// One item's line (`• kind #id  View  props  → action`), its rule trace and nested
+    /// components; `role` (`header` / `footer`) for a header or footer read as an item.
+    static func itemLine(_ i: ResolvedItem, prefix childPrefix: String, isLast last: Bool, style: Style, explain: Bool,
+                         frames: TreeFrames?, out: inout String, role: String? = nil) {
+        let e = TextEscape.escaped
+        var s = childPrefix + (last ? "└─ " : "├─ ") + (role.map { style.dim($0 + ": ") } ?? "") + "• " + style.type(e(i.kind ?? "item"))
+        if let id = i.id { s += " " + style.id("#" + e(id)) }
+        if i.hidden {
+            if let t = i.title { s += " \"\(e(t))\"" }
+            s += "  " + style.hidden("hidden: " + e(i.hiddenReason ?? ""))
+        } else {
+            s += "  " + style.view(e(i.view))
+            let p = propsSummary(i.props, limit: 4)
+            if !p.isEmpty { s += "  " + p }
+            if let sz = i.size { s += "  " + style.dim("size " + compact(sz)) }
+            if let f = frames?.byPath[i.path] { s += "  " + f.text }
+        }
+        if let a = i.action { s += style.dim("  → " + e(a)) }
+        if explain, let r = i.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
+        out += s + "\n"
+        let ip = childPrefix + (last ? "   " : "│  ")
+        if explain, let t = i.rule, !t.children.isEmpty {
+            explainLines(t, prefix: ip + "    ", style: style, out: &out)
+        }
+        for (j, c) in i.children.enumerated() {
+            line(c, prefix: ip, isLast: j == i.children.count - 1, isRoot: false, style: style, explain: explain, frames: frames,
+                 out: &out)
         }
     }
 

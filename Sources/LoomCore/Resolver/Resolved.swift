@@ -46,23 +46,25 @@ public struct ResolvedNode: Sendable {
         let action: String?, actionLocation: SourceLocation?, meta: JSONValue?
         let path: String, location: SourceLocation, serial: Int, origin: Component?
         let header: ResolvedNode?, footer: ResolvedNode?, style: JSONValue?, extraMeta: JSONValue?
-        let resolvedStyle: NodeStyle?
+        let resolvedStyle: NodeStyle?, asItem: ResolvedItem?
         init(type: String, id: String?, view: String, props: JSONValue, children: [ResolvedNode], items: [ResolvedItem]?,
              action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation,
              serial: Int, origin: Component?, header: ResolvedNode?, footer: ResolvedNode?, style: JSONValue?,
-             extraMeta: JSONValue?, resolvedStyle: NodeStyle? = nil) {
+             extraMeta: JSONValue?, resolvedStyle: NodeStyle? = nil, asItem: ResolvedItem? = nil) {
             self.type = type; self.id = id; self.view = view; self.props = props; self.children = children
             self.items = items; self.action = action; self.actionLocation = actionLocation; self.meta = meta
             self.path = path; self.location = location; self.serial = serial; self.origin = origin
             self.header = header; self.footer = footer; self.style = style; self.extraMeta = extraMeta
             self.resolvedStyle = resolvedStyle
+            self.asItem = asItem
         }
         func with(children: [ResolvedNode]? = nil, props: JSONValue? = nil, view: String? = nil, items: [ResolvedItem]?? = nil,
                   origin: Component?? = nil, header: ResolvedNode?? = nil, footer: ResolvedNode?? = nil) -> Storage {
             Storage(type: type, id: id, view: view ?? self.view, props: props ?? self.props, children: children ?? self.children,
                     items: items ?? self.items, action: action, actionLocation: actionLocation, meta: meta, path: path,
                     location: location, serial: serial, origin: origin ?? self.origin, header: header ?? self.header,
-                    footer: footer ?? self.footer, style: style, extraMeta: extraMeta, resolvedStyle: resolvedStyle)
+                    footer: footer ?? self.footer, style: style, extraMeta: extraMeta, resolvedStyle: resolvedStyle,
+                    asItem: asItem)
         }
     }
 
@@ -117,15 +119,18 @@ public struct ResolvedNode: Sendable {
     public var resolvedStyle: NodeStyle? { storage.resolvedStyle }
     /// The meta keys the component's type does not declare, as written (each also a warning).
     public var extraMeta: JSONValue? { storage.extraMeta }
+    /// Set for a collection's header or footer read as an item (as Spots reads them): the item
+    /// it was built as, which output shows as an item.
+    public var asItem: ResolvedItem? { storage.asItem }
 
     public init(type: String, id: String?, view: String, props: JSONValue, children: [ResolvedNode], items: [ResolvedItem]?,
                 action: String?, actionLocation: SourceLocation?, meta: JSONValue?, path: String, location: SourceLocation,
                 serial: Int, origin: Component? = nil, header: ResolvedNode? = nil, footer: ResolvedNode? = nil,
-                style: JSONValue? = nil, extraMeta: JSONValue? = nil, resolvedStyle: NodeStyle? = nil) {
+                style: JSONValue? = nil, extraMeta: JSONValue? = nil, resolvedStyle: NodeStyle? = nil, asItem: ResolvedItem? = nil) {
         storage = Storage(
             type: type, id: id, view: view, props: props, children: children, items: items, action: action,
             actionLocation: actionLocation, meta: meta, path: path, location: location, serial: serial, origin: origin,
-            header: header, footer: footer, style: style, extraMeta: extraMeta, resolvedStyle: resolvedStyle)
+            header: header, footer: footer, style: style, extraMeta: extraMeta, resolvedStyle: resolvedStyle, asItem: asItem)
     }
 
     /// Whether `other` is this very node: the same storage (the same resolution's tree, or a

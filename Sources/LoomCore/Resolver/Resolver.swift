@@ -187,7 +187,7 @@ public struct Resolver {
         var header: ResolvedNode?
         var footer: ResolvedNode?
         if reg?.kind == .collection {
-            header = c.header.flatMap { resolve($0, parentMeta: nil, ctx: ctx) }
+            header = c.header.flatMap { resolvePart($0, collection: reg!, ctx: ctx) }
             shownItems.reserveCapacity(c.items.count)
             for item in c.items {
                 if let ri = resolveItem(item, collection: reg!, ctx: ctx) {
@@ -199,7 +199,7 @@ public struct Resolver {
                     }
                 }
             }
-            footer = c.footer.flatMap { resolve($0, parentMeta: nil, ctx: ctx) }
+            footer = c.footer.flatMap { resolvePart($0, collection: reg!, ctx: ctx) }
         }
         if reg?.kind == .wrapper && shown.count != 1 {
             var n = hiddenNode(c, reason: "its only child is hidden", rule: trace, ctx: ctx)
@@ -251,6 +251,21 @@ public struct Resolver {
         if reg?.kind == .single, c.isLasting, output.children == nil, let cache { cache.singles[c.serial] = node }
         node.rule = trace
         return node
+    }
+
+    /// A collection's header or footer: a component, or an item as Spots reads it (built by its
+    /// item view, shown as an item in the header's place: `ResolvedNode.asItem`).
+    func resolvePart(_ part: Component, collection: ComponentRegistration, ctx: ResolutionContext) -> ResolvedNode? {
+        guard let item = part.readsAsItem(factory) else { return resolve(part, parentMeta: nil, ctx: ctx) }
+        guard let ri = resolveItem(item, collection: collection, ctx: ctx) else { return nil }
+        var n = ResolvedNode(
+            type: ri.kind ?? "item", id: ri.id, view: ri.view, props: ri.props, children: [], items: nil, action: ri.action,
+            actionLocation: ri.actionLocation, meta: item.meta?.plain, path: ri.path, location: ri.location, serial: part.serial,
+            origin: part, asItem: ri)
+        n.hidden = ri.hidden
+        n.hiddenReason = ri.hiddenReason
+        n.rule = ri.rule
+        return n
     }
 
     func resolveItem(_ item: Item, collection: ComponentRegistration, ctx: ResolutionContext) -> ResolvedItem? {

@@ -58,6 +58,12 @@ public final class RuleProgram {
             skips.append(0)
             return starts.count - 1
         }
+        func item(_ item: Item) {
+            if resolver.isInvalid(item.serial) { return }
+            let itemAt = item.rule.map { add($0, .item(item)) }
+            for child in item.children { component(child) }
+            if let itemAt { skips[itemAt] = starts.count }
+        }
         func component(_ c: Component) {
             if resolver.isInvalid(c.serial) { return }
             let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
@@ -66,13 +72,10 @@ public final class RuleProgram {
             if isSpotsRoot || reg != nil {
                 for child in c.children { component(child) }
                 if reg?.kind == .collection {
-                    if let h = c.header { component(h) }
-                    for item in c.items where !resolver.isInvalid(item.serial) {
-                        let itemAt = item.rule.map { add($0, .item(item)) }
-                        for child in item.children { component(child) }
-                        if let itemAt { skips[itemAt] = starts.count }
-                    }
-                    if let f = c.footer { component(f) }
+                    // A header or footer read as an item (Spots) is walked as an item, as the resolver does.
+                    if let h = c.header { if let hi = h.readsAsItem(factory) { item(hi) } else { component(h) } }
+                    for it in c.items { item(it) }
+                    if let f = c.footer { if let fi = f.readsAsItem(factory) { item(fi) } else { component(f) } }
                 }
             }
             if let at { skips[at] = starts.count }
