@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "host", targets: ["host"]),
+        // `host serve` runs it from beside `host`: the only product that links Hummingbird (SwiftNIO).
+        .executable(name: "host-serve", targets: ["host-serve"]),
         .library(name: "LoomCore", targets: ["LoomCore"]),
         .library(name: "LoomNavigation", targets: ["LoomNavigation"]),
         .library(name: "LoomPlugins", targets: ["LoomPlugins"]),
@@ -127,19 +129,45 @@ let package = Package(
             dependencies: ["LoomCore", "LoomPlugins", "LoomNavigation", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomPopulation"
         ),
-        // `host serve`: resolved screens over HTTP (Hummingbird 2), one workspace per worker thread.
+        // What the `host` and `host-serve` executables share: the engine's and the user's flags
+        // (ArgumentParser option groups), the console, the file watcher (as SwiftPM's CoreCommands
+        // is for swift-build and swift-test).
+        .target(
+            name: "LoomCommandLine",
+            dependencies: ["LoomCore", "LoomPlugins", "LoomStyles", "LuaRuntime",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/LoomCommandLine"
+        ),
+        // A screen resolved for a user and its text and JSON (`host run`, `host-serve`).
+        .target(
+            name: "LoomCommands",
+            dependencies: ["LoomCore", "LoomPlugins", "LoomNavigation", "LoomStyles", "LoomLayout", "LoomText", "LoomDiff",
+                           "LoomCommandLine", .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomCommands"
+        ),
+        // `host-serve`: resolved screens over HTTP (Hummingbird 2), one workspace per worker thread.
         .target(
             name: "LoomServe",
-            dependencies: ["LoomCore", "LoomPlugins", "LoomCache", .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: ["LoomCore", "LoomPlugins", "LoomCache", "LoomCommands", "LoomNavigation", "LoomStyles", "LoomLayout",
+                           "LoomRender", "LoomText", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomServe"
+        ),
+        // The HTTP server's executable: its flags, the preview page, the watcher; `host serve`
+        // runs it.
+        .executableTarget(
+            name: "host-serve",
+            dependencies: ["LoomCore", "LoomPlugins", "LoomServe", "LoomCommandLine",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/host-serve"
         ),
         // The CLI: parses arguments, formats results. No logic of its own.
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation", "LoomServe",
-                "LoomText", "LoomLayout", "LoomRender",
+                // Not LoomServe: building host compiles no Hummingbird or SwiftNIO (`host serve` runs host-serve).
+                "LoomCore", "LoomNavigation", "LoomPlugins", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation",
+                "LoomText", "LoomLayout", "LoomRender", "LoomCommandLine", "LoomCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/host"

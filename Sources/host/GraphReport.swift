@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoomCore
+import LoomNavigation
 import LoomPlugins
 
 /// What `host graph` prints: the navigation graph one user can walk.

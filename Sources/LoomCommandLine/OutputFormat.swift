@@ -1,6 +1,6 @@
 import ArgumentParser
 
 /// `--format` of run, check, plugins and navigate.
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+public enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }

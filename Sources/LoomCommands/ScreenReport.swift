@@ -5,26 +5,27 @@ import LoomDiff
 import LoomLayout
 import LoomPlugins
 import LoomStyles
+import LoomCommandLine
 import LoomText
 import OrderedCollections
 
 /// What `host run` prints: a screen resolved for a user, with the graph they can walk.
-struct ScreenReport {
-    var resolution: Resolution
-    var profile: UserProfile
-    var graph: NavigationOutput?
-    var explain: Bool
-    var diagnostics: Diagnostics
+public struct ScreenReport {
+    public var resolution: Resolution
+    public var profile: UserProfile
+    public var graph: NavigationOutput?
+    public var explain: Bool
+    public var diagnostics: Diagnostics
     /// A native screen's `title` and `description`, shown as written.
-    var screenInfo: [(key: String, value: JSONValue)] = []
+    public var screenInfo: [(key: String, value: JSONValue)] = []
     /// With `--patch`: what the patches changed for this user (Spots' classes).
-    var changes: [TreeChange]?
+    public var changes: [TreeChange]?
     /// With `--layout`: the screen laid out for the device.
-    var layout: LayoutResult?
+    public var layout: LayoutResult?
 
     /// Loads, checks and resolves `screen` (a file or an id); reports and exits 1 when the
     /// screen, the user or the project cannot be used.
-    static func resolve(_ screen: String, in ws: Workspace, user: UserOptions, explain: Bool, graph withGraph: Bool,
+    public static func resolve(_ screen: String, in ws: Workspace, user: UserOptions, explain: Bool, graph withGraph: Bool,
                         patches: [String] = [], params: [String: String] = [:]) throws -> ScreenReport {
         var diagnostics = ws.loadDiagnostics
         diagnostics.append(contentsOf: ws.styleLoadDiagnostics)
@@ -70,7 +71,7 @@ struct ScreenReport {
         return report
     }
 
-    func rendered(_ format: OutputFormat, style: Style = Console.outStyle) -> String {
+    public func rendered(_ format: OutputFormat, style: Style = Console.outStyle) -> String {
         switch format {
         case .text:
             var out = TreeOutput.text(resolution, style: style, explain: explain, frames: layout?.treeFrames)
@@ -111,7 +112,7 @@ extension ScreenReport {
     /// Lays the resolved tree out for a device (`--layout`): frames, findings, and the layout's
     /// diagnostics (constraint errors, broken and ambiguous constraints). Exits 1 when no font
     /// can be loaded.
-    mutating func layOut(in ws: Workspace, for context: DeviceContext) throws {
+    public mutating func layOut(in ws: Workspace, for context: DeviceContext) throws {
         let fonts: FontLibrary
         switch FontLibrary.shared {
         case .success(let f): fonts = f
@@ -126,7 +127,7 @@ extension ScreenReport {
     }
 
     /// A report of `screen` resolved: its `title` and `description` shown as written.
-    init(_ screen: Screen, resolution: Resolution, profile: UserProfile, graph: NavigationOutput?, explain: Bool,
+    public init(_ screen: Screen, resolution: Resolution, profile: UserProfile, graph: NavigationOutput?, explain: Bool,
          diagnostics: Diagnostics) {
         self.init(resolution: resolution, profile: profile, graph: graph, explain: explain, diagnostics: diagnostics)
         if let t = screen.title { screenInfo.append(("title", t)) }

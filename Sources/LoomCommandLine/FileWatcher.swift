@@ -6,7 +6,7 @@ import Glibc
 /// Waits for a change below a set of folders and files: inotify on Linux, polling (sizes and
 /// modification times, every `pollInterval`) elsewhere or when inotify is unavailable. Each wait
 /// returns once the changes have been quiet for `debounce`, with the changed paths.
-final class FileWatcher {
+public final class FileWatcher {
     let roots: [String]
     let debounce: TimeInterval
     let pollInterval: TimeInterval
@@ -14,7 +14,7 @@ final class FileWatcher {
     private var watched: [Int32: String] = [:]
     private var snapshot: [String: String] = [:]
 
-    init(roots: [String], debounce: TimeInterval = 0.1, pollInterval: TimeInterval = 0.25, forcePolling: Bool = false) {
+    public init(roots: [String], debounce: TimeInterval = 0.1, pollInterval: TimeInterval = 0.25, forcePolling: Bool = false) {
         self.roots = roots
         self.debounce = debounce
         self.pollInterval = pollInterval
@@ -26,7 +26,7 @@ final class FileWatcher {
 
     deinit { if inotifyFD >= 0 { close(inotifyFD) } }
 
-    var mechanism: String { inotifyFD >= 0 ? "inotify" : "polling" }
+    public var mechanism: String { inotifyFD >= 0 ? "inotify" : "polling" }
 
     /// Every folder below the roots (and the roots' own folders when a root is a file).
     private func folders() -> [String] {
@@ -58,7 +58,7 @@ final class FileWatcher {
     }
 
     /// Adds watches for folders created since (inotify), or takes a new snapshot (polling).
-    func rescan() {
+    public func rescan() {
         #if os(Linux)
         if inotifyFD >= 0 {
             let mask = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB)
@@ -87,7 +87,7 @@ final class FileWatcher {
     }
 
     /// Blocks until something changed and stayed quiet for `debounce`; the changed paths, sorted.
-    func waitForChange() -> [String] {
+    public func waitForChange() -> [String] {
         #if os(Linux)
         if inotifyFD >= 0 {
             var changed: Set<String> = []
@@ -128,7 +128,7 @@ final class FileWatcher {
         }
     }
 
-    static func display(_ p: String) -> String { p.hasPrefix("./") ? String(p.dropFirst(2)) : p }
+    public static func display(_ p: String) -> String { p.hasPrefix("./") ? String(p.dropFirst(2)) : p }
 
     #if os(Linux)
     /// The paths of the pending events, and those among them that were created.
