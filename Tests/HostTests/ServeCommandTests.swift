@@ -230,7 +230,7 @@ final class ServeCommandTests: XCTestCase {
         assertContains(help.stdout, "USAGE: host-serve", in: help)
         // `host help serve` describes the command without running anything.
         let described = try Host.run(["help", "serve"])
-        assertContains(described.stdout, "host serve --help lists its options", in: described)
+        assertContains(described.stdout, "Runs host-serve", in: described)
     }
 
     /// `host serve` runs the host-serve beside it: with none there, a clear error naming the
@@ -256,8 +256,14 @@ final class ServeCommandTests: XCTestCase {
 
     /// Over HTTP, messages name the query string's inputs, not the command line's flags.
     func testMessagesNameTheQueryStringsInputs() throws {
-        let server = try Server(["--project", Host.moviesProject, "--workers", "1"])
-        let noParam = try server.call("/v1/screens/movie_detail?profile=gold")
+        // The sample app with a screen whose label shows the param `id`.
+        let project = try Host.temporaryFolder("serve-words").appendingPathComponent("movies")
+        try FileManager.default.copyItem(at: Host.repoRoot.appendingPathComponent(Host.moviesProject), to: project)
+        let probe = project.appendingPathComponent("screens/probe.json")
+        try #"{"screen": "probe", "root": {"type": "label", "id": "t", "meta": {"text": {"$param": "id"}}}}"#
+            .write(to: probe, atomically: true, encoding: .utf8)
+        let server = try Server(["--project", project.path, "--workers", "1"])
+        let noParam = try server.call("/v1/screens/probe?profile=gold")
         XCTAssertEqual(noParam.status, 200)
         XCTAssertTrue(noParam.body.contains("give it with param.id=VALUE in the query string"), noParam.body)
         XCTAssertFalse(noParam.body.contains("--param"), noParam.body)
@@ -272,7 +278,7 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(anonymous.body.contains("no profile"), anonymous.body)
         XCTAssertFalse(anonymous.body.contains("--user"), anonymous.body)
         // The command line keeps its own words.
-        let cli = try Host.run(["run", Host.moviesProject + "/screens/movie_detail.json", "--user", "gold", "--no-graph"])
+        let cli = try Host.run(["run", probe.path, "--user", "gold", "--no-graph"])
         assertContains(cli.stderr, "give it with --param id=VALUE", in: cli)
     }
 
@@ -280,7 +286,10 @@ final class ServeCommandTests: XCTestCase {
     /// the closure of its target's dependencies in the manifest, as SwiftPM reads it.
     func testHostDoesNotDependOnTheServer() throws {
         guard let swift = Host.which("swift") else { throw XCTSkip("swift is not on PATH") }
-        let r = try Host.runExecutable(swift, ["package", "dump-package", "--package-path", Host.repoRoot.path], timeout: 300)
+        // A scratch folder of its own: the repository's .build is locked while `swift test` runs.
+        let scratch = try Host.temporaryFolder("dump-package")
+        let r = try Host.runExecutable(swift, ["package", "dump-package", "--package-path", Host.repoRoot.path,
+                                               "--scratch-path", scratch.path], timeout: 300)
         assertExit(r, 0)
         let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let targets = try XCTUnwrap(manifest["targets"] as? [[String: Any]])
