@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "host", targets: ["host"]),
+        // `host serve` runs it from beside `host`: the only product that links Hummingbird (SwiftNIO).
+        .executable(name: "host-serve", targets: ["host-serve"]),
         .library(name: "LoomCore", targets: ["LoomCore"]),
         .library(name: "LoomNavigation", targets: ["LoomNavigation"]),
         .library(name: "LoomPlugins", targets: ["LoomPlugins"]),
@@ -15,7 +17,6 @@ let package = Package(
         .library(name: "LoomStyles", targets: ["LoomStyles"]),
         .library(name: "LoomSolver", targets: ["LoomSolver"]),
         .library(name: "LoomLayout", targets: ["LoomLayout"]),
-        .library(name: "LoomCommands", targets: ["LoomCommands"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -138,29 +139,48 @@ let package = Package(
             dependencies: ["LoomCore", "LoomWorkspace", "LoomNavigation", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomPopulation"
         ),
-        // `host serve`: resolved screens over HTTP (Hummingbird 2), one workspace per worker thread.
-        .target(
-            name: "LoomServe",
-            dependencies: ["LoomCore", "LoomWorkspace", "LoomCache", .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "OrderedCollections", package: "swift-collections")],
-            path: "Sources/LoomServe"
-        ),
         // One request, one path: ScreenRequest → ScreenPipeline.resolve → ScreenResult and its
-        // text and JSON, for every command that resolves a screen (docs/cli.md); `host check`'s
-        // matrix (Check/); opening a
-        // workspace with the Lua engine (WorkspaceOpening).
+        // text and JSON, for every command that resolves a screen and for host-serve
+        // (docs/cli.md); `host check`'s matrix (Check/); opening a workspace with the Lua engine
+        // (WorkspaceOpening).
         .target(
             name: "LoomCommands",
             dependencies: ["LoomCore", "LoomWorkspace", "LoomPlugins", "LoomNavigation", "LoomStyles", "LoomLayout", "LoomText", "LoomDiff", "LoomRender", "LoomCache",
                            .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomCommands"
         ),
+        // What the `host` and `host-serve` executables share: the engine's and the user's flags
+        // (ArgumentParser option groups), the console, the file watcher (as SwiftPM's CoreCommands
+        // is for swift-build and swift-test).
+        .target(
+            name: "LoomCommandLine",
+            dependencies: ["LoomCore", "LoomWorkspace", "LoomCommands", "LoomStyles",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/LoomCommandLine"
+        ),
+        // `host-serve`: resolved screens over HTTP (Hummingbird 2), one workspace per worker thread.
+        .target(
+            name: "LoomServe",
+            dependencies: ["LoomCore", "LoomWorkspace", "LoomCache", "LoomCommands", "LoomNavigation", "LoomStyles", "LoomLayout",
+                           "LoomRender", "LoomText", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "OrderedCollections", package: "swift-collections")],
+            path: "Sources/LoomServe"
+        ),
+        // The HTTP server's executable: its flags, the preview page, the watcher; `host serve`
+        // runs it. No Lua imports (plugins are opened by LoomCommands).
+        .executableTarget(
+            name: "host-serve",
+            dependencies: ["LoomCore", "LoomWorkspace", "LoomServe", "LoomCommandLine", "LoomCommands",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/host-serve"
+        ),
         // The CLI: parses arguments, formats results. No logic of its own; no Lua (plugins are
         // reached through LoomWorkspace's protocol, opened by LoomCommands).
         .executableTarget(
             name: "host",
             dependencies: [
-                "LoomCore", "LoomNavigation", "LoomWorkspace", "LoomCommands", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation", "LoomServe",
+                // Not LoomServe: building host compiles no Hummingbird or SwiftNIO (`host serve` runs host-serve).
+                "LoomCore", "LoomNavigation", "LoomWorkspace", "LoomCommands", "LoomCommandLine", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation",
                 "LoomText", "LoomLayout", "LoomRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -7,7 +7,7 @@ public enum InputNotes {
     public static func diagnostics(_ screen: String, in ws: Workspace, profile: UserProfile) -> Diagnostics {
         var d = Diagnostics()
         guard profile.name != nil else {
-            d.note("resolved for an anonymous user (no --user)")
+            d.note("resolved for an anonymous user (no \(InputSyntax.current.profile))")
             return d
         }
         guard case .success(let file) = ws.locateScreen(screen), let parsed = ws.screen(file: file).screen else { return d }

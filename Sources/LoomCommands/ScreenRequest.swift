@@ -45,19 +45,9 @@ public struct UserSelection: Sendable, Equatable {
     /// did-you-mean), a `now` that is not ISO-8601 an error naming it. The same profile, byte for
     /// byte, as `UserProfiles.user(named:context:now:)` gives for the same `--context` strings.
     public func user(in users: UserProfiles) -> Result<UserProfile, Diagnostic> {
-        var p: UserProfile
-        switch users.user(named: profile, context: [], now: nil) {
-        case .success(let u): p = u
-        case .failure(let d): return .failure(d)
-        }
-        for a in attributes { p.attributes[a.key] = a.value }
-        if let now {
-            guard ISODate.isValid(now) else {
-                return .failure(.error("--now takes an ISO-8601 date or date-time (e.g. 2026-11-21T12:00:00Z), found '\(now)'"))
-            }
-            p.attributes["now"] = .string(now)
-        }
-        return .success(p)
+        // One way to make a user for every surface (UserProfiles.user(named:attributes:now:));
+        // its messages name the surface's own inputs (InputSyntax: `--now` or `now=`).
+        users.user(named: profile, attributes: attributes.map { ($0.key, $0.value) }, now: now)
     }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 /// the last attempt to load a newer one (shown on the preview page; the old set keeps serving).
 public final class ReloadState: @unchecked Sendable {
     private let lock = NSLock()
-    private var version = 0
+    private var version = 1
     private var errors: [String] = []
 
     public init() {}

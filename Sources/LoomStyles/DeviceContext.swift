@@ -29,7 +29,7 @@ public struct DeviceContext: Sendable, Hashable {
         if let text = orientation {
             guard let x = Orientation(rawValue: text.lowercased()) else {
                 let hint = DidYouMean.hint(text, among: Orientation.allCases.map(\.rawValue))
-                return .failure(.error("--orientation is 'portrait' or 'landscape', found '\(TextEscape.escaped(text))'\(hint)"))
+                return .failure(.error("\(InputSyntax.current.option("orientation")) is 'portrait' or 'landscape', found '\(TextEscape.escaped(text))'\(hint)"))
             }
             o = x
         }

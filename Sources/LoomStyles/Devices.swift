@@ -33,7 +33,7 @@ public struct Traits: Sendable, Hashable, CustomStringConvertible {
     /// Parses `--traits`: two size classes, horizontal then vertical, each `compact` or `regular`.
     public static func parse(_ text: String) -> Result<Traits, Diagnostic> {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(String.init)
-        let usage = "--traits takes two size classes, horizontal then vertical, each 'compact' or 'regular' (e.g. \"compact regular\")"
+        let usage = "\(InputSyntax.current.option("traits")) takes two size classes, horizontal then vertical, each 'compact' or 'regular' (e.g. \"compact regular\")"
         guard words.count == 2 else {
             return .failure(.error("\(usage), found '\(TextEscape.escaped(text))'"))
         }

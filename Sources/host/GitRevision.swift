@@ -51,17 +51,17 @@ final class GitRevisionCheckout {
 
     /// `git` and `tar`: ten minutes each (a large repository's archive), 16 MiB of output (the
     /// archive goes to a file, not to the pipe), 1 MiB of messages.
-    static let limits = ExternalProgram.Limits(timeout: 600, maxOutputBytes: 16 << 20, maxErrorBytes: 1 << 20)
+    static let limits = Subprocess.Limits(timeout: 600, maxOutputBytes: 16 << 20, maxErrorBytes: 1 << 20)
 
     @discardableResult
     private static func git(_ args: [String], what: String) throws(Diagnostic) -> String {
         try run("git", args, what: what, missing: "host diff --rev needs git, which is not installed (Debian: apt-get install git)")
     }
 
-    /// Runs `tool` through `ExternalProgram`; a failure says what could not be done and why.
+    /// Runs `tool` through `Subprocess`; a failure says what could not be done and why.
     @discardableResult
     private static func run(_ tool: String, _ args: [String], what: String, missing: String? = nil) throws(Diagnostic) -> String {
-        switch ExternalProgram.run(tool, arguments: args, limits: limits, missing: missing) {
+        switch Subprocess.run(tool, arguments: args, limits: limits, missing: missing) {
         case .success(let out): return String(decoding: out.stdout, as: UTF8.self)
         case .failure(let d): throw .error("cannot \(what): \(d.message)")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import LoomCore
 
 @main
@@ -29,6 +30,10 @@ struct Host: ParsableCommand {
 
     /// The arguments with their exact bytes: a file name that is not UTF-8 is still found.
     static func main() {
-        main(Array(FilePath.commandLineArguments().dropFirst()))
+        let arguments = Array(FilePath.commandLineArguments().dropFirst())
+        // `host serve …` is `host-serve …` (Serve.swift): forwarded before any parsing, so that
+        // host-serve reads every argument, `--help` included, as it was given.
+        if arguments.first == "serve" { Foundation.exit(Serve.forwardProcessArguments(after: 1)) }
+        main(arguments)
     }
 }

@@ -119,18 +119,16 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
     let script = (solverScript as NSString).deletingLastPathComponent + "/layout-compare"
     let file = ProcessInfo.processInfo.environment["LOOM_LAYOUT_BENCH_SYSTEM"] ?? (tmp + "/layout-bench-system.json")
     try! system.json.serialized(pretty: false).write(toFile: file, atomically: true, encoding: .utf8)
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", script, "--bench", file]
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    do { try p.run() } catch {
-        f.skipped = "kiwisolver comparison skipped: cannot run \(script): \(error)"
+    // Through the one runner (Subprocess): a stuck comparison script is killed after 10 minutes.
+    let data: Data
+    switch Subprocess.run("python3", arguments: [script, "--bench", file],
+                          limits: Subprocess.Limits(timeout: 600, maxOutputBytes: 64 << 20, maxErrorBytes: 1 << 20)) {
+    case .success(let out): data = Data(out.stdout)
+    case .failure(let d):
+        f.skipped = "kiwisolver comparison skipped: \(d.message)"
         return f
     }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    guard p.terminationStatus == 0, let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+    guard let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
           let ms = obj["ms"] as? Double else {
         f.skipped = "kiwisolver comparison skipped: \(script) --bench gave no timing (is kiwisolver installed?)"
         return f

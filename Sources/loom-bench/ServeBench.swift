@@ -43,7 +43,8 @@ func serveBench(seconds: Int) -> ServeFigures {
         }
         f.inProcessPerSecond = Double(n) / (Double(now() - start) / 1e9)
     }
-    // The server, on a free port.
+    // The server, on a free port. The one program not run through Subprocess: it runs while
+    // wrk measures it and is stopped by signal, where Subprocess runs programs to their end.
     let server = Process()
     server.executableURL = URL(fileURLWithPath: host)
     server.arguments = ["serve", "--project", project, "--port", "0", "--workers", "\(ProcessInfo.processInfo.activeProcessorCount)", "--queue", "1024"]
@@ -64,15 +65,13 @@ func serveBench(seconds: Int) -> ServeFigures {
         }
     }
     guard let port else { f.skipped = "host serve did not start: \(seen.prefix(300))"; return f }
-    let w = Process()
-    w.executableURL = URL(fileURLWithPath: wrk)
-    w.arguments = ["-t2", "-c64", "-d\(seconds)s", "--latency", "--timeout", "5s", "http://127.0.0.1:\(port)/v1/screens/home?profile=gold"]
-    let out = Pipe()
-    w.standardOutput = out
-    w.standardError = FileHandle.nullDevice
-    do { try w.run() } catch { f.skipped = "cannot run wrk: \(error)"; return f }
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    w.waitUntilExit()
+    // Through the one runner (Subprocess), with room for the run and its start.
+    let text: String
+    switch Subprocess.run(wrk, arguments: ["-t2", "-c64", "-d\(seconds)s", "--latency", "--timeout", "5s", "http://127.0.0.1:\(port)/v1/screens/home?profile=gold"],
+                          limits: Subprocess.Limits(timeout: Double(seconds) + 60, maxOutputBytes: 1 << 20, maxErrorBytes: 1 << 20)) {
+    case .success(let out): text = String(decoding: out.stdout, as: UTF8.self)
+    case .failure(let d): f.skipped = "cannot run wrk: \(d.message)"; return f
+    }
     func ms(_ s: Substring) -> Double {
         let v = Double(s.filter { "0123456789.".contains($0) }) ?? 0
         if s.hasSuffix("us") { return v / 1000 }

@@ -152,12 +152,14 @@ final class ServeCommandTests: XCTestCase {
         let server = try Server(["--project", project.path, "--workers", "1", "--watch"])
         let before = try server.call("/v1/screens/home?profile=gold")
         XCTAssertTrue(before.body.contains("\"Heat\""), before.body)
+        // The project as started is version 1 (docs/serve.md), not 0.
+        XCTAssertTrue(try server.call("/v1/status").body.contains("\"version\": 1"))
         let home = project.appendingPathComponent("screens/home.json")
         try (try String(contentsOf: home, encoding: .utf8)).replacingOccurrences(of: "\"title\": \"Heat\"", with: "\"title\": \"Heat (1995)\"")
             .write(to: home, atomically: false, encoding: .utf8)
         XCTAssertNotNil(server.running.wait(for: "reloaded after changes", inStderr: true), server.running.transcript)
         XCTAssertTrue(try server.call("/v1/screens/home?profile=gold").body.contains("Heat (1995)"))
-        XCTAssertTrue(try server.call("/v1/status").body.contains("\"version\": 1"))
+        XCTAssertTrue(try server.call("/v1/status").body.contains("\"version\": 2"), "1 at start, 2 after one reload")
         // A plugin with a syntax error: not loaded, the previous set keeps serving, the page says why.
         let plugin = project.appendingPathComponent("plugins/movies/plugin.lua")
         try (try String(contentsOf: plugin, encoding: .utf8) + "\nthis is not lua\n").write(to: plugin, atomically: false, encoding: .utf8)
@@ -228,5 +230,97 @@ final class ServeCommandTests: XCTestCase {
         }
         let help = try Host.run(["serve", "--help"])
         assertContains(help.stdout, "--request-timeout", in: help)
+        // The help is host-serve's own: `host serve` forwarded it.
+        assertContains(help.stdout, "USAGE: host-serve", in: help)
+        // `host help serve` describes the command without running anything.
+        let described = try Host.run(["help", "serve"])
+        assertContains(described.stdout, "Runs host-serve", in: described)
+    }
+
+    /// `host serve` runs the host-serve beside it: with none there, a clear error naming the
+    /// path it looked at and how to build it (exit 1); with one there, that one (whatever it is),
+    /// with every argument as given and its exit status.
+    func testHostServeRunsTheServerBesideIt() throws {
+        let host = try Host.requireBinary()
+        let dir = try Host.temporaryFolder("serve-forward")
+        let copy = dir.appendingPathComponent("host")
+        try FileManager.default.copyItem(at: host, to: copy)
+        let missing = try Host.runExecutable(copy, ["serve", "--port", "0"])
+        assertExit(missing, 1)
+        assertContains(missing.stderr, "no host-serve at \(dir.path)/host-serve", in: missing)
+        assertContains(missing.stderr, "swift build --product host-serve", in: missing)
+        // A stand-in host-serve that reports its arguments and exits 7.
+        let fake = dir.appendingPathComponent("host-serve")
+        try "#!/bin/sh\nprintf '%s|' \"$@\"\nexit 7\n".write(to: fake, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
+        let r = try Host.runExecutable(copy, ["serve", "--port", "0", "a b", "--help", ""])
+        assertExit(r, 7)
+        XCTAssertEqual(r.stdout, "--port|0|a b|--help||")
+    }
+
+    /// Over HTTP, messages name the query string's inputs, not the command line's flags.
+    func testMessagesNameTheQueryStringsInputs() throws {
+        // The sample app with a screen whose label shows the param `id`.
+        let project = try Host.temporaryFolder("serve-words").appendingPathComponent("movies")
+        try FileManager.default.copyItem(at: Host.repoRoot.appendingPathComponent(Host.moviesProject), to: project)
+        let probe = project.appendingPathComponent("screens/probe.json")
+        try #"{"screen": "probe", "root": {"type": "label", "id": "t", "meta": {"text": {"$param": "id"}}}}"#
+            .write(to: probe, atomically: true, encoding: .utf8)
+        let server = try Server(["--project", project.path, "--workers", "1"])
+        let noParam = try server.call("/v1/screens/probe?profile=gold")
+        XCTAssertEqual(noParam.status, 200)
+        XCTAssertTrue(noParam.body.contains("give it with param.id=VALUE in the query string"), noParam.body)
+        XCTAssertFalse(noParam.body.contains("--param"), noParam.body)
+        let badNow = try server.call("/v1/screens/home?profile=gold&now=yesterday")
+        XCTAssertEqual(badNow.status, 422)
+        XCTAssertTrue(badNow.body.contains("now takes an ISO-8601 date"), badNow.body)
+        XCTAssertFalse(badNow.body.contains("--now"), badNow.body)
+        let badOrientation = try server.call("/v1/screens/home?profile=gold&orientation=sideways")
+        XCTAssertEqual(badOrientation.status, 422)
+        XCTAssertFalse(badOrientation.body.contains("--orientation"), badOrientation.body)
+        let anonymous = try server.call("/v1/screens/home")
+        XCTAssertTrue(anonymous.body.contains("no profile"), anonymous.body)
+        XCTAssertFalse(anonymous.body.contains("--user"), anonymous.body)
+        // The command line keeps its own words.
+        let cli = try Host.run(["run", probe.path, "--user", "gold", "--no-graph"])
+        assertContains(cli.stderr, "give it with --param id=VALUE", in: cli)
+    }
+
+    /// `host` does not depend on LoomServe or Hummingbird (so building it compiles no SwiftNIO):
+    /// the closure of its target's dependencies in the manifest, as SwiftPM reads it.
+    func testHostDoesNotDependOnTheServer() throws {
+        guard let swift = Host.which("swift") else { throw XCTSkip("swift is not on PATH") }
+        // A scratch folder of its own: the repository's .build is locked while `swift test` runs.
+        let scratch = try Host.temporaryFolder("dump-package")
+        let r = try Host.runExecutable(swift, ["package", "dump-package", "--package-path", Host.repoRoot.path,
+                                               "--scratch-path", scratch.path], timeout: 300)
+        assertExit(r, 0)
+        let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let targets = try XCTUnwrap(manifest["targets"] as? [[String: Any]])
+        var byName: [String: [Any]] = [:]
+        for t in targets { if let n = t["name"] as? String { byName[n] = t["dependencies"] as? [Any] ?? [] } }
+        // Each dependency is {"byName": [name, …]}, {"target": [name, …]} or {"product": [name, package, …]}.
+        func names(_ dep: Any) -> (target: String?, product: String?) {
+            guard let d = dep as? [String: Any] else { return (nil, nil) }
+            if let a = (d["byName"] ?? d["target"]) as? [Any], let n = a.first as? String { return (n, nil) }
+            if let a = d["product"] as? [Any], let n = a.first as? String { return (nil, n) }
+            return (nil, nil)
+        }
+        var seen: Set<String> = [], products: Set<String> = [], queue = ["host"]
+        while let t = queue.popLast() {
+            guard seen.insert(t).inserted else { continue }
+            for dep in byName[t] ?? [] {
+                let (target, product) = names(dep)
+                if let target, byName[target] != nil { queue.append(target) }
+                if let product { products.insert(product) }
+                if let target, byName[target] == nil { products.insert(target) }
+            }
+        }
+        XCTAssertTrue(seen.contains("LoomCore") && seen.contains("LoomCommandLine"), "the walk found host's libraries: \(seen.sorted())")
+        XCTAssertFalse(seen.contains("LoomServe"), "host depends on LoomServe: \(seen.sorted())")
+        XCTAssertFalse(products.contains("Hummingbird"), "host depends on Hummingbird: \(products.sorted())")
+        XCTAssertTrue(products.contains("ArgumentParser"), "products found: \(products.sorted())")
+        // host-serve is the one that does.
+        XCTAssertTrue((byName["host-serve"] ?? []).contains { names($0).target == "LoomServe" })
     }
 }

@@ -7,7 +7,7 @@ import Darwin
 /// The moment after which the work of one request is no longer wanted (`host serve
 /// --request-timeout`). A worker runs a request inside `Deadline.run(with:)`; the long loops
 /// (graph exploration, the layout's solver, rendering) check `Deadline.expired` and stop early,
-/// external programs get at most the time that remains (`ExternalProgram`), and the Lua budget
+/// external programs get at most the time that remains (`Subprocess`), and the Lua budget
 /// of the request is capped at it. The CLI sets none: `Deadline.expired` is then always false
 /// and costs one thread-local read.
 ///

@@ -295,17 +295,10 @@ public struct UserProfiles: Sendable {
     /// The profile `name` with `--context` overrides and `--now`; an unknown name is an error
     /// listing the known ones.
     public func user(named name: String?, context: [String], now: String?) -> Result<UserProfile, Diagnostic> {
-        var attrs: OrderedDictionary<String, JSONValue> = [:]
-        if let name {
-            guard let p = profiles[name] else {
-                let known = profiles.keys.map { "'\($0)'" }.joined(separator: ", ")
-                let hint = DidYouMean.hint(name, among: profiles.keys)
-                let msg = profiles.isEmpty
-                    ? "unknown user '\(name)': no profiles are defined\(file.map { " in \($0)" } ?? " (no users.json in the project)")"
-                    : "unknown user '\(name)'\(hint); known profiles: \(known)"
-                return .failure(.error(msg, at: file.map { SourceLocation(file: $0) }))
-            }
-            attrs = p
+        var attrs: OrderedDictionary<String, JSONValue>
+        switch attributes(ofProfile: name) {
+        case .success(let a): attrs = a
+        case .failure(let d): return .failure(d)
         }
         for kv in context {
             switch UserProfiles.contextAttribute(kv) {
@@ -314,12 +307,48 @@ public struct UserProfiles: Sendable {
             }
         }
         if let now {
-            guard ISODate.isValid(now) else {
-                return .failure(.error("--now takes an ISO-8601 date or date-time (e.g. 2026-11-21T12:00:00Z), found '\(now)'"))
-            }
+            guard ISODate.isValid(now) else { return .failure(UserProfiles.invalidNow(now)) }
             attrs["now"] = .string(now)
         }
         return .success(UserProfile(name: name, attributes: attrs))
+    }
+
+    /// A user built from structured values, as a request gives them (`host serve`'s `profile`,
+    /// `now` and the body's `user` object, whose values keep their JSON types): the profile's
+    /// attributes, then `now`, then `attributes` in order, each added or overriding; a `now`
+    /// among `attributes` is ignored when `now` is given (the request's own wins).
+    public func user(named name: String?, attributes extra: [(key: String, value: JSONValue)], now: String?) -> Result<UserProfile, Diagnostic> {
+        var attrs: OrderedDictionary<String, JSONValue>
+        switch attributes(ofProfile: name) {
+        case .success(let a): attrs = a
+        case .failure(let d): return .failure(d)
+        }
+        if let now {
+            guard ISODate.isValid(now) else { return .failure(UserProfiles.invalidNow(now)) }
+            attrs["now"] = .string(now)
+        }
+        for (k, v) in extra where !(now != nil && k == "now") { attrs[k] = v }
+        return .success(UserProfile(name: name, attributes: attrs))
+    }
+
+    /// The attributes of the profile `name` (none for nil); an unknown name is an error listing
+    /// the known ones.
+    func attributes(ofProfile name: String?) -> Result<OrderedDictionary<String, JSONValue>, Diagnostic> {
+        guard let name else { return .success([:]) }
+        guard let p = profiles[name] else {
+            let known = profiles.keys.map { "'\($0)'" }.joined(separator: ", ")
+            let hint = DidYouMean.hint(name, among: profiles.keys)
+            let msg = profiles.isEmpty
+                ? "unknown user '\(name)': no profiles are defined\(file.map { " in \($0)" } ?? " (no users.json in the project)")"
+                : "unknown user '\(name)'\(hint); known profiles: \(known)"
+            return .failure(.error(msg, at: file.map { SourceLocation(file: $0) }))
+        }
+        return .success(p)
+    }
+
+    /// A `now` that is not an ISO-8601 date, worded for the surface it came through.
+    static func invalidNow(_ now: String) -> Diagnostic {
+        .error("\(InputSyntax.current.now) takes an ISO-8601 date or date-time (e.g. 2026-11-21T12:00:00Z), found '\(now)'")
     }
 }
 

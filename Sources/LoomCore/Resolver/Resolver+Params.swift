@@ -23,7 +23,7 @@ extension Resolver {
         for m in missing {
             ctx.diagnostics.error(
                 "meta '\(m.field)' of '\(c.type)' is bound to param '\(m.name)', which this resolution lacks (params: \(have)); "
-                    + "\(entered); give it with --param \(m.name)=VALUE; the component is hidden",
+                    + "\(entered); give it with \(InputSyntax.current.param(m.name)); the component is hidden",
                 at: m.position.located(in: screen.file))
         }
     }

@@ -34,7 +34,8 @@ public enum MissingAttributes {
                     continue
                 }
                 for a in reg.attributesRead(args: ref.args) ?? [] where user.attributes[a] == nil && !a.hasPrefix("params.") && !provided.contains(a) && warned.insert(a).inserted {
-                    let hint = a == "now" ? "give --now" : "give it with --context \(a)=VALUE or in users.json"
+                    let syntax = InputSyntax.current
+                    let hint = a == "now" ? syntax.giveNow : "give it with \(syntax.attribute(a))"
                     d.warning("rule '\(ref.name)' reads attribute '\(a)', which \(who) lacks, so it sees it as missing (\(hint))", at: reference ?? ref.location)
                 }
             }

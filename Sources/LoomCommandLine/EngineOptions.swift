@@ -6,29 +6,31 @@ import LoomStyles
 import LoomWorkspace
 
 /// Options every command that loads plugins shares.
-struct EngineOptions: ParsableArguments {
+public struct EngineOptions: ParsableArguments {
+    public init() {}
+
     @Option(name: .long, help: ArgumentHelp("The project folder (default: the folder holding loom.json above the screen, else the current folder).", valueName: "dir"))
-    var project: String?
+    public var project: String?
 
     @Option(name: .customLong("plugins"), help: ArgumentHelp("A plugin folder, or a folder of plugin folders, loaded after the project's (repeatable).", valueName: "dir"))
-    var plugins: [String] = []
+    public var plugins: [String] = []
 
     @Option(name: .customLong("lua-time-limit"), parsing: .unconditional, help: ArgumentHelp("Time budget of every call into Lua, in milliseconds (\(NumericFlag.luaTimeLimit.text); default: 100).", valueName: "ms"), transform: NumericFlag.luaTimeLimit.parse)
-    var luaTimeLimit: Int = 100
+    public var luaTimeLimit: Int = 100
 
     @Option(name: .customLong("lua-memory-limit"), parsing: .unconditional, help: ArgumentHelp("Memory cap on what each plugin's code holds, in MiB: every plugin (and every scenario file) is capped on its own, and the host's own tables are not counted (\(NumericFlag.luaMemoryLimit.text); default: 64).", valueName: "mb"), transform: NumericFlag.luaMemoryLimit.parse)
-    var luaMemoryLimit: Int = 64
+    public var luaMemoryLimit: Int = 64
 
     @Option(name: .customLong("lua-total-time-limit"), parsing: .unconditional, help: ArgumentHelp("Time budget of all the Lua one Lua state runs (every call together; one state per worker), in seconds (\(NumericFlag.luaTotalTimeLimit.text); default: 60).", valueName: "seconds"), transform: NumericFlag.luaTotalTimeLimit.parse)
-    var luaTotalTimeLimit: Int = 60
+    public var luaTotalTimeLimit: Int = 60
 
     @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: ArgumentHelp("Largest file the host reads (screens, loom.json, users.json, flows.json, plugin.lua, scenarios, snapshots), in MiB (\(NumericFlag.maxFileSize.text); default: \(SafeFile.defaultMaxMegabytes)).", valueName: "mb"), transform: NumericFlag.maxFileSize.parse)
-    var maxFileSize: Int = SafeFile.defaultMaxMegabytes
+    public var maxFileSize: Int = SafeFile.defaultMaxMegabytes
 
     @Flag(name: .long, help: "Print what plugins log (print, host.log) to stderr.")
-    var verbose = false
+    public var verbose = false
 
-    func validate() throws {
+    public func validate() throws {
         // Also checked here for values that bypass parsing (the defaults).
         try NumericFlag.luaTimeLimit.check(luaTimeLimit)
         try NumericFlag.luaMemoryLimit.check(luaMemoryLimit)
@@ -37,17 +39,17 @@ struct EngineOptions: ParsableArguments {
     }
 
     /// The plugin (Lua) limits these options set (every value range-checked: no overflow).
-    var limits: PluginLimits {
+    public var limits: PluginLimits {
         PluginLimits(timeBudgetMilliseconds: luaTimeLimit, memoryMegabytes: luaMemoryLimit,
                   totalTimeBudgetMilliseconds: luaTotalTimeLimit * 1000)
     }
 
     /// Applies the process-wide settings (the file size cap); call before reading any file.
-    func apply() {
+    public func apply() {
         SafeFile.maxBytes = maxFileSize << 20
     }
 
-    var workspaceOptions: Workspace.Options {
+    public var workspaceOptions: Workspace.Options {
         var o = Workspace.Options()
         o.project = project
         o.extraPluginDirs = plugins
@@ -60,7 +62,7 @@ struct EngineOptions: ParsableArguments {
 
     /// The same, for resolutions on a device context (`--device`, `--orientation`, `--traits`;
     /// nil: the default device, not chosen): every workspace a command opens gets it.
-    func workspaceOptions(device: DeviceContext?) -> Workspace.Options {
+    public func workspaceOptions(device: DeviceContext?) -> Workspace.Options {
         var o = workspaceOptions
         o.device = device
         return o
@@ -68,7 +70,7 @@ struct EngineOptions: ParsableArguments {
 
     /// The workspace of a command; `screen` (a file or an id) locates the project when
     /// `--project` is not given (`Workspace.projectRoot(explicit:screen:)`).
-    func workspace(screen: String?) throws -> Workspace {
+    public func workspace(screen: String?) throws -> Workspace {
         apply()
         do {
             return try Workspace.open(options: workspaceOptions, anchor: screen)

@@ -6,7 +6,7 @@ import Glibc
 /// Waits for a change below a set of folders and files: inotify on Linux, polling (sizes and
 /// modification times, every `pollInterval`) elsewhere or when inotify is unavailable. Each wait
 /// returns once the changes have been quiet for `debounce`, with the changed paths.
-final class FileWatcher {
+public final class FileWatcher {
     let roots: [String]
     let debounce: TimeInterval
     let pollInterval: TimeInterval
@@ -15,9 +15,9 @@ final class FileWatcher {
     private var snapshot: [String: String] = [:]
     /// Whether a changed path counts (`ProjectInputs.contains` for `host watch`); a change to
     /// any other path neither ends a wait nor delays it.
-    var isInput: (String) -> Bool = { _ in true }
+    public var isInput: (String) -> Bool = { _ in true }
 
-    init(roots: [String], debounce: TimeInterval = 0.1, pollInterval: TimeInterval = 0.25, forcePolling: Bool = false) {
+    public init(roots: [String], debounce: TimeInterval = 0.1, pollInterval: TimeInterval = 0.25, forcePolling: Bool = false) {
         self.roots = roots
         self.debounce = debounce
         self.pollInterval = pollInterval
@@ -29,7 +29,7 @@ final class FileWatcher {
 
     deinit { if inotifyFD >= 0 { close(inotifyFD) } }
 
-    var mechanism: String { inotifyFD >= 0 ? "inotify" : "polling" }
+    public var mechanism: String { inotifyFD >= 0 ? "inotify" : "polling" }
 
     /// Every folder below the roots (and the roots' own folders when a root is a file).
     private func folders() -> [String] {
@@ -61,7 +61,7 @@ final class FileWatcher {
     }
 
     /// Adds watches for folders created since (inotify), or takes a new snapshot (polling).
-    func rescan() {
+    public func rescan() {
         #if os(Linux)
         if inotifyFD >= 0 {
             let mask = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB)
@@ -93,7 +93,7 @@ final class FileWatcher {
     }
 
     /// Blocks until something changed and stayed quiet for `debounce`; the changed paths, sorted.
-    func waitForChange() -> [String] {
+    public func waitForChange() -> [String] {
         #if os(Linux)
         if inotifyFD >= 0 {
             var changed: Set<String> = []
@@ -144,7 +144,7 @@ final class FileWatcher {
         }
     }
 
-    static func display(_ p: String) -> String { p.hasPrefix("./") ? String(p.dropFirst(2)) : p }
+    public static func display(_ p: String) -> String { p.hasPrefix("./") ? String(p.dropFirst(2)) : p }
 
     static func isFolder(_ p: String) -> Bool {
         var d: ObjCBool = false

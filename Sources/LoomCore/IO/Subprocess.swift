@@ -16,7 +16,7 @@ import Darwin
 /// two pipes and write its input in one loop with a deadline: input is written only while the
 /// pipe takes it, and stdout and stderr are read as they fill, so no pipe can deadlock on a
 /// large output.
-public enum ExternalProgram {
+public enum Subprocess {
     public struct Limits: Sendable, Equatable {
         /// Wall-clock seconds before the program is killed (also bounded by the current
         /// request's `Deadline`).
@@ -54,6 +54,48 @@ public enum ExternalProgram {
     static func isRegular(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Whether `path` is a regular file this process may execute.
+    public static func isExecutable(_ path: String) -> Bool {
+        access(path, X_OK) == 0 && isRegular(path)
+    }
+
+    /// The path of the running executable (Linux: `/proc/self/exe`; elsewhere nil).
+    public static func currentExecutablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let n = readlink("/proc/self/exe", &buffer, 4096)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Replaces this process with the program at `path`, given `arguments` (its `argv[0]` is
+    /// `path`): `host serve` becoming `host-serve`. Not a run under limits as `run` is: the
+    /// program is not a child but this process itself (same process id), so its exit status and
+    /// the signals sent to it are the caller's own, and it runs as long as it is meant to (a
+    /// server). Returns only when the program cannot be started, with why.
+    public static func replaceProcess(with path: String, arguments: [String]) -> Diagnostic {
+        let owned = ([path] + arguments).map { strdup($0) }
+        defer { for p in owned { free(p) } }
+        return exec(path, owned + [nil])
+    }
+
+    /// The same, passing this process's own arguments from index `first` on, byte for byte (a
+    /// file name that is not UTF-8 survives).
+    public static func replaceProcess(with path: String, passingArgumentsFrom first: Int) -> Diagnostic {
+        let own = strdup(path)
+        defer { free(own) }
+        var argv: [UnsafeMutablePointer<CChar>?] = [own]
+        if first < Int(CommandLine.argc) {
+            for i in first..<Int(CommandLine.argc) { argv.append(CommandLine.unsafeArgv[i]) }
+        }
+        return exec(path, argv + [nil])
+    }
+
+    private static func exec(_ path: String, _ argv: [UnsafeMutablePointer<CChar>?]) -> Diagnostic {
+        execv(path, argv)
+        let reason = String(cString: strerror(errno))
+        return .error("cannot run \(TextEscape.escaped(path)): \(reason)")
     }
 
     /// The PATH the host was started with.
@@ -214,15 +256,15 @@ public enum ExternalProgram {
     }
 }
 
-extension ExternalProgram.Spawned {
+extension Subprocess.Spawned {
     /// Writes `input`, reads both outputs, and waits for the end, all within `seconds`; past
     /// the limit or a cap the whole process group is killed. The child is always reaped.
-    func communicate(input: [UInt8], limits: ExternalProgram.Limits, seconds: Double) -> ExternalProgram.Outcome {
+    func communicate(input: [UInt8], limits: Subprocess.Limits, seconds: Double) -> Subprocess.Outcome {
         let end = Deadline.nowNanoseconds &+ UInt64(min(max(0, seconds), 1e9) * 1e9)
         var out: [UInt8] = [], err: [UInt8] = []
         var inFD = stdin, outFD: Int32 = stdout, errFD: Int32 = stderr
         var written = 0
-        var stop: ExternalProgram.End?
+        var stop: Subprocess.End?
 
         // A program that closes its input early must not end the host with SIGPIPE: block it on
         // this thread while writing, then take the one the write raised (it stays pending).
@@ -320,10 +362,10 @@ extension ExternalProgram.Spawned {
         kill(-pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        if let stop { return ExternalProgram.Outcome(end: stop, stdout: out, stderr: err) }
+        if let stop { return Subprocess.Outcome(end: stop, stdout: out, stderr: err) }
         let termination = status & 0x7f
-        let end2: ExternalProgram.End = termination == 0 ? .exited((status >> 8) & 0xff) : .signalled(termination)
-        return ExternalProgram.Outcome(end: end2, stdout: out, stderr: err)
+        let end2: Subprocess.End = termination == 0 ? .exited((status >> 8) & 0xff) : .signalled(termination)
+        return Subprocess.Outcome(end: end2, stdout: out, stderr: err)
     }
 }
 
@@ -337,3 +379,7 @@ extension siginfo_t {
         #endif
     }
 }
+
+/// The runner's former name, kept so code written against it still builds.
+@available(*, deprecated, renamed: "Subprocess")
+public typealias ExternalProgram = Subprocess

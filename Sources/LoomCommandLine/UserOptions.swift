@@ -4,19 +4,21 @@ import LoomCommands
 import LoomCore
 import LoomWorkspace
 
-struct UserOptions: ParsableArguments {
+public struct UserOptions: ParsableArguments {
+    public init() {}
+
     @Option(name: .long, help: ArgumentHelp("A profile from the project's users.json.", valueName: "name"))
-    var user: String?
+    public var user: String?
 
     @Option(name: .long, help: ArgumentHelp("Add or override a user attribute; VALUE is read as JSON when it parses, else as a string (repeatable).", valueName: "key=value"))
-    var context: [String] = []
+    public var context: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("The evaluation time, ISO-8601 (time is an input: the wall clock is never read).", valueName: "time"))
-    var now: String?
+    public var now: String?
 
     /// A `--context` value that cannot be used (no `=`, nested too deep, clashing keys) is a
     /// usage error (exit 64), reported before anything loads.
-    func validate() throws {
+    public func validate() throws {
         for kv in context {
             if case .failure(let d) = UserProfiles.contextAttribute(kv) {
                 throw ValidationError(TextEscape.escaped(d.message))
@@ -26,7 +28,7 @@ struct UserOptions: ParsableArguments {
 
     /// The user these options select, as the pipeline takes it (`--context` already checked
     /// by `validate`, so the failure is only for callers that skipped it: a usage error).
-    func selection() throws -> UserSelection {
+    public func selection() throws -> UserSelection {
         switch UserSelection.commandLine(profile: user, context: context, now: now) {
         case .success(let s): return s
         case .failure(let d): throw ValidationError(TextEscape.escaped(d.message))
@@ -34,24 +36,26 @@ struct UserOptions: ParsableArguments {
     }
 
     /// The profile these options select in a workspace.
-    func profile(in ws: Workspace) -> Result<UserProfile, Diagnostic> {
+    public func profile(in ws: Workspace) -> Result<UserProfile, Diagnostic> {
         ws.users.user(named: user, context: context, now: now)
     }
 }
 
 /// `--param name=value` (repeatable): the parameters a screen is opened with, as a step would
 /// carry them (`movie:42` → `id=42`); rules read `params.NAME`, meta `{"$param": "NAME"}`.
-struct ParamOptions: ParsableArguments {
-    @Option(name: .customLong("param"), help: ArgumentHelp("A parameter of the screen, as the step that opens it would carry it (repeatable); rules read params.NAME, builders node.params, meta {\"$param\": \"NAME\"}.", valueName: "name=value"))
-    var param: [String] = []
+public struct ParamOptions: ParsableArguments {
+    public init() {}
 
-    func validate() throws {
+    @Option(name: .customLong("param"), help: ArgumentHelp("A parameter of the screen, as the step that opens it would carry it (repeatable); rules read params.NAME, builders node.params, meta {\"$param\": \"NAME\"}.", valueName: "name=value"))
+    public var param: [String] = []
+
+    public func validate() throws {
         for p in param where ParamOptions.split(p) == nil {
             throw ValidationError("--param '\(TextEscape.escaped(p))' must be name=value with a non-empty name")
         }
     }
 
-    static func split(_ text: String) -> (String, String)? {
+    public static func split(_ text: String) -> (String, String)? {
         guard let eq = text.firstIndex(of: "=") else { return nil }
         let name = String(text[..<eq]).trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { return nil }
@@ -59,12 +63,12 @@ struct ParamOptions: ParsableArguments {
     }
 
     /// The parameters by name (a later one with the same name wins).
-    var values: [String: String] {
+    public var values: [String: String] {
         var out: [String: String] = [:]
         for p in param { if let (k, v) = ParamOptions.split(p) { out[k] = v } }
         return out
     }
 
     /// `name=value` sorted by name, for the view-state cache's inputs.
-    var hashed: [String] { values.sorted { $0.key < $1.key }.map { "param \($0.key)=\($0.value)" } }
+    public var hashed: [String] { values.sorted { $0.key < $1.key }.map { "param \($0.key)=\($0.value)" } }
 }

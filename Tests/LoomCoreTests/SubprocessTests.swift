@@ -2,11 +2,11 @@ import Foundation
 import LoomCore
 import XCTest
 
-/// `ExternalProgram`: fake programs (shell scripts in a temporary folder) that sleep, flood
+/// `Subprocess`: fake programs (shell scripts in a temporary folder) that sleep, flood
 /// their output or their error output, start children of their own, or fail; each is stopped
 /// and reported, and what it started goes with it. Large input and output in both directions
 /// pass without a pipe deadlock.
-final class ExternalProgramTests: XCTestCase {
+final class SubprocessTests: XCTestCase {
     var dir: URL!
 
     override func setUpWithError() throws {
@@ -25,11 +25,11 @@ final class ExternalProgramTests: XCTestCase {
         chmod(url.path, 0o755)
     }
 
-    func run(_ name: String, _ args: [String] = [], input: [UInt8] = [], limits: ExternalProgram.Limits) -> Result<ExternalProgram.Output, Diagnostic> {
-        ExternalProgram.run(name, arguments: args, input: input, limits: limits, path: dir.path)
+    func run(_ name: String, _ args: [String] = [], input: [UInt8] = [], limits: Subprocess.Limits) -> Result<Subprocess.Output, Diagnostic> {
+        Subprocess.run(name, arguments: args, input: input, limits: limits, path: dir.path)
     }
 
-    func message(_ r: Result<ExternalProgram.Output, Diagnostic>) -> String {
+    func message(_ r: Result<Subprocess.Output, Diagnostic>) -> String {
         if case .failure(let d) = r { return d.message }
         return "(succeeded)"
     }
@@ -102,8 +102,8 @@ final class ExternalProgramTests: XCTestCase {
                        "`failing` failed (exit status 3): first \\u{1B}[31mred\\u{1B}[0m line\\nsecond line")
         try script("crashing", "kill -SEGV $$")
         XCTAssertEqual(message(run("crashing", limits: .init())), "`crashing` was ended by signal 11")
-        XCTAssertEqual(message(ExternalProgram.run("no-such-program", arguments: [], path: dir.path, missing: "install it")), "install it")
-        XCTAssertEqual(message(ExternalProgram.run("no-such-program", arguments: [], path: dir.path)),
+        XCTAssertEqual(message(Subprocess.run("no-such-program", arguments: [], path: dir.path, missing: "install it")), "install it")
+        XCTAssertEqual(message(Subprocess.run("no-such-program", arguments: [], path: dir.path)),
                        "`no-such-program` is not installed (not found on PATH)")
         // Not executable: not found.
         try "#!/bin/sh\n".write(to: dir.appendingPathComponent("plain"), atomically: true, encoding: .utf8)

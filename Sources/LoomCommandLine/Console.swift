@@ -3,7 +3,7 @@ import Foundation
 import LoomCore
 
 /// Unwraps a result, or reports everything collected so far with its failure and exits 1.
-func orExit<T>(_ r: Result<T, Diagnostic>, _ diagnostics: Diagnostics) throws -> T {
+public func orExit<T>(_ r: Result<T, Diagnostic>, _ diagnostics: Diagnostics) throws -> T {
     switch r {
     case .success(let v): return v
     case .failure(let e):
@@ -14,24 +14,24 @@ func orExit<T>(_ r: Result<T, Diagnostic>, _ diagnostics: Diagnostics) throws ->
     }
 }
 
-enum Console {
-    static var stdoutIsTerminal: Bool { isatty(1) == 1 }
-    static var stderrIsTerminal: Bool { isatty(2) == 1 }
-    static var noColor: Bool { ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false }
-    static var outStyle: Style { Style(color: stdoutIsTerminal && !noColor) }
-    static var errStyle: Style { Style(color: stderrIsTerminal && !noColor) }
+public enum Console {
+    public static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+    public static var stderrIsTerminal: Bool { isatty(2) == 1 }
+    public static var noColor: Bool { ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false }
+    public static var outStyle: Style { Style(color: stdoutIsTerminal && !noColor) }
+    public static var errStyle: Style { Style(color: stderrIsTerminal && !noColor) }
 
-    static func out(_ s: String) {
+    public static func out(_ s: String) {
         FileHandle.standardOutput.write(Data(s.utf8))
     }
 
-    static func error(_ s: String) {
+    public static func error(_ s: String) {
         FileHandle.standardError.write(Data((errStyle.error("error:") + " " + TextEscape.escaped(s) + "\n").utf8))
     }
 
     /// Prints diagnostics to stderr (sorted by location, de-duplicated); returns whether any is an error.
     @discardableResult
-    static func report(_ d: Diagnostics) -> Bool {
+    public static func report(_ d: Diagnostics) -> Bool {
         let style = errStyle
         var text = ""
         for x in d.sorted { text += TreeOutput.diagnosticLine(x, style: style) + "\n" }

@@ -1,0 +1,170 @@
+import Foundation
+import LoomCommands
+import LoomCore
+import LoomLayout
+import LoomNavigation
+import LoomWorkspace
+import LoomRender
+import LoomStyles
+import LoomText
+import OrderedCollections
+
+/// What a `host-serve` worker does for one request, with its own workspace: the same
+/// resolution and JSON as `host run --format json` (docs/serve.md). The request's inputs are
+/// read into `ServeInputs` (structured: profile name, attributes with their JSON types, `now`,
+/// params, device), and one function, `screen`, runs the pipeline for them: the place where a
+/// `ScreenRequest` (LoomCommands) takes over once every command goes through it.
+public enum ServeHandler {
+    /// What a screen request asks for, read from its query string and body.
+    public struct ServeInputs {
+        public var profile: String?
+        /// The body's `user` attributes, in order, with their JSON types.
+        public var attributes: [(key: String, value: JSONValue)] = []
+        public var now: String?
+        public var params: [String: String] = [:]
+        public var device: DeviceContext?
+        public var explain = false
+        public var graph = false
+        public var svg = false
+        /// Inputs that could not be read (a device context that does not parse): a 422, once
+        /// the screen is found.
+        public var problems: [Diagnostic] = []
+    }
+
+    public static func handle(_ ws: Workspace, _ req: APIRequest) -> APIResponse {
+        // Messages name this surface's inputs (`param.id=VALUE`, not `--param id=VALUE`). Each
+        // request has the whole total-time budget (--lua-total-time-limit) to itself, but no more
+        // than the time its deadline (--request-timeout) leaves (PluginHost.withRequestBudget).
+        InputSyntax.run(.http) {
+            ws.pluginHost.withRequestBudget(deadline: Deadline.current) { answer(ws, req) }
+        }
+    }
+
+    static func answer(_ ws: Workspace, _ req: APIRequest) -> APIResponse {
+        switch req.kind {
+        case .profiles:
+            let names = ws.users.profiles.keys.map { JSONValue.string($0) }
+            return APIResponse(status: 200, body: JSONValue.object(["profiles": .array(Array(names))]).serialized(pretty: true) + "\n")
+        case .list:
+            var list: [JSONValue] = []
+            for (id, file) in ws.screenFiles().sorted(by: { $0.key < $1.key }) {
+                let title = ws.screen(file: file).screen?.title ?? .null
+                list.append(.object(["id": .string(id), "title": title, "file": .string(file)]))
+            }
+            // The screen the app starts on (loom.json's entry, through its flow), for clients' defaults.
+            let entry = ws.flows().0.entryPoint(runningScreen: nil)?.screen
+            return APIResponse(status: 200, body: JSONValue.object(["screens": .array(list), "entry": entry.map { .string($0) } ?? .null]).serialized(pretty: true) + "\n")
+        case .screen(let id), .graph(let id), .render(let id):
+            return screen(id, req.kind, inputs(req), in: ws)
+        }
+    }
+
+    /// `GET|POST /v1/screens/{id}`, `/v1/graph/{id}` and `/v1/render/{id}`: the request's
+    /// inputs into a `ScreenRequest`, through the one pipeline (`ScreenPipeline.resolve`, as
+    /// every command), the result into a response. What stays here is HTTP's: the status codes.
+    static func screen(_ id: String, _ kind: APIRequest.Kind, _ inputs: ServeInputs, in ws: Workspace) -> APIResponse {
+        guard let file = ws.screenFiles()[id] else {
+            let ids = Array(ws.screenFiles().keys)
+            return .problem(404, "Unknown screen", detail: "no screen '\(id)' in \(ws.project.screensDir)\(DidYouMean.hint(id, among: ids))")
+        }
+        if !inputs.problems.isEmpty {
+            return .problem(422, "Invalid request", detail: inputs.problems.map(\.description).joined(separator: "; "), diagnostics: inputs.problems)
+        }
+        let user = UserSelection(profile: inputs.profile, attributes: inputs.attributes.map { .init(key: $0.key, value: $0.value) }, now: inputs.now)
+        // A user that cannot be made is the request's fault (422), not the screen's.
+        let profile: UserProfile
+        switch user.user(in: ws.users) {
+        case .success(let p): profile = p
+        case .failure(let d): return .problem(422, "Invalid user", detail: d.message, diagnostics: [d])
+        }
+        // The worker's workspace serves one request at a time: the device is this request's.
+        defer { ws.useDevice(nil) }
+        ws.useDevice(inputs.device)
+        let load = ws.loadDiagnostics
+        if load.hasErrors {
+            return .problem(500, "The project has errors", detail: "the plugins or project files have errors; see diagnostics", diagnostics: load.sorted)
+        }
+        let loaded = ws.screen(file: file)
+        guard let parsed = loaded.screen, loaded.check != nil else {
+            return .problem(500, "The screen has errors", detail: "screen '\(id)' cannot be parsed", diagnostics: loaded.diagnostics.sorted)
+        }
+        if case .graph = kind {
+            // The graph from this screen (a request without `.tree` explores from the entry).
+            let graph = ws.navigationGraph(from: parsed, user: profile)
+            if inputs.svg {
+                switch Graphviz.svg(fromDOT: graph.graph.dot()) {
+                case .success(let svg): return APIResponse(status: 200, body: svg, contentType: "image/svg+xml")
+                case .failure(let d): return .problem(501, "No SVG", detail: d.message, diagnostics: [d])
+                }
+            }
+            return APIResponse(status: 200, body: graph.json.serialized(pretty: true) + "\n")
+        }
+        var compute: ScreenRequest.Compute = [.tree]
+        var device = inputs.device
+        if case .render = kind {
+            compute.insert(.layout)
+            device = device ?? .standard
+        } else {
+            compute.insert(.inputNotes)
+            if inputs.explain { compute.insert(.explain) }
+            // The graph is explored only when asked for (it costs more than the resolution).
+            if inputs.graph { compute.insert(.graph) }
+        }
+        let request = ScreenRequest(screen: file, user: user, params: inputs.params, device: device, compute: compute)
+        let result = ScreenPipeline.resolve(request, in: ws)
+        if case .render = kind { return wireframe(result) }
+        if let failure = result.failure {
+            return .problem(500, "The screen has errors", detail: failure.errors.first?.message ?? "screen '\(id)' cannot be resolved", diagnostics: result.diagnostics.sorted)
+        }
+        // A screen that fails closed still answers 200: what could be resolved, plus diagnostics.
+        return APIResponse(status: 200, body: result.rendered(.json, style: Style(color: false)))
+    }
+
+    /// `GET /v1/render/{id}`: the resolved screen laid out for the request's device and drawn
+    /// as `host render` draws it (an SVG wireframe).
+    static func wireframe(_ result: ScreenResult) -> APIResponse {
+        if let failure = result.failure {
+            let d = failure.errors.first
+            if d?.message.contains("needs a font") == true { return .problem(501, "No fonts", detail: d!.message) }
+            return .problem(500, "The screen has errors", detail: d?.message ?? "the screen cannot be laid out", diagnostics: result.diagnostics.sorted)
+        }
+        guard let layout = result.layout, let ctx = result.layoutContext, let resolution = result.resolution else {
+            return .problem(500, "Picture not drawn", detail: "the screen was not laid out")
+        }
+        // The title host render gives the picture.
+        let title = "\(resolution.screen) · \(result.profile?.name ?? "no user") · \(ctx.device.name) \(ctx.orientation.rawValue)"
+        let picture = SVGRenderer(options: RenderOptions(title: title)).render(layout)
+        if let e = picture.errors.first { return .problem(422, "Picture not drawn", detail: e.message) }
+        return APIResponse(status: 200, body: picture.text, contentType: "image/svg+xml")
+    }
+
+    /// A screen request's inputs: `profile`, `now`, `param.NAME`, `device`, `orientation`,
+    /// `traits`, `explain`, `graph`, `format` from the query; the body's `profile`, `now`,
+    /// `params` and device keys win over the query's, and its `user` attributes are kept with
+    /// their JSON types.
+    static func inputs(_ req: APIRequest) -> ServeInputs {
+        var i = ServeInputs()
+        i.profile = req.query["profile"]
+        i.now = req.query["now"]
+        let yes = ["1", "true", "yes"]
+        i.explain = yes.contains(req.query["explain"] ?? "")
+        i.graph = yes.contains(req.query["graph"] ?? "")
+        i.svg = req.query["format"] == "svg"
+        var device = (req.query["device"], req.query["orientation"], req.query["traits"])
+        if let body = req.body {
+            if let p = body.profile { i.profile = p }
+            if let n = body.now { i.now = n }
+            for (k, v) in body.params { i.params[k] = v }
+            device = (body.device ?? device.0, body.orientation ?? device.1, body.traits ?? device.2)
+            i.attributes = body.attributes.map { ($0.key, $0.value) }
+        }
+        for (k, v) in req.query where k.hasPrefix("param.") { i.params[String(k.dropFirst(6))] = v }
+        if device.0 != nil || device.1 != nil || device.2 != nil {
+            switch DeviceContext.parse(device: device.0, orientation: device.1, traits: device.2) {
+            case .success(let c): i.device = c
+            case .failure(let d): i.problems.append(d)
+            }
+        }
+        return i
+    }
+}
