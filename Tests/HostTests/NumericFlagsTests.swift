@@ -84,10 +84,12 @@ final class NumericFlagsTests: XCTestCase {
         }
     }
 
-    /// Every `@Option` of a numeric type in Sources/host has a row above.
+    /// Every `@Option` of a numeric type of the command line (Sources/host, host-serve and the
+    /// option groups they share in LoomCommandLine) has a row above.
     func testEveryNumericOptionIsInTheTable() throws {
-        let folder = Host.repoRoot.appendingPathComponent("Sources/host")
         var numeric = Set<String>()
+        for folderName in ["Sources/host", "Sources/host-serve", "Sources/LoomCommandLine"] {
+        let folder = Host.repoRoot.appendingPathComponent(folderName)
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".swift") {
             let lines = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8).components(separatedBy: "\n")
             for (i, line) in lines.enumerated() where line.contains("@Option(") {
@@ -102,6 +104,7 @@ final class NumericFlagsTests: XCTestCase {
                     numeric.insert("--" + camel.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined())
                 }
             }
+        }
         }
         XCTAssertGreaterThanOrEqual(numeric.count, 10, "the scan found too few numeric options: \(numeric.sorted())")
         let listed = Set(Self.rows.map(\.flag))
