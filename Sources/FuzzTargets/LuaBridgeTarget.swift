@@ -184,7 +184,7 @@ public enum LuaBridgeTarget {
             } catch {
                 fuzzFailure("cannot make a PluginEngine: \(error)")
             }
-            engine.load(folders: [PluginFolder(path: dir)])
+            engine.load(folders: [PluginFolder(path: dir)], limits: .standard)
             // Loaded: the folder is not read again (the plugin requires nothing).
             try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent)
             if engine.diagnostics.hasErrors { fuzzFailure("the fuzz plugin does not load: \(engine.diagnostics.items)") }

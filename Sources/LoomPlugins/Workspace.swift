@@ -25,6 +25,8 @@ public final class Workspace {
         public var project: String?
         public var extraPluginDirs: [String] = []
         public var limits: LuaLimits = .default
+        /// How much of each file the workspace reads (`--max-file-size`).
+        public var fileLimits: FileLimits = .standard
         public var standardPlugins: String? = nil
         public var verbose = false
         /// Plugin folders loaded instead of the project's (`host diff --plugins-old`).
@@ -57,7 +59,7 @@ public final class Workspace {
     /// is not given (see `projectRoot(explicit:screen:)`).
     public init(options: Options, anchor: String? = nil) throws(LuaError) {
         let root = Workspace.projectRoot(explicit: options.project, screen: anchor)
-        var (project, d) = Project.load(root: root)
+        var (project, d) = Project.load(root: root, limits: options.fileLimits)
         if options.project != nil, !SafeFile.exists(root) {
             d.error("project folder '\(root)' does not exist")
         }
@@ -86,9 +88,9 @@ public final class Workspace {
             case .failure(let e): diagnostics.append(e)
             }
         }
-        engine.load(folders: folders)
+        engine.load(folders: folders, limits: project.fileLimits)
         diagnostics.append(contentsOf: registerNamedRules())
-        let (u, ud) = UserProfiles.load(project.usersFile)
+        let (u, ud) = UserProfiles.load(project.usersFile, limits: project.fileLimits)
         users = u
         diagnostics.append(contentsOf: ud)
         useDevice(options.device)
@@ -120,7 +122,7 @@ public final class Workspace {
         var d = Diagnostics()
         let result: LoadedScreen
         do {
-            let doc = try SafeFile.parseJSON(atPath: file, displayPath: file)
+            let doc = try SafeFile.parseJSON(atPath: file, displayPath: file, limits: project.fileLimits)
             let defaultID = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             let (screen, pd) = ScreenParser.parse(doc, defaultID: defaultID)
             d.append(contentsOf: pd)

@@ -22,8 +22,8 @@ struct EngineOptions: ParsableArguments {
     @Option(name: .customLong("lua-total-time-limit"), parsing: .unconditional, help: ArgumentHelp("Time budget of all the Lua one Lua state runs (every call together; one state per worker), in seconds (\(NumericFlag.luaTotalTimeLimit.text); default: 60).", valueName: "seconds"), transform: NumericFlag.luaTotalTimeLimit.parse)
     var luaTotalTimeLimit: Int = 60
 
-    @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: ArgumentHelp("Largest file the host reads (screens, loom.json, users.json, flows.json, plugin.lua, scenarios, snapshots), in MiB (\(NumericFlag.maxFileSize.text); default: \(SafeFile.defaultMaxMegabytes)).", valueName: "mb"), transform: NumericFlag.maxFileSize.parse)
-    var maxFileSize: Int = SafeFile.defaultMaxMegabytes
+    @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: ArgumentHelp("Largest file the host reads (screens, loom.json, users.json, flows.json, plugin.lua, scenarios, snapshots), in MiB (\(NumericFlag.maxFileSize.text); default: \(FileLimits.defaultMegabytes)).", valueName: "mb"), transform: NumericFlag.maxFileSize.parse)
+    var maxFileSize: Int = FileLimits.defaultMegabytes
 
     @Flag(name: .long, help: "Print what plugins log (print, host.log) to stderr.")
     var verbose = false
@@ -42,16 +42,16 @@ struct EngineOptions: ParsableArguments {
                   totalTimeBudgetMilliseconds: luaTotalTimeLimit * 1000)
     }
 
-    /// Applies the process-wide settings (the file size cap); call before reading any file.
-    func apply() {
-        SafeFile.maxBytes = maxFileSize << 20
-    }
+    /// The file size cap these options set (`--max-file-size`), handed to every read through
+    /// the workspace options (range-checked in `validate`: no overflow).
+    var fileLimits: FileLimits { FileLimits(megabytes: maxFileSize) }
 
     var workspaceOptions: Workspace.Options {
         var o = Workspace.Options()
         o.project = project
         o.extraPluginDirs = plugins
         o.limits = limits
+        o.fileLimits = fileLimits
         o.verbose = verbose
         return o
     }
@@ -67,7 +67,6 @@ struct EngineOptions: ParsableArguments {
     /// The workspace of a command; `screen` (a file or an id) locates the project when
     /// `--project` is not given (`Workspace.projectRoot(explicit:screen:)`).
     func workspace(screen: String?) throws -> Workspace {
-        apply()
         do {
             return try Workspace(options: workspaceOptions, anchor: screen)
         } catch {

@@ -14,7 +14,7 @@ struct NumericFlag {
     static let luaTimeLimit = NumericFlag(flag: "--lua-time-limit", unit: "milliseconds", range: 1...3_600_000)
     static let luaMemoryLimit = NumericFlag(flag: "--lua-memory-limit", unit: "MiB", range: 1...65_536)
     static let luaTotalTimeLimit = NumericFlag(flag: "--lua-total-time-limit", unit: "seconds", range: 1...86_400)
-    static let maxFileSize = NumericFlag(flag: "--max-file-size", unit: "MiB", range: SafeFile.maxMegabytesRange)
+    static let maxFileSize = NumericFlag(flag: "--max-file-size", unit: "MiB", range: FileLimits.megabytesRange)
     static let jobs = NumericFlag(flag: "--jobs", unit: "threads", range: 1...256)
     static let scenarioTimeLimit = NumericFlag(flag: "--scenario-time-limit", unit: "milliseconds", range: 1...3_600_000)
 

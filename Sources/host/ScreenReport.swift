@@ -41,7 +41,7 @@ struct ScreenReport {
         if !patches.isEmpty {
             before = ws.resolve(parsed, check: check, user: profile).tree.map { TreeOutput.json($0, explain: false) }
             for path in patches {
-                let (patch, pd) = ScreenPatch.load(path)
+                let (patch, pd) = ScreenPatch.load(path, limits: ws.project.fileLimits)
                 diagnostics.append(contentsOf: pd)
                 guard let patch else { Console.report(diagnostics); throw ExitCode(1) }
                 let (patched, ad) = patch.apply(to: parsed, check: check, factory: ws.factory)

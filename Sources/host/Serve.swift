@@ -59,7 +59,6 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
         // Check the project once before serving: a project that does not load is not served.
         let first: Workspace
         do { first = try Workspace(options: engine.workspaceOptions, anchor: nil) } catch {

@@ -95,6 +95,7 @@ struct Test: ParsableCommand {
         o.project = engine.project
         o.extraPluginDirs = engine.plugins
         o.limits = engine.limits
+        o.fileLimits = engine.fileLimits
         o.scenarioTimeLimitMilliseconds = scenarioTimeLimit
         o.jobs = jobs
         o.filter = filter
@@ -108,7 +109,6 @@ struct Test: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
         if accept { return try ScenarioOutput.accept(options) }
         if watch { return try watchLoop() }
         try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport)

@@ -35,7 +35,6 @@ struct Watch: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
         StopOnInterrupt.install()
         let root = Workspace.projectRoot(explicit: engine.project, screen: screen)
         var roots = [root] + engine.plugins

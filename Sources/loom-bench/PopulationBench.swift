@@ -161,7 +161,7 @@ private final class PreparedEval: @unchecked Sendable {
         var o = Workspace.Options()
         o.project = project
         let options = o
-        input = try! UserInput.open(users, format: .jsonl, workers: jobs).get()
+        input = try! UserInput.open(users, format: .jsonl, workers: jobs, fileLimits: .standard).get()
         let writer = EvalLineWriter(format: .jsonl, select: .visible)
         let parser = input.parser, shared = jobs > 1 ? SharedAnswers() : nil, opened = DispatchSemaphore(value: 0)
         let open: @Sendable () -> PopulationScreens = {

@@ -7,25 +7,13 @@ import Darwin
 /// The one way the host reads a file a user or a plugin names (screens, loom.json, users.json,
 /// flows.json, plugin.lua, scenario files, snapshots): only regular files (a FIFO, device,
 /// socket or folder is an error naming what it is, never a blocking or endless read), opened
-/// non-blocking and re-checked after opening, at most `maxBytes` bytes, and every failure a
+/// non-blocking and re-checked after opening, at most the caller's `FileLimits`, and every failure a
 /// located diagnostic that says what happened (missing, permission denied, a symlink loop).
 ///
 /// Paths are bytes: a file name that is not valid UTF-8 reaches the host as a `String` whose
 /// invalid bytes are stand-in scalars (`FilePath.decode`), which this reader turns back into the
 /// exact bytes, and which `TextEscape` prints as `\x{FF}`.
 public enum SafeFile {
-    /// `--max-file-size`: the documented default, in MiB.
-    public static let defaultMaxMegabytes = 64
-    /// The accepted range of `--max-file-size`, in MiB (1 MiB to 64 GiB: no overflow in bytes).
-    public static let maxMegabytesRange = 1...65_536
-
-    nonisolated(unsafe) private static var _maxBytes = defaultMaxMegabytes << 20
-    /// The size cap in bytes (set once by the CLI, before any work starts).
-    public static var maxBytes: Int {
-        get { _maxBytes }
-        set { _maxBytes = max(1, newValue) }
-    }
-
     /// What a path names (after following symbolic links).
     public enum Kind: Sendable, Equatable {
         case regular, directory, fifo, characterDevice, blockDevice, socket, other
@@ -129,15 +117,12 @@ public enum SafeFile {
         }
     }
 
-    static func tooLarge() -> String {
-        "file is larger than the \(maxBytes >> 20) MiB limit (--max-file-size)"
-    }
-
-    /// The bytes of the regular file at `path`; errors name `displayPath` (default: `path`).
-    public static func read(_ path: String, displayPath: String? = nil) throws(Diagnostic) -> [UInt8] {
+    /// The bytes of the regular file at `path`, at most `limits.maxBytes` of them; errors name
+    /// `displayPath` (default: `path`).
+    public static func read(_ path: String, displayPath: String? = nil, limits: FileLimits) throws(Diagnostic) -> [UInt8] {
         let shown = displayPath ?? path
         func fail(_ message: String) -> Diagnostic { .error(message, at: SourceLocation(file: shown)) }
-        let limit = maxBytes
+        let limit = limits.maxBytes
         // Look first: a FIFO, device or folder is never opened.
         var st = stat()
         if FilePath.withCString(path, { stat($0, &st) }) != 0 {
@@ -145,29 +130,29 @@ public enum SafeFile {
         }
         let k = Kind(mode: st.st_mode)
         guard k == .regular else { throw fail("not a regular file (\(k.description))") }
-        guard Int(st.st_size) <= limit else { throw fail(tooLarge()) }
+        guard Int(st.st_size) <= limit else { throw fail(limits.tooLargeMessage) }
         let fd = FilePath.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
         if fd < 0 { throw fail(reason(errno: errno, path: path)) }
         defer { close(fd) }
         // Check again what was opened (the path may have changed in between).
-        return try readOpened(fd, path: path, fail: fail)
+        return try readOpened(fd, path: path, limits: limits, fail: fail)
     }
 
     /// The bytes of an open descriptor, checked again to be a regular file within the cap
     /// (shared with `SafeWriter.read`, which opens relative to a folder it walked to).
-    static func readOpened(_ fd: Int32, path: String, fail: (String) -> Diagnostic) throws(Diagnostic) -> [UInt8] {
-        let limit = maxBytes
+    static func readOpened(_ fd: Int32, path: String, limits: FileLimits, fail: (String) -> Diagnostic) throws(Diagnostic) -> [UInt8] {
+        let limit = limits.maxBytes
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw fail(reason(errno: errno, path: path)) }
         let k = Kind(mode: st.st_mode)
         guard k == .regular else { throw fail("not a regular file (\(k.description))") }
-        guard Int(st.st_size) <= limit else { throw fail(tooLarge()) }
+        guard Int(st.st_size) <= limit else { throw fail(limits.tooLargeMessage) }
         var bytes = [UInt8](repeating: 0, count: max(Int(st.st_size), 0) + 1)
         var count = 0
         while true {
             if count == bytes.count {
                 // The file grew since fstat: read on, never past the cap.
-                guard count <= limit else { throw fail(tooLarge()) }
+                guard count <= limit else { throw fail(limits.tooLargeMessage) }
                 bytes.append(contentsOf: repeatElement(0, count: min(max(count, 4096), limit + 1 - count)))
             }
             let n = bytes.withUnsafeMutableBytes { b in
@@ -179,20 +164,20 @@ public enum SafeFile {
             }
             if n == 0 { break }
             count += n
-            if count > limit { throw fail(tooLarge()) }
+            if count > limit { throw fail(limits.tooLargeMessage) }
         }
         bytes.removeSubrange(count...)
         return bytes
     }
 
     /// The file's text (invalid UTF-8 repaired with U+FFFD).
-    public static func readString(_ path: String, displayPath: String? = nil) throws(Diagnostic) -> String {
-        String(decoding: try read(path, displayPath: displayPath), as: UTF8.self)
+    public static func readString(_ path: String, displayPath: String? = nil, limits: FileLimits) throws(Diagnostic) -> String {
+        String(decoding: try read(path, displayPath: displayPath, limits: limits), as: UTF8.self)
     }
 
     /// Reads and parses a JSON file; diagnostics name `displayPath` (default: the path).
-    public static func parseJSON(atPath path: String, displayPath: String? = nil) throws(Diagnostic) -> JSONDocument {
-        let bytes = try read(path, displayPath: displayPath)
+    public static func parseJSON(atPath path: String, displayPath: String? = nil, limits: FileLimits) throws(Diagnostic) -> JSONDocument {
+        let bytes = try read(path, displayPath: displayPath, limits: limits)
         return try JSONReader.parse(bytes, file: displayPath ?? path)
     }
 

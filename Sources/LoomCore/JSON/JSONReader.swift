@@ -41,42 +41,10 @@ public enum JSONReader {
     }
     #endif
 
-    /// Reads and parses a file. Diagnostics name `displayPath` (default: the path itself).
-    public static func parseFile(atPath path: String, displayPath: String? = nil) throws(Diagnostic) -> JSONDocument {
-        let shown = displayPath ?? path
-        guard let bytes = readFile(path) else {
-            throw Diagnostic.error("cannot read file: \(String(cString: strerror(errno)))", at: SourceLocation(file: shown))
-        }
-        return try parse(bytes, file: shown)
-    }
-
     /// A command-line value such as the VALUE of `--context KEY=VALUE`: its JSON value if the whole
     /// text is valid JSON, nil otherwise (callers then take the text as a plain string).
     public static func parseValue(_ s: String) -> JSONValue? {
         var s = s
         return s.withUTF8 { utf8 in try? parse(UnsafeRawBufferPointer(utf8), file: "<value>").root.plain }
-    }
-
-    /// The file's bytes, or nil with `errno` set.
-    private static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY)
-        if fd < 0 { return nil }
-        defer { let e = errno; close(fd); errno = e }
-        var st = stat()
-        let sizeHint = fstat(fd, &st) == 0 ? max(Int(st.st_size), 0) : 0
-        var bytes = [UInt8](repeating: 0, count: sizeHint + 1)  // +1: the read that returns 0 needs room
-        var count = 0
-        while true {
-            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(count, 4096))) }
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            count += n
-        }
-        bytes.removeLast(bytes.count - count)
-        return bytes
     }
 }
