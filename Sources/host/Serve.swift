@@ -154,7 +154,7 @@ enum ServeLog {
     }
 }
 
-final class FailureBox: @unchecked Sendable {
+final class FailureBox {
     private let lock = NSLock()
     private var message: String?
     func set(_ m: String) { lock.withLock { message = m } }

@@ -74,7 +74,7 @@ public enum SafeFile {
     public static func realPath(_ path: String) -> String? {
         guard let p = FilePath.withCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(p) }
-        return FilePath.decode(Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
+        return FilePath.decode(RawIO.bytes(ofCString: p))
     }
 
     /// Whether `path`, resolved (symbolic links included), is `root` or lies below it. A path
@@ -155,9 +155,7 @@ public enum SafeFile {
                 guard count <= limit else { throw fail(limits.tooLargeMessage) }
                 bytes.append(contentsOf: repeatElement(0, count: min(max(count, 4096), limit + 1 - count)))
             }
-            let n = bytes.withUnsafeMutableBytes { b in
-                Glibc_read(fd, b.baseAddress! + count, b.count - count)
-            }
+            let n = RawIO.read(fd, into: &bytes, at: count)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw fail(reason(errno: errno, path: path))
@@ -196,15 +194,6 @@ public enum SafeFile {
     }
 }
 
-@inline(__always)
-private func Glibc_read(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.read(fd, buf, n)
-    #else
-    return Darwin.read(fd, buf, n)
-    #endif
-}
-
 /// File names as bytes. Bytes that are not valid UTF-8 are carried in a `String` as the scalars
 /// U+10FF00 + byte (Private Use, plane 16): decoding and encoding give back the exact bytes.
 public enum FilePath {
@@ -228,15 +217,6 @@ public enum FilePath {
         return String(out)
     }
 
-    /// The byte-exact name of a folder entry `readdir` returned.
-    public static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafePointer(to: &entry.pointee.d_name) { p in
-            p.withMemoryRebound(to: UInt8.self, capacity: 256) { b in
-                decode(Array(UnsafeBufferPointer(start: b, count: strlen(UnsafeRawPointer(b).assumingMemoryBound(to: CChar.self)))))
-            }
-        }
-    }
-
     /// The bytes of a path (stand-in scalars back to their bytes).
     public static func encode(_ s: String) -> [UInt8] {
         var out: [UInt8] = []
@@ -254,16 +234,6 @@ public enum FilePath {
     /// Whether `s` carries stand-in bytes.
     public static func hasRawBytes(_ s: String) -> Bool {
         s.unicodeScalars.contains { $0.value >= byteBase + 0x80 && $0.value <= byteBase + 0xFF }
-    }
-
-    /// Calls `body` with the path as a C string of its exact bytes.
-    public static func withCString<R>(_ s: String, _ body: (UnsafePointer<CChar>) -> R) -> R {
-        if !hasRawBytes(s) { return s.withCString(body) }
-        var b = encode(s)
-        b.append(0)
-        return b.withUnsafeBufferPointer { p in
-            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { body($0) }
-        }
     }
 
     /// The length of the valid UTF-8 sequence starting at `i`, or 0.
@@ -288,12 +258,5 @@ public enum FilePath {
         return n
     }
 
-    /// The process's arguments with their exact bytes (`CommandLine.arguments` repairs invalid
-    /// UTF-8, which would lose a file name).
-    public static func commandLineArguments() -> [String] {
-        (0..<Int(CommandLine.argc)).map { i in
-            guard let p = CommandLine.unsafeArgv[i] else { return "" }
-            return decode(Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
-        }
-    }
+    // `name(of:)`, `withCString` and `commandLineArguments` (C strings) are in Unsafe.swift.
 }

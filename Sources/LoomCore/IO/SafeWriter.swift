@@ -276,7 +276,7 @@ public struct SafeWriter: Sendable {
     static func currentDirectory() -> String? {
         guard let p = getcwd(nil, 0) else { return nil }
         defer { free(p) }
-        return FilePath.decode(Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
+        return FilePath.decode(RawIO.bytes(ofCString: p))
     }
 
     private static func openFolder(_ at: Int32, _ name: String, follow: Bool) -> Folder? {
@@ -286,10 +286,7 @@ public struct SafeWriter: Sendable {
     }
 
     private static func readLink(_ at: Int32, _ name: String) -> String? {
-        var buf = [UInt8](repeating: 0, count: 4096)
-        let n = FilePath.withCString(name) { p in buf.withUnsafeMutableBytes { b in readlinkat(at, p, b.baseAddress!.assumingMemoryBound(to: CChar.self), b.count) } }
-        guard n >= 0 else { return nil }
-        return FilePath.decode(Array(buf[0..<n]))
+        RawIO.readLink(at, name).map(FilePath.decode)
     }
 
     /// Walks every component of `path` as a folder (see the type's comment); the folder
@@ -476,7 +473,7 @@ public struct SafeWriter: Sendable {
         if case .regular(let mode) = existing { _ = fchmod(fd, mode) }
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { b in Glibc_write(fd, b.baseAddress! + offset, b.count - offset) }
+            let n = RawIO.write(fd, bytes, from: offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw abandon("cannot write: \(Self.describe(errno: errno))")
@@ -496,13 +493,4 @@ public struct SafeWriter: Sendable {
             throw fail(shown, "cannot write: \(Self.describe(errno: e))")
         }
     }
-}
-
-@inline(__always)
-private func Glibc_write(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, buf, n)
-    #else
-    return Darwin.write(fd, buf, n)
-    #endif
 }

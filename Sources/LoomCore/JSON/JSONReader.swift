@@ -19,24 +19,26 @@ import Foundation
 public enum JSONReader {
     public static let maxDepth = 512
 
-    public static func parse(_ bytes: UnsafeRawBufferPointer, file: String) throws(Diagnostic) -> JSONDocument {
-        guard let base = bytes.baseAddress, bytes.count > 0 else {
+    /// The one parse the entry points share (`ByteView.with` hands out the view for the call;
+    /// `parse(_: UnsafeRawBufferPointer, file:)` is in Unsafe.swift).
+    static func parse(_ view: ByteView?, count: Int, file: String) throws(Diagnostic) -> JSONDocument {
+        guard let view, count > 0 else {
             throw Diagnostic.error("empty file", at: SourceLocation(file: file, line: 1, column: 1))
         }
-        var parser = JSONParser(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, file: file)
+        var parser = JSONParser(base: view, count: count, file: file)
         return JSONDocument(file: file, root: try parser.parseDocument())
     }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(Diagnostic) -> JSONDocument {
-        try bytes.withUnsafeBytes { buffer in
-            Result { () throws(Diagnostic) in try parse(buffer, file: file) }
+        try ByteView.with(bytes) { view, count in
+            Result { () throws(Diagnostic) in try parse(view, count: count, file: file) }
         }.get()
     }
 
     #if canImport(Foundation)
     public static func parse(_ data: Data, file: String) throws(Diagnostic) -> JSONDocument {
-        try data.withUnsafeBytes { buffer in
-            Result { () throws(Diagnostic) in try parse(buffer, file: file) }
+        try ByteView.with(data) { view, count in
+            Result { () throws(Diagnostic) in try parse(view, count: count, file: file) }
         }.get()
     }
     #endif
@@ -44,7 +46,6 @@ public enum JSONReader {
     /// A command-line value such as the VALUE of `--context KEY=VALUE`: its JSON value if the whole
     /// text is valid JSON, nil otherwise (callers then take the text as a plain string).
     public static func parseValue(_ s: String) -> JSONValue? {
-        var s = s
-        return s.withUTF8 { utf8 in try? parse(UnsafeRawBufferPointer(utf8), file: "<value>").root.plain }
+        ByteView.with(s) { view, count in try? parse(view, count: count, file: "<value>").root.plain }
     }
 }

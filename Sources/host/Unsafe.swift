@@ -1,0 +1,37 @@
+import Dispatch
+import Foundation
+
+// The host's audited unsafe code: every unchecked `Sendable` conformance, unchecked global and
+// raw memory read of the executable is here, each with the reason it is safe.
+// `UnsafeCodeTests` fails when such a construct appears in another file (docs/unsafe.md).
+
+/// Its map is read and written only under its `lock`.
+extension OpenedScreens: @unchecked Sendable {}
+
+/// Its message is read and written only under its `lock`.
+extension FailureBox: @unchecked Sendable {}
+
+extension StopOnInterrupt {
+    /// The signal sources, kept alive for the rest of the process. Safe: appended to only by
+    /// `install`, which a watching command calls once on its main thread before it starts
+    /// watching; nothing reads it.
+    nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+}
+
+#if os(Linux)
+import Glibc
+
+extension FileWatcher {
+    /// The watch descriptor, name length and mask of the `inotify_event` at `offset` of what
+    /// read(2) returned. Safe: the caller checks that a whole event header lies inside the
+    /// bytes read (`offset + MemoryLayout<inotify_event>.size <= n`), checked again here, and
+    /// the load is unaligned-tolerant.
+    static func event(in buf: [UInt8], at offset: Int) -> (wd: Int32, len: Int, mask: UInt32) {
+        precondition(offset >= 0 && offset + MemoryLayout<inotify_event>.size <= buf.count)
+        return buf.withUnsafeBytes { raw in
+            let e = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+            return (e.wd, Int(e.len), e.mask)
+        }
+    }
+}
+#endif
