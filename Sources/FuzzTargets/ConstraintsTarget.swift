@@ -11,7 +11,7 @@ extension FuzzTargets {
     /// the language has not), takes an overridden constant, and is added to a solver — its
     /// targets each a view of four variables pinned to the screen — without a trap, within
     /// the solver's work budget (an unsatisfiable constraint is rejected, not a failure).
-    public static func constraints(_ data: UnsafeRawBufferPointer) {
+    public static func constraints(_ data: [UInt8]) {
         let text = String(decoding: data, as: UTF8.self)
         var strings = [text]
         strings += text.split(separator: "\n", omittingEmptySubsequences: true).prefix(64).map(String.init)

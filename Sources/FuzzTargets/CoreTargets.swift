@@ -10,7 +10,7 @@ import LoomNavigation
 /// normal builds), and `FuzzFixtureTests` replays the fixtures in Tests/Fixtures/fuzz through them.
 public enum FuzzTargets {
     /// Every target by name: the executable's name and the fixture folder's name.
-    public static var all: [(name: String, run: (UnsafeRawBufferPointer) -> Void)] {
+    public static var all: [(name: String, run: ([UInt8]) -> Void)] {
         [
         ("FuzzJSON", json), ("FuzzScreen", screen), ("FuzzRules", rules), ("FuzzFlows", flows), ("FuzzLuaBridge", luaBridge),
         ("FuzzNamedRules", namedRules),
@@ -24,7 +24,7 @@ public enum FuzzTargets {
     /// JSONReader: any bytes parse or fail with a located diagnostic. A parsed document
     /// serializes (compact and pretty) to text that parses back to the same value, and
     /// serializing that again gives the same text; every location is inside the input.
-    public static func json(_ data: UnsafeRawBufferPointer) {
+    public static func json(_ data: [UInt8]) {
         // JSONFlatObject (population lines) reads only what JSONReader reads, to the same
         // values, members in the same order; else it declines.
         let flat = JSONFlatObject.parse(Array(data))
@@ -85,8 +85,8 @@ public enum FuzzTargets {
     /// Input the strict reader refuses and the property-file reading accepts: every warning
     /// is a trailing comma, located at a ',' of the input, and with those commas blanked out
     /// the strict reader reads the same value.
-    static func checkTrailingCommas(_ data: UnsafeRawBufferPointer, _ doc: JSONDocument, _ warnings: [Diagnostic]) {
-        let bytes = Array(data)
+    static func checkTrailingCommas(_ data: [UInt8], _ doc: JSONDocument, _ warnings: [Diagnostic]) {
+        let bytes = data
         check(!warnings.isEmpty, "the property-file reading accepted what the strict one refuses, without a warning")
         // Line starts (a leading byte-order mark is not counted in line 1's columns).
         var starts = [bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
@@ -111,7 +111,7 @@ public enum FuzzTargets {
 
     /// ScreenParser (all three formats) on any JSON, then the format-level invariants: ids and
     /// paths of the parsed tree, rule texts, and `ScreenChecker` against an empty factory.
-    public static func screen(_ data: UnsafeRawBufferPointer) {
+    public static func screen(_ data: [UInt8]) {
         guard let doc = try? JSONReader.parse(data, file: "screen.json") else { return }
         let (screen, diagnostics) = ScreenParser.parse(doc, defaultID: "fuzz")
         for d in diagnostics.items { _ = d.description }
@@ -137,7 +137,7 @@ public enum FuzzTargets {
     /// RuleExpression.parse on any JSON value (the document itself, and every `"rule"` value
     /// inside it, so that whole screens serve as seeds), its text form and references; an
     /// accepted expression has no errors, non-empty names, and parses the same inside a screen.
-    public static func rules(_ data: UnsafeRawBufferPointer) {
+    public static func rules(_ data: [UInt8]) {
         guard let doc = try? JSONReader.parse(data, file: "rule.json") else { return }
         var nodes = [doc.root]
         collectRules(doc.root, into: &nodes)
@@ -183,7 +183,7 @@ public enum FuzzTargets {
     /// FlowsFile.parse on any JSON, then FlowSet, FlowValidation, every declared step navigated
     /// (with and without a parameter), and every deep-link pattern matched against URLs made
     /// from its own text.
-    public static func flows(_ data: UnsafeRawBufferPointer) {
+    public static func flows(_ data: [UInt8]) {
         guard let doc = try? JSONReader.parse(data, file: "flows.json") else { return }
         let (defs, diagnostics) = FlowsFile.parse(doc)
         for d in diagnostics.items { _ = d.description }

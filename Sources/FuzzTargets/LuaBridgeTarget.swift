@@ -185,7 +185,7 @@ public enum LuaBridgeTarget {
             } catch {
                 fuzzFailure("cannot make a PluginEngine: \(error)")
             }
-            engine.load(folders: [PluginFolder(path: dir)])
+            engine.load(folders: [PluginFolder(path: dir)], limits: .standard)
             // Loaded: the folder is not read again (the plugin requires nothing).
             try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent)
             if engine.diagnostics.hasErrors { fuzzFailure("the fuzz plugin does not load: \(engine.diagnostics.items)") }
@@ -195,13 +195,8 @@ public enum LuaBridgeTarget {
         }
     }
 
-    nonisolated(unsafe) static var harness: Harness?
-    nonisolated(unsafe) static var serial = 0
-    nonisolated(unsafe) static var lastCheck = Diagnostics()
-    /// A leaf hidden by a runtime error (not by the screen check) is a failure: returning
-    /// `node.meta` as props must work. Off for fuzzing (huge values meet the memory cap); on
-    /// for the fixture replay (FuzzFixtureTests) and with `LOOM_FUZZ_STRICT`.
-    nonisolated(unsafe) public static var strict = ProcessInfo.processInfo.environment["LOOM_FUZZ_STRICT"] != nil
+    // The harness's state across inputs (`harness`, `serial`, `lastCheck`, `strict`) is in
+    // Unsafe.swift.
     static let verbose = ProcessInfo.processInfo.environment["LOOM_FUZZ_VERBOSE"] != nil
     static let sharing = ProcessInfo.processInfo.environment["LOOM_FUZZ_SHARING"] != nil
 
@@ -216,9 +211,9 @@ public enum LuaBridgeTarget {
         return h
     }
 
-    public static func run(_ data: UnsafeRawBufferPointer) {
+    public static func run(_ data: [UInt8]) {
         guard let first = data.first else { return }
-        let rest = UnsafeRawBufferPointer(rebasing: data.dropFirst())
+        let rest = Array(data.dropFirst())
         let h = currentHarness()
         serial += 1
         let mode = Int(first % 8)
@@ -268,7 +263,7 @@ public enum LuaBridgeTarget {
         return r
     }
 
-    static func runJSON(_ bytes: UnsafeRawBufferPointer, _ h: Harness) {
+    static func runJSON(_ bytes: [UInt8], _ h: Harness) {
         guard let doc = try? JSONReader.parse(bytes, file: "value.json") else { return }
         let value = doc.root.plain
         let meta: JSONValue = value.object != nil ? value : .object(["v": value])
@@ -320,5 +315,5 @@ public enum LuaBridgeTarget {
 
 extension FuzzTargets {
     /// See `LuaBridgeTarget`.
-    public static func luaBridge(_ data: UnsafeRawBufferPointer) { LuaBridgeTarget.run(data) }
+    public static func luaBridge(_ data: [UInt8]) { LuaBridgeTarget.run(data) }
 }

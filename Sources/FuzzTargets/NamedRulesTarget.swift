@@ -15,7 +15,7 @@ import LoomCore
 /// share it), and its explanation has the same value, holds each named rule's expression at
 /// most once and is no deeper than the expansion limit allows.
 extension FuzzTargets {
-    public static func namedRules(_ data: UnsafeRawBufferPointer) {
+    public static func namedRules(_ data: [UInt8]) {
         guard let doc = try? JSONReader.parse(data, file: "rules.json") else { return }
         namedRulesOf(doc.root, in: doc)
         if let rules = doc.root.object?.members.first(where: { $0.key == "rules" })?.value {

@@ -13,7 +13,7 @@ extension FuzzTargets {
     /// 0..<serialCount, each once; and `TreeDiffer` between the screen and the patched screen
     /// accounts for every node once (matched, or inside one inserted or deleted subtree), with
     /// nothing changed between a tree and itself.
-    public static func patches(_ data: UnsafeRawBufferPointer) {
+    public static func patches(_ data: [UInt8]) {
         let bytes = Array(data)
         var screenBytes = Array(PatchesTarget.fixedScreen.utf8), patchBytes = bytes
         if let nul = bytes.firstIndex(of: 0) {
@@ -89,16 +89,7 @@ enum PatchesTarget {
         }
     }
 
-    /// stack (cluster), list (collection), label (single), all with open meta.
-    nonisolated(unsafe) static let factory: Factory = {
-        let f = Factory()
-        let p = PluginInfo(name: "fuzz", version: "1", folder: "fuzz")
-        let at = SourceLocation(file: "fuzz.lua", line: 1, column: 1)
-        try? f.register(ComponentRegistration(type: "stack", kind: .cluster, plugin: p, location: at, openMeta: true, builder: Builder()))
-        try? f.register(ComponentRegistration(type: "list", kind: .collection, plugin: p, location: at, openMeta: true, builder: Builder()))
-        try? f.register(ComponentRegistration(type: "label", kind: .single, plugin: p, location: at, openMeta: true, builder: Builder()))
-        return f
-    }()
+    // `factory` (shared by every input) is in Unsafe.swift.
 
     /// Everything of a screen that output can show, node by node.
     static func describe(_ s: Screen) -> String {

@@ -17,7 +17,7 @@ extension FuzzTargets {
     ///   unterminated is a double quote left open to the end of the input; every line no record
     ///   starts on or runs through is blank;
     /// - a record's parse error is located on a line of the input.
-    public static func records(_ data: UnsafeRawBufferPointer) {
+    public static func records(_ data: [UInt8]) {
         let bytes = Array(data)
         // Which two cuts (of five) this input is read with, and how many lines `nextLines`
         // takes at a time: chosen by its first byte, which the fuzzer mutates like any other

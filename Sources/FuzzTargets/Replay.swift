@@ -4,7 +4,7 @@ import Foundation
 /// over every file given (folders: every file below them, in name order) and reports how many
 /// ran. A failing input traps, as under libFuzzer; run one file at a time to find it.
 public enum FuzzReplay {
-    public static func main(name: String, _ body: (UnsafeRawBufferPointer) -> Void) -> Never {
+    public static func main(name: String, _ body: ([UInt8]) -> Void) -> Never {
         let args = Array(CommandLine.arguments.dropFirst()).filter { !$0.hasPrefix("-") }
         if args.isEmpty {
             print("usage: \(name) FILE|DIR...  (replays inputs; build with -sanitize=fuzzer -D LOOM_FUZZING to fuzz, see docs/fuzzing.md)")
@@ -17,7 +17,7 @@ public enum FuzzReplay {
                 exit(1)
             }
             if ProcessInfo.processInfo.environment["LOOM_FUZZ_VERBOSE"] != nil { print("\(name): \(path)") }
-            data.withUnsafeBytes { body($0) }
+            body([UInt8](data))
             count += 1
         }
         print("\(name): replayed \(count) input(s), no failure")

@@ -9,7 +9,7 @@ extension FuzzTargets {
     /// (`DeviceContext.parse`). Invariants: the same bytes give the same answer; a refusal has a
     /// detail and only error diagnostics, each located inside the body; an accepted body written
     /// back as JSON reads to the same body; the user gets exactly the body's attributes.
-    public static func serveBody(_ data: UnsafeRawBufferPointer) {
+    public static func serveBody(_ data: [UInt8]) {
         let bytes = Array(data)
         let first = ScreenRequestBody.parse(bytes: bytes)
         check(first == ScreenRequestBody.parse(bytes: bytes), "the same body read twice gives different answers")

@@ -10,7 +10,7 @@ extension FuzzTargets {
     /// Every diagnostic is located; a resolution is the same twice; every resolved number is
     /// finite and in its range (docs/styles.md, "Value ranges": a font size above 0 and at most
     /// 10,000, any other number at most 1,000,000 in magnitude, widths and heights not below 0).
-    public static func styles(_ data: UnsafeRawBufferPointer) {
+    public static func styles(_ data: [UInt8]) {
         guard let doc = try? JSONReader.parse(data, file: "styles/Fuzz.json") else { return }
         func variant(_ file: String) -> JSONDocument { JSONDocument(file: file, root: doc.root) }
         let (library, loaded) = StyleLibrary.from(documents: [doc, variant("styles/Fuzz~ipad.json"), variant("styles/Fuzz-568h.json"),

@@ -56,17 +56,18 @@ public struct ContentHash: Sendable {
 
     public mutating func add(_ s: String) { add(s.utf8) }
 
-    /// A labelled input: its name, then its bytes (or a marker when it does not exist).
-    public mutating func add(file path: String) {
+    /// A labelled input: its name, then its bytes read up to `limits` (or a marker when it does
+    /// not exist or cannot be read: the run that reads it then fails, and is never cached).
+    public mutating func add(file path: String, limits: FileLimits) {
         add("file:" + path)
-        if let bytes = try? SafeFile.read(path) { add(bytes) } else { add("<absent>") }
+        if let bytes = try? SafeFile.read(path, limits: limits) { add(bytes) } else { add("<absent>") }
     }
 
     /// Every regular file below `dir`, in sorted order, with its relative path.
-    public mutating func add(folder dir: String) {
+    public mutating func add(folder dir: String, limits: FileLimits) {
         add("folder:" + dir)
         guard SafeFile.isDirectory(dir) else { add("<absent>"); return }
-        for rel in Self.files(below: dir, depth: 0).sorted() { add(file: dir + "/" + rel) }
+        for rel in Self.files(below: dir, depth: 0).sorted() { add(file: dir + "/" + rel, limits: limits) }
     }
 
     static func files(below dir: String, depth: Int) -> [String] {

@@ -20,11 +20,14 @@ public struct ViewStateCache: Sendable {
     public var directory: String
     /// The way to the cache's files (see `SafeWriter`).
     public var writer: SafeWriter
+    /// How much of an entry is read back (`--max-file-size`).
+    public var fileLimits: FileLimits
 
     /// `writer`: fenced by the project (default: by the folder itself, for a folder named on
-    /// the command line or in a test).
-    public init(directory: String, writer: SafeWriter? = nil) {
+    /// the command line or in a test). Entries are read up to `fileLimits`.
+    public init(directory: String, writer: SafeWriter? = nil, fileLimits: FileLimits) {
         self.directory = directory
+        self.fileLimits = fileLimits
         self.writer = writer ?? SafeWriter(root: directory, confined: false, label: "the cache folder")
     }
 
@@ -114,7 +117,7 @@ public struct ViewStateCache: Sendable {
         let p = path(key: key)
         let bytes: [UInt8]
         do {
-            guard let b = try writer.read(p) else { return .miss }
+            guard let b = try writer.read(p, limits: fileLimits) else { return .miss }
             bytes = b
         } catch {
             return .refused(.warning("the view-state cache is not used: \(error.message)", at: error.location ?? SourceLocation(file: p)))
@@ -162,7 +165,7 @@ public struct ViewStateCache: Sendable {
             let p = directory + "/" + e.name
             var screen: String?
             var problem: String? = "not a readable JSON file"
-            if let bytes = try? writer.read(p), let doc = try? JSONReader.parse(bytes, file: p) {
+            if let bytes = try? writer.read(p, limits: fileLimits), let doc = try? JSONReader.parse(bytes, file: p) {
                 let v = doc.root.plain
                 problem = Self.problem(v, key: key)
                 screen = v["entry"]?["screen"]?.string
@@ -204,14 +207,14 @@ public struct ViewStateCache: Sendable {
                 out.kept.append((p, "\(kind.description), not a cache entry"))
                 continue
             }
-            let removed = try writer.delete(p) { bytes in
+            let removed = try writer.delete(p, limits: fileLimits) { bytes in
                 guard let doc = try? JSONReader.parse(bytes, file: p) else { return false }
                 return Self.isOwnEntry(doc.root.plain, key: k)
             }
             if removed {
                 out.removed.append(k)
             } else if !keys.isEmpty {
-                if (try? writer.read(p)) == nil {
+                if (try? writer.read(p, limits: fileLimits)) == nil {
                     throw .error("no cache entry '\(k)' in \(directory)")
                 }
                 throw .error("not a Loom view-state cache entry for key '\(k)' (format \(Self.format)): not removed", at: SourceLocation(file: p))

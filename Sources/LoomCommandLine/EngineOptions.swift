@@ -24,8 +24,8 @@ public struct EngineOptions: ParsableArguments {
     @Option(name: .customLong("lua-total-time-limit"), parsing: .unconditional, help: ArgumentHelp("Time budget of all the Lua one Lua state runs (every call together; one state per worker), in seconds (\(NumericFlag.luaTotalTimeLimit.text); default: 60).", valueName: "seconds"), transform: NumericFlag.luaTotalTimeLimit.parse)
     public var luaTotalTimeLimit: Int = 60
 
-    @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: ArgumentHelp("Largest file the host reads (screens, loom.json, users.json, flows.json, plugin.lua, scenarios, snapshots), in MiB (\(NumericFlag.maxFileSize.text); default: \(SafeFile.defaultMaxMegabytes)).", valueName: "mb"), transform: NumericFlag.maxFileSize.parse)
-    public var maxFileSize: Int = SafeFile.defaultMaxMegabytes
+    @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: ArgumentHelp("Largest file the host reads (screens, loom.json, users.json, flows.json, plugin.lua, scenarios, snapshots), in MiB (\(NumericFlag.maxFileSize.text); default: \(FileLimits.defaultMegabytes)).", valueName: "mb"), transform: NumericFlag.maxFileSize.parse)
+    public var maxFileSize: Int = FileLimits.defaultMegabytes
 
     @Flag(name: .long, help: "Print what plugins log (print, host.log) to stderr.")
     public var verbose = false
@@ -44,16 +44,16 @@ public struct EngineOptions: ParsableArguments {
                   totalTimeBudgetMilliseconds: luaTotalTimeLimit * 1000)
     }
 
-    /// Applies the process-wide settings (the file size cap); call before reading any file.
-    public func apply() {
-        SafeFile.maxBytes = maxFileSize << 20
-    }
+    /// The file size cap these options set (`--max-file-size`), handed to every read through
+    /// the workspace options (range-checked in `validate`: no overflow).
+    public var fileLimits: FileLimits { FileLimits(megabytes: maxFileSize) }
 
     public var workspaceOptions: Workspace.Options {
         var o = Workspace.Options()
         o.project = project
         o.extraPluginDirs = plugins
         o.limits = limits
+        o.fileLimits = fileLimits
         o.verbose = verbose
         // The Lua engine (LoomCommands): every workspace opened with these options, here or on
         // worker threads, loads its plugins into one.
@@ -71,7 +71,6 @@ public struct EngineOptions: ParsableArguments {
     /// The workspace of a command; `screen` (a file or an id) locates the project when
     /// `--project` is not given (`Workspace.projectRoot(explicit:screen:)`).
     public func workspace(screen: String?) throws -> Workspace {
-        apply()
         do {
             return try Workspace.open(options: workspaceOptions, anchor: screen)
         } catch {

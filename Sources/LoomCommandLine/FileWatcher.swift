@@ -1,4 +1,5 @@
 import Foundation
+import LoomCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -159,14 +160,11 @@ public final class FileWatcher {
         let size = 64 * 1024
         var buf = [UInt8](repeating: 0, count: size)
         while true {
-            let n = buf.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, size) }
+            let n = RawIO.read(inotifyFD, into: &buf, at: 0)
             if n <= 0 { break }
             var off = 0
             while off + MemoryLayout<inotify_event>.size <= n {
-                let (wd, len, mask) = buf.withUnsafeBytes { raw -> (Int32, Int, UInt32) in
-                    let e = raw.loadUnaligned(fromByteOffset: off, as: inotify_event.self)
-                    return (e.wd, Int(e.len), e.mask)
-                }
+                let (wd, len, mask) = FileWatcher.event(in: buf, at: off)
                 let nameStart = off + MemoryLayout<inotify_event>.size
                 var name = ""
                 if len > 0 {

@@ -21,7 +21,7 @@ public struct NumericFlag: Sendable {
     public static let luaTimeLimit = NumericFlag(flag: "--lua-time-limit", unit: "milliseconds", range: 1...3_600_000)
     public static let luaMemoryLimit = NumericFlag(flag: "--lua-memory-limit", unit: "MiB", range: 1...65_536)
     public static let luaTotalTimeLimit = NumericFlag(flag: "--lua-total-time-limit", unit: "seconds", range: 1...86_400)
-    public static let maxFileSize = NumericFlag(flag: "--max-file-size", unit: "MiB", range: SafeFile.maxMegabytesRange)
+    public static let maxFileSize = NumericFlag(flag: "--max-file-size", unit: "MiB", range: FileLimits.megabytesRange)
     public static let jobs = NumericFlag(flag: "--jobs", unit: "threads", range: 1...256)
     public static let scenarioTimeLimit = NumericFlag(flag: "--scenario-time-limit", unit: "milliseconds", range: 1...3_600_000)
 

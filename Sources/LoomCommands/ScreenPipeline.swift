@@ -55,7 +55,7 @@ public enum ScreenPipeline {
         if !request.patches.isEmpty {
             before = ws.resolve(parsed, check: check, user: profile).tree.map { TreeOutput.json($0, explain: false) }
             for path in request.patches {
-                let (patch, pd) = ScreenPatch.load(path)
+                let (patch, pd) = ScreenPatch.load(path, limits: ws.project.fileLimits)
                 diagnostics.append(contentsOf: pd)
                 guard let patch else { return stopped(pd) }
                 let (patched, ad) = patch.apply(to: parsed, check: check, factory: ws.factory)

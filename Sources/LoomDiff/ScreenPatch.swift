@@ -40,10 +40,11 @@ public struct ScreenPatch: Sendable {
     public var file: String
     public var steps: [Step]
 
-    /// Reads a patch file; every problem is located, and a patch with any is not returned.
-    public static func load(_ path: String) -> (ScreenPatch?, Diagnostics) {
+    /// Reads a patch file (up to `limits`); every problem is located, and a patch with any is
+    /// not returned.
+    public static func load(_ path: String, limits: FileLimits) -> (ScreenPatch?, Diagnostics) {
         do {
-            return parse(try SafeFile.parseJSON(atPath: path, displayPath: path))
+            return parse(try SafeFile.parseJSON(atPath: path, displayPath: path, limits: limits))
         } catch {
             return (nil, Diagnostics([error]))
         }

@@ -18,10 +18,10 @@ public enum FlowsFile {
     static let contributionKeys = ["push", "present", "replace", "tab", "flow", "parent", "finish", "none"]
     static let modifierKeys = ["params", "step", "when"]
 
-    /// Reads and parses a file; a missing or unreadable file is one error.
-    public static func load(atPath path: String, displayPath: String? = nil) -> (flows: [FlowDefinition], diagnostics: Diagnostics) {
+    /// Reads (up to `limits`) and parses a file; a missing or unreadable file is one error.
+    public static func load(atPath path: String, displayPath: String? = nil, limits: FileLimits) -> (flows: [FlowDefinition], diagnostics: Diagnostics) {
         do {
-            let document = try SafeFile.parseJSON(atPath: path, displayPath: displayPath)
+            let document = try SafeFile.parseJSON(atPath: path, displayPath: displayPath, limits: limits)
             return parse(document)
         } catch {
             return ([], Diagnostics([error]))

@@ -52,10 +52,10 @@ extension PluginEngine {
             if n > 0, let ci = childrenIndex {
                 // The children passed, by table identity and by id: one pass each, so a
                 // builder returning thousands of children stays linear.
-                var byIdentity: [UnsafeRawPointer: Int] = [:]
+                var byIdentity: [LuaIdentity: Int] = [:]
                 for j in 0..<childIDs.count {
                     state.getIndex(ci, j + 1)
-                    if let p = state.toPointer(-1) { byIdentity[p] = j }
+                    if let p = state.identity(-1) { byIdentity[p] = j }
                     state.pop(1)
                 }
                 var byID: [String: Int] = [:]
@@ -75,7 +75,7 @@ extension PluginEngine {
                     var found: Int?
                     if let s = state.toString(-1) {
                         found = byID[s]
-                    } else if state.type(-1) == .table || state.type(-1) == .userdata, let p = state.toPointer(-1) {
+                    } else if state.type(-1) == .table || state.type(-1) == .userdata, let p = state.identity(-1) {
                         found = byIdentity[p]
                     }
                     state.pop(1)

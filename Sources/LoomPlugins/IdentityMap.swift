@@ -15,11 +15,7 @@ struct IdentityMap {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 17) & mask
     }
 
-    /// The key of an object: its address (no reference counting on the way).
-    @inline(__always)
-    static func key<T: AnyObject>(_ object: T) -> UInt {
-        UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
-    }
+    // key(_:) (an object's address) is in Unsafe.swift.
 
     @inline(__always)
     subscript(key key: UInt) -> Int32? {

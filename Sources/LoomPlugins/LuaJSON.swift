@@ -106,7 +106,7 @@ extension LuaState {
         if len <= maxBytes { return String(decoding: bytes, as: UTF8.self) }
         var cut = max(maxBytes, 0)
         while cut > 0 && bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<cut]), as: UTF8.self) + "…"
+        return String(decoding: bytes[..<cut], as: UTF8.self) + "…"
     }
 
     /// The messages of a rule's `check` result at `idx`: a string, or a list of strings. At most

@@ -10,12 +10,12 @@ struct LuaJSONReader {
     var bytes = 0
     /// The tables on the path being read, and the path length at each (a table reached again
     /// below itself is a cycle).
-    var open: [(table: UnsafeRawPointer, pathCount: Int)] = []
+    var open: [(table: LuaIdentity, pathCount: Int)] = []
     var path: [PathPart] = []
     /// Tables already converted in this conversion: a table reached again is not walked again
     /// but counts again (its values, bytes and height), so a shared subtable (`{a = t, b = t}`
     /// forty times over) meets the budget at once instead of after a million values.
-    var done: [UnsafeRawPointer: Converted] = [:]
+    var done: [LuaIdentity: Converted] = [:]
     /// The deepest level reached below the table being read.
     var deepest = 0
 
@@ -96,7 +96,7 @@ struct LuaJSONReader {
     }
 
     /// A cycle: `pointer` is a table being read above.
-    func cycle(_ pointer: UnsafeRawPointer) -> Result<JSONValue, LuaHostError>? {
+    func cycle(_ pointer: LuaIdentity) -> Result<JSONValue, LuaHostError>? {
         guard let o = open.first(where: { $0.table == pointer }) else { return nil }
         let here = text(of: path[...])
         let first = o.pathCount == 0 ? "the top-level table" : "the table at \(text(of: path.prefix(o.pathCount)))"
@@ -105,7 +105,7 @@ struct LuaJSONReader {
 
     mutating func table(_ start: Int32, level: Int) -> Result<JSONValue, LuaHostError> {
         if level > Limits.maxNesting { return fail("table \(Limits.nestingMessage)") }
-        guard let p = state.toPointer(start) else { return fail("a value without identity cannot be converted to JSON") }
+        guard let p = state.identity(start) else { return fail("a value without identity cannot be converted to JSON") }
         if let c = done[p] {
             // `read` counted the table itself already.
             nodes += c.nodes - 1
@@ -150,7 +150,7 @@ struct LuaJSONReader {
         let openCount = open.count
         defer { open.removeLast(open.count - openCount) }
         while true {
-            guard let p = state.toPointer(idx) else { return fail("a value without identity cannot be converted to JSON") }
+            guard let p = state.identity(idx) else { return fail("a value without identity cannot be converted to JSON") }
             if let c = cycle(p) { return c }
             open.append((p, path.count))
             guard open.count - openCount <= Limits.maxNesting, state.checkStack(4) else {

@@ -3,7 +3,9 @@ import LuaRuntime
 
 /// A rule registered by a Lua plugin (`host.rule`): its argument check and its evaluation.
 final class LuaRule: ObservableRule, AttributeReading {
-    unowned(unsafe) let engine: PluginEngine
+    private let engineRef: UncheckedRef<PluginEngine>
+    /// Borrowed (`_read`), not returned: no retain and release around every rule call.
+    var engine: PluginEngine { _read { yield engineRef.object } }
     let function: LuaRef
     let checkFunction: LuaRef?
     let name: String
@@ -12,7 +14,8 @@ final class LuaRule: ObservableRule, AttributeReading {
     let fnRef: Int32
     /// The engine's state (calls go through its main thread: a rule may be registered from
     /// inside a coroutine, whose thread must not be kept).
-    unowned(unsafe) let state: LuaState
+    private let stateRef: UncheckedRef<LuaState>
+    var state: LuaState { _read { yield stateRef.object } }
     /// The resolution in which this rule exceeded a limit: it is not called again there.
     let exhausted = ExhaustedMark()
 
@@ -49,11 +52,11 @@ final class LuaRule: ObservableRule, AttributeReading {
     }
 
     init(engine: PluginEngine, function: LuaRef, check: LuaRef?, name: String, plugin: PluginInfo, owner: Int32) {
-        self.engine = engine
+        engineRef = UncheckedRef(engine)
         self.owner = owner
         self.function = function
         fnRef = function.ref
-        state = engine.state
+        stateRef = UncheckedRef(engine.state)
         self.checkFunction = check
         self.name = name
         self.plugin = plugin

@@ -6,14 +6,15 @@ import OrderedCollections
 
 /// Loading plugin folders: plugin.lua, its table, and its `register`.
 extension PluginEngine {
-    /// Loads every plugin folder in order. Failures are collected; the others go on.
-    public func load(folders: [PluginFolder]) {
-        for f in folders { load(folder: f) }
+    /// Loads every plugin folder in order, each plugin.lua read up to `limits`. Failures are
+    /// collected; the others go on.
+    public func load(folders: [PluginFolder], limits: FileLimits) {
+        for f in folders { load(folder: f, limits: limits) }
     }
 
-    func read(_ path: String) -> String? {
+    func read(_ path: String, limits: FileLimits) -> String? {
         if let v = StandardPlugins.virtualFiles[path] { return v }
-        return try? SafeFile.readString(path)
+        return try? SafeFile.readString(path, limits: limits)
     }
 
     func fail(_ name: String, _ file: String, _ line: Int?, _ message: String) {
@@ -32,12 +33,12 @@ extension PluginEngine {
         return e.line.map { "\(full):\($0)" } ?? full
     }
 
-    public func load(folder: PluginFolder) {
+    public func load(folder: PluginFolder, limits: FileLimits) {
         let file = folder.path + "/plugin.lua"
         var name = folder.name
         let top = state.top
         defer { state.top = top }
-        guard let source = read(file) else {
+        guard let source = read(file, limits: limits) else {
             fail(name, file, nil, "cannot read plugin.lua")
             diagnostics.markLastErrorAsRootCause(RootCause(plugin: name, names: []))
             plugins.append(LoadedPlugin(info: PluginInfo(name: name, version: "?", folder: folder.path), file: file, loaded: false))

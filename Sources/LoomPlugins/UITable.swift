@@ -8,7 +8,7 @@ import OrderedCollections
 /// `CreatedNode`s. Made when a builder is called, dropped when its result is read.
 final class BuildScope {
     /// Marker identity → index in `nodes`.
-    var markers: [UnsafeRawPointer: Int] = [:]
+    var markers: [LuaIdentity: Int] = [:]
     var nodes: [CreatedNode] = []
     /// Whether each node was placed (under another created node, or in the result's children).
     var placed: [Bool] = []
@@ -101,7 +101,7 @@ extension PluginEngine {
         state.push(type)
         state.setField(-2, "type")
         do { try sandbox.freezeTop(name: "ui node") } catch { return fail(error.message) }
-        guard let p = state.toPointer(-1) else { return fail("cannot make its marker") }
+        guard let p = state.identity(-1) else { return fail("cannot make its marker") }
         state.pushCopy(-1)
         scope.refs.append(state.rawRef())
         scope.markers[p] = scope.nodes.count
@@ -172,7 +172,7 @@ extension PluginEngine {
         for i in stride(from: 1, through: n, by: 1) {
             state.getIndex(t, i)
             defer { state.pop(1) }
-            guard let p = state.toPointer(-1), let j = scope.markers[p] else {
+            guard let p = state.identity(-1), let j = scope.markers[p] else {
                 return .failure(LuaHostError(
                     "[\(i)] is not a node made by ui.* in this builder call (the children a builder was given go in its result's 'children', not under a created node)"))
             }
@@ -186,7 +186,7 @@ extension PluginEngine {
     /// The created node a builder result's `children` entry names (at the top of the stack),
     /// marking it placed; nil when the entry is not a marker of this call.
     func createdChild(_ scope: BuildScope) -> Result<CreatedNode, LuaHostError>? {
-        guard state.type(-1) == .userdata, let p = state.toPointer(-1), let j = scope.markers[p] else { return nil }
+        guard state.type(-1) == .userdata, let p = state.identity(-1), let j = scope.markers[p] else { return nil }
         if scope.placed[j] { return .failure(LuaHostError("it is placed twice (a created node goes in one place)")) }
         scope.placed[j] = true
         return .success(scope.nodes[j])

@@ -57,12 +57,7 @@ extension PluginEngine {
 
 /// Byte-for-byte equality of what a user view is made of.
 enum Exact {
-    /// Whether two values are one value: the same bits (for these copy-on-write collections, the
-    /// same storage, so the same contents). A fast path; false says nothing.
-    @inline(__always)
-    static func sameBits<T>(_ a: T, _ b: T) -> Bool {
-        withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
-    }
+    // sameBits(_:_:) (a byte comparison of two values) is in Unsafe.swift.
 
     static func same(_ a: String?, _ b: String?) -> Bool {
         switch (a, b) {

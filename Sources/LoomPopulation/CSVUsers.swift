@@ -149,10 +149,10 @@ extension CSVColumn {
         }
     }
 
-    /// A `--schema` file: a JSON object mapping column names to type names.
-    public static func loadSchema(_ path: String) -> Result<[String: CSVType], Diagnostic> {
+    /// A `--schema` file (read up to `limits`): a JSON object mapping column names to type names.
+    public static func loadSchema(_ path: String, limits: FileLimits) -> Result<[String: CSVType], Diagnostic> {
         let doc: JSONDocument
-        do { doc = try SafeFile.parseJSON(atPath: path, displayPath: path) } catch { return .failure(error) }
+        do { doc = try SafeFile.parseJSON(atPath: path, displayPath: path, limits: limits) } catch { return .failure(error) }
         guard let o = doc.root.object else {
             return .failure(.error("a schema maps column names to types, found \(doc.root.kindName)", at: doc.location(doc.root.position)))
         }

@@ -16,15 +16,17 @@ public final class UserInput {
     /// Opens `path` (`-`: standard input) in `format` (nil: implied by the name; standard input
     /// is JSON Lines unless told). A CSV source's header is read here.
     /// `firstLine`: the number of the first line (JSON Lines and CSV; for a part of a larger file).
+    /// `fileLimits`: how much of a users.json is read (JSON Lines and CSV stream, record by record).
     public static func open(_ path: String, format: UserFileFormat?, schema: [String: CSVType] = [:], now: String? = nil,
-                            firstLine: Int = 1, batchSize: Int = 256, workers: Int = 1) -> Result<UserInput, Diagnostic> {
+                            firstLine: Int = 1, batchSize: Int = 256, workers: Int = 1,
+                            fileLimits: FileLimits) -> Result<UserInput, Diagnostic> {
         let f = format ?? (path == "-" ? .jsonl : UserFileFormat.implied(by: path))
         let display = path == "-" ? "<stdin>" : path
         var parser = UserParser(format: f, displayPath: display, now: now)
         if f == .profiles {
             guard path != "-" else { return .failure(.error("--users -: standard input holds JSON Lines or CSV, not users.json profiles")) }
             guard SafeFile.exists(path) else { return .failure(.error("no users file '\(path)'")) }
-            let (u, d) = UserProfiles.load(path)
+            let (u, d) = UserProfiles.load(path, limits: fileLimits)
             if let e = d.errors.first { return .failure(e) }
             let pending = u.profiles.map { PendingUser(line: 0, profile: UserProfile(name: $0.key, attributes: $0.value)) }
             return .success(UserInput(parser: parser, reader: nil, profiles: pending, batchSize: batchSize, workers: workers))

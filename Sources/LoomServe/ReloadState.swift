@@ -2,7 +2,7 @@ import Foundation
 
 /// `host serve --watch`: which generation of the project the workers serve, and the errors of
 /// the last attempt to load a newer one (shown on the preview page; the old set keeps serving).
-public final class ReloadState: @unchecked Sendable {
+public final class ReloadState {
     private let lock = NSLock()
     private var version = 1
     private var errors: [String] = []

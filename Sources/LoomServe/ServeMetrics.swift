@@ -1,7 +1,7 @@
 import Foundation
 
 /// Counters and latency histograms for `GET /metrics` (Prometheus text exposition format).
-public final class ServeMetrics: @unchecked Sendable {
+public final class ServeMetrics {
     private let lock = NSLock()
     private var requests: [String: Int] = [:]          // "route|status" → count
     private var latency: [String: [Int]] = [:]         // route → bucket counts

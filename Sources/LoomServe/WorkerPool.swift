@@ -12,7 +12,7 @@ import LoomCore
 /// deadline is retired: a new worker thread (with a new context) takes its place, so capacity
 /// is restored, and the old thread ends as soon as its job returns. At most `workers` retired
 /// threads may be alive at once; past that, no more replacements until one of them ends.
-public final class WorkerPool<Context>: @unchecked Sendable {
+public final class WorkerPool<Context> {
     /// What `submit` answers.
     public enum Outcome<T: Sendable>: Sendable {
         case done(T)
@@ -23,7 +23,7 @@ public final class WorkerPool<Context>: @unchecked Sendable {
     }
 
     /// One queued job: runs once, or is dropped when its caller was already answered.
-    final class Job: @unchecked Sendable {
+    final class Job {
         let deadline: Deadline?
         let body: (Context) -> Void
         let expired: () -> Bool
@@ -35,7 +35,7 @@ public final class WorkerPool<Context>: @unchecked Sendable {
     }
 
     /// A worker thread's state, read by the watchdog.
-    final class Slot: @unchecked Sendable {
+    final class Slot {
         let index: Int
         var job: Job?
         var retired = false
@@ -195,7 +195,7 @@ public final class WorkerPool<Context>: @unchecked Sendable {
 }
 
 /// Resumes a continuation once: the first of the job's answer and its deadline wins.
-final class Once<T: Sendable>: @unchecked Sendable {
+final class Once<T: Sendable> {
     private let lock = NSLock()
     private var cont: CheckedContinuation<T, Never>?
     init(_ cont: CheckedContinuation<T, Never>) { self.cont = cont }

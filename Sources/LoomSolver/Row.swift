@@ -99,30 +99,7 @@ struct Row {
         // before it stay where they are. The callbacks see symbols from the highest down.
         ids.append(contentsOf: repeatElement(-1, count: created))
         coeffs.append(contentsOf: repeatElement(0, count: created))
-        var lowestHole = -1
-        ids.withUnsafeMutableBufferPointer { a in
-            coeffs.withUnsafeMutableBufferPointer { ac in
-                other.ids.withUnsafeBufferPointer { b in
-                    other.coeffs.withUnsafeBufferPointer { bc in
-                        var i = n - 1, j = m - 1, w = n + created - 1
-                        while j >= 0 {
-                            if i >= 0 && a[i] > b[j] {
-                                a[w] = a[i]; ac[w] = ac[i]; i -= 1
-                            } else if i < 0 || b[j] > a[i] {
-                                let v = bc[j] * coefficient
-                                if !nearZero(v) { a[w] = b[j]; ac[w] = v; added(b[j]) } else { a[w] = -1; lowestHole = w }
-                                j -= 1
-                            } else {
-                                let v = ac[i] + bc[j] * coefficient
-                                if !nearZero(v) { a[w] = a[i]; ac[w] = v } else { removed(a[i]); a[w] = -1; lowestHole = w }
-                                i -= 1; j -= 1
-                            }
-                            w -= 1
-                        }
-                    }
-                }
-            }
-        }
+        let lowestHole = mergeFromBack(other, coefficient, n: n, m: m, created: created, added: added, removed: removed)
         if lowestHole >= 0 { closeHoles(from: lowestHole) }
         return m + (n + created - first) + (lowestHole >= 0 ? ids.count - lowestHole : 0)
     }

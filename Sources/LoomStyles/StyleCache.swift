@@ -4,7 +4,7 @@ import LoomCore
 /// Resolved styles of one run, keyed by (names, device context, schema): each is computed once
 /// (a screen of 1,000 components with a few dozen distinct styles resolves a few dozen).
 /// Safe to share between threads.
-public final class StyleCache: @unchecked Sendable {
+public final class StyleCache {
     public let library: StyleLibrary
     private let lock = NSLock()
     private var resolved: [Key: ResolvedStyle] = [:]

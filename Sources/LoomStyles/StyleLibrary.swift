@@ -56,7 +56,8 @@ public struct StyleLibrary: Sendable {
 
     /// Loads every `*.json` file of `folders`, earlier folders first. A folder that does not
     /// exist is skipped (a project without styles); one that is not a folder is an error.
-    public static func load(folders: [String]) -> (StyleLibrary, Diagnostics) {
+    /// Each file is read up to `limits`.
+    public static func load(folders: [String], limits: FileLimits) -> (StyleLibrary, Diagnostics) {
         var lib = StyleLibrary()
         var d = Diagnostics()
         for folder in folders {
@@ -74,7 +75,7 @@ public struct StyleLibrary: Sendable {
                     lib.files[name]![variant]!.shadows.append(path)
                     continue
                 }
-                if let f = parse(path: path, name: name, variant: variant, diagnostics: &d) {
+                if let f = parse(path: path, name: name, variant: variant, limits: limits, diagnostics: &d) {
                     lib.files[name, default: [:]][variant] = f
                 }
             }
@@ -99,12 +100,12 @@ public struct StyleLibrary: Sendable {
         return (lib, d)
     }
 
-    static func parse(path: String, name: String, variant: StyleVariant, diagnostics d: inout Diagnostics) -> StyleFile? {
+    static func parse(path: String, name: String, variant: StyleVariant, limits: FileLimits, diagnostics d: inout Diagnostics) -> StyleFile? {
         do {
             // MRGArchitect's reader accepts a trailing comma (its own `Tests~iphone.json` ends
             // with one): read it, with a warning at the comma.
             var warnings: [Diagnostic] = []
-            let doc = try SafeFile.parseJSON(atPath: path, options: .propertyFile, warnings: &warnings)
+            let doc = try SafeFile.parseJSON(atPath: path, limits: limits, options: .propertyFile, warnings: &warnings)
             d.append(contentsOf: warnings)
             return parse(doc, name: name, variant: variant, diagnostics: &d)
         } catch {

@@ -26,7 +26,7 @@ public enum ScenarioDiscovery {
         }
         if options.paths.isEmpty {
             let root = options.project ?? Project.findRoot(from: ".") ?? "."
-            let (project, d) = Project.load(root: root)
+            let (project, d) = Project.load(root: root, limits: options.fileLimits)
             errors += d.errors
             for f in luaFiles(under: project.scenariosDir) {
                 add(scenarioFile(f, options: options, knownProject: root))

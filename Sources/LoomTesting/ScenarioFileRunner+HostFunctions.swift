@@ -65,7 +65,7 @@ extension ScenarioFileRunner {
             return .failure(LuaHostError("load_file('\(rel)'): only files inside \(file.plugin ?? file.projectRoot) can be loaded"))
         }
         let source: String
-        do { source = try SafeFile.readString(target) } catch {
+        do { source = try SafeFile.readString(target, limits: options.fileLimits) } catch {
             return .failure(LuaHostError("load_file('\(rel)'): cannot read \(target): \(error.message)"))
         }
         do {

@@ -85,7 +85,7 @@ extension ScenarioFileRunner {
         let pending = path + ".new"
         var existing: String?
         do {
-            existing = try snapshotWriter.read(path).map { String(decoding: $0, as: UTF8.self) }
+            existing = try snapshotWriter.read(path, limits: options.fileLimits).map { String(decoding: $0, as: UTF8.self) }
         } catch {
             throw ScenarioFailure("snapshot \(path): \(error.message)")
         }

@@ -105,6 +105,7 @@ final class ScenarioFileRunner {
         o.project = file.projectRoot
         o.extraPluginDirs = options.extraPluginDirs
         o.limits = options.limits
+        o.fileLimits = options.fileLimits
         o.standardPlugins = options.standardPlugins
         o.verbose = options.verbose
         // Scenarios drive the Lua engine itself (sandbox, owners, coverage): always Lua.
@@ -114,7 +115,7 @@ final class ScenarioFileRunner {
         let std = options.standardPlugins ?? PluginDiscovery.standardPluginsDirectory()
         var loaded: [PluginFolder] = []
         if case .success(let f) = PluginDiscovery.folders(in: std) { loaded += f }
-        let (project, _) = Project.load(root: file.projectRoot)
+        let (project, _) = Project.load(root: file.projectRoot, limits: options.fileLimits)
         for dir in project.pluginDirs + options.extraPluginDirs where FileManager.default.fileExists(atPath: dir) {
             if case .success(let f) = PluginDiscovery.folders(in: dir) { loaded += f }
         }
@@ -149,7 +150,7 @@ final class ScenarioFileRunner {
             return outcome
         }
         let source: String
-        do { source = try SafeFile.readString(file.path) } catch {
+        do { source = try SafeFile.readString(file.path, limits: options.fileLimits) } catch {
             return fail("\(file.path): cannot read the scenario file: \(error.message)")
         }
         do {

@@ -18,6 +18,9 @@ public struct ScenarioOptions: Sendable {
     public var standardPlugins: String?
     /// Limits of the plugins' calls into Lua.
     public var limits: PluginLimits = .default
+    /// How much of each file is read (`--max-file-size`): scenario files, files they load,
+    /// snapshots, and every file of the workspaces they open.
+    public var fileLimits: FileLimits = .standard
     /// Time budget of each slice of scenario code between two host operations (the scenario
     /// runs as a coroutine; every rule and builder it triggers has the plugins' own budget).
     public var scenarioTimeLimitMilliseconds = 10_000

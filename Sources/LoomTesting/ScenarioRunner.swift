@@ -156,7 +156,7 @@ public enum ScenarioRunner {
 }
 
 /// Hands out file indices to workers and keeps outcomes in file order; reports them in order.
-private final class Collector: @unchecked Sendable {
+final class Collector {
     private let lock = NSLock()
     private var next = 0
     private var reported = 0

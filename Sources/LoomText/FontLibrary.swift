@@ -3,7 +3,7 @@ import Foundation
 
 /// The installed fonts, by name, measured with FreeType (docs/text.md). Thread-safe: every use of
 /// FreeType state (the library, opened faces, their caches) happens under one lock.
-public final class FontLibrary: TextMeasuring, @unchecked Sendable {
+public final class FontLibrary: TextMeasuring {
     /// Searched by `load()` and `shared`, in this order: DejaVu's own directory (Debian's
     /// `fonts-dejavu-core`) first, so its faces win a name clash, then every font under
     /// `/usr/share/fonts`.

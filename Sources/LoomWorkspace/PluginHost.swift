@@ -17,7 +17,7 @@ public protocol PluginHost: AnyObject {
     /// Whether what plugins log is also written to standard error (`--verbose`).
     var logToStderr: Bool { get set }
     /// Loads plugin folders in order; problems go to `diagnostics`, never thrown.
-    func load(folders: [PluginFolder])
+    func load(folders: [PluginFolder], limits: FileLimits)
     /// The flows plugins registered, as the navigation model reads them.
     func flowDefinitions(diagnostics: inout Diagnostics) -> [FlowDefinition]
     /// Runs `body` (one request of `host serve`) with the plugins' whole total-time budget, but

@@ -17,7 +17,7 @@ extension Workspace {
         var d = Diagnostics()
         var defs = pluginHost.flowDefinitions(diagnostics: &d)
         if SafeFile.exists(project.flowsFile) {
-            let (declared, fd) = FlowsFile.load(atPath: project.flowsFile, displayPath: project.flowsFile)
+            let (declared, fd) = FlowsFile.load(atPath: project.flowsFile, displayPath: project.flowsFile, limits: project.fileLimits)
             defs += declared
             d.append(contentsOf: fd)
         }

@@ -92,7 +92,7 @@ extension Workspace {
         if let c = styles.cache { return c }
         let pluginFolders = pluginHost.plugins.map(\.info.folder)
         let folders = [project.stylesDir] + pluginFolders.map { Project.join($0, StyleFolders.defaultFolder) }
-        let (lib, d) = StyleLibrary.load(folders: folders)
+        let (lib, d) = StyleLibrary.load(folders: folders, limits: project.fileLimits)
         let c = StyleCache(library: lib)
         styles.cache = c
         styles.any = !lib.files.isEmpty

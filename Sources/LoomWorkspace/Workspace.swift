@@ -27,6 +27,8 @@ public final class Workspace {
         /// Makes the plugin host (LoomCommands' `Workspace.open` gives the Lua engine when nil;
         /// opening with nil here is an error, not a project without plugins).
         public var pluginHost: PluginHostFactory? = nil
+        /// How much of each file the workspace reads (`--max-file-size`).
+        public var fileLimits: FileLimits = .standard
         public var standardPlugins: String? = nil
         public var verbose = false
         /// Plugin folders loaded instead of the project's (`host diff --plugins-old`).
@@ -65,7 +67,7 @@ public final class Workspace {
             throw WorkspaceOpenError("no plugin host to load the project's plugins with (Workspace.Options.pluginHost; Workspace.open gives the Lua engine)")
         }
         let root = Workspace.projectRoot(explicit: options.project, screen: anchor)
-        var (project, d) = Project.load(root: root)
+        var (project, d) = Project.load(root: root, limits: options.fileLimits)
         if options.project != nil, !SafeFile.exists(root) {
             d.error("project folder '\(root)' does not exist")
         }
@@ -94,9 +96,9 @@ public final class Workspace {
             case .failure(let e): diagnostics.append(e)
             }
         }
-        pluginHost.load(folders: folders)
+        pluginHost.load(folders: folders, limits: project.fileLimits)
         diagnostics.append(contentsOf: registerNamedRules())
-        let (u, ud) = UserProfiles.load(project.usersFile)
+        let (u, ud) = UserProfiles.load(project.usersFile, limits: project.fileLimits)
         users = u
         diagnostics.append(contentsOf: ud)
         useDevice(options.device)
@@ -128,7 +130,7 @@ public final class Workspace {
         var d = Diagnostics()
         let result: LoadedScreen
         do {
-            let doc = try SafeFile.parseJSON(atPath: file, displayPath: file)
+            let doc = try SafeFile.parseJSON(atPath: file, displayPath: file, limits: project.fileLimits)
             let defaultID = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             let (screen, pd) = ScreenParser.parse(doc, defaultID: defaultID)
             d.append(contentsOf: pd)

@@ -15,7 +15,7 @@ extension LuaState {
         if src.hasPrefix("@") {
             src.removeFirst()
         } else {
-            src = withUnsafeBytes(of: ar.short_src) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            src = LuaState.shortSource(ar)
         }
         return (src, Int(ar.currentline))
     }

@@ -64,20 +64,4 @@ public struct FrozenTree {
     }
 }
 
-extension LuaState {
-    /// Pushes `tree` (one object or array, every `begin` ended) as read-only views named
-    /// `name`: the same as pushing the value member by member (objects remembering their key
-    /// order, `push(json:keepingOrder:)` in LoomPlugins), then `Sandbox.freezeTop(name:)`, made in
-    /// one call into C. False (nothing pushed) when `tree` is not one such value or the stack
-    /// cannot grow.
-    public func pushFrozenTree(_ tree: FrozenTree, name: String) -> Bool {
-        guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
-        return tree.bytes.withUnsafeBufferPointer { b in
-            tree.members.withUnsafeBufferPointer { m in
-                b.withMemoryRebound(to: CChar.self) { c in
-                    loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
-                }
-            }
-        }
-    }
-}
+// LuaState.pushFrozenTree (the call into C with the tree's buffers) is in Unsafe.swift.

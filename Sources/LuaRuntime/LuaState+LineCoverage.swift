@@ -45,16 +45,16 @@ extension LuaState {
     public var lineCoverage: LuaLineCoverage? {
         guard recordsLineCoverage else { return nil }
         var out = LuaLineCoverage()
-        let n = loom_linecov_file_count(limitsPointer)
+        let n = loom_linecov_file_count(limitsPointer.raw)
         for i in 0..<n {
-            guard let raw = loom_linecov_file_source(limitsPointer, i) else { continue }
+            guard let raw = loom_linecov_file_source(limitsPointer.raw, i) else { continue }
             let source = String(cString: raw)
             guard source.hasPrefix("@") else { continue }
             var lines: [Int: Int] = [:]
-            let count = loom_linecov_file_lines(limitsPointer, i)
+            let count = loom_linecov_file_lines(limitsPointer.raw, i)
             var line: Int32 = 1
             while line < count {
-                let hits = loom_linecov_hits(limitsPointer, i, line)
+                let hits = loom_linecov_hits(limitsPointer.raw, i, line)
                 if hits >= 0 { lines[Int(line)] = Int(hits) }
                 line += 1
             }

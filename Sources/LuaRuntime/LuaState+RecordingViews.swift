@@ -52,7 +52,7 @@ extension LuaState {
             var len = 0
             guard let p = lua_tolstring(L, -1, &len) else { return nil }
             // A key that is not UTF-8 has no String of its own bytes: nothing is learnt.
-            guard let key = String(validating: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self) else { return nil }
+            guard let key = LuaState.validatedString(p, count: len) else { return nil }
             lua_settop(L, -2)
             if !out.contains(where: { $0.utf8.elementsEqual(key.utf8) }) { out.append(key) }
         }

@@ -27,18 +27,7 @@ extension LuaState {
     /// returns false when it has none.
     public func pushMetatable(_ index: Int32) -> Bool { lua_getmetatable(L, index) != 0 }
 
-    /// The identity of a table, userdata, function or thread at `index` (nil for other values):
-    /// equal pointers are the same object while it lives.
-    public func toPointer(_ index: Int32) -> UnsafeRawPointer? { lua_topointer(L, index) }
-
-    /// The bytes of the string at `index` (nil unless it is a string: numbers are not converted
-    /// in place). Valid while the string stays on the stack.
-    public func stringBytes(_ index: Int32) -> UnsafeBufferPointer<UInt8>? {
-        guard lua_type(L, index) == LUA_TSTRING else { return nil }
-        var len = 0
-        guard let p = loom_tolstring(L, index, &len) else { return nil }
-        return UnsafeRawBufferPointer(start: p, count: len).bindMemory(to: UInt8.self)
-    }
+    // toPointer, identity and stringBytes are in Unsafe.swift.
 
     /// `nresults` for "all results" (LUA_MULTRET).
     public static let allResults: Int32 = LUA_MULTRET

@@ -41,32 +41,31 @@ public final class LuaState {
     /// check every read would otherwise make is off.
     @exclusivity(unchecked) public private(set) var L: OpaquePointer
     public let mainThread: OpaquePointer
-    @usableFromInline let limitsPointer: UnsafeMutablePointer<loom_limits>
+    @usableFromInline let limitsPointer: LimitsCell
     var hostFunctions: [LuaHostFunction] = []
     private var closed = false
 
     public init(limits: LuaLimits = .default) throws(LuaError) {
-        limitsPointer = .allocate(capacity: 1)
-        limitsPointer.initialize(to: loom_limits())
+        limitsPointer = LimitsCell()
         limitsPointer.pointee.mem_limit = limits.memoryBytes
         limitsPointer.pointee.time_budget_ns = limits.timeBudgetNanoseconds
         limitsPointer.pointee.total_budget_ns = limits.totalTimeBudgetNanoseconds
         limitsPointer.pointee.hook_count = 1000
-        guard let L = loom_newstate(limitsPointer) else {
-            limitsPointer.deallocate()
+        guard let L = loom_newstate(limitsPointer.raw) else {
+            limitsPointer.free()
             throw LuaError(kind: .memory, message: "cannot create a Lua state")
         }
         self.L = L
         mainThread = L
         LuaState.installDispatch
-        loom_set_extra(L, Unmanaged.passUnretained(self).toOpaque())
+        registerInExtraSpace()
         luaL_openlibs(L)
     }
 
     deinit {
         lua_close(mainThread)
-        loom_limits_release(limitsPointer)
-        limitsPointer.deallocate()
+        loom_limits_release(limitsPointer.raw)
+        limitsPointer.free()
     }
 
     public var limits: LuaLimits {
@@ -112,12 +111,12 @@ public final class LuaState {
     @usableFromInline
     func setOwnerSlowly(_ owner: Int32) {
         precondition(owner >= 0, "Lua memory owners are >= 0")
-        let ok = loom_set_owner(limitsPointer, owner)
+        let ok = loom_set_owner(limitsPointer.raw, owner)
         precondition(ok != 0, "cannot grow the per-owner memory counters")
     }
 
     /// Bytes currently charged to `owner` (a block is charged to whoever allocated or last grew it).
-    public func memoryUsed(owner: Int32) -> Int { Int(loom_owner_used(limitsPointer, owner)) }
+    public func memoryUsed(owner: Int32) -> Int { Int(loom_owner_used(limitsPointer.raw, owner)) }
 
     /// Lua time measured so far against `limits.totalTimeBudgetNanoseconds` (from the clock
     /// readings the budget checks make anyway: calls too short to reach one add nothing).
@@ -135,7 +134,7 @@ public final class LuaState {
     private static let installDispatch: Void = {
         loom_set_host_dispatch { L, id in
             guard let L, let extra = loom_get_extra(L) else { return -1 }
-            let state = Unmanaged<LuaState>.fromOpaque(extra).takeUnretainedValue()
+            let state = LuaState.state(fromExtra: extra)
             let index = Int(id)
             guard index >= 0, index < state.hostFunctions.count else {
                 lua_pushstring(L, "unknown host function")
@@ -242,12 +241,7 @@ public final class LuaState {
     public func push(_ b: Bool) { lua_pushboolean(L, b ? 1 : 0) }
     public func push(_ i: Int) { lua_pushinteger(L, lua_Integer(i)) }
     public func push(_ d: Double) { lua_pushnumber(L, d) }
-    public func push(_ s: String) {
-        var s = s
-        s.withUTF8 { buf in
-            _ = buf.withMemoryRebound(to: CChar.self) { lua_pushlstring(L, $0.baseAddress, $0.count) }
-        }
-    }
+    // push(_: String) is in Unsafe.swift.
     public func pushCopy(_ index: Int32) { loom_pushcopy(L, index) }
     public func newTable(narr: Int32 = 0, nrec: Int32 = 0) { lua_createtable(L, narr, nrec) }
     /// t[key] = top value (pops it); t at `table` (an absolute or negative index before the push).
@@ -291,15 +285,7 @@ public final class LuaState {
         let v = lua_tonumberx(L, index, &ok)
         return ok != 0 ? v : nil
     }
-    /// The string at `index` (only when it is a string: numbers are not converted in place).
-    public func toString(_ index: Int32) -> String? {
-        guard lua_type(L, index) == LUA_TSTRING else { return nil }
-        var len = 0
-        guard let p = loom_tolstring(L, index, &len) else { return nil }
-        return p.withMemoryRebound(to: UInt8.self, capacity: len) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
-        }
-    }
+    // toString(_:) is in Unsafe.swift.
     public func rawLength(_ index: Int32) -> Int { Int(lua_rawlen(L, index)) }
     /// Iterates a table's pairs (raw, via lua_next); the body sees the key at -2, value at -1.
     public func forEachPair(_ table: Int32, _ body: () throws -> Void) rethrows {

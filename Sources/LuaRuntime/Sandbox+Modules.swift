@@ -105,7 +105,7 @@ extension Sandbox {
         var data = [UInt8](repeating: 0, count: moduleSizeCap + 1)
         var total = 0
         while total <= moduleSizeCap {
-            let n = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, moduleSizeCap + 1 - total) }
+            let n = Sandbox.read(fd, into: &data, at: total, count: moduleSizeCap + 1 - total)
             if n < 0 {
                 if errno == EINTR { continue }
                 return .failure(LuaHostError("cannot be read (\(String(cString: strerror(errno))))"))

@@ -70,7 +70,6 @@ struct HostServe: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
         // Check the project once before serving: a project that does not load is not served.
         let first: Workspace
         do { first = try Workspace(options: engine.workspaceOptions, anchor: nil) } catch {
@@ -166,7 +165,7 @@ enum ServeLog {
     }
 }
 
-final class FailureBox: @unchecked Sendable {
+final class FailureBox {
     private let lock = NSLock()
     private var message: String?
     func set(_ m: String) { lock.withLock { message = m } }

@@ -18,11 +18,12 @@ struct CacheCommand: ParsableCommand {
         @Option(name: .customLong("cache-dir"), help: ArgumentHelp("The cache folder (default: .loom/cache in the project).", valueName: "dir"))
         var cacheDir: String?
 
-        /// The cache, fenced by the project as `host run` fences it (RunCache.swift).
+        /// The cache, fenced by the project as `host run` fences it (RunCache.swift). `host
+        /// cache` has no `--max-file-size`: entries are read up to the documented default.
         var cache: ViewStateCache {
             let root = project ?? Project.findRoot(from: ".") ?? "."
             return ViewStateCache(directory: cacheDir ?? Project.join(root, ".loom/cache"),
-                                  writer: SafeWriter(root: root, confined: cacheDir == nil))
+                                  writer: SafeWriter(root: root, confined: cacheDir == nil), fileLimits: .standard)
         }
     }
 

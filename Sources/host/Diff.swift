@@ -55,7 +55,6 @@ struct Diff: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
         var checkout: GitRevisionCheckout?
         let oldSide: DiffSide, newSide: DiffSide
         do {

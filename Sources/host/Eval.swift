@@ -46,15 +46,15 @@ struct PopulationOptions: ParsableArguments {
     }
 
     /// The users' source (its CSV header read), or the reason it cannot be read (not reported).
-    private func openInput() -> Result<UserInput, Diagnostic> {
+    private func openInput(fileLimits: FileLimits) -> Result<UserInput, Diagnostic> {
         var types: [String: CSVType] = [:]
         if let schema {
-            switch CSVColumn.loadSchema(schema) {
+            switch CSVColumn.loadSchema(schema, limits: fileLimits) {
             case .success(let t): types = t
             case .failure(let e): return .failure(e)
             }
         }
-        return UserInput.open(users, format: usersFormat, schema: types, now: now, firstLine: firstLine, workers: jobs)
+        return UserInput.open(users, format: usersFormat, schema: types, now: now, firstLine: firstLine, workers: jobs, fileLimits: fileLimits)
     }
 
     /// Opens the users' source, starts the worker threads, then opens the caller's workspace of
@@ -67,9 +67,8 @@ struct PopulationOptions: ParsableArguments {
                                  work: @escaping @Sendable (PopulationScreens, UserParser) -> (UserBatch) -> Output,
                                  unopened: @escaping @Sendable (UserBatch) -> Output) throws
         -> (first: PopulationScreens, input: UserInput, workers: PopulationWorkers<UserBatch, Output>) {
-        engine.apply()
         let input: UserInput
-        switch openInput() {
+        switch openInput(fileLimits: engine.fileLimits) {
         case .success(let i): input = i
         case .failure(let e):
             _ = try screens(args, engine: engine, device: device)
@@ -86,7 +85,6 @@ struct PopulationOptions: ParsableArguments {
 
     /// The screens in the caller's workspace (load problems reported; exit 1 on errors).
     func screens(_ args: [String], engine: EngineOptions, device: DeviceContext?) throws -> PopulationScreens {
-        engine.apply()
         let (screens, d) = PopulationScreens.open(options: engine.workspaceOptions(device: device), screens: args)
         Console.report(d)
         guard let screens else { throw ExitCode(1) }

@@ -95,7 +95,6 @@ struct Render: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
         let ws = try engine.workspace(screen: screen)
         var diagnostics = Diagnostics()
         var picture: SVGPicture

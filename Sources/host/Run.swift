@@ -52,7 +52,6 @@ struct Run: ParsableCommand {
     func run() throws {
         var cache: RunCacheEntry?
         if let key = cacheOptions.cacheKey {
-            engine.apply()
             let c = RunCacheEntry(options: cacheOptions, key: key, screen: screen, engine: engine, user: user, patches: patch,
                                   flags: ["explain=\(explain)", "graph=\(!noGraph)", "layout=\(layout)"] + params.hashed + deviceOptions.hashed)
             if c.serve(format: format, explain: explain) { return }

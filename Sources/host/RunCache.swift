@@ -21,9 +21,9 @@ struct CacheOptions: ParsableArguments {
     /// The cache's folder and its writer: fenced by the project; the default folder must lie
     /// inside it, a `--cache-dir` named on the command line may lie anywhere (but no link
     /// inside the project is followed on the way).
-    func cache(project: String) -> ViewStateCache {
+    func cache(project: String, fileLimits: FileLimits) -> ViewStateCache {
         ViewStateCache(directory: cacheDir ?? Project.join(project, ".loom/cache"),
-                       writer: SafeWriter(root: project, confined: cacheDir == nil))
+                       writer: SafeWriter(root: project, confined: cacheDir == nil), fileLimits: fileLimits)
     }
 }
 
@@ -46,12 +46,13 @@ struct RunCacheEntry {
          patches: [String], flags: [String]) {
         let root = Workspace.projectRoot(explicit: engine.project, screen: screen)
         var inputs = RunInputs(projectRoot: root, screen: screen,
-                               pluginDirs: engine.plugins + [PluginDiscovery.standardPluginsDirectory()])
+                               pluginDirs: engine.plugins + [PluginDiscovery.standardPluginsDirectory()],
+                               fileLimits: engine.fileLimits)
         inputs.patches = patches
         inputs.arguments = ["user " + (user.user ?? "<anonymous>")] + user.context.map { "context " + $0 }
             + ["now " + (user.now ?? "<none>")] + flags.map { "flag " + $0 }
             + ["limits \(engine.luaTimeLimit) \(engine.luaMemoryLimit) \(engine.luaTotalTimeLimit) \(engine.maxFileSize)"]
-        self.cache = options.cache(project: root)
+        self.cache = options.cache(project: root, fileLimits: engine.fileLimits)
         self.key = key
         self.inputs = inputs.hash
     }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Ctrl-C (SIGINT) and SIGTERM end a watching command cleanly: `stopped`, exit status 0.
 enum StopOnInterrupt {
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    // `sources` (keeping the signal sources alive) is in Unsafe.swift.
 
     static func install() {
         for sig in [SIGINT, SIGTERM] {

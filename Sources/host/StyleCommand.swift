@@ -59,15 +59,17 @@ struct StyleCommand: ParsableCommand {
         let context = deviceOptions.context
         let root = project ?? Project.findRoot(from: ".") ?? "."
         var d = Diagnostics()
-        let (proj, pd) = Project.load(root: root)
+        // `host style` has no `--max-file-size`: files are read up to the documented default.
+        let limits = FileLimits.standard
+        let (proj, pd) = Project.load(root: root, limits: limits)
         d.append(contentsOf: pd.errors)
         var pluginFolders: [String] = []
         for dir in proj.pluginDirs + plugins where !StandardPlugins.isVirtual(dir) && SafeFile.isDirectory(dir) {
             if case .success(let fs) = PluginDiscovery.folders(in: dir) { pluginFolders += fs.map(\.path) }
         }
-        let (folders, fd) = StyleFolders.folders(projectRoot: root, pluginFolders: pluginFolders)
+        let (folders, fd) = StyleFolders.folders(projectRoot: root, pluginFolders: pluginFolders, limits: limits)
         d.append(contentsOf: fd)
-        let (library, ld) = StyleLibrary.load(folders: folders)
+        let (library, ld) = StyleLibrary.load(folders: folders, limits: limits)
         d.append(contentsOf: ld)
         let style = library.resolve(names: names, context: context, schema: try schema())
         d.append(contentsOf: style.diagnostics)

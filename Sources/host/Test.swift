@@ -94,6 +94,7 @@ struct Test: ParsableCommand {
         o.project = engine.project
         o.extraPluginDirs = engine.plugins
         o.limits = engine.limits
+        o.fileLimits = engine.fileLimits
         o.scenarioTimeLimitMilliseconds = scenarioTimeLimit
         o.jobs = jobs
         o.filter = filter
@@ -107,7 +108,6 @@ struct Test: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
         if accept { return try ScenarioOutput.accept(options) }
         if watch { return try watchLoop() }
         try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport)

@@ -67,7 +67,7 @@ extension Test {
 }
 
 /// Collected from the runner's worker threads.
-final class OpenedScreens: @unchecked Sendable {
+final class OpenedScreens {
     private let lock = NSLock()
     private var map: [String: Set<String>] = [:]
     func set(_ file: String, _ screens: Set<String>) { lock.withLock { map[file] = screens } }

@@ -38,7 +38,6 @@ struct Watch: ParsableCommand {
     }
 
     func run() throws {
-        engine.apply()
         StopOnInterrupt.install()
         let root = Workspace.projectRoot(explicit: engine.project, screen: screen)
         var roots = [root] + engine.plugins
@@ -56,7 +55,7 @@ struct Watch: ParsableCommand {
             if let tree { last = tree }
             // The inputs as the project now names them (an edit of loom.json may move a folder);
             // when the project cannot be opened, the default layout's (loom.json among them).
-            let inputs = ProjectInputs(project: project ?? Project(root: root), files: extraFiles, folders: engine.plugins)
+            let inputs = ProjectInputs(project: project ?? Project(root: root, fileLimits: engine.fileLimits), files: extraFiles, folders: engine.plugins)
             watcher.isInput = inputs.contains
             FileHandle.standardError.write(Data("watching \(roots.map(TextEscape.escaped).joined(separator: ", ")) (\(watcher.mechanism)); Ctrl-C stops\n".utf8))
             changedFiles = watcher.waitForChange()

@@ -13,8 +13,8 @@ func cacheBench(runs: Int) -> (coldMs: Double, warmMs: Double)? {
     guard SafeFile.exists(screen) else { return nil }
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("loom-bench-cache-\(getpid())").path
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let cache = ViewStateCache(directory: dir)
-    var inputs = RunInputs(projectRoot: project, screen: screen, pluginDirs: [PluginDiscovery.standardPluginsDirectory()])
+    let cache = ViewStateCache(directory: dir, fileLimits: .standard)
+    var inputs = RunInputs(projectRoot: project, screen: screen, pluginDirs: [PluginDiscovery.standardPluginsDirectory()], fileLimits: .standard)
     inputs.arguments = ["user gold"]
     func cold() -> Bool {
         var o = Workspace.Options()

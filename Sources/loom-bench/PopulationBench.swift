@@ -151,7 +151,7 @@ private func seenCounts(_ output: String) -> [String: Int] {
 /// threads started, each opening its own workspace (plugins loaded, screen checked) on its own
 /// thread, and the caller's workspace opened meanwhile; ready when every one is open. `run`
 /// times the users going through (once).
-private final class PreparedEval: @unchecked Sendable {
+final class PreparedEval {
     private let jobs: Int, output: String
     private let input: UserInput
     private let workers: PopulationWorkers<UserBatch, EvalChunk>
@@ -163,7 +163,7 @@ private final class PreparedEval: @unchecked Sendable {
         o.pluginHost = PluginEngine.host
         o.project = project
         let options = o
-        input = try! UserInput.open(users, format: .jsonl, workers: jobs).get()
+        input = try! UserInput.open(users, format: .jsonl, workers: jobs, fileLimits: .standard).get()
         let writer = EvalLineWriter(format: .jsonl, select: .visible)
         let parser = input.parser, shared = jobs > 1 ? SharedAnswers() : nil, opened = DispatchSemaphore(value: 0)
         let open: @Sendable () -> PopulationScreens = {
@@ -221,8 +221,7 @@ private final class PreparedEval: @unchecked Sendable {
 /// this machine gives two threads of this very pipeline at the moment, the most a 2-job run
 /// can get from it (wall time until both are done).
 private func pipelinePair(project: String, users: String, outputs: (String, String)) -> Double {
-    final class Slot: @unchecked Sendable { var run: PreparedEval? }
-    let other = Slot()
+    let other = PreparedEvalSlot()
     let ready = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
     let started = WorkerThread.start {
         other.run = PreparedEval(project: project, users: users, jobs: 1, output: outputs.1)
@@ -295,13 +294,13 @@ private final class FloorRun {
 /// Two floors at once: the caller runs one while a thread started beforehand (`WorkerThread`,
 /// parked until then, as `host eval` starts its worker threads before the users come) runs the
 /// other; the wall time until both are done.
-private final class FloorPair: @unchecked Sendable {
+final class FloorPair {
     private let a: FloorRun, b: FloorRun
     private let go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
     private var stopping = false
 
     /// `a`: the floor run alone (its state reused; one more is made for the thread).
-    init(_ a: FloorRun, _ users: [[(String, JSONValue)]]) {
+    fileprivate init(_ a: FloorRun, _ users: [[(String, JSONValue)]]) {
         self.a = a
         b = FloorRun(users)
         let started = WorkerThread.start { [self] in

@@ -20,7 +20,7 @@ final class FuzzFixtureTests: XCTestCase {
             let dir = Self.fixtures + "/" + name
             for path in FuzzReplay.files([dir]) {
                 let data = try XCTUnwrap(FileManager.default.contents(atPath: path), path)
-                data.withUnsafeBytes { run($0) }
+                run([UInt8](data))
                 replayed += 1
             }
         }

@@ -81,6 +81,32 @@ final class FilesFlagsOutputTests: XCTestCase {
         assertExit(ok, 0)
     }
 
+    /// The cap is handed to every reader a command has (not set in one place and hoped for):
+    /// a screen under `check`, a users.json under `eval`, a scenario file under `test`.
+    func testTheCapReachesEveryCommandsReads() throws {
+        let pad = String(repeating: " ", count: 1_100_000)
+        let root = try makeProject("cap", files: [
+            "screens/big.json": #"{"screen": "big", "root": {"type": "stack", "id": "r"}}"# + pad,
+            "people.json": #"{"gold": {"id": "1", "tier": "gold"}}"# + pad,
+            "scenarios/big.lua": "-- padding\n" + "--" + pad + "\n",
+        ])
+        let message = "file is larger than the 1 MiB limit (--max-file-size)"
+        let check = try Host.run(["check", "--max-file-size", "1"], directory: root, timeout: 60)
+        assertExit(check, 1)
+        assertContains(check.stderr, "screens/big.json: error: " + message, in: check, "stderr")
+        let eval = try Host.run(["eval", "screens/home.json", "--users", "people.json", "--max-file-size", "1"], directory: root, timeout: 60)
+        assertExit(eval, 1)
+        assertContains(eval.stderr, message, in: eval, "stderr")
+        let test = try Host.run(["test", "scenarios/big.lua", "--max-file-size", "1"], directory: root, timeout: 60)
+        assertExit(test, 1)
+        assertContains(test.stdout + test.stderr, "cannot read the scenario file: " + message, in: test, "output")
+        // Under the default (64 MiB) the same files are read.
+        for args in [["check"], ["eval", "screens/home.json", "--users", "people.json"], ["test", "scenarios/big.lua"]] {
+            let ok = try Host.run(args, directory: root, timeout: 60)
+            assertLacks(ok.stdout + ok.stderr, message, in: ok, "output")
+        }
+    }
+
     func testSymlinkLoopIsReportedAsSuch() throws {
         let root = try makeProject("loop", skip: ["users.json"])
         let fm = FileManager.default

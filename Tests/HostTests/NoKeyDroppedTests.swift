@@ -78,7 +78,7 @@ final class NoKeyDroppedTests: XCTestCase {
         XCTAssertFalse(files.isEmpty)
         for file in files {
             // invalid.json is a syntax error: nothing to account for (CheckAndPluginsTests).
-            if (try? JSONReader.parseFile(atPath: file.path)) == nil { continue }
+            if (try? SafeFile.parseJSON(atPath: file.path, limits: .standard)) == nil { continue }
             try verify(file: file, profiles: [nil], extra: ["--plugins", "Tests/Fixtures/compat-plugin"])
         }
     }
@@ -114,7 +114,7 @@ final class NoKeyDroppedTests: XCTestCase {
     }
 
     func uncovered(file: URL, profiles: [String?], extra: [String], line: UInt = #line) throws -> [String] {
-        let doc = try JSONReader.parseFile(atPath: file.path)
+        let doc = try SafeFile.parseJSON(atPath: file.path, limits: .standard)
         var runs: [Run] = []
         for p in profiles {
             var args = ["run", file.path, "--format", "json", "--explain", "--layout"] + extra

@@ -11,7 +11,7 @@ final class ViewStateCacheTests: XCTestCase {
     }
 
     func testSaveThenHitOnlyForTheSameInputs() throws {
-        let c = ViewStateCache(directory: try folder() + "/nested/cache")
+        let c = ViewStateCache(directory: try folder() + "/nested/cache", fileLimits: .standard)
         guard case .miss = c.lookup(key: "home", inputs: "a") else { return XCTFail("empty cache must miss") }
         try c.save(key: "home", inputs: "a", entry: ["screen": "home", "text": "tree\n"])
         guard case .hit(let e) = c.lookup(key: "home", inputs: "a") else { return XCTFail("same inputs must hit") }
@@ -24,7 +24,7 @@ final class ViewStateCacheTests: XCTestCase {
     }
 
     func testTruncatedOrForeignFilesAreUnusableWithAWarning() throws {
-        let c = ViewStateCache(directory: try folder())
+        let c = ViewStateCache(directory: try folder(), fileLimits: .standard)
         try c.save(key: "k", inputs: "x", entry: ["screen": "s"])
         let data = try Data(contentsOf: URL(fileURLWithPath: c.path(key: "k")))
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: c.path(key: "k")))
@@ -47,7 +47,7 @@ final class ViewStateCacheTests: XCTestCase {
     }
 
     func testClear() throws {
-        let c = ViewStateCache(directory: try folder())
+        let c = ViewStateCache(directory: try folder(), fileLimits: .standard)
         try c.save(key: "a", inputs: "1", entry: [:])
         try c.save(key: "b", inputs: "1", entry: [:])
         XCTAssertEqual(try c.clear(keys: ["a"]).removed, ["a"])
@@ -61,7 +61,7 @@ final class ViewStateCacheTests: XCTestCase {
     func testClearRemovesOnlyItsOwnEntries() throws {
         let dir = try folder()
         let outside = try folder()
-        let c = ViewStateCache(directory: dir)
+        let c = ViewStateCache(directory: dir, fileLimits: .standard)
         try c.save(key: "mine", inputs: "1", entry: ["screen": "home"])
         let foreign = #"{"name": "package.json of another tool"}"#
         try Data(foreign.utf8).write(to: URL(fileURLWithPath: dir + "/package.json"))
@@ -91,7 +91,7 @@ final class ViewStateCacheTests: XCTestCase {
         try Data("{}".utf8).write(to: URL(fileURLWithPath: outside + "/x.json"))
         try FileManager.default.createDirectory(atPath: project + "/.loom", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: project + "/.loom/cache", withDestinationPath: outside)
-        let c = ViewStateCache(directory: project + "/.loom/cache", writer: SafeWriter(root: project))
+        let c = ViewStateCache(directory: project + "/.loom/cache", writer: SafeWriter(root: project), fileLimits: .standard)
         XCTAssertThrowsError(try c.save(key: "k", inputs: "1", entry: ["screen": "s"])) { e in
             XCTAssertTrue("\(e)".contains("is a symbolic link"), "\(e)")
         }
@@ -105,7 +105,7 @@ final class ViewStateCacheTests: XCTestCase {
     /// An entry whose replayed text was edited no longer matches its content hash: a miss with
     /// a warning, never replayed.
     func testAnEditedEntryIsUnusable() throws {
-        let c = ViewStateCache(directory: try folder())
+        let c = ViewStateCache(directory: try folder(), fileLimits: .standard)
         try c.save(key: "home", inputs: "i", entry: ["screen": "home", "text": "tree\n"])
         let url = URL(fileURLWithPath: c.path(key: "home"))
         let saved = try String(contentsOf: url, encoding: .utf8)

@@ -98,7 +98,7 @@ final class JSONLimitsTests: XCTestCase {
 
     func testUsersAttributeNestedTooDeepIsALocatedErrorAndLeftOut() throws {
         let path = try tempFile("users.json", "{\n  \"u\": {\n    \"ok\": 1,\n    \"x\": \(Self.nested(100))\n  },\n  \"v\": {\"y\": \(Self.nestedObject(64))}\n}\n")
-        let (users, d) = UserProfiles.load(path)
+        let (users, d) = UserProfiles.load(path, limits: .standard)
         XCTAssertEqual(d.items.count, 1, "\(d.items)")
         let e = try XCTUnwrap(d.items.first)
         XCTAssertEqual(e.severity, .error)
@@ -113,7 +113,7 @@ final class JSONLimitsTests: XCTestCase {
 
     func testUsersFileWithEquivalentKeysIsALocatedError() throws {
         let path = try tempFile("users.json", "{\"u\": {\"\u{E9}\": 1, \"e\u{301}\": 2}}")
-        let (_, d) = UserProfiles.load(path)
+        let (_, d) = UserProfiles.load(path, limits: .standard)
         XCTAssertEqual(d.items.first?.location?.column, 17)
         XCTAssertTrue(d.items.first?.message.contains("distinct JSON names that Swift compares equal") ?? false, "\(d.items)")
     }

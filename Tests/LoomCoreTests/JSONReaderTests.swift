@@ -239,21 +239,21 @@ final class JSONReaderTests: XCTestCase {
         try Data("{\"screen\": \"home\"}\n".utf8).write(to: good)
         try Data("{\n  \"a\": 1,\n}\n".utf8).write(to: bad)
 
-        let doc = try JSONReader.parseFile(atPath: good.path, displayPath: "screens/good.json")
+        let doc = try SafeFile.parseJSON(atPath: good.path, displayPath: "screens/good.json", limits: .standard)
         XCTAssertEqual(doc.file, "screens/good.json")
         XCTAssertEqual(doc.root.plain, ["screen": "home"])
-        XCTAssertEqual(try JSONReader.parseFile(atPath: good.path).file, good.path)
+        XCTAssertEqual(try SafeFile.parseJSON(atPath: good.path, limits: .standard).file, good.path)
 
-        XCTAssertThrowsError(try JSONReader.parseFile(atPath: bad.path, displayPath: "screens/bad.json")) { error in
+        XCTAssertThrowsError(try SafeFile.parseJSON(atPath: bad.path, displayPath: "screens/bad.json", limits: .standard)) { error in
             XCTAssertEqual(
                 (error as? Diagnostic)?.description,
                 "screens/bad.json:2:9: error: trailing comma before '}' is not allowed")
         }
-        XCTAssertThrowsError(try JSONReader.parseFile(atPath: dir.appendingPathComponent("missing.json").path, displayPath: "missing.json")) { error in
-            XCTAssertEqual((error as? Diagnostic)?.description, "missing.json: error: cannot read file: No such file or directory")
+        XCTAssertThrowsError(try SafeFile.parseJSON(atPath: dir.appendingPathComponent("missing.json").path, displayPath: "missing.json", limits: .standard)) { error in
+            XCTAssertEqual((error as? Diagnostic)?.description, "missing.json: error: no such file")
         }
-        XCTAssertThrowsError(try JSONReader.parseFile(atPath: dir.path, displayPath: "dir")) { error in
-            XCTAssertEqual((error as? Diagnostic)?.description, "dir: error: cannot read file: Is a directory")
+        XCTAssertThrowsError(try SafeFile.parseJSON(atPath: dir.path, displayPath: "dir", limits: .standard)) { error in
+            XCTAssertEqual((error as? Diagnostic)?.description, "dir: error: not a regular file (a directory)")
         }
     }
 

@@ -190,9 +190,9 @@ final class SafeWriterTests: XCTestCase {
     func testDeleteOnlyRegularFilesAndOnlyWhenAccepted() throws {
         let w = SafeWriter(root: root)
         try w.write("mine", to: root + "/c/a.json")
-        XCTAssertFalse(try w.delete(root + "/c/a.json") { $0 != Array("mine".utf8) })
+        XCTAssertFalse(try w.delete(root + "/c/a.json", limits: .standard) { $0 != Array("mine".utf8) })
         XCTAssertTrue(fm.fileExists(atPath: root + "/c/a.json"))
-        XCTAssertTrue(try w.delete(root + "/c/a.json") { $0 == Array("mine".utf8) })
+        XCTAssertTrue(try w.delete(root + "/c/a.json", limits: .standard) { $0 == Array("mine".utf8) })
         XCTAssertFalse(fm.fileExists(atPath: root + "/c/a.json"))
         XCTAssertFalse(try w.delete(root + "/c/a.json"))
         XCTAssertFalse(try w.delete(root + "/missing/a.json"))
@@ -200,6 +200,39 @@ final class SafeWriterTests: XCTestCase {
         expectError({ try w.delete(root + "/c/b.json") }, "is a symbolic link")
         XCTAssertEqual(text(outside + "/keep.json"), "precious\n")
         XCTAssertNotNil(try? fm.destinationOfSymbolicLink(atPath: root + "/c/b.json"))
+    }
+
+    /// `--max-file-size` is a value each read is given, not a process-wide setting: two
+    /// limits used one after the other (and on two threads at once) each hold for their own
+    /// reads, through `SafeFile` and through a writer's `read`.
+    func testFileLimitsAreValuesPerRead() throws {
+        let big = root + "/big.json"
+        try Data(("[" + String(repeating: "0,", count: (1 << 20) / 2) + "0]").utf8).write(to: URL(fileURLWithPath: big))
+        let small = FileLimits(megabytes: 1), roomy = FileLimits.standard
+        expectError({ _ = try SafeFile.read(big, displayPath: "big.json", limits: small) },
+                    "file is larger than the 1 MiB limit (--max-file-size)")
+        XCTAssertEqual(try SafeFile.read(big, limits: roomy).count, (1 << 20) + 3)
+        expectError({ _ = try SafeWriter(root: root).read(big, limits: small) }, "file is larger than the 1 MiB limit")
+        XCTAssertNotNil(try SafeWriter(root: root).read(big, limits: roomy))
+        // Concurrent reads with different limits: each sees only its own.
+        let results = LockedResults()
+        DispatchQueue.concurrentPerform(iterations: 16) { i in
+            let limits = i % 2 == 0 ? small : roomy
+            let ok = (try? SafeFile.read(big, limits: limits)) != nil
+            results.add(i, ok)
+        }
+        XCTAssertEqual(results.sorted.map(\.1), (0..<16).map { $0 % 2 == 1 })
+        // Out-of-range sizes are clamped (no overflow, never 0).
+        XCTAssertEqual(FileLimits(megabytes: 0).maxBytes, 1 << 20)
+        XCTAssertEqual(FileLimits(megabytes: Int.max).maxBytes, 65_536 << 20)
+        XCTAssertEqual(FileLimits(maxBytes: -5).maxBytes, 1)
+    }
+
+    final class LockedResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var items: [(Int, Bool)] = []
+        func add(_ i: Int, _ ok: Bool) { lock.lock(); items.append((i, ok)); lock.unlock() }
+        var sorted: [(Int, Bool)] { lock.lock(); defer { lock.unlock() }; return items.sorted { $0.0 < $1.0 } }
     }
 
     func testListMoveReadAndRemoveEmptyFolder() throws {
@@ -215,9 +248,9 @@ final class SafeWriterTests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: root + "/s/x.snap.new"))
         expectError({ try w.move(root + "/s/y.snap.new", to: root + "/s/y.snap") }, "is a symbolic link")
         XCTAssertFalse(fm.fileExists(atPath: root + "/s/y.snap"))
-        XCTAssertEqual(try w.read(root + "/s/x.snap").map { String(decoding: $0, as: UTF8.self) }, "new")
-        XCTAssertNil(try w.read(root + "/s/none.snap"))
-        expectError({ _ = try w.read(root + "/s/y.snap.new") }, "is a symbolic link")
+        XCTAssertEqual(try w.read(root + "/s/x.snap", limits: .standard).map { String(decoding: $0, as: UTF8.self) }, "new")
+        XCTAssertNil(try w.read(root + "/s/none.snap", limits: .standard))
+        expectError({ _ = try w.read(root + "/s/y.snap.new", limits: .standard) }, "is a symbolic link")
         XCTAssertFalse(w.removeFolderIfEmpty(root + "/s"))
         try fm.createDirectory(atPath: root + "/empty", withIntermediateDirectories: true)
         XCTAssertTrue(w.removeFolderIfEmpty(root + "/empty"))

@@ -146,7 +146,7 @@ final class NavigationFlowsFileTests: XCTestCase {
     }
 
     func testMissingFileIsOneError() {
-        let (flows, diagnostics) = FlowsFile.load(atPath: "/nonexistent/flows.json", displayPath: "flows.json")
+        let (flows, diagnostics) = FlowsFile.load(atPath: "/nonexistent/flows.json", displayPath: "flows.json", limits: .standard)
         XCTAssertTrue(flows.isEmpty)
         XCTAssertEqual(diagnostics.count, 1)
         XCTAssertEqual(diagnostics.items.first?.location?.file, "flows.json")

@@ -97,7 +97,7 @@ final class HostileTests: XCTestCase {
             .filter { !$0.hasPrefix(".") && $0 != "good" }.sorted()
         // The good plugin first (reach_globals tries to see its globals), then every hostile one.
         let folders = [hostileFolder("good")] + all.map(hostileFolder)
-        let (_, seconds) = PluginTestKit.timed { engine.load(folders: folders) }
+        let (_, seconds) = PluginTestKit.timed { engine.load(folders: folders, limits: .standard) }
         XCTAssertLessThan(seconds, 10, "loading the corpus is bounded (loops stop after 300 ms each)")
         let diagnostics = engine.diagnostics.items
         let text = PluginTestKit.diagnosticsText(engine)
@@ -197,7 +197,7 @@ final class HostileTests: XCTestCase {
     func testEachRunawayLoadCostsOneBudget() throws {
         for name in ["loop_at_load", "loop_in_pcall", "loop_in_coroutine", "pattern_bomb", "table_bomb", "concat_bomb", "recursion"] {
             let engine = try PluginEngine(limits: LuaLimits(timeBudgetMilliseconds: 100, memoryMegabytes: 32))
-            let (_, seconds) = PluginTestKit.timed { engine.load(folders: [hostileFolder("good"), hostileFolder(name)]) }
+            let (_, seconds) = PluginTestKit.timed { engine.load(folders: [hostileFolder("good"), hostileFolder(name)], limits: .standard) }
             XCTAssertLessThan(seconds, 1.5, "\(name) took \(seconds) s")
             XCTAssertEqual(engine.diagnostics.count, 1, "\(name): \(PluginTestKit.diagnosticsText(engine))")
             PluginTestKit.assertRule(engine, "good_tier", args: #"{"tier": "gold"}"#, user: PluginTestKit.user(["tier": .string("gold")]), is: true, "after \(name)")

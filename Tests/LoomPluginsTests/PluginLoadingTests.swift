@@ -23,7 +23,7 @@ final class PluginLoadingTests: XCTestCase {
         let engine = try PluginEngine()
         let folders = try PluginDiscovery.folders(in: dir).get()
         XCTAssertEqual(folders.map(\.name), ["basic", "matrioska", "mortar", "spots", "targeting"], dir)
-        engine.load(folders: folders)
+        engine.load(folders: folders, limits: .standard)
         return engine
     }
 
@@ -144,7 +144,7 @@ final class PluginLoadingTests: XCTestCase {
             ],
         ])
         let engine = try PluginEngine()
-        engine.load(folders: try PluginDiscovery.folders(in: dir).get())
+        engine.load(folders: try PluginDiscovery.folders(in: dir).get(), limits: .standard)
         let text = PluginTestKit.diagnosticsText(engine)
         PluginTestKit.assertRule(engine, "lib_answer", is: true, "a module required from the plugin's folder (and its own require) works")
         XCTAssertEqual(engine.plugins.first { $0.info.name == "uses_lib" }?.loaded, true)
@@ -174,7 +174,7 @@ final class PluginLoadingTests: XCTestCase {
             "quiet": ["plugin.lua": plugin("quiet", register: "print('after the floods')")],
         ])
         let engine = try PluginEngine()
-        engine.load(folders: try PluginDiscovery.folders(in: dir).get())
+        engine.load(folders: try PluginDiscovery.folders(in: dir).get(), limits: .standard)
         XCTAssertTrue(engine.diagnostics.isEmpty, PluginTestKit.diagnosticsText(engine))
         let lines = { (plugin: String) in engine.log.filter { $0.0 == plugin }.map(\.1) }
         XCTAssertEqual(lines("chatty"), ["loading\t1\ttrue\tnil", "registering"])

@@ -13,7 +13,7 @@ final class RuleExamplesTests: XCTestCase {
     func makeEngine() throws -> PluginEngine {
         let engine = try PluginEngine()
         let folders = try PluginDiscovery.folders(in: PluginTestKit.standardPluginsDir).get()
-        engine.load(folders: folders)
+        engine.load(folders: folders, limits: .standard)
         XCTAssertFalse(engine.diagnostics.hasErrors, PluginTestKit.diagnosticsText(engine))
         return engine
     }
@@ -103,7 +103,7 @@ final class RuleExamplesTests: XCTestCase {
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         try source.write(toFile: dir + "/p/plugin.lua", atomically: true, encoding: .utf8)
         let engine = try PluginEngine()
-        engine.load(folders: [PluginFolder(path: dir + "/p")])
+        engine.load(folders: [PluginFolder(path: dir + "/p")], limits: .standard)
         return (engine, dir + "/p/plugin.lua")
     }
 

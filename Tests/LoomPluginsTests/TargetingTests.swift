@@ -11,7 +11,7 @@ final class TargetingTests: XCTestCase {
 
     func makeEngine(_ limits: LuaLimits = .default) throws -> PluginEngine {
         let engine = try PluginEngine(limits: limits)
-        engine.load(folders: [PluginFolder(path: targetingDir)])
+        engine.load(folders: [PluginFolder(path: targetingDir)], limits: .standard)
         XCTAssertTrue(engine.diagnostics.isEmpty, PluginTestKit.diagnosticsText(engine))
         return engine
     }
@@ -37,7 +37,7 @@ final class TargetingTests: XCTestCase {
     /// The vectors, read with Loom's own JSON reader so that numbers stay numbers.
     private func vectors(_ name: String) throws -> [TargetingVector] {
         let path = PluginTestKit.packageRoot + "/Tests/LoomPluginsTests/Fixtures/" + name
-        let doc = try JSONReader.parseFile(atPath: path)
+        let doc = try SafeFile.parseJSON(atPath: path, limits: .standard)
         return try XCTUnwrap(doc.root.plain.array).map { TargetingVector(value: $0) }
     }
 

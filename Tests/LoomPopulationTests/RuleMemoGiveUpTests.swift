@@ -30,7 +30,7 @@ final class RuleMemoGiveUpTests: XCTestCase {
         o.project = root.path
         let (opened, d) = PopulationScreens.open(options: o, screens: ["g"])
         let screens = try XCTUnwrap(opened, "\(d.items)")
-        let input = try UserInput.open(file, format: .jsonl).get()
+        let input = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get()
         let worker = EvalWorker(screens: screens, parser: input.parser, writer: EvalLineWriter(format: .jsonl, select: .visible))
         var out: [UInt8] = []
         while let b = input.nextBatch() {

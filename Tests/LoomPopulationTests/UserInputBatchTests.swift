@@ -19,7 +19,7 @@ final class UserInputBatchTests: XCTestCase {
     }
 
     private func batchSizes(_ path: String, workers: Int) throws -> (sizes: [Int], lines: [Int]) {
-        let input = try UserInput.open(path, format: .jsonl, workers: workers).get()
+        let input = try UserInput.open(path, format: .jsonl, workers: workers, fileLimits: .standard).get()
         var sizes: [Int] = [], lines: [Int] = []
         while let b = input.nextBatch() {
             sizes.append(b.count)
@@ -66,7 +66,7 @@ final class UserInputBatchTests: XCTestCase {
         let saved = dup(0)
         dup2(pipe.fileHandleForReading.fileDescriptor, 0)
         defer { dup2(saved, 0); close(saved) }
-        let input = try UserInput.open("-", format: .jsonl, workers: 2).get()
+        let input = try UserInput.open("-", format: .jsonl, workers: 2, fileLimits: .standard).get()
         var sizes: [Int] = []
         while let b = input.nextBatch() { sizes.append(b.count) }
         XCTAssertEqual(sizes.reduce(0, +), 3000)

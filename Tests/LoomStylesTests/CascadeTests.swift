@@ -86,7 +86,7 @@ final class CascadeTests: XCTestCase {
     func testProjectFilesOverridePluginFilesOfTheSameName() throws {
         let project = try Fixture.folder(["Login~ipad.json": ##"{"title": "project ipad"}"##])
         let plugin = try Fixture.folder(["Login.json": ##"{"title": "plugin base", "from_plugin": 1}"##, "Login~ipad.json": ##"{"title": "plugin ipad"}"##])
-        let (lib, d) = StyleLibrary.load(folders: [project, "/nonexistent/styles", plugin])
+        let (lib, d) = StyleLibrary.load(folders: [project, "/nonexistent/styles", plugin], limits: .standard)
         XCTAssertTrue(d.isEmpty, "\(d.items)")
         XCTAssertEqual(lib.file("Login", .pad)?.shadows.count, 1)
         let s = lib.resolve(names: ["Login"], context: Fixture.context("ipad"))

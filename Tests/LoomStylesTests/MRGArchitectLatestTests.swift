@@ -38,7 +38,7 @@ final class MRGArchitectLatestTests: XCTestCase {
             "Login.json": #"{"title": "base"}"#, "Login-812h.json": #"{"title": "812h", "h812": 1}"#,
             "Login-896h.json": #"{"title": "896h"}"#, "Login-896h~iphone.json": #"{"title": "896h~iphone", "h896": 1}"#,
         ])
-        let (lib, d) = StyleLibrary.load(folders: [dir])
+        let (lib, d) = StyleLibrary.load(folders: [dir], limits: .standard)
         XCTAssertTrue(d.items.isEmpty, "\(d.items)")
         let xr = lib.resolve(names: ["Login"], context: DeviceContext(device: try XCTUnwrap(DeviceCatalog.device(named: "iphone-xr"))))
         XCTAssertEqual(xr.out("title"), "\"896h~iphone\"")
@@ -60,7 +60,7 @@ final class MRGArchitectLatestTests: XCTestCase {
                 """,
             "List.json": #"{"sizes": [1, 2,],}"#,
         ])
-        let (lib, d) = StyleLibrary.load(folders: [dir])
+        let (lib, d) = StyleLibrary.load(folders: [dir], limits: .standard)
         XCTAssertEqual(d.items.map(\.description), [
             "\(dir)/List.json:1:16: warning: trailing comma before ']' (read as MRGArchitect's reader reads it; strict JSON does not allow it)",
             "\(dir)/List.json:1:18: warning: trailing comma before '}' (read as MRGArchitect's reader reads it; strict JSON does not allow it)",

@@ -84,7 +84,7 @@ final class StyleErrorTests: XCTestCase {
 
     func testBadActionsAndImportsAreLoadErrors() throws {
         let dir = try Fixture.folder(["E.json": ##"{"@import": ["X"], "@imports": "X"}"##, "F.json": "[1]"])
-        let (_, d) = StyleLibrary.load(folders: [dir])
+        let (_, d) = StyleLibrary.load(folders: [dir], limits: .standard)
         XCTAssertEqual(d.errors.count, 3, "\(d.items)")
         XCTAssertTrue(d.errors.contains { $0.message.contains("did you mean '@imports'") })
     }

@@ -66,7 +66,7 @@ enum Fixture {
 
     static func library(_ files: [String: String] = Fixture.files) throws -> (StyleLibrary, String) {
         let dir = try folder(files)
-        let (lib, d) = StyleLibrary.load(folders: [dir])
+        let (lib, d) = StyleLibrary.load(folders: [dir], limits: .standard)
         XCTAssertTrue(d.isEmpty, "loading: \(d.items)")
         return (lib, dir)
     }

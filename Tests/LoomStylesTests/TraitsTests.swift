@@ -50,7 +50,7 @@ final class TraitsTests: XCTestCase {
 
     func testBadPatternsAreLocatedErrors() throws {
         let dir = try Fixture.folder(["T-traits.json": "{\n  \"[x *]\": {},\n  \"[* *]\": 3\n}"])
-        let (_, d) = StyleLibrary.load(folders: [dir])
+        let (_, d) = StyleLibrary.load(folders: [dir], limits: .standard)
         XCTAssertEqual(d.errors.count, 2, "\(d.items)")
         XCTAssertEqual(d.errors.map { $0.location?.line }, [2, 3])
     }

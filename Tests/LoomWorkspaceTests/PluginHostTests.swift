@@ -19,7 +19,7 @@ final class RecordingHost: PluginHost {
 
     init(limits: PluginLimits) { self.limits = limits }
 
-    func load(folders: [PluginFolder]) {
+    func load(folders: [PluginFolder], limits: FileLimits) {
         loadedFolders += folders
         for f in folders {
             plugins.append(LoadedPlugin(info: PluginInfo(name: f.name, version: "0", folder: f.path), file: f.path + "/plugin.lua", loaded: false))

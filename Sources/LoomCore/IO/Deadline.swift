@@ -15,7 +15,7 @@ import Darwin
 /// several modules below the server (LoomNavigation, LoomLayout) behind APIs that the CLI
 /// shares; a worker thread serves one request at a time, so "the current request" is exactly
 /// "the request of this thread".
-public final class Deadline: @unchecked Sendable {
+public final class Deadline: Sendable {
     /// The limit it was made with, in seconds (for messages).
     public let seconds: Double
     /// Monotonic nanoseconds (CLOCK_MONOTONIC) at which it passes.
@@ -52,38 +52,6 @@ public final class Deadline: @unchecked Sendable {
         return "\((s * 1000).rounded() / 1000) s"
     }
 
-    // MARK: The current thread's deadline
-
-    /// The pthread key holding the current thread's deadline (an unretained pointer: `run`
-    /// keeps the object alive for as long as it is set).
-    private static let key: pthread_key_t = {
-        var k = pthread_key_t()
-        pthread_key_create(&k, nil)
-        return k
-    }()
-
-    /// The deadline of the request this thread is working on, if any.
-    public static var current: Deadline? {
-        guard let p = pthread_getspecific(key) else { return nil }
-        return Unmanaged<Deadline>.fromOpaque(p).takeUnretainedValue()
-    }
-
-    /// Whether this thread works for a request whose deadline has passed: what long loops check
-    /// (false on a thread without a deadline, such as every CLI command's).
-    public static var expired: Bool {
-        guard let p = pthread_getspecific(key) else { return false }
-        return Unmanaged<Deadline>.fromOpaque(p).takeUnretainedValue().isExpired
-    }
-
-    /// Runs `body` with `deadline` as this thread's current deadline (restoring the previous one).
-    public static func run<T>(with deadline: Deadline?, _ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        let mine = deadline.map { Unmanaged.passRetained($0).toOpaque() }
-        pthread_setspecific(key, mine)
-        defer {
-            pthread_setspecific(key, previous)
-            if let mine { Unmanaged<Deadline>.fromOpaque(mine).release() }
-        }
-        return try body()
-    }
+    // The current thread's deadline (`current`, `expired`, `run(with:)`) is in Unsafe.swift:
+    // a pthread key holding an unretained pointer.
 }

@@ -7,25 +7,13 @@ import Darwin
 /// The one way the host reads a file a user or a plugin names (screens, loom.json, users.json,
 /// flows.json, plugin.lua, scenario files, snapshots): only regular files (a FIFO, device,
 /// socket or folder is an error naming what it is, never a blocking or endless read), opened
-/// non-blocking and re-checked after opening, at most `maxBytes` bytes, and every failure a
+/// non-blocking and re-checked after opening, at most the caller's `FileLimits`, and every failure a
 /// located diagnostic that says what happened (missing, permission denied, a symlink loop).
 ///
 /// Paths are bytes: a file name that is not valid UTF-8 reaches the host as a `String` whose
 /// invalid bytes are stand-in scalars (`FilePath.decode`), which this reader turns back into the
 /// exact bytes, and which `TextEscape` prints as `\x{FF}`.
 public enum SafeFile {
-    /// `--max-file-size`: the documented default, in MiB.
-    public static let defaultMaxMegabytes = 64
-    /// The accepted range of `--max-file-size`, in MiB (1 MiB to 64 GiB: no overflow in bytes).
-    public static let maxMegabytesRange = 1...65_536
-
-    nonisolated(unsafe) private static var _maxBytes = defaultMaxMegabytes << 20
-    /// The size cap in bytes (set once by the CLI, before any work starts).
-    public static var maxBytes: Int {
-        get { _maxBytes }
-        set { _maxBytes = max(1, newValue) }
-    }
-
     /// What a path names (after following symbolic links).
     public enum Kind: Sendable, Equatable {
         case regular, directory, fifo, characterDevice, blockDevice, socket, other
@@ -86,7 +74,7 @@ public enum SafeFile {
     public static func realPath(_ path: String) -> String? {
         guard let p = FilePath.withCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(p) }
-        return FilePath.decode(Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
+        return FilePath.decode(RawIO.bytes(ofCString: p))
     }
 
     /// Whether `path`, resolved (symbolic links included), is `root` or lies below it. A path
@@ -129,15 +117,12 @@ public enum SafeFile {
         }
     }
 
-    static func tooLarge() -> String {
-        "file is larger than the \(maxBytes >> 20) MiB limit (--max-file-size)"
-    }
-
-    /// The bytes of the regular file at `path`; errors name `displayPath` (default: `path`).
-    public static func read(_ path: String, displayPath: String? = nil) throws(Diagnostic) -> [UInt8] {
+    /// The bytes of the regular file at `path`, at most `limits.maxBytes` of them; errors name
+    /// `displayPath` (default: `path`).
+    public static func read(_ path: String, displayPath: String? = nil, limits: FileLimits) throws(Diagnostic) -> [UInt8] {
         let shown = displayPath ?? path
         func fail(_ message: String) -> Diagnostic { .error(message, at: SourceLocation(file: shown)) }
-        let limit = maxBytes
+        let limit = limits.maxBytes
         // Look first: a FIFO, device or folder is never opened.
         var st = stat()
         if FilePath.withCString(path, { stat($0, &st) }) != 0 {
@@ -145,62 +130,60 @@ public enum SafeFile {
         }
         let k = Kind(mode: st.st_mode)
         guard k == .regular else { throw fail("not a regular file (\(k.description))") }
-        guard Int(st.st_size) <= limit else { throw fail(tooLarge()) }
+        guard Int(st.st_size) <= limit else { throw fail(limits.tooLargeMessage) }
         let fd = FilePath.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
         if fd < 0 { throw fail(reason(errno: errno, path: path)) }
         defer { close(fd) }
         // Check again what was opened (the path may have changed in between).
-        return try readOpened(fd, path: path, fail: fail)
+        return try readOpened(fd, path: path, limits: limits, fail: fail)
     }
 
     /// The bytes of an open descriptor, checked again to be a regular file within the cap
     /// (shared with `SafeWriter.read`, which opens relative to a folder it walked to).
-    static func readOpened(_ fd: Int32, path: String, fail: (String) -> Diagnostic) throws(Diagnostic) -> [UInt8] {
-        let limit = maxBytes
+    static func readOpened(_ fd: Int32, path: String, limits: FileLimits, fail: (String) -> Diagnostic) throws(Diagnostic) -> [UInt8] {
+        let limit = limits.maxBytes
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw fail(reason(errno: errno, path: path)) }
         let k = Kind(mode: st.st_mode)
         guard k == .regular else { throw fail("not a regular file (\(k.description))") }
-        guard Int(st.st_size) <= limit else { throw fail(tooLarge()) }
+        guard Int(st.st_size) <= limit else { throw fail(limits.tooLargeMessage) }
         var bytes = [UInt8](repeating: 0, count: max(Int(st.st_size), 0) + 1)
         var count = 0
         while true {
             if count == bytes.count {
                 // The file grew since fstat: read on, never past the cap.
-                guard count <= limit else { throw fail(tooLarge()) }
+                guard count <= limit else { throw fail(limits.tooLargeMessage) }
                 bytes.append(contentsOf: repeatElement(0, count: min(max(count, 4096), limit + 1 - count)))
             }
-            let n = bytes.withUnsafeMutableBytes { b in
-                Glibc_read(fd, b.baseAddress! + count, b.count - count)
-            }
+            let n = RawIO.read(fd, into: &bytes, at: count)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw fail(reason(errno: errno, path: path))
             }
             if n == 0 { break }
             count += n
-            if count > limit { throw fail(tooLarge()) }
+            if count > limit { throw fail(limits.tooLargeMessage) }
         }
         bytes.removeSubrange(count...)
         return bytes
     }
 
     /// The file's text (invalid UTF-8 repaired with U+FFFD).
-    public static func readString(_ path: String, displayPath: String? = nil) throws(Diagnostic) -> String {
-        String(decoding: try read(path, displayPath: displayPath), as: UTF8.self)
+    public static func readString(_ path: String, displayPath: String? = nil, limits: FileLimits) throws(Diagnostic) -> String {
+        String(decoding: try read(path, displayPath: displayPath, limits: limits), as: UTF8.self)
     }
 
     /// Reads and parses a JSON file; diagnostics name `displayPath` (default: the path).
-    public static func parseJSON(atPath path: String, displayPath: String? = nil) throws(Diagnostic) -> JSONDocument {
-        let bytes = try read(path, displayPath: displayPath)
+    public static func parseJSON(atPath path: String, displayPath: String? = nil, limits: FileLimits) throws(Diagnostic) -> JSONDocument {
+        let bytes = try read(path, displayPath: displayPath, limits: limits)
         return try JSONReader.parse(bytes, file: displayPath ?? path)
     }
 
     /// The same with `options` (property files: `.propertyFile`); what they let through is
     /// appended to `warnings`.
-    public static func parseJSON(atPath path: String, displayPath: String? = nil, options: JSONReadOptions,
+    public static func parseJSON(atPath path: String, displayPath: String? = nil, limits: FileLimits, options: JSONReadOptions,
                                  warnings: inout [Diagnostic]) throws(Diagnostic) -> JSONDocument {
-        let bytes = try read(path, displayPath: displayPath)
+        let bytes = try read(path, displayPath: displayPath, limits: limits)
         return try JSONReader.parse(bytes, file: displayPath ?? path, options: options, warnings: &warnings)
     }
 
@@ -217,15 +200,6 @@ public enum SafeFile {
         }
         return out
     }
-}
-
-@inline(__always)
-private func Glibc_read(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.read(fd, buf, n)
-    #else
-    return Darwin.read(fd, buf, n)
-    #endif
 }
 
 /// File names as bytes. Bytes that are not valid UTF-8 are carried in a `String` as the scalars
@@ -251,15 +225,6 @@ public enum FilePath {
         return String(out)
     }
 
-    /// The byte-exact name of a folder entry `readdir` returned.
-    public static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafePointer(to: &entry.pointee.d_name) { p in
-            p.withMemoryRebound(to: UInt8.self, capacity: 256) { b in
-                decode(Array(UnsafeBufferPointer(start: b, count: strlen(UnsafeRawPointer(b).assumingMemoryBound(to: CChar.self)))))
-            }
-        }
-    }
-
     /// The bytes of a path (stand-in scalars back to their bytes).
     public static func encode(_ s: String) -> [UInt8] {
         var out: [UInt8] = []
@@ -277,16 +242,6 @@ public enum FilePath {
     /// Whether `s` carries stand-in bytes.
     public static func hasRawBytes(_ s: String) -> Bool {
         s.unicodeScalars.contains { $0.value >= byteBase + 0x80 && $0.value <= byteBase + 0xFF }
-    }
-
-    /// Calls `body` with the path as a C string of its exact bytes.
-    public static func withCString<R>(_ s: String, _ body: (UnsafePointer<CChar>) -> R) -> R {
-        if !hasRawBytes(s) { return s.withCString(body) }
-        var b = encode(s)
-        b.append(0)
-        return b.withUnsafeBufferPointer { p in
-            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { body($0) }
-        }
     }
 
     /// The length of the valid UTF-8 sequence starting at `i`, or 0.
@@ -311,12 +266,5 @@ public enum FilePath {
         return n
     }
 
-    /// The process's arguments with their exact bytes (`CommandLine.arguments` repairs invalid
-    /// UTF-8, which would lose a file name).
-    public static func commandLineArguments() -> [String] {
-        (0..<Int(CommandLine.argc)).map { i in
-            guard let p = CommandLine.unsafeArgv[i] else { return "" }
-            return decode(Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
-        }
-    }
+    // `name(of:)`, `withCString` and `commandLineArguments` (C strings) are in Unsafe.swift.
 }

@@ -93,16 +93,28 @@ public struct SafeWriter: Sendable {
         _ = try folder(path, shown: shown, missing: .create)
     }
 
-    /// Deletes the regular file at `path`. Returns false when there is no file there, or when
-    /// `onlyIf` (given the file's bytes) says no. A link, FIFO, device or folder is an error.
+    /// Deletes the regular file at `path`. Returns false when there is no file there. A link,
+    /// FIFO, device or folder is an error.
     @discardableResult
-    public func delete(_ path: String, displayPath: String? = nil,
-                       onlyIf accept: (([UInt8]) -> Bool)? = nil) throws(Diagnostic) -> Bool {
+    public func delete(_ path: String, displayPath: String? = nil) throws(Diagnostic) -> Bool {
+        try delete(path, displayPath: displayPath, check: nil)
+    }
+
+    /// The same, only when `onlyIf` (given the file's bytes, read up to `limits`) says yes;
+    /// false when it says no.
+    @discardableResult
+    public func delete(_ path: String, displayPath: String? = nil, limits: FileLimits,
+                       onlyIf accept: @escaping ([UInt8]) -> Bool) throws(Diagnostic) -> Bool {
+        try delete(path, displayPath: displayPath, check: (limits, accept))
+    }
+
+    private func delete(_ path: String, displayPath: String?,
+                        check: (limits: FileLimits, accept: ([UInt8]) -> Bool)?) throws(Diagnostic) -> Bool {
         let shown = displayPath ?? path
         guard let (dir, name) = try parent(of: path, shown: shown, missing: .stop) else { return false }
         guard case .regular = try inspectTarget(dir, name, shown: shown) else { return false }
-        if let accept {
-            let bytes = try readRegular(dir, name, shown: shown)
+        if let (limits, accept) = check {
+            let bytes = try readRegular(dir, name, shown: shown, limits: limits)
             guard accept(bytes) else { return false }
         }
         if FilePath.withCString(name, { unlinkat(dir.fd, $0, 0) }) != 0 {
@@ -140,12 +152,12 @@ public struct SafeWriter: Sendable {
 
     /// The bytes of the regular file at `path`, reached as a write would be (no link inside the
     /// root, the file itself not a link): for files Loom owns and reads back (cache entries,
-    /// snapshots). Nil when there is no file there.
-    public func read(_ path: String, displayPath: String? = nil) throws(Diagnostic) -> [UInt8]? {
+    /// snapshots), at most `limits.maxBytes` of them. Nil when there is no file there.
+    public func read(_ path: String, displayPath: String? = nil, limits: FileLimits) throws(Diagnostic) -> [UInt8]? {
         let shown = displayPath ?? path
         guard let (dir, name) = try parent(of: path, shown: shown, missing: .stop) else { return nil }
         guard case .regular = try inspectTarget(dir, name, shown: shown) else { return nil }
-        return try readRegular(dir, name, shown: shown)
+        return try readRegular(dir, name, shown: shown, limits: limits)
     }
 
     /// One entry of a folder, looked at without following it.
@@ -264,7 +276,7 @@ public struct SafeWriter: Sendable {
     static func currentDirectory() -> String? {
         guard let p = getcwd(nil, 0) else { return nil }
         defer { free(p) }
-        return FilePath.decode(Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
+        return FilePath.decode(RawIO.bytes(ofCString: p))
     }
 
     private static func openFolder(_ at: Int32, _ name: String, follow: Bool) -> Folder? {
@@ -274,10 +286,7 @@ public struct SafeWriter: Sendable {
     }
 
     private static func readLink(_ at: Int32, _ name: String) -> String? {
-        var buf = [UInt8](repeating: 0, count: 4096)
-        let n = FilePath.withCString(name) { p in buf.withUnsafeMutableBytes { b in readlinkat(at, p, b.baseAddress!.assumingMemoryBound(to: CChar.self), b.count) } }
-        guard n >= 0 else { return nil }
-        return FilePath.decode(Array(buf[0..<n]))
+        RawIO.readLink(at, name).map(FilePath.decode)
     }
 
     /// Walks every component of `path` as a folder (see the type's comment); the folder
@@ -430,14 +439,14 @@ public struct SafeWriter: Sendable {
         }
     }
 
-    private func readRegular(_ dir: Folder, _ name: String, shown: String) throws(Diagnostic) -> [UInt8] {
+    private func readRegular(_ dir: Folder, _ name: String, shown: String, limits: FileLimits) throws(Diagnostic) -> [UInt8] {
         let fd = FilePath.withCString(name) { openat(dir.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
         if fd < 0 {
             let e = errno
             throw fail(shown, e == ELOOP ? "is a symbolic link: not read" : "cannot read the file: \(Self.describe(errno: e))")
         }
         defer { close(fd) }
-        return try SafeFile.readOpened(fd, path: shown) { self.fail(shown, $0) }
+        return try SafeFile.readOpened(fd, path: shown, limits: limits) { self.fail(shown, $0) }
     }
 
     /// A name for the temporary file: hidden, unique to this process and attempt.
@@ -464,7 +473,7 @@ public struct SafeWriter: Sendable {
         if case .regular(let mode) = existing { _ = fchmod(fd, mode) }
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { b in Glibc_write(fd, b.baseAddress! + offset, b.count - offset) }
+            let n = RawIO.write(fd, bytes, from: offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw abandon("cannot write: \(Self.describe(errno: errno))")
@@ -484,13 +493,4 @@ public struct SafeWriter: Sendable {
             throw fail(shown, "cannot write: \(Self.describe(errno: e))")
         }
     }
-}
-
-@inline(__always)
-private func Glibc_write(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, buf, n)
-    #else
-    return Darwin.write(fd, buf, n)
-    #endif
 }

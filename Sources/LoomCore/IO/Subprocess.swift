@@ -193,18 +193,14 @@ public enum Subprocess {
 
     struct SpawnError: Error { var message: String }
 
-    /// Held from creating the pipes to closing the child's ends: a program another thread
-    /// starts meanwhile cannot inherit them (pipe2 with O_CLOEXEC is not in Glibc's Swift
-    /// overlay), which would keep our reads from seeing the end of the output.
-    final class SpawnLock: @unchecked Sendable {
-        var mutex = pthread_mutex_t()
-        init() { pthread_mutex_init(&mutex, nil) }
-    }
+    /// See `SpawnLock` (Unsafe.swift).
     static let spawnLock = SpawnLock()
 
     static func spawn(_ exe: String, _ arguments: [String]) -> Result<Spawned, SpawnError> {
-        pthread_mutex_lock(&spawnLock.mutex)
-        defer { pthread_mutex_unlock(&spawnLock.mutex) }
+        spawnLock.locked { spawnHoldingLock(exe, arguments) }
+    }
+
+    private static func spawnHoldingLock(_ exe: String, _ arguments: [String]) -> Result<Spawned, SpawnError> {
         var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
         func closeAll() { for fd in inPipe + outPipe + errPipe where fd >= 0 { close(fd) } }
         guard pipe(&inPipe) == 0, pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
@@ -235,11 +231,8 @@ public enum Subprocess {
         for s in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, s) }
         posix_spawnattr_setsigdefault(&attr, &defaults)
 
-        var argv: [UnsafeMutablePointer<CChar>?] = ([exe] + arguments).map { strdup($0) }
-        argv.append(nil)
-        defer { for p in argv { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, exe, &actions, &attr, argv, environ)
+        let rc = RawIO.withCStrings([exe] + arguments) { argv in posix_spawn(&pid, exe, &actions, &attr, argv, environ) }
         close(inPipe[0])
         close(outPipe[1])
         close(errPipe[1])
@@ -307,9 +300,7 @@ extension Subprocess.Spawned {
             }
             for p in fds where p.revents != 0 {
                 if p.fd == inFD {
-                    let w = input.withUnsafeBytes { buf in
-                        write(inFD, buf.baseAddress! + written, min(buf.count - written, 65536))
-                    }
+                    let w = RawIO.write(inFD, input, from: written, limit: 65536)
                     if w > 0 {
                         written += w
                         if written >= input.count { close(inFD); inFD = -1 }
@@ -321,7 +312,7 @@ extension Subprocess.Spawned {
                     continue
                 }
                 let isOut = p.fd == outFD
-                let r = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
+                let r = RawIO.read(p.fd, into: &chunk, at: 0)
                 if r > 0 {
                     if isOut {
                         out.append(contentsOf: chunk[0..<r])

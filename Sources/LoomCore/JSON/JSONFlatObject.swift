@@ -16,12 +16,12 @@ import OrderedCollections
 /// is wrong. Equal input, equal values: `JSONFlatObjectTests` checks it against `JSONReader`.
 public enum JSONFlatObject {
     public static func parse(_ bytes: [UInt8]) -> OrderedDictionary<String, JSONValue>? {
-        bytes.withUnsafeBufferPointer { b -> OrderedDictionary<String, JSONValue>? in
-            guard let base = b.baseAddress, b.count > 1, b.count < Int(Int32.max) else { return nil }
-            var scanner = FlatScanner(p: base, end: b.count, plainNumbersOnly: false)
+        ByteView.with(bytes) { view, count -> OrderedDictionary<String, JSONValue>? in
+            guard let base = view, count > 1, count < Int(Int32.max) else { return nil }
+            var scanner = FlatScanner(p: base, end: count, plainNumbersOnly: false)
             var members: [JSONFlatMember] = []
             guard scanner.members(&members) else { return nil }
-            func text(_ s: Int32, _ n: Int32) -> String { String(decoding: UnsafeBufferPointer(start: base + Int(s), count: Int(n)), as: UTF8.self) }
+            func text(_ s: Int32, _ n: Int32) -> String { base.string(Int(s), count: Int(n)) }
             var out = OrderedDictionary<String, JSONValue>(minimumCapacity: members.count)
             for m in members {
                 let value: JSONValue
@@ -29,7 +29,7 @@ public enum JSONFlatObject {
                 case .string: value = .string(text(m.valueStart, m.valueCount))
                 case .number:
                     // The token read by the reader's own number code (exact, and its range check).
-                    var parser = JSONParser(base: base + Int(m.valueStart), count: Int(m.valueCount), file: "")
+                    var parser = JSONParser(base: base.advanced(by: Int(m.valueStart)), count: Int(m.valueCount), file: "")
                     guard let n = try? parser.parseNumber(parser.position), parser.i == Int(m.valueCount) else { return nil }
                     value = n.plain
                 case .true: value = .bool(true)
@@ -59,10 +59,11 @@ extension JSONFlatObject {
     /// range, read exactly as `JSONReader` reads them); false for any other line. A subset of
     /// what `parse` takes (`JSONFlatObjectTests`, FuzzJSON check it), read with no allocation
     /// beyond `members`' growth.
-    public static func scan(_ b: UnsafeBufferPointer<UInt8>, into members: inout [JSONFlatMember]) -> Bool {
+    /// (The public entry point over a caller's buffer is in Unsafe.swift.)
+    static func scan(_ base: ByteView, count: Int, into members: inout [JSONFlatMember]) -> Bool {
         members.removeAll(keepingCapacity: true)
-        guard let base = b.baseAddress, b.count > 1, b.count < Int(Int32.max) else { return false }
-        var s = FlatScanner(p: base, end: b.count, plainNumbersOnly: true)
+        guard count > 1, count < Int(Int32.max) else { return false }
+        var s = FlatScanner(p: base, end: count, plainNumbersOnly: true)
         return s.members(&members)
     }
 }
@@ -71,11 +72,11 @@ extension JSONFlatObject {
     /// What `scan` reads from a line, as values (numbers read by `JSONReader` from their tokens),
     /// or nil where it declines: for checking `scan` against `parse` (tests, the fuzzer).
     public static func scannedValues(_ bytes: [UInt8]) -> [(key: String, value: JSONValue)]? {
-        bytes.withUnsafeBufferPointer { b -> [(key: String, value: JSONValue)]? in
+        ByteView.with(bytes) { view, count -> [(key: String, value: JSONValue)]? in
             var members: [JSONFlatMember] = []
-            guard scan(b, into: &members), let base = b.baseAddress else { return nil }
+            guard let base = view, scan(base, count: count, into: &members) else { return nil }
             return members.map { m in
-                func text(_ s: Int32, _ n: Int32) -> String { String(decoding: UnsafeBufferPointer(start: base + Int(s), count: Int(n)), as: UTF8.self) }
+                func text(_ s: Int32, _ n: Int32) -> String { base.string(Int(s), count: Int(n)) }
                 let value: JSONValue
                 switch m.kind {
                 case .string: value = .string(text(m.valueStart, m.valueCount))
@@ -95,7 +96,7 @@ extension JSONFlatObject {
 /// subset of numbers; otherwise any JSON number token (`parse` then reads it with the reader's
 /// own number code).
 private struct FlatScanner {
-    let p: UnsafePointer<UInt8>
+    let p: ByteView
     let end: Int
     let plainNumbersOnly: Bool
     var i = 0
@@ -141,7 +142,7 @@ private struct FlatScanner {
             default: return false
             }
             // Duplicate keys: `parse` declines them (the full reader says where).
-            for o in out where o.keyCount == m.keyCount && memcmp(p + Int(o.keyStart), p + Int(m.keyStart), Int(m.keyCount)) == 0 {
+            for o in out where o.keyCount == m.keyCount && p.equal(Int(o.keyStart), Int(m.keyStart), count: Int(m.keyCount)) {
                 return false
             }
             out.append(m)
@@ -238,7 +239,7 @@ private struct FlatScanner {
 
     mutating func literal(_ word: StaticString) -> Bool {
         let n = word.utf8CodeUnitCount
-        guard end - i >= n, memcmp(p + i, word.utf8Start, n) == 0 else { return false }
+        guard end - i >= n, p.matches(word, at: i) else { return false }
         if i + n < end {
             let c = p[i + n]
             if (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || (c >= 0x30 && c <= 0x39) || c == 0x5F { return false }

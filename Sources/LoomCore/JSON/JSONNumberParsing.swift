@@ -10,7 +10,7 @@ extension JSONParser {
     func token(from start: Int) -> String {
         var j = start
         while j < end && j - start < 40 && (isWordByte(p[j]) || p[j] == plus || p[j] == minus || p[j] == dot) { j += 1 }
-        return String(decoding: UnsafeBufferPointer(start: p + start, count: j - start), as: UTF8.self)
+        return p.string(start, count: j - start)
     }
 
     func isDigit(_ j: Int) -> Bool { j < end && p[j] >= zero && p[j] <= nine }
@@ -91,7 +91,7 @@ extension JSONParser {
             d = scale < 0 ? d / exactPowersOfTen[-scale] : d * exactPowersOfTen[scale]
             return JSONNode(.double(negative ? -d : d), at: pos)
         }
-        let text = String(decoding: UnsafeBufferPointer(start: p + start, count: i - start), as: UTF8.self)
+        let text = p.string(start, count: i - start)
         guard let d = Double(text), d.isFinite else { throw error("number \(text) is out of range", at: pos) }
         return JSONNode(.double(d), at: pos)
     }

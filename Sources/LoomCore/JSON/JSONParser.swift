@@ -23,7 +23,7 @@ let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
 let linearKeyScanLimit = 12
 
 struct JSONParser {
-    let p: UnsafePointer<UInt8>
+    let p: ByteView
     let end: Int
     let file: String
     var i = 0
@@ -49,7 +49,7 @@ struct JSONParser {
         var index: [String: Int] = [:]  // object: key -> offset in `members`, only for big objects
     }
 
-    init(base: UnsafePointer<UInt8>, count: Int, file: String) {
+    init(base: ByteView, count: Int, file: String) {
         self.p = base
         self.end = count
         self.file = file
@@ -189,7 +189,7 @@ struct JSONParser {
                 line += 1
                 lineStart = i
                 // Indentation: eight spaces at a time.
-                while end - i >= 8 && UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+                while end - i >= 8 && p.word(at: i) == 0x2020_2020_2020_2020 {
                     i += 8
                 }
             } else {
@@ -216,7 +216,7 @@ struct JSONParser {
 
     mutating func matchLiteral(_ word: StaticString) -> Bool {
         let n = word.utf8CodeUnitCount
-        guard end - i >= n, memcmp(p + i, word.utf8Start, n) == 0 else { return false }
+        guard end - i >= n, p.matches(word, at: i) else { return false }
         // `trueish` is not `true`
         if i + n < end && isWordByte(p[i + n]) { return false }
         i += n
@@ -232,7 +232,7 @@ struct JSONParser {
         if isWordByte(p[i]) {
             var j = i
             while j < end && isWordByte(p[j]) && j - i < 40 { j += 1 }
-            let word = String(decoding: UnsafeBufferPointer(start: p + i, count: j - i), as: UTF8.self)
+            let word = p.string(i, count: j - i)
             let literals = ["true", "false", "null"]
             if j == end && literals.contains(where: { $0.hasPrefix(word) }) {
                 return error("unexpected end of file in '\(word)'")
@@ -263,7 +263,7 @@ struct JSONParser {
         if c >= 0x80 {
             let n = utf8SequenceLength(at: i)
             if n == 0 { return error("invalid UTF-8 byte \(hex(c))") }
-            let text = String(decoding: UnsafeBufferPointer(start: p + i, count: n), as: UTF8.self)
+            let text = p.string(i, count: n)
             return error("unexpected character '\(text)', \(expectation)")
         }
         if c < 0x20 || c == 0x7F { return error("unexpected byte \(hex(c)), \(expectation)") }

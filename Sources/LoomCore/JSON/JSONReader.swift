@@ -37,18 +37,20 @@ public struct JSONReadOptions: Sendable, Hashable {
 public enum JSONReader {
     public static let maxDepth = 512
 
-    public static func parse(_ bytes: UnsafeRawBufferPointer, file: String) throws(Diagnostic) -> JSONDocument {
+    /// The one parse the entry points share (`ByteView.with` hands out the view for the call;
+    /// `parse(_: UnsafeRawBufferPointer, file:)` is in Unsafe.swift).
+    static func parse(_ view: ByteView?, count: Int, file: String) throws(Diagnostic) -> JSONDocument {
         var warnings: [Diagnostic] = []
-        return try parse(bytes, file: file, options: .strict, warnings: &warnings)
+        return try parse(view, count: count, file: file, options: .strict, warnings: &warnings)
     }
 
-    /// Parses with `options`; what they let through is appended to `warnings`, located.
-    public static func parse(_ bytes: UnsafeRawBufferPointer, file: String, options: JSONReadOptions,
-                             warnings: inout [Diagnostic]) throws(Diagnostic) -> JSONDocument {
-        guard let base = bytes.baseAddress, bytes.count > 0 else {
+    /// The same with `options`; what they let through is appended to `warnings`, located.
+    static func parse(_ view: ByteView?, count: Int, file: String, options: JSONReadOptions,
+                      warnings: inout [Diagnostic]) throws(Diagnostic) -> JSONDocument {
+        guard let view, count > 0 else {
             throw Diagnostic.error("empty file", at: SourceLocation(file: file, line: 1, column: 1))
         }
-        var parser = JSONParser(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, file: file)
+        var parser = JSONParser(base: view, count: count, file: file)
         parser.allowTrailingCommas = options.trailingCommas
         let root = try parser.parseDocument()
         warnings.append(contentsOf: parser.warnings)
@@ -56,16 +58,16 @@ public enum JSONReader {
     }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(Diagnostic) -> JSONDocument {
-        try bytes.withUnsafeBytes { buffer in
-            Result { () throws(Diagnostic) in try parse(buffer, file: file) }
+        try ByteView.with(bytes) { view, count in
+            Result { () throws(Diagnostic) in try parse(view, count: count, file: file) }
         }.get()
     }
 
     public static func parse(_ bytes: [UInt8], file: String, options: JSONReadOptions,
                              warnings: inout [Diagnostic]) throws(Diagnostic) -> JSONDocument {
         var found: [Diagnostic] = []
-        let doc = try bytes.withUnsafeBytes { buffer in
-            Result { () throws(Diagnostic) in try parse(buffer, file: file, options: options, warnings: &found) }
+        let doc = try ByteView.with(bytes) { view, count in
+            Result { () throws(Diagnostic) in try parse(view, count: count, file: file, options: options, warnings: &found) }
         }.get()
         warnings.append(contentsOf: found)
         return doc
@@ -73,48 +75,15 @@ public enum JSONReader {
 
     #if canImport(Foundation)
     public static func parse(_ data: Data, file: String) throws(Diagnostic) -> JSONDocument {
-        try data.withUnsafeBytes { buffer in
-            Result { () throws(Diagnostic) in try parse(buffer, file: file) }
+        try ByteView.with(data) { view, count in
+            Result { () throws(Diagnostic) in try parse(view, count: count, file: file) }
         }.get()
     }
     #endif
 
-    /// Reads and parses a file. Diagnostics name `displayPath` (default: the path itself).
-    public static func parseFile(atPath path: String, displayPath: String? = nil) throws(Diagnostic) -> JSONDocument {
-        let shown = displayPath ?? path
-        guard let bytes = readFile(path) else {
-            throw Diagnostic.error("cannot read file: \(String(cString: strerror(errno)))", at: SourceLocation(file: shown))
-        }
-        return try parse(bytes, file: shown)
-    }
-
     /// A command-line value such as the VALUE of `--context KEY=VALUE`: its JSON value if the whole
     /// text is valid JSON, nil otherwise (callers then take the text as a plain string).
     public static func parseValue(_ s: String) -> JSONValue? {
-        var s = s
-        return s.withUTF8 { utf8 in try? parse(UnsafeRawBufferPointer(utf8), file: "<value>").root.plain }
-    }
-
-    /// The file's bytes, or nil with `errno` set.
-    private static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY)
-        if fd < 0 { return nil }
-        defer { let e = errno; close(fd); errno = e }
-        var st = stat()
-        let sizeHint = fstat(fd, &st) == 0 ? max(Int(st.st_size), 0) : 0
-        var bytes = [UInt8](repeating: 0, count: sizeHint + 1)  // +1: the read that returns 0 needs room
-        var count = 0
-        while true {
-            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(count, 4096))) }
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            count += n
-        }
-        bytes.removeLast(bytes.count - count)
-        return bytes
+        ByteView.with(s) { view, count in try? parse(view, count: count, file: "<value>").root.plain }
     }
 }

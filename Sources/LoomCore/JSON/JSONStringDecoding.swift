@@ -10,7 +10,7 @@ extension JSONParser {
             let c = p[i]
             if c == quote {
                 i += 1
-                return String(decoding: UnsafeBufferPointer(start: p + start, count: i - 1 - start), as: UTF8.self)
+                return p.string(start, count: i - 1 - start)
             }
             if c == backslash { return try parseEscapedString(from: start, openedAt: openPos) }
             if c < 0x20 { throw controlCharacter(c) }
@@ -24,7 +24,7 @@ extension JSONParser {
     mutating func parseEscapedString(from start: Int, openedAt openPos: SourcePosition) throws(Diagnostic) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(i - start + 16)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: p + start, count: i - start))
+        p.append(start, count: i - start, to: &bytes)
         while i < end {
             let c = p[i]
             if c == quote {
@@ -40,7 +40,7 @@ extension JSONParser {
                 i += 1
             } else {
                 let n = try validUTF8Length()
-                bytes.append(contentsOf: UnsafeBufferPointer(start: p + i, count: n))
+                p.append(i, count: n, to: &bytes)
                 i += n
             }
         }

@@ -5,7 +5,7 @@ public enum UTF8Sequence {
     /// length when well formed, else 0 with the offset of the first byte that breaks it (a bad
     /// lead byte, a bad or missing continuation, an overlong form, a surrogate, beyond U+10FFFF).
     @inline(__always)
-    public static func check(_ p: UnsafePointer<UInt8>, at j: Int, end: Int) -> (length: Int, badAt: Int) {
+    static func check(_ p: ByteView, at j: Int, end: Int) -> (length: Int, badAt: Int) {
         var n: Int
         var low: UInt8 = 0x80, high: UInt8 = 0xBF  // allowed range of the second byte
         switch p[j] {

@@ -51,7 +51,7 @@ extension Project {
             return
         }
         do {
-            let doc = try SafeFile.parseJSON(atPath: path, displayPath: path)
+            let doc = try SafeFile.parseJSON(atPath: path, displayPath: path, limits: fileLimits)
             namedRules = NamedRuleSource.parse(doc.root, in: doc, place: NamedRuleSource.fileName, diagnostics: &d)
         } catch {
             d.append(error)

@@ -34,11 +34,16 @@ public struct Project: Sendable {
     /// The devices `host check` uses when loom.json names none: the smallest phone still
     /// supported, a current phone and a tablet.
     public static let defaultDevices = ["iphone-se-1st", "iphone-15", "ipad"]
+    /// How much of each project file may be read (`--max-file-size`): every read of the
+    /// project's files (loom.json, rules.json, users.json, screens, flows, styles, plugins,
+    /// scenarios, snapshots, the cache) takes it from here.
+    public var fileLimits: FileLimits
 
     public static let manifestName = "loom.json"
 
-    public init(root: String) {
+    public init(root: String, fileLimits: FileLimits) {
         self.root = root
+        self.fileLimits = fileLimits
         manifest = nil
         pluginDirs = [Project.join(root, "plugins")]
         screensDir = Project.join(root, "screens")
@@ -83,9 +88,9 @@ public struct Project: Sendable {
     }
 
     /// Loads `root/loom.json` when present, and `root/rules.json`. A file or folder loom.json
-    /// names that does not exist is an error at the name.
-    public static func load(root: String) -> (Project, Diagnostics) {
-        var (p, d) = loadManifest(root: root)
+    /// names that does not exist is an error at the name. Files are read up to `limits`.
+    public static func load(root: String, limits: FileLimits) -> (Project, Diagnostics) {
+        var (p, d) = loadManifest(root: root, limits: limits)
         p.loadNamedRules(diagnostics: &d)
         for key in ["users", "flows", "screens", "scenarios", "styles"] {
             guard let at = p.valueLocations[key] else { continue }
@@ -99,15 +104,15 @@ public struct Project: Sendable {
         return (p, d)
     }
 
-    static func loadManifest(root: String) -> (Project, Diagnostics) {
-        var p = Project(root: root)
+    static func loadManifest(root: String, limits: FileLimits) -> (Project, Diagnostics) {
+        var p = Project(root: root, fileLimits: limits)
         var d = Diagnostics()
         let path = join(root, manifestName)
         guard SafeFile.exists(path) else { return (p, d) }
         p.manifest = path
         let doc: JSONDocument
         do {
-            doc = try SafeFile.parseJSON(atPath: path, displayPath: path)
+            doc = try SafeFile.parseJSON(atPath: path, displayPath: path, limits: limits)
         } catch {
             d.append(error)
             return (p, d)
@@ -236,13 +241,13 @@ public struct UserProfiles: Sendable {
 
     public init() {}
 
-    public static func load(_ path: String) -> (UserProfiles, Diagnostics) {
+    public static func load(_ path: String, limits: FileLimits) -> (UserProfiles, Diagnostics) {
         var u = UserProfiles()
         var d = Diagnostics()
         guard SafeFile.exists(path) else { return (u, d) }
         u.file = path
         do {
-            let doc = try SafeFile.parseJSON(atPath: path, displayPath: path)
+            let doc = try SafeFile.parseJSON(atPath: path, displayPath: path, limits: limits)
             guard case .object(let o) = doc.root.kind else {
                 d.error("users.json maps profile names to attribute objects, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
                 return (u, d)

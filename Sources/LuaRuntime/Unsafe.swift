@@ -1,0 +1,127 @@
+import CLua
+import Foundation
+
+// LuaRuntime's audited unsafe code: every unchecked pointer and manual retain in the module is
+// in this file, each piece small and with the reason it is safe; the rest of the module calls
+// these. `UnsafeCodeTests` fails when such a construct appears in another file (docs/unsafe.md).
+
+// MARK: The limits block C reads
+
+/// The `loom_limits` block the C allocator and hooks read and write, owned by one `LuaState`.
+/// Safe: allocated and initialized once in `LuaState.init`, freed once in its `deinit` after
+/// `lua_close` (nothing in C touches it after that), and used only on the state's thread.
+@usableFromInline
+struct LimitsCell {
+    @usableFromInline let raw: UnsafeMutablePointer<loom_limits>
+
+    init() {
+        raw = .allocate(capacity: 1)
+        raw.initialize(to: loom_limits())
+    }
+
+    /// The block's fields (read and written in place: C shares them).
+    @inlinable var pointee: loom_limits {
+        @inline(__always) unsafeAddress { UnsafePointer(raw) }
+        @inline(__always) nonmutating unsafeMutableAddress { raw }
+    }
+
+    func free() { raw.deallocate() }
+}
+
+// MARK: The state behind a lua_State
+
+extension LuaState {
+    /// Stores this object in the lua_State's extra space for host-function dispatch. Safe: the
+    /// pointer is unretained, and the `LuaState` outlives its lua_State (`deinit` closes it).
+    func registerInExtraSpace() {
+        loom_set_extra(L, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The `LuaState` stored by `registerInExtraSpace`. Safe: see there (C calls back only while
+    /// the state is open).
+    static func state(fromExtra extra: UnsafeMutableRawPointer) -> LuaState {
+        Unmanaged<LuaState>.fromOpaque(extra).takeUnretainedValue()
+    }
+}
+
+// MARK: Strings and bytes across the C boundary
+
+/// The identity of a table, userdata, function or thread while it lives (`lua_topointer`):
+/// equal identities are the same object. Compared and hashed only, never dereferenced.
+public struct LuaIdentity: Hashable {
+    let pointer: UnsafeRawPointer
+}
+
+extension LuaState {
+    /// The identity of a table, userdata, function or thread at `index` (nil for other values):
+    /// equal pointers are the same object while it lives. Safe: never dereferenced.
+    public func toPointer(_ index: Int32) -> UnsafeRawPointer? { lua_topointer(L, index) }
+
+    /// The same as a value that cannot be dereferenced.
+    public func identity(_ index: Int32) -> LuaIdentity? { lua_topointer(L, index).map(LuaIdentity.init) }
+
+    /// The bytes of the string at `index` (nil unless it is a string: numbers are not converted
+    /// in place). Safe while the string stays on the stack: callers read them before popping it.
+    public func stringBytes(_ index: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+        var len = 0
+        guard let p = loom_tolstring(L, index, &len) else { return nil }
+        return UnsafeRawBufferPointer(start: p, count: len).bindMemory(to: UInt8.self)
+    }
+
+    /// The string at `index` (only when it is a string: numbers are not converted in place).
+    /// Safe: Lua gives the length, and the bytes are copied while the string is on the stack.
+    public func toString(_ index: Int32) -> String? {
+        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+        var len = 0
+        guard let p = loom_tolstring(L, index, &len) else { return nil }
+        return p.withMemoryRebound(to: UInt8.self, capacity: len) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
+        }
+    }
+
+    /// Pushes `s` (its exact UTF-8 bytes). Safe: Lua copies the bytes during the call.
+    public func push(_ s: String) {
+        var s = s
+        s.withUTF8 { buf in
+            _ = buf.withMemoryRebound(to: CChar.self) { lua_pushlstring(L, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// `len` bytes from Lua at `p` as a String when they are valid UTF-8. Safe: Lua gives the
+    /// length, and the bytes are copied while the caller keeps the string on the stack.
+    static func validatedString(_ p: UnsafePointer<CChar>, count len: Int) -> String? {
+        String(validating: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self)
+    }
+
+    /// `short_src` of a debug record (a NUL-terminated fixed array). Safe: read within the
+    /// array's own size, stopping at the first NUL.
+    static func shortSource(_ ar: lua_Debug) -> String {
+        withUnsafeBytes(of: ar.short_src) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// Pushes `tree` (one object or array, every `begin` ended) as read-only views named
+    /// `name`: the same as pushing the value member by member (objects remembering their key
+    /// order, `push(json:keepingOrder:)` in LoomPlugins), then `Sandbox.freezeTop(name:)`, made in
+    /// one call into C. False (nothing pushed) when `tree` is not one such value or the stack
+    /// cannot grow. Safe: C reads the two arrays, with their counts, during the call only.
+    public func pushFrozenTree(_ tree: FrozenTree, name: String) -> Bool {
+        guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
+        return tree.bytes.withUnsafeBufferPointer { b in
+            tree.members.withUnsafeBufferPointer { m in
+                b.withMemoryRebound(to: CChar.self) { c in
+                    loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                }
+            }
+        }
+    }
+}
+
+extension Sandbox {
+    /// read(2) into `bytes[offset..<offset + count]`; read's result. Safe: the range is checked
+    /// to lie inside the array, which is pinned for the call.
+    static func read(_ fd: Int32, into bytes: inout [UInt8], at offset: Int, count: Int) -> Int {
+        precondition(offset >= 0 && count >= 0 && offset + count <= bytes.count)
+        return bytes.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress! + offset, count) }
+    }
+}
