@@ -12,46 +12,37 @@ import LoomCore
 /// hashing package is available on these machines, and hashing every project file is most of
 /// what a warm `host run --cache-key` does (`loom-bench --only cache`).
 public struct ContentHash: Sendable {
-    private var a: UInt64 = 0xcbf2_9ce4_8422_2325
-    private var b: UInt64 = 0x6c62_272e_07bb_0142
+    var a: UInt64 = 0xcbf2_9ce4_8422_2325
+    var b: UInt64 = 0x6c62_272e_07bb_0142
 
     public init() {}
 
     @inline(__always) private static func rotl(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }
 
     public mutating func add(_ bytes: some Sequence<UInt8>) {
-        // Contiguous bytes (arrays, native strings' UTF-8) a word at a time; others are copied
-        // into an array first.
-        let done: Void? = bytes.withContiguousStorageIfAvailable { addContiguous($0) }
-        if done == nil { Array(bytes).withUnsafeBufferPointer { addContiguous($0) } }
+        // Contiguous bytes (arrays, native strings' UTF-8) a word at a time (Unsafe.swift);
+        // others are copied into an array first.
+        if !addContiguous(bytes) { _ = addContiguous(Array(bytes)) }
     }
 
-    private mutating func addContiguous(_ buffer: UnsafeBufferPointer<UInt8>) {
-        var a = self.a, b = self.b
-        let n = buffer.count
-        var i = 0
-        if n >= 8, let base = buffer.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while i &+ 8 <= n {
-                let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                a = Self.rotl((a ^ w) &* 0x9e37_79b9_7f4a_7c15, 31)
-                b = Self.rotl((b ^ w ^ 0x5c5c_5c5c_5c5c_5c5c) &* 0xc2b2_ae3d_27d4_eb4f, 27)
-                i &+= 8
-            }
-        }
-        while i < n {
-            let x = buffer[i]
-            a = (a ^ UInt64(x)) &* 0x0000_0100_0000_01b3
-            b = (b ^ UInt64(x ^ 0x5c)) &* 0x0000_0100_0000_01b3
-            i &+= 1
-        }
-        // The length, then a separator, so ("ab","c") and ("a","bc") differ.
+    /// One 8-byte little-endian word: both lanes.
+    @inline(__always) mutating func mix(word w: UInt64) {
+        a = Self.rotl((a ^ w) &* 0x9e37_79b9_7f4a_7c15, 31)
+        b = Self.rotl((b ^ w ^ 0x5c5c_5c5c_5c5c_5c5c) &* 0xc2b2_ae3d_27d4_eb4f, 27)
+    }
+
+    /// One byte after the last whole word: both lanes, as FNV-1a.
+    @inline(__always) mutating func mix(byte x: UInt8) {
+        a = (a ^ UInt64(x)) &* 0x0000_0100_0000_01b3
+        b = (b ^ UInt64(x ^ 0x5c)) &* 0x0000_0100_0000_01b3
+    }
+
+    /// The length, then a separator, so ("ab","c") and ("a","bc") differ.
+    @inline(__always) mutating func finish(count n: Int) {
         a = (a ^ UInt64(n)) &* 0x0000_0100_0000_01b3
         b = (b ^ UInt64(truncatingIfNeeded: n &* 31)) &* 0x0000_0100_0000_01b3
         a = (a ^ 0xff) &* 0x0000_0100_0000_01b3
         b = (b ^ 0x00) &* 0x0000_0100_0000_01b3
-        self.a = a
-        self.b = b
     }
 
     public mutating func add(_ s: String) { add(s.utf8) }

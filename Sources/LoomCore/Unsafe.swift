@@ -307,3 +307,36 @@ extension Deadline {
         return try body()
     }
 }
+
+extension Subprocess {
+    /// The same, passing this process's own arguments from index `first` on, byte for byte (a
+    /// file name that is not UTF-8 survives). Safe: `CommandLine.unsafeArgv` is read only below
+    /// `argc`, and its strings live as long as the process.
+    public static func replaceProcess(with path: String, passingArgumentsFrom first: Int) -> Diagnostic {
+        let own = strdup(path)
+        defer { free(own) }
+        var argv: [UnsafeMutablePointer<CChar>?] = [own]
+        if first < Int(CommandLine.argc) {
+            for i in first..<Int(CommandLine.argc) { argv.append(CommandLine.unsafeArgv[i]) }
+        }
+        return exec(path, argv + [nil])
+    }
+
+    /// Safe: `argv` holds C strings that live until `execv` returns (owned by the caller or
+    /// the process's own argv) and ends with nil, as execv(3) requires; on success nothing
+    /// after it runs.
+    static func exec(_ path: String, _ argv: [UnsafeMutablePointer<CChar>?]) -> Diagnostic {
+        execv(path, argv)
+        let reason = String(cString: strerror(errno))
+        return .error("cannot run \(TextEscape.escaped(path)): \(reason)")
+    }
+
+}
+
+extension InputSyntax {
+    /// Marks (or unmarks) this thread as working for an HTTP request in the pthread key. Safe:
+    /// the value is a marker that is never dereferenced (any non-nil pointer means HTTP).
+    static func setThreadMark(_ key: pthread_key_t, http: Bool) {
+        pthread_setspecific(key, http ? UnsafeRawPointer(bitPattern: 1) : nil)
+    }
+}

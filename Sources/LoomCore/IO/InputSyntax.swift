@@ -74,7 +74,7 @@ public enum InputSyntax: Sendable, Equatable {
 
     /// The pthread key marking a thread that works for an HTTP request (a non-nil value; the
     /// command line needs no mark).
-    private static let key: pthread_key_t = {
+    static let key: pthread_key_t = {
         var k = pthread_key_t()
         pthread_key_create(&k, nil)
         return k
@@ -87,10 +87,9 @@ public enum InputSyntax: Sendable, Equatable {
 
     /// Runs `body` with `syntax` as this thread's (restoring the previous one).
     public static func run<T>(_ syntax: InputSyntax, _ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        // A marker, never dereferenced: any non-nil pointer means HTTP.
-        pthread_setspecific(key, syntax == .http ? UnsafeRawPointer(bitPattern: 1) : nil)
-        defer { pthread_setspecific(key, previous) }
+        let wasHTTP = current == .http
+        setThreadMark(key, http: syntax == .http)
+        defer { setThreadMark(key, http: wasHTTP) }
         return try body()
     }
 }

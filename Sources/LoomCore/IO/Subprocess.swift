@@ -80,24 +80,6 @@ public enum Subprocess {
         return exec(path, owned + [nil])
     }
 
-    /// The same, passing this process's own arguments from index `first` on, byte for byte (a
-    /// file name that is not UTF-8 survives).
-    public static func replaceProcess(with path: String, passingArgumentsFrom first: Int) -> Diagnostic {
-        let own = strdup(path)
-        defer { free(own) }
-        var argv: [UnsafeMutablePointer<CChar>?] = [own]
-        if first < Int(CommandLine.argc) {
-            for i in first..<Int(CommandLine.argc) { argv.append(CommandLine.unsafeArgv[i]) }
-        }
-        return exec(path, argv + [nil])
-    }
-
-    private static func exec(_ path: String, _ argv: [UnsafeMutablePointer<CChar>?]) -> Diagnostic {
-        execv(path, argv)
-        let reason = String(cString: strerror(errno))
-        return .error("cannot run \(TextEscape.escaped(path)): \(reason)")
-    }
-
     /// The PATH the host was started with.
     public static var environmentPath: String? {
         getenv("PATH").map { String(cString: $0) }
