@@ -54,6 +54,25 @@ final class CheckMatrixTests: XCTestCase {
         assertMatches(one.stdout, #"^checked 1 screen × 3 profiles × 3 devices: "#, in: one, "singular")
     }
 
+    /// A constraint that does not parse is found before laying out and again by the layout on
+    /// every device: it is reported once.
+    func testABadConstraintIsReportedOnce() throws {
+        let root = try Host.temporaryFolder("check-bad-constraint")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "bad"}"#,
+            "screens/home.json": """
+                {"screen": "home", "root": {"type": "container", "id": "root", "children": [
+                  {"type": "label", "id": "title", "meta": {"text": "Hi"}, "constraints": ["top = safe_area.top"]}
+                ]}}
+                """,
+        ], under: root)
+        let r = try Host.run(["check", "--project", root.path])
+        assertExit(r, 1)
+        let lines = r.stderr.split(separator: "\n").filter { $0.contains("unknown relation '='") }
+        XCTAssertEqual(lines.count, 1, "the constraint error once, not once more per device and user:\n\(r.stderr)")
+    }
+
     func testAStyleValueThatBreaksOnlyOneDeviceNamesIt() throws {
         let root = try makeShop()
         let r = try Host.run(["check", "--project", root.path])

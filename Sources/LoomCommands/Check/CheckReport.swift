@@ -34,11 +34,17 @@ public struct CheckReport {
                 }
             }
         }
+        // Constraint strings are checked without laying out (docs/layout.md); the layout pass
+        // finds the same errors again on every device, and they are reported once, here.
+        var constraintErrors = Set<Diagnostic>()
         for f in files {
             let loaded = ws.screen(file: f)
             diagnostics.append(contentsOf: loaded.diagnostics)
-            // Constraint strings are checked without laying out (docs/layout.md).
-            if let s = loaded.screen { diagnostics.append(contentsOf: ConstraintCheck.check(s)) }
+            if let s = loaded.screen {
+                let found = ConstraintCheck.check(s)
+                diagnostics.append(contentsOf: found)
+                constraintErrors.formUnion(found)
+            }
         }
         diagnostics.append(contentsOf: ws.checkNavigation())
         let (devices, deviceDiagnostics) = CheckDevices.contexts(ws.project)
@@ -46,7 +52,7 @@ public struct CheckReport {
         let styles = StyleValuesCheck.check(ws, devices: devices)
         diagnostics.append(contentsOf: styles.diagnostics)
         let users = RuntimeCheck.users(in: ws)
-        let matrix = RuntimeCheck.run(files, users: users, devices: devices, in: ws, skip: styles.found)
+        let matrix = RuntimeCheck.run(files, users: users, devices: devices, in: ws, skip: styles.found.union(constraintErrors))
         diagnostics.append(contentsOf: matrix.diagnostics)
         if strict {
             diagnostics = Diagnostics(diagnostics.items.map { d in

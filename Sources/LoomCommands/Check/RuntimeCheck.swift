@@ -109,7 +109,7 @@ public enum RuntimeCheck {
                             out.layouts += 1
                             laidOut.append((tree, outcome))
                         }
-                        for d in layoutDiagnostics(outcome) { record(d, user: user.label, device: deviceName, params: paramsText) }
+                        for d in layoutDiagnostics(outcome) where !skip.contains(d) { record(d, user: user.label, device: deviceName, params: paramsText) }
                     }
                 }
             }
