@@ -34,7 +34,7 @@ struct FindingsCheck {
                                          fix: FindingsCheck.keepInside(f, whole, target: tree.nodes[i].parent == nil ? "safe_area" : "parent")))
             } else if tree.nodes[i].children.isEmpty, [.label, .button, .image, .view].contains(tree.nodes[i].role), !inside(f, safe) {
                 out.append(LayoutFinding(kind: .outsideSafeArea, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the safe area \(safe.text)", location: tree.nodes[i].location,
-                                         fix: FindingsCheck.keepInside(f, safe, target: "safe_area")))
+                                         fix: FindingsCheck.rootStack(above: i, in: tree) ?? FindingsCheck.keepInside(f, safe, target: "safe_area")))
             }
             if [.stack, .vstack, .hstack, .collection, .navigation, .tabBar].contains(tree.nodes[i].role) {
                 let kids = tree.nodes[i].children
@@ -65,6 +65,25 @@ struct FindingsCheck {
     }
 
     // MARK: Fixes (what `LayoutFinding.fix` suggests)
+
+    /// A node whose every ancestor is a stack, up to the root: the root fills the screen and
+    /// each stack pins its children to its own edges, so no constraint of the node can move it
+    /// into the safe area (it would be unsatisfiable). The fix is one level up: the root a
+    /// container, and the stack in it on the safe area. Nil for any other node.
+    static func rootStack(above i: Int, in tree: LayoutTree) -> String? {
+        let stacks: Set<LayoutRole> = [.stack, .vstack, .hstack]
+        var p = tree.nodes[i].parent
+        var top: Int?
+        while let k = p {
+            guard stacks.contains(tree.nodes[k].role) else { return nil }
+            top = k
+            p = tree.nodes[k].parent
+        }
+        guard let root = top else { return nil }
+        let name = tree.nodes[root].id.map { "'\($0)'" } ?? "the root"
+        return "the root \(tree.nodes[root].type) \(name) fills the screen and places its children from its edges, so no constraint of this node can move it: "
+            + "make the root a container and put the \(tree.nodes[root].type) in it with 'edges == safe_area'"
+    }
 
     /// The constraints that keep frame `f` inside `box` (the screen or the safe area), one per
     /// edge it crosses: `right <= parent.right` (the screen: the parent's edges, since the

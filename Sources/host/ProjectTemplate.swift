@@ -58,12 +58,16 @@ enum ProjectTemplate {
                   "$schema": "\(schema("screen", "../"))",
                   "screen": "home",
                   "root": {
-                    "type": "stack", "id": "root",
+                    "type": "container", "id": "root",
                     "children": [
-                      {"type": "greeting", "id": "hello", "meta": {"name": "world"}},
-                      {"type": "label", "id": "members_only", "rule": "is_member",
-                       "meta": {"text": "Thanks for being a member"}},
-                      {"type": "button", "id": "more", "meta": {"title": "More"}, "action": "details"}
+                      {"type": "vstack", "id": "content", "constraints": ["edges == safe_area"],
+                       "children": [
+                        {"type": "greeting", "id": "hello", "meta": {"name": "world"}},
+                        {"type": "label", "id": "members_only", "rule": "is_member",
+                         "meta": {"text": "Thanks for being a member"}},
+                        {"type": "button", "id": "more", "meta": {"title": "More"}, "action": "details",
+                         "constraints": ["height >= 44"]}
+                      ]}
                     ]
                   }
                 }

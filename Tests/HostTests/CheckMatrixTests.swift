@@ -54,6 +54,28 @@ final class CheckMatrixTests: XCTestCase {
         assertMatches(one.stdout, #"^checked 1 screen × 3 profiles × 3 devices: "#, in: one, "singular")
     }
 
+    /// A root stack's child under the bars: no constraint of the child can move it (the root
+    /// fills the screen, the stack pins its first child to its top), so the fix is one level up;
+    /// done as it says, the screen is clean.
+    func testARootStacksChildGetsAFixThatCanBeApplied() throws {
+        let root = try Host.temporaryFolder("check-root-stack")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        let label = #"{"type": "label", "id": "title", "meta": {"text": "Hi"}}"#
+        try Host.write([
+            "loom.json": #"{"name": "rs", "devices": ["iphone-15"]}"#,
+            "screens/home.json": #"{"screen": "home", "root": {"type": "vstack", "id": "main", "children": [\#(label)]}}"#,
+        ], under: root)
+        let r = try Host.run(["check", "--project", root.path])
+        assertContains(r.stderr, "warning: outside_safe_area: #title", in: r, "stderr")
+        assertContains(r.stderr, "fix: the root vstack 'main' fills the screen and places its children from its edges, so no constraint of this node can move it: make the root a container and put the vstack in it with 'edges == safe_area'", in: r, "stderr")
+        try Host.write([
+            "screens/home.json": #"{"screen": "home", "root": {"type": "container", "id": "root", "children": [{"type": "vstack", "id": "main", "constraints": ["edges == safe_area"], "children": [\#(label)]}]}}"#,
+        ], under: root)
+        let fixed = try Host.run(["check", "--project", root.path])
+        assertExit(fixed, 0)
+        XCTAssertFalse(fixed.stderr.contains("outside_safe_area"), fixed.transcript)
+    }
+
     /// A constraint that does not parse is found before laying out and again by the layout on
     /// every device: it is reported once.
     func testABadConstraintIsReportedOnce() throws {
