@@ -94,8 +94,10 @@ extension JSONFlatObject {
     /// `scan` over bytes the caller holds for the call (a population's line buffer). Safe as
     /// `ByteView.with`: the view lives only inside this call.
     public static func scan(_ b: UnsafeBufferPointer<UInt8>, into members: inout [JSONFlatMember]) -> Bool {
-        members.removeAll(keepingCapacity: true)
-        guard let base = b.baseAddress else { return false }
+        guard let base = b.baseAddress else {
+            members.removeAll(keepingCapacity: true)
+            return false
+        }
         return scan(ByteView(base), count: b.count, into: &members)
     }
 }

@@ -18,6 +18,18 @@ struct UnretainedMemo {
     @inline(__always) func lookup(_ u: PlanUser) -> Bool? { ref._withUnsafeGuaranteedRef { $0.lookup(u) } }
 }
 
+/// An object read without retaining it, for a value that lives only inside one call that holds
+/// the object itself: `VisibilityPlan.key` makes a `KeyWalk` over `self` and its argument user,
+/// runs it and drops it before returning, so neither can go away while the walk reads them.
+/// (A retain and release of each per key, millions of times in `host eval`, is what it saves.)
+struct Unretained<T: AnyObject> {
+    private let ref: Unmanaged<T>
+
+    init(_ object: T) { ref = .passUnretained(object) }
+
+    @inline(__always) func with<R>(_ body: (T) -> R) -> R { ref._withUnsafeGuaranteedRef(body) }
+}
+
 /// Bytes of a JSON line or of an output tail, borrowed for the length of one call (a line read
 /// in place: `PlanUser.nameBytes`, `EvalLineWriter.visibleLine`). Safe as long as it does not
 /// outlive the call that lends it: every function taking one here only reads it, and none stores it.

@@ -93,23 +93,27 @@ public final class VisibilityPlan {
     /// answer (this worker's, or one another worker learnt), else called; each outcome appended
     /// to the key.
     struct KeyWalk: RuleValueWalk {
-        let plan: VisibilityPlan
-        let user: PlanUser
-        let ops: [RuleOp]
+        /// Unretained (Unsafe.swift): the walk lives only inside `key`, which holds both.
+        let plan: Unretained<VisibilityPlan>
+        let user: Unretained<PlanUser>
         var out = OutcomeKey()
         var step = 0
 
         init(plan: VisibilityPlan, user: PlanUser) {
-            self.plan = plan
-            self.user = user
-            ops = plan.program.ops
+            self.plan = Unretained(plan)
+            self.user = Unretained(user)
         }
+
+        /// Read through the unretained plan: the walk holds no reference to the ops array either.
+        @inline(__always) func op(_ node: Int32) -> RuleOp { plan.with { $0.program.ops[Int(node)] } }
 
         @inline(__always) mutating func enter(step: Int) { self.step = step }
 
         @inline(__always)
-        mutating func leaf(_ op: Int32) -> Bool? {
-            guard let v = plan.outcome(Int(ops[Int(op)].arg), step: step, user) else { return nil }
+        mutating func leaf(_ node: Int32) -> Bool? {
+            let leaf = Int(op(node).arg), step = step
+            let found = plan.with { p in user.with { u in p.outcome(leaf, step: step, u) } }
+            guard let v = found else { return nil }
             out.append(v)
             return v
         }

@@ -148,6 +148,8 @@ final class RuleProgramTests: XCTestCase {
             self.ctx = ctx
         }
 
+        @inline(__always) func op(_ node: Int32) -> RuleOp { ops[Int(node)] }
+
         mutating func enter(step: Int) { self.step = step }
 
         mutating func leaf(_ op: Int32) -> Bool? {

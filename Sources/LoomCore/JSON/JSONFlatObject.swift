@@ -61,7 +61,9 @@ extension JSONFlatObject {
     /// beyond `members`' growth.
     /// (The public entry point over a caller's buffer is in Unsafe.swift.)
     static func scan(_ base: ByteView, count: Int, into members: inout [JSONFlatMember]) -> Bool {
-        members.removeAll(keepingCapacity: true)
+        // Emptied once per line (the entry point above does not empty it again), and only when
+        // there is something to empty: `removeAll(keepingCapacity:)` is not free per record.
+        if !members.isEmpty { members.removeAll(keepingCapacity: true) }
         guard count > 1, count < Int(Int32.max) else { return false }
         var s = FlatScanner(p: base, end: count, plainNumbersOnly: true)
         return s.members(&members)

@@ -130,6 +130,8 @@ public final class RuleProgram {
             self.ctx = ctx
         }
 
+        @inline(__always) func op(_ node: Int32) -> RuleOp { ops[Int(node)] }
+
         mutating func enter(step: Int) { self.step = step }
 
         @inline(__always)
@@ -166,15 +168,17 @@ public struct RuleOp: Sendable {
 /// A walk a `RuleProgram` runs: its nodes are the program's ops (by index, in `ops`, which the
 /// walk holds), and it is told which step it is at before each step's rule.
 public protocol RuleProgramWalk: RuleWalk where Node == Int32 {
-    var ops: [RuleOp] { get }
+    /// The program's op at `node` (a walk may hold the ops array, or read it through an object
+    /// it does not retain: `VisibilityPlan.KeyWalk`).
+    func op(_ node: Int32) -> RuleOp
     mutating func enter(step: Int)
 }
 
 extension RuleProgramWalk {
-    @inlinable @inline(__always) public func kind(_ node: Int32) -> RuleKind { ops[Int(node)].kind }
-    @inlinable @inline(__always) public func firstOperand(_ node: Int32) -> Int32? { ops[Int(node)].arg > 0 ? node + 1 : nil }
+    @inlinable @inline(__always) public func kind(_ node: Int32) -> RuleKind { op(node).kind }
+    @inlinable @inline(__always) public func firstOperand(_ node: Int32) -> Int32? { op(node).arg > 0 ? node + 1 : nil }
     @inlinable @inline(__always) public func operand(after operand: Int32, at k: Int, of node: Int32) -> Int32? {
-        k + 1 < Int(ops[Int(node)].arg) ? ops[Int(operand)].end : nil
+        k + 1 < Int(op(node).arg) ? op(operand).end : nil
     }
     @inlinable @inline(__always) public func notOperand(_ node: Int32) -> Int32 { node + 1 }
 }
