@@ -31,10 +31,10 @@ struct FindingsCheck {
             let name = { tree.describe(i) }  // only when a finding needs it
             if !inside(f, whole) {
                 out.append(LayoutFinding(kind: .outsideScreen, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the screen (\(Frame.number(screen.width))×\(Frame.number(screen.height)))", location: tree.nodes[i].location,
-                                         fix: FindingsCheck.keepInside(f, whole, target: tree.nodes[i].parent == nil ? "safe_area" : "parent")))
+                                         recipe: .keepInside(f, whole, target: tree.nodes[i].parent == nil ? "safe_area" : "parent")))
             } else if tree.nodes[i].children.isEmpty, [.label, .button, .image, .view].contains(tree.nodes[i].role), !inside(f, safe) {
                 out.append(LayoutFinding(kind: .outsideSafeArea, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the safe area \(safe.text)", location: tree.nodes[i].location,
-                                         fix: FindingsCheck.rootStack(above: i, in: tree) ?? FindingsCheck.keepInside(f, safe, target: "safe_area")))
+                                         recipe: FindingsCheck.rootStack(above: i, in: tree) ?? .keepInside(f, safe, target: "safe_area")))
             }
             if [.stack, .vstack, .hstack, .collection, .navigation, .tabBar].contains(tree.nodes[i].role) {
                 let kids = tree.nodes[i].children
@@ -44,21 +44,21 @@ struct FindingsCheck {
                     out.append(LayoutFinding(kind: .overlap, path: tree.nodes[kids[b]].path,
                                              message: "\(tree.describe(kids[b])) \(fb.text) overlaps its sibling \(tree.describe(kids[a])) \(fa.text) in \(name())",
                                              location: tree.nodes[kids[b]].location,
-                                             fix: FindingsCheck.separate(fb, from: fa, sibling: b == a + 1 ? "prev" : tree.nodes[kids[a]].id.map { "#" + $0 })))
+                                             recipe: .separate(fb, from: fa, sibling: b == a + 1 ? "prev" : tree.nodes[kids[a]].id.map { "#" + $0 })))
                 }
                 if more {
                     out.append(LayoutFinding(kind: .overlap, path: tree.nodes[i].path,
                                              message: "more than \(FindingsCheck.maxOverlaps) pairs of \(name())'s children overlap; the first \(FindingsCheck.maxOverlaps) found are reported",
-                                             location: tree.nodes[i].location))
+                                             location: tree.nodes[i].location, recipe: nil))
                 }
             }
             if let m = tree.nodes[i].metrics, m.truncated {
                 out.append(LayoutFinding(kind: .truncated, path: tree.nodes[i].path, message: "the text of \(name()) is truncated: it needs \(m.neededLines) lines and has \(tree.nodes[i].lines ?? 1) at width \(Frame.number(f.width))", location: tree.nodes[i].location,
-                                         fix: FindingsCheck.untruncate(tree.nodes[i], needed: m.neededLines)))
+                                         recipe: .untruncate(needed: m.neededLines, oneLineWidth: FindingsCheck.oneLineWidth(tree.nodes[i]))))
             }
             if tree.nodes[i].action != nil, f.width < FindingsCheck.minimumTapTarget || f.height < FindingsCheck.minimumTapTarget {
                 out.append(LayoutFinding(kind: .smallTapTarget, path: tree.nodes[i].path, message: "\(name()) is tappable but \(Frame.number(f.width))×\(Frame.number(f.height)) points, smaller than 44×44", location: tree.nodes[i].location,
-                                         fix: FindingsCheck.enlarge(f)))
+                                         recipe: .enlarge(f)))
             }
         }
         return out
@@ -70,7 +70,7 @@ struct FindingsCheck {
     /// each stack pins its children to its own edges, so no constraint of the node can move it
     /// into the safe area (it would be unsatisfiable). The fix is one level up: the root a
     /// container, and the stack in it on the safe area. Nil for any other node.
-    static func rootStack(above i: Int, in tree: LayoutTree) -> String? {
+    static func rootStack(above i: Int, in tree: LayoutTree) -> FixRecipe? {
         let stacks: Set<LayoutRole> = [.stack, .vstack, .hstack]
         var p = tree.nodes[i].parent
         var top: Int?
@@ -80,9 +80,13 @@ struct FindingsCheck {
             p = tree.nodes[k].parent
         }
         guard let root = top else { return nil }
-        let name = tree.nodes[root].id.map { "'\($0)'" } ?? "the root"
-        return "the root \(tree.nodes[root].type) \(name) fills the screen and places its children from its edges, so no constraint of this node can move it: "
-            + "make the root a container and put the \(tree.nodes[root].type) in it with 'edges == safe_area'"
+        return .rootStack(type: tree.nodes[root].type, id: tree.nodes[root].id)
+    }
+
+    static func rootStackText(type: String, id: String?) -> String {
+        let name = id.map { "'\($0)'" } ?? "the root"
+        return "the root \(type) \(name) fills the screen and places its children from its edges, so no constraint of this node can move it: "
+            + "make the root a container and put the \(type) in it with 'edges == safe_area'"
     }
 
     /// The constraints that keep frame `f` inside `box` (the screen or the safe area), one per
@@ -112,13 +116,15 @@ struct FindingsCheck {
 
     /// Text that needs more lines: the lines it needs (style key `lines`, 0 for no limit), or
     /// the width that holds it on one line.
-    static func untruncate(_ n: LNode, needed: Int) -> String {
+    static func untruncate(needed: Int, oneLineWidth w: Double?) -> String {
         var s = "set its style's 'lines' to \(needed) (0: no limit)"
-        if let one = n.oneLineWidth {
-            let w = (one + n.padding.left + n.padding.right).rounded(.up)
-            s += " or give it 'width >= \(Frame.number(w))' to fit one line"
-        }
+        if let w { s += " or give it 'width >= \(Frame.number(w))' to fit one line" }
         return s
+    }
+
+    /// The width that holds a node's text on one line, padding included (nil when unknown).
+    static func oneLineWidth(_ n: LNode) -> Double? {
+        n.oneLineWidth.map { ($0 + n.padding.left + n.padding.right).rounded(.up) }
     }
 
     /// A tap target under 44 points: the sizes to add.
@@ -188,5 +194,24 @@ struct FindingsCheck {
     func inside(_ f: Frame, _ box: Frame) -> Bool {
         let t = FindingsCheck.tolerance
         return f.x >= box.x - t && f.y >= box.y - t && f.maxX <= box.maxX + t && f.maxY <= box.maxY + t
+    }
+}
+
+/// A finding's fix, kept as what it needs and written only when read (`LayoutFinding.fix`).
+enum FixRecipe: Sendable, Hashable {
+    case keepInside(Frame, Frame, target: String)
+    case rootStack(type: String, id: String?)
+    case separate(Frame, from: Frame, sibling: String?)
+    case untruncate(needed: Int, oneLineWidth: Double?)
+    case enlarge(Frame)
+
+    var text: String {
+        switch self {
+        case .keepInside(let f, let box, let target): return FindingsCheck.keepInside(f, box, target: target)
+        case .rootStack(let type, let id): return FindingsCheck.rootStackText(type: type, id: id)
+        case .separate(let later, let earlier, let sibling): return FindingsCheck.separate(later, from: earlier, sibling: sibling)
+        case .untruncate(let needed, let w): return FindingsCheck.untruncate(needed: needed, oneLineWidth: w)
+        case .enlarge(let f): return FindingsCheck.enlarge(f)
+        }
     }
 }

@@ -141,13 +141,29 @@ public struct LayoutFinding: Sendable, Hashable {
     /// What to change so the finding goes away, written in the constraint language or naming
     /// the style key (`add 'height == 44'`, `set its style's 'lines' to 2 …`); nil when none
     /// can be suggested.
-    public var fix: String?
+    public var fix: String? {
+        get { fixText ?? recipe?.text }
+        set { fixText = newValue; recipe = nil }
+    }
+    /// A fix given as text, or one written only when read (`FixRecipe`: most findings of a big
+    /// layout are never printed, and writing their fixes cost the layout bench about 3 %).
+    private var fixText: String?
+    private var recipe: FixRecipe?
+
     public init(kind: Kind, path: String, message: String, location: SourceLocation? = nil, fix: String? = nil) {
         self.kind = kind
         self.path = path
         self.message = message
         self.location = location
-        self.fix = fix
+        self.fixText = fix
+    }
+
+    init(kind: Kind, path: String, message: String, location: SourceLocation? = nil, recipe: FixRecipe?) {
+        self.kind = kind
+        self.path = path
+        self.message = message
+        self.location = location
+        self.recipe = recipe
     }
 }
 
