@@ -99,20 +99,17 @@ public enum ServeHandler {
             }
             return APIResponse(status: 200, body: graph.json.serialized(pretty: true) + "\n")
         }
-        var compute: ScreenRequest.Compute = [.tree]
-        var device = inputs.device
         if case .render = kind {
-            compute.insert(.layout)
-            device = device ?? .standard
-        } else {
-            compute.insert(.inputNotes)
-            if inputs.explain { compute.insert(.explain) }
-            // The graph is explored only when asked for (it costs more than the resolution).
-            if inputs.graph { compute.insert(.graph) }
+            // As `host render` makes its picture (RenderLayout); laid out on the default device
+            // when the request names none.
+            return wireframe(RenderLayout.make(RenderLayout.request(file, user: user, device: inputs.device, showHidden: false,
+                                                                    params: inputs.params), in: ws))
         }
-        let request = ScreenRequest(screen: file, user: user, params: inputs.params, device: device, compute: compute)
-        let result = ScreenPipeline.resolve(request, in: ws)
-        if case .render = kind { return wireframe(result) }
+        var compute: ScreenRequest.Compute = [.tree, .inputNotes]
+        if inputs.explain { compute.insert(.explain) }
+        // The graph is explored only when asked for (it costs more than the resolution).
+        if inputs.graph { compute.insert(.graph) }
+        let result = ScreenPipeline.resolve(ScreenRequest(screen: file, user: user, params: inputs.params, device: inputs.device, compute: compute), in: ws)
         if let failure = result.failure {
             return .problem(500, "The screen has errors", detail: failure.errors.first?.message ?? "screen '\(id)' cannot be resolved", diagnostics: result.diagnostics.sorted)
         }
@@ -122,18 +119,16 @@ public enum ServeHandler {
 
     /// `GET /v1/render/{id}`: the resolved screen laid out for the request's device and drawn
     /// as `host render` draws it (an SVG wireframe).
-    static func wireframe(_ result: ScreenResult) -> APIResponse {
-        if let failure = result.failure {
-            let d = failure.errors.first
+    static func wireframe(_ made: Result<RenderLayout, RenderLayout.Stopped>) -> APIResponse {
+        let layout: RenderLayout
+        switch made {
+        case .success(let l): layout = l
+        case .failure(let stopped):
+            let d = stopped.diagnostics.errors.first
             if d?.message.contains("needs a font") == true { return .problem(501, "No fonts", detail: d!.message) }
-            return .problem(500, "The screen has errors", detail: d?.message ?? "the screen cannot be laid out", diagnostics: result.diagnostics.sorted)
+            return .problem(500, "The screen has errors", detail: d?.message ?? "the screen cannot be laid out", diagnostics: stopped.diagnostics.sorted)
         }
-        guard let layout = result.layout, let ctx = result.layoutContext, let resolution = result.resolution else {
-            return .problem(500, "Picture not drawn", detail: "the screen was not laid out")
-        }
-        // The title host render gives the picture.
-        let title = "\(resolution.screen) · \(result.profile?.name ?? "no user") · \(ctx.device.name) \(ctx.orientation.rawValue)"
-        let picture = SVGRenderer(options: RenderOptions(title: title)).render(layout)
+        let picture = SVGRenderer(options: RenderOptions(title: layout.title)).render(layout.result)
         if let e = picture.errors.first { return .problem(422, "Picture not drawn", detail: e.message) }
         return APIResponse(status: 200, body: picture.text, contentType: "image/svg+xml")
     }
