@@ -5,23 +5,12 @@ import LoomCore
 // (PlanUser, RecordReader, EvalLines, EvalWorker, OutputSink, PopulationPipeline, SharedAnswers,
 // ShortLock and VisibleSet still hold their own; they are to move here.)
 
-/// A rule memo read without retaining it (`VisibilityPlan`'s hot walk takes no reference per
-/// leaf). Safe: the plan's `leaves` own every memo for as long as the plan lives, the plan is the
-/// only holder of these wrappers, and a plan is used by one worker thread only.
-struct UnretainedMemo {
-    private let ref: Unmanaged<RuleMemo>
-
-    init(_ memo: RuleMemo) { ref = .passUnretained(memo) }
-
-    @inline(__always) var enabled: Bool { ref._withUnsafeGuaranteedRef { $0.enabled } }
-
-    @inline(__always) func lookup(_ u: PlanUser) -> Bool? { ref._withUnsafeGuaranteedRef { $0.lookup(u) } }
-}
-
-/// An object read without retaining it, for a value that lives only inside one call that holds
-/// the object itself: `VisibilityPlan.key` makes a `KeyWalk` over `self` and its argument user,
-/// runs it and drops it before returning, so neither can go away while the walk reads them.
-/// (A retain and release of each per key, millions of times in `host eval`, is what it saves.)
+/// An object read without retaining it: a retain and release per read, millions of times in
+/// `host eval`, is what it saves. Safe where each use says why the object outlives the reads:
+/// - `VisibilityPlan.key` makes a `KeyWalk` over `self` and its argument user, runs it and drops
+///   it before returning, so neither can go away while the walk reads them;
+/// - `VisibilityPlan.memos`: the plan's `leaves` own every memo for as long as the plan lives,
+///   the plan is the only holder of these references, and a plan is used by one worker thread.
 struct Unretained<T: AnyObject> {
     private let ref: Unmanaged<T>
 

@@ -28,7 +28,7 @@ public final class VisibilityPlan {
     private let program: RuleProgram
     private let leaves: [Leaf]
     /// Each leaf's memo, unretained (the leaves own them): the walk takes no references.
-    private let memos: [UnretainedMemo?]
+    private let memos: [Unretained<RuleMemo>?]
     /// What a user with a key sees: the end of their output line (`EvalLineWriter.visibleTail`)
     /// and the diagnostics of the resolution.
     struct Answer: Sendable {
@@ -78,7 +78,7 @@ public final class VisibilityPlan {
             let observable = useMemo ? l.evaluator as? any ObservableRule : nil
             return Leaf(observable: observable, memo: observable == nil ? nil : RuleMemo())
         }
-        memos = leaves.map { $0.memo.map(UnretainedMemo.init) }
+        memos = leaves.map { $0.memo.map(Unretained.init) }
     }
 
     /// The user's outcome key; nil when a rule failed (the program stops there: no rule after it
@@ -122,11 +122,11 @@ public final class VisibilityPlan {
     /// A rule reference's value for the user (nil: failed).
     @inline(__always)
     private func outcome(_ leaf: Int, step: Int, _ u: PlanUser) -> Bool? {
-        if let memo = memos[leaf], memo.enabled {
-            if let known = memo.lookup(u) { return known }
+        if let memo = memos[leaf], memo.with({ $0.enabled }) {
+            if let known = memo.with({ $0.lookup(u) }) { return known }
             // Learnt by another worker: taken over without a call.
             if let shared, shared.memoVersion > sharedSeen, takeShared(shared, u.slots),
-               let known = memo.lookup(u) {
+               let known = memo.with({ $0.lookup(u) }) {
                 return known
             }
         }
