@@ -140,17 +140,10 @@ struct Row {
     private func absentSymbols(of other: Row) -> (absent: Int, first: Int) {
         let n = ids.count
         var i = 0, absent = 0, first = 0
-        if n <= Row.linearMergeFactor * other.ids.count {
-            // Rows of comparable length: one linear pass (fewer steps than a search per cell).
-            for (k, s) in other.ids.enumerated() {
-                while i < n && ids[i] < s { i += 1 }
-                if k == 0 { first = i }
-                if i < n && ids[i] == s { i += 1 } else { absent += 1 }
-            }
-            return (absent, first)
-        }
+        // Rows of comparable length: one linear pass (fewer steps than a search per cell).
+        let linear = n <= Row.linearMergeFactor * other.ids.count
         for (k, s) in other.ids.enumerated() {
-            i = lowerBound(s, from: i)
+            if linear { while i < n && ids[i] < s { i += 1 } } else { i = lowerBound(s, from: i) }
             if k == 0 { first = i }
             if i < n && ids[i] == s { i += 1 } else { absent += 1 }
         }
