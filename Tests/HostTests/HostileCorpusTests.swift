@@ -248,60 +248,91 @@ final class HostileCorpusTests: XCTestCase {
         }
     }
 
+    /// The cases run two (or the number of cores) at a time: each is its own folder and its own
+    /// process, and the host's startup dominates. Failures are gathered per case and reported in
+    /// the corpus' order, so the report does not depend on the scheduling.
     func testEveryCaseIsContained() throws {
         let all = try Self.cases()
-        for c in all {
-            let dir = try Self.prepare(c)
-            let outside = Self.outsideFolder(for: dir)
-            defer {
-                try? FileManager.default.removeItem(at: dir)
-                try? FileManager.default.removeItem(at: outside)
-            }
-            // `setup.before`: commands run first (e.g. to fill a cache), each expected to exit 0;
-            // then `setup.replace`: {file: [[old, new], …]} edits of what they wrote.
-            for args in c.setup["before"] as? [[String]] ?? [] {
-                let b = try Self.launch(args, in: dir, timeout: c.timeout, env: c.env)
-                XCTAssertTrue(b.status == 0 && !b.signalled && !b.timedOut,
-                              "\(c.name): setup command `host \(args.joined(separator: " "))` failed (exit \(b.status))\n\(String(decoding: b.err, as: UTF8.self).prefix(2000))")
-            }
-            for (rel, pairs) in c.setup["replace"] as? [String: [[String]]] ?? [:] {
-                let url = dir.appendingPathComponent(rel)
-                var text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-                for p in pairs where p.count == 2 {
-                    XCTAssertTrue(text.contains(p[0]), "\(c.name): setup.replace: \(rel) lacks \(p[0].debugDescription)")
-                    text = text.replacingOccurrences(of: p[0], with: p[1])
-                }
-                try Data(text.utf8).write(to: url)
-            }
-            let outsideBefore = Self.tree(outside)
-            // `kept`: project paths that must be exactly as they were before the command.
-            let keptPaths = c.setup["kept"] as? [String] ?? []
-            let keptBefore = keptPaths.map { Self.entry(dir.appendingPathComponent($0).path) }
-            let r = try Self.launch(c.args, in: dir, timeout: c.timeout, stdin: c.stdin, env: c.env)
-            let out = String(decoding: r.out, as: UTF8.self), err = String(decoding: r.err, as: UTF8.self)
-            let transcript = """
-                case \(c.name): \(c.why)
-                expected: \(c.expect)
-                $ host \(c.args.joined(separator: " "))   [exit \(r.status)\(r.signalled ? " (signal)" : "")\(r.timedOut ? " (killed after \(Int(c.timeout)) s)" : ""), \(String(format: "%.1f", r.seconds)) s]
-                --- stdout ---
-                \(out.prefix(3000))
-                --- stderr ---
-                \(err.prefix(3000))
-                """
-            XCTAssertFalse(r.timedOut, "did not finish in time\n\(transcript)")
-            XCTAssertFalse(r.signalled, "ended by a signal (crash or trap)\n\(transcript)")
-            XCTAssertEqual(r.status, c.exit, "exit status\n\(transcript)")
-            for s in c.stderr { XCTAssertTrue(err.contains(s), "stderr lacks \(s.debugDescription)\n\(transcript)") }
-            for s in c.stdout { XCTAssertTrue(out.contains(s), "stdout lacks \(s.debugDescription)\n\(transcript)") }
-            for s in c.stderrAbsent { XCTAssertFalse(err.contains(s), "stderr holds \(s.debugDescription)\n\(transcript)") }
-            for s in c.stdoutAbsent { XCTAssertFalse(out.contains(s), "stdout holds \(s.debugDescription)\n\(transcript)") }
-            XCTAssertEqual(Self.rawControls(r.out), [], "raw control characters on stdout\n\(transcript)")
-            XCTAssertEqual(Self.rawControls(r.err), [], "raw control characters on stderr\n\(transcript)")
-            XCTAssertEqual(Self.tree(outside), outsideBefore, "something outside the project was created, changed or deleted\n\(transcript)")
-            for (path, before) in zip(keptPaths, keptBefore) {
-                XCTAssertNotNil(before, "\(c.name): kept path \(path) does not exist before the run")
-                XCTAssertEqual(Self.entry(dir.appendingPathComponent(path).path), before, "\(path) changed\n\(transcript)")
+        final class Failures: @unchecked Sendable {  // written under `lock` only
+            let lock = NSLock()
+            var byCase: [Int: [String]] = [:]
+        }
+        let failures = Failures()
+        let lanes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+        nonisolated(unsafe) let cases = all  // read only, from every lane
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            for i in stride(from: lane, to: cases.count, by: lanes) {
+                let found: [String]
+                do { found = try Self.failures(of: cases[i]) } catch { found = ["\(cases[i].name): \(error)"] }
+                failures.lock.lock()
+                failures.byCase[i] = found
+                failures.lock.unlock()
             }
         }
+        XCTAssertEqual(failures.byCase.count, all.count, "every case ran")
+        for i in all.indices {
+            for message in failures.byCase[i] ?? [] { XCTFail(message) }
+        }
+    }
+
+    /// Runs one case and returns what went wrong (empty when the case holds).
+    static func failures(of c: Case) throws -> [String] {
+        var failed: [String] = []
+        func expect(_ ok: Bool, _ message: @autoclosure () -> String) {
+            if !ok { failed.append(message()) }
+        }
+        let dir = try Self.prepare(c)
+        let outside = Self.outsideFolder(for: dir)
+        defer {
+            try? FileManager.default.removeItem(at: dir)
+            try? FileManager.default.removeItem(at: outside)
+        }
+        // `setup.before`: commands run first (e.g. to fill a cache), each expected to exit 0;
+        // then `setup.replace`: {file: [[old, new], …]} edits of what they wrote.
+        for args in c.setup["before"] as? [[String]] ?? [] {
+            let b = try Self.launch(args, in: dir, timeout: c.timeout, env: c.env)
+            expect(b.status == 0 && !b.signalled && !b.timedOut,
+                   "\(c.name): setup command `host \(args.joined(separator: " "))` failed (exit \(b.status))\n\(String(decoding: b.err, as: UTF8.self).prefix(2000))")
+        }
+        for (rel, pairs) in c.setup["replace"] as? [String: [[String]]] ?? [:] {
+            let url = dir.appendingPathComponent(rel)
+            var text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+            for p in pairs where p.count == 2 {
+                expect(text.contains(p[0]), "\(c.name): setup.replace: \(rel) lacks \(p[0].debugDescription)")
+                text = text.replacingOccurrences(of: p[0], with: p[1])
+            }
+            try Data(text.utf8).write(to: url)
+        }
+        let outsideBefore = Self.tree(outside)
+        // `kept`: project paths that must be exactly as they were before the command.
+        let keptPaths = c.setup["kept"] as? [String] ?? []
+        let keptBefore = keptPaths.map { Self.entry(dir.appendingPathComponent($0).path) }
+        let r = try Self.launch(c.args, in: dir, timeout: c.timeout, stdin: c.stdin, env: c.env)
+        let out = String(decoding: r.out, as: UTF8.self), err = String(decoding: r.err, as: UTF8.self)
+        let transcript = """
+            case \(c.name): \(c.why)
+            expected: \(c.expect)
+            $ host \(c.args.joined(separator: " "))   [exit \(r.status)\(r.signalled ? " (signal)" : "")\(r.timedOut ? " (killed after \(Int(c.timeout)) s)" : ""), \(String(format: "%.1f", r.seconds)) s]
+            --- stdout ---
+            \(out.prefix(3000))
+            --- stderr ---
+            \(err.prefix(3000))
+            """
+        expect(!r.timedOut, "did not finish in time\n\(transcript)")
+        expect(!r.signalled, "ended by a signal (crash or trap)\n\(transcript)")
+        expect(r.status == c.exit, "exit status \(r.status), expected \(c.exit)\n\(transcript)")
+        for s in c.stderr { expect(err.contains(s), "stderr lacks \(s.debugDescription)\n\(transcript)") }
+        for s in c.stdout { expect(out.contains(s), "stdout lacks \(s.debugDescription)\n\(transcript)") }
+        for s in c.stderrAbsent { expect(!err.contains(s), "stderr holds \(s.debugDescription)\n\(transcript)") }
+        for s in c.stdoutAbsent { expect(!out.contains(s), "stdout holds \(s.debugDescription)\n\(transcript)") }
+        let controlsOut = Self.rawControls(r.out), controlsErr = Self.rawControls(r.err)
+        expect(controlsOut.isEmpty, "raw control characters on stdout: \(controlsOut)\n\(transcript)")
+        expect(controlsErr.isEmpty, "raw control characters on stderr: \(controlsErr)\n\(transcript)")
+        expect(Self.tree(outside) == outsideBefore, "something outside the project was created, changed or deleted\n\(transcript)")
+        for (path, before) in zip(keptPaths, keptBefore) {
+            expect(before != nil, "\(c.name): kept path \(path) does not exist before the run")
+            expect(Self.entry(dir.appendingPathComponent(path).path) == before, "\(path) changed\n\(transcript)")
+        }
+        return failed
     }
 }
