@@ -8,6 +8,10 @@ import LoomStyles
 /// A screen resolved for one user on one device, then laid out: what `host render` draws.
 public struct RenderLayout {
     public var result: LayoutResult
+    /// What the styled look shows besides the layout, read from the resolved tree laid out.
+    public var content: ScreenContent
+    /// The resolved tree laid out (nil when the root is hidden).
+    public var tree: ResolvedNode?
     public var diagnostics: Diagnostics
     /// `home · gold · iphone-15 portrait`.
     public var title: String
@@ -16,6 +20,12 @@ public struct RenderLayout {
     /// fonts could not be used).
     public struct Stopped: Error {
         public var diagnostics: Diagnostics
+    }
+
+    /// The picture of this layout with `options` (the styled look draws `content`), as
+    /// `host render` and `GET /v1/render` draw it.
+    public func picture(_ options: RenderOptions) -> SVGPicture {
+        SVGRenderer(options: options).render(result, content: content)
     }
 
     /// The request `host render` makes: the screen resolved as `host run` resolves it for this
@@ -32,7 +42,9 @@ public struct RenderLayout {
     public static func make(_ request: ScreenRequest, in ws: Workspace) -> Result<RenderLayout, Stopped> {
         let out = ScreenPipeline.resolve(request, in: ws)
         guard out.failure == nil, let layout = out.layout else { return .failure(Stopped(diagnostics: out.diagnostics)) }
-        return .success(RenderLayout(result: layout, diagnostics: out.diagnostics, title: out.pictureTitle))
+        return .success(RenderLayout(result: layout, content: ScreenContent(tree: out.resolution?.tree),
+                                     tree: out.resolution?.tree, diagnostics: out.diagnostics,
+                                     title: out.pictureTitle))
     }
 }
 
@@ -68,7 +80,8 @@ public enum RenderMatrix {
                 switch RenderLayout.make(request, in: ws) {
                 case .success(let layout):
                     diagnostics.append(contentsOf: layout.diagnostics)
-                    cells.append(MatrixCell(row: name ?? "no user", column: "\(d.device.name) \(d.orientation.rawValue)", result: layout.result))
+                    cells.append(MatrixCell(row: name ?? "no user", column: "\(d.device.name) \(d.orientation.rawValue)", result: layout.result,
+                                            content: layout.content))
                 case .failure(let d): return .failure(d)
                 }
             }

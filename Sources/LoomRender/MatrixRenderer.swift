@@ -1,6 +1,7 @@
 // Several laid-out screens side by side in one SVG (`host render --matrix`, docs/render.md).
 import LoomCore
 import LoomLayout
+import LoomText
 
 /// One picture of the matrix: its row (a user), its column (a device and orientation), and the
 /// laid-out screen, or why there is none.
@@ -10,7 +11,10 @@ public struct MatrixCell: Sendable {
     public var result: LayoutResult?
     /// Shown in place of the screen when `result` is nil (e.g. "not laid out: 2 errors").
     public var note: String?
-    public init(row: String, column: String, result: LayoutResult?, note: String? = nil) {
+    /// What the styled look shows besides the layout (`ScreenContent(tree:)`).
+    public var content: ScreenContent?
+    public init(row: String, column: String, result: LayoutResult?, note: String? = nil, content: ScreenContent? = nil) {
+        self.content = content
         self.row = row
         self.column = column
         self.result = result
@@ -33,15 +37,15 @@ public struct MatrixRenderer: Sendable {
         self.pixelScale = pixelScale > 0 && pixelScale.isFinite ? pixelScale : 1
     }
 
-    public func render(_ cells: [MatrixCell]) -> SVGPicture {
+    public func render(_ cells: [MatrixCell], measurer: (any TextMeasuring)? = nil) -> SVGPicture {
         do {
-            return try draw(cells)
+            return try draw(cells, measurer: measurer)
         } catch {
             return SVGPicture(text: "", pixelWidth: 0, pixelHeight: 0, warnings: [], errors: [error.diagnostic])
         }
     }
 
-    private func draw(_ cells: [MatrixCell]) throws(SVGNumberError) -> SVGPicture {
+    private func draw(_ cells: [MatrixCell], measurer: (any TextMeasuring)?) throws(SVGNumberError) -> SVGPicture {
         var rows: [String] = [], columns: [String] = []
         for c in cells {
             if !rows.contains(c.row) { rows.append(c.row) }
@@ -88,7 +92,7 @@ public struct MatrixRenderer: Sendable {
                               ("overflow", "hidden")], close: false)
             if let r = c.result {
                 var cellWarnings: [Diagnostic] = []
-                try screen.drawScreen(r, idPrefix: "m\(i)-", into: &b, warnings: &cellWarnings)
+                try screen.drawScreen(r, content: c.content, measurer: measurer, idPrefix: "m\(i)-", into: &b, warnings: &cellWarnings)
                 warnings += cellWarnings.map { d in
                     var d = d
                     d.message = "\(c.row) · \(c.column): " + d.message

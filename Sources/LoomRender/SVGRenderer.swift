@@ -2,9 +2,18 @@
 import LoomCore
 import LoomLayout
 import LoomStyles
+import LoomText
+
+/// How nodes are drawn (docs/render.md): `styled` shows the content (item titles, bar titles,
+/// tab labels, image names) and the resolved styles; `wire` is the plain wireframe by role.
+public enum RenderLook: String, Sendable, Hashable, CaseIterable {
+    case styled, wire
+}
 
 /// What to draw besides the boxes.
 public struct RenderOptions: Sendable, Hashable {
+    /// `styled` (the default) or `wire`.
+    public var look: RenderLook
     /// Thin dashed lines at the safe area's edges.
     public var safeAreaGuides: Bool
     /// A red outline (with the message as a tooltip) on each node a finding names.
@@ -13,7 +22,9 @@ public struct RenderOptions: Sendable, Hashable {
     public var badges: Bool
     /// The document's `<title>` (nil: none).
     public var title: String?
-    public init(safeAreaGuides: Bool = true, findings: Bool = true, badges: Bool = true, title: String? = nil) {
+    public init(safeAreaGuides: Bool = true, findings: Bool = true, badges: Bool = true, title: String? = nil,
+                look: RenderLook = .styled) {
+        self.look = look
         self.safeAreaGuides = safeAreaGuides
         self.findings = findings
         self.badges = badges
@@ -45,16 +56,19 @@ public struct SVGRenderer: Sendable {
         ((try? SVGText.pixels(r.width * r.device.scale)) ?? 0, (try? SVGText.pixels(r.height * r.device.scale)) ?? 0)
     }
 
-    public func render(_ r: LayoutResult) -> SVGPicture {
+    /// `content`: what the styled look shows besides the layout (`ScreenContent(tree:)` of the
+    /// resolved tree laid out); `measurer`: the text metrics it is measured with (default the
+    /// layout's, `FontLibrary.shared`). The wire look reads neither.
+    public func render(_ r: LayoutResult, content: ScreenContent? = nil, measurer: (any TextMeasuring)? = nil) -> SVGPicture {
         do {
-            return try draw(r)
+            return try draw(r, content: content, measurer: measurer)
         } catch {
             let (pw, ph) = SVGRenderer.pixelSize(r)
             return SVGPicture(text: "", pixelWidth: pw, pixelHeight: ph, warnings: [], errors: [error.diagnostic])
         }
     }
 
-    private func draw(_ r: LayoutResult) throws(SVGNumberError) -> SVGPicture {
+    private func draw(_ r: LayoutResult, content: ScreenContent?, measurer: (any TextMeasuring)?) throws(SVGNumberError) -> SVGPicture {
         let pw = try SVGText.pixels(r.width * r.device.scale), ph = try SVGText.pixels(r.height * r.device.scale)
         var b = SVGBuilder()
         b.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
@@ -63,15 +77,20 @@ public struct SVGRenderer: Sendable {
                           ("viewBox", "0 0 \(try SVGText.number(r.width)) \(try SVGText.number(r.height))")], close: false)
         if let t = options.title { b.element("title", [], text: t) }
         var warnings: [Diagnostic] = []
-        try drawScreen(r, idPrefix: "", into: &b, warnings: &warnings)
+        try drawScreen(r, content: content, measurer: measurer, idPrefix: "", into: &b, warnings: &warnings)
         b.end("svg")
         return SVGPicture(text: b.text, pixelWidth: pw, pixelHeight: ph, warnings: warnings)
     }
 
     /// The screen's content in points (0…width × 0…height); ids start with `idPrefix` so several
     /// screens can share one document.
-    func drawScreen(_ r: LayoutResult, idPrefix: String, into b: inout SVGBuilder, warnings: inout [Diagnostic]) throws(SVGNumberError) {
+    func drawScreen(_ r: LayoutResult, content: ScreenContent? = nil, measurer: (any TextMeasuring)? = nil, idPrefix: String,
+                    into b: inout SVGBuilder, warnings: inout [Diagnostic]) throws(SVGNumberError) {
         var drawing = ScreenDrawing(idPrefix: idPrefix, fonts: FontSizes())
+        if options.look == .styled {
+            drawing.styled = StyledLook(content: content ?? ScreenContent(), measurer: measurer ?? (try? FontLibrary.shared.get()),
+                                        safeArea: r.safeArea)
+        }
         var background = SVGColor(rgb: WireframeLegend.screenBackground, opacity: 1)
         if let bg = r.root?.background, let c = drawing.color(bg, of: r.root!, what: "background", warnings: &warnings) {
             background = c

@@ -6,7 +6,9 @@ import LoomText
 struct ScreenDrawing {
     let idPrefix: String
     let fonts: FontSizes
-    private var clipCount = 0
+    /// Set for the styled look (content and styles); nil draws the wireframe.
+    var styled: StyledLook?
+    var clipCount = 0
 
     init(idPrefix: String, fonts: FontSizes) {
         self.idPrefix = idPrefix
@@ -25,7 +27,7 @@ struct ScreenDrawing {
     }
 
     /// The frame inset by half a stroke, so the outline stays inside the frame.
-    private static func inset(_ f: Frame, _ stroke: Double) throws(SVGNumberError) -> [(String, String)] {
+    static func inset(_ f: Frame, _ stroke: Double) throws(SVGNumberError) -> [(String, String)] {
         let h = min(stroke / 2, f.width / 2, f.height / 2)
         return [("x", try SVGText.number(f.x + h)), ("y", try SVGText.number(f.y + h)),
                 ("width", try SVGText.number(max(0, f.width - 2 * h))), ("height", try SVGText.number(max(0, f.height - 2 * h)))]
@@ -47,6 +49,7 @@ struct ScreenDrawing {
     }
 
     private mutating func drawNode(_ n: LaidOutNode, isRoot: Bool, into b: inout SVGBuilder, warnings: inout [Diagnostic]) throws(SVGNumberError) {
+        if let look = styled { return try styledNode(n, isRoot: isRoot, look: look, into: &b, warnings: &warnings) }
         let style = WireframeLegend.style(n.role)
         var group: [(String, String)] = [("class", n.hidden ? "node hidden" : "node"), ("data-role", n.role.rawValue),
                                          ("data-path", n.path)]
@@ -78,7 +81,7 @@ struct ScreenDrawing {
     }
 
     /// An image: its box crossed by both diagonals.
-    private func placeholder(_ f: Frame, style: BoxStyle, into b: inout SVGBuilder) throws(SVGNumberError) {
+    func placeholder(_ f: Frame, style: BoxStyle, into b: inout SVGBuilder) throws(SVGNumberError) {
         let h = min(style.strokeWidth / 2, f.width / 2, f.height / 2)
         let (x0, y0, x1, y1) = (f.x + h, f.y + h, f.maxX - h, f.maxY - h)
         let attrs: [(String, String)] = [("stroke", style.stroke ?? "#8E8E93"), ("stroke-width", try SVGText.number(style.strokeWidth))]
@@ -89,8 +92,8 @@ struct ScreenDrawing {
     /// The measured lines, vertically centred in the frame, each at its baseline (line k at
     /// k × lineHeight + ascender below the text's top); buttons centre each line, other roles
     /// start at the frame's left. Clipped to the frame.
-    private mutating func text(_ m: TextMetrics, of n: LaidOutNode, style: BoxStyle, into b: inout SVGBuilder,
-                               warnings: inout [Diagnostic]) throws(SVGNumberError) {
+    mutating func text(_ m: TextMetrics, of n: LaidOutNode, style: BoxStyle, into b: inout SVGBuilder,
+                       warnings: inout [Diagnostic]) throws(SVGNumberError) {
         clipCount += 1
         let clip = "\(idPrefix)clip\(clipCount)"
         b.element("clipPath", [("id", clip)], close: false)

@@ -128,7 +128,7 @@ public enum ServeHandler {
             if d?.message.contains("needs a font") == true { return .problem(501, "No fonts", detail: d!.message) }
             return .problem(500, "The screen has errors", detail: d?.message ?? "the screen cannot be laid out", diagnostics: stopped.diagnostics.sorted)
         }
-        let picture = SVGRenderer(options: RenderOptions(title: layout.title)).render(layout.result)
+        let picture = layout.picture(RenderOptions(title: layout.title))
         if let e = picture.errors.first { return .problem(422, "Picture not drawn", detail: e.message) }
         return APIResponse(status: 200, body: picture.text, contentType: "image/svg+xml")
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoomCommands
 import LoomCore
+import LoomRender
 import LoomWorkspace
 
 struct Diff: ParsableCommand {
@@ -15,6 +16,10 @@ struct Diff: ParsableCommand {
             Changes, from component level down to items: inserted, deleted, moved (old → new index), hard (type,
             view, kind, size or frame changed: a reload) and soft (props, title, text, style values or action
             changed: configured in place). Components and items are matched by id, else by content, else by position.
+            --render -o FILE.svg|.png|.html: a before/after picture for one user (--user) and device (--device): \
+            the two versions side by side (--look styled or wire, as host render), inserted, deleted, moved and \
+            updated nodes outlined in green, red, blue and orange, with a legend; in SVG each outline is a \
+            <rect class="change" data-id data-change data-path data-side> (docs/diff.md).
             Exit status: 0 nothing changed, 1 something changed, 2 errors in inputs.
             """)
 
@@ -44,6 +49,21 @@ struct Diff: ParsableCommand {
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    @Flag(name: .long, help: "Also draw the two versions side by side with the changes outlined (needs -o FILE.svg|.png|.html).")
+    var render = false
+
+    @Option(name: [.short, .long], help: ArgumentHelp("With --render: write the picture here (.svg, .png through rsvg-convert, or .html).", valueName: "file"))
+    var output: String?
+
+    @Option(name: .long, help: "With --render: styled (content and resolved styles, the default) or wire.")
+    var look: RenderLook = .styled
+
+    /// The picture's format, from `-o`'s extension.
+    enum PictureFormat: String { case svg, png, html }
+    var pictureFormat: PictureFormat? {
+        output.flatMap { PictureFormat(rawValue: (($0 as NSString).pathExtension).lowercased()) }
+    }
+
     func validate() throws {
         let modes = [new != nil, rev != nil, pluginsOld != nil].filter { $0 }.count
         if modes == 0 { throw ValidationError("give two screens (OLD NEW), or one screen with --rev REV or --plugins-old DIR") }
@@ -51,6 +71,15 @@ struct Diff: ParsableCommand {
         if users != nil && user.user != nil { throw ValidationError("--user and --users cannot be used together") }
         if let u = users, u.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw ValidationError("--users takes 'all' or a comma-separated list of profile names")
+        }
+        if render {
+            if users != nil { throw ValidationError("--render draws one user's versions: give --user, not --users") }
+            guard let o = output else { throw ValidationError("--render writes a picture: give -o FILE.svg, FILE.png or FILE.html") }
+            if pictureFormat == nil {
+                throw ValidationError("-o \(TextEscape.escaped(o)): the picture's file ends in .svg, .png or .html")
+            }
+        } else if output != nil {
+            throw ValidationError("-o writes the picture of --render: add --render")
         }
     }
 
@@ -96,6 +125,48 @@ struct Diff: ParsableCommand {
         }
         Console.out(report.rendered(format))
         Console.report(report.diagnostics)
+        if render, !drawPicture(report, old: oldSide, new: newSide, user: selection) { throw ExitCode(2) }
         throw ExitCode(report.changed ? 1 : 0)
+    }
+
+    /// `--render`: the picture of the one profile's changes, written through the safe writer;
+    /// false (reported) when it cannot be made or written.
+    private func drawPicture(_ report: DiffReport, old: DiffSide, new: DiffSide, user: UserSelection) -> Bool {
+        guard let output, let format = pictureFormat, let changes = report.results.first?.changes else { return false }
+        let title = "\(report.screen): \(old.label) → \(new.label)"
+        var options = RenderOptions(title: title, look: look)
+        options.findings = false
+        let picture: SVGPicture
+        switch DiffPicture.make(old: old, new: new, changes: changes, user: user, device: deviceOptions.chosen, options: options) {
+        case .success(let p): picture = p
+        case .failure(let stop):
+            Console.report(stop.diagnostics)
+            return false
+        }
+        var diagnostics = Diagnostics(picture.warnings)
+        diagnostics.append(contentsOf: picture.errors)
+        guard picture.errors.isEmpty else {
+            Console.report(diagnostics)
+            return false
+        }
+        let data: [UInt8]
+        switch format {
+        case .svg: data = Array(picture.text.utf8)
+        case .html: data = Array(DiffRenderer.html(picture, title: title, lines: changes.map(\.line)).utf8)
+        case .png:
+            switch PNGConverter.png(picture) {
+            case .success(let png): data = [UInt8](png)
+            case .failure(let d):
+                diagnostics.append(d)
+                Console.report(diagnostics)
+                return false
+            }
+        }
+        do { try SafeWriter(root: new.ws.project.root, confined: false).write(data, to: output, createFolders: false) } catch {
+            diagnostics.error("cannot write the picture: \(error.message)", at: error.location)
+            Console.report(diagnostics)
+            return false
+        }
+        return !Console.report(diagnostics)
     }
 }

@@ -11,14 +11,19 @@ enum RenderFormat: String, ExpressibleByArgument, CaseIterable {
     case svg, png
 }
 
+extension RenderLook: ExpressibleByArgument {}
+
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Draw a wireframe of a screen laid out for a user and a device (SVG, or PNG through rsvg-convert).",
+        abstract: "Draw a screen laid out for a user and a device (SVG, or PNG through rsvg-convert).",
         discussion: """
-            Boxes per view kind, text in the measured font, images as crossed placeholders, each tappable node's \
-            action as a badge, the safe area as dashed lines, layout findings as red outlines (legend: docs/render.md). \
-            The picture is the device's pixel size (points × scale).
+            --look styled (the default): the screen with its content and resolved styles: label and button text, \
+            item titles and subtitles, navigation bar titles, tab-bar labels (the selected tab in the tint), \
+            collection titles, image placeholders with their image names; background and text colours, fonts, \
+            corner radius, borders. --look wire: the wireframe, boxes by view kind (legend: docs/render.md).
+            Both: text in the measured font, each tappable node's action as a badge, the safe area as dashed lines, \
+            layout findings as red outlines. The picture is the device's pixel size (points × scale).
             --format png needs rsvg-convert (Debian package librsvg2-bin) and -o FILE.
             --matrix draws one picture with a row per user (--users, default every users.json profile) and a column \
             per device (--devices, default \(RenderMatrix.defaultDevicesText)), 1 point = --scale pixels.
@@ -41,6 +46,9 @@ struct Render: ParsableCommand {
 
     @Option(name: .long, help: "svg or png.")
     var format: RenderFormat = .svg
+
+    @Option(name: .long, help: "styled (content and resolved styles) or wire (the wireframe by view kind).")
+    var look: RenderLook = .styled
 
     @Option(name: [.short, .long], help: ArgumentHelp("Write the picture to this file (required for png; svg goes to stdout without it).", valueName: "file"))
     var output: String?
@@ -91,7 +99,7 @@ struct Render: ParsableCommand {
     }
 
     private var renderOptions: RenderOptions {
-        RenderOptions(safeAreaGuides: !noSafeArea, findings: !noFindings, badges: !noBadges)
+        RenderOptions(safeAreaGuides: !noSafeArea, findings: !noFindings, badges: !noBadges, look: look)
     }
 
     func run() throws {
@@ -134,7 +142,7 @@ struct Render: ParsableCommand {
             diagnostics.append(contentsOf: layout.diagnostics)
             var options = renderOptions
             options.title = layout.title
-            picture = SVGRenderer(options: options).render(layout.result)
+            picture = layout.picture(options)
         }
         diagnostics.append(contentsOf: picture.warnings)
         // A picture that would hold a number SVG cannot (not finite, or absurd) is not drawn:

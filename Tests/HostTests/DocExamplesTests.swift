@@ -52,6 +52,8 @@ final class DocExamplesTests: XCTestCase {
             cases.append(("movie_detail-gold-\(d).svg", [Host.moviesProject + "/screens/movie_detail.json", "--user", "gold", "--param", "id=42", "--device", d]))
         }
         cases.append(("home-matrix.svg", [Host.homeScreen, "--matrix", "--users", "gold,free", "--devices", "iphone-se-1st,iphone-15,ipad"]))
+        cases.append(("home-gold-iphone-15.svg", [Host.homeScreen, "--user", "gold"]))
+        cases.append(("home-free-iphone-15-wire.svg", [Host.homeScreen, "--user", "free", "--look", "wire"]))
         for c in cases {
             let out = dir.appendingPathComponent(c.file)
             let r = try Host.run(["render"] + c.args + ["-o", out.path])
