@@ -69,12 +69,14 @@ public final class EvalWorker {
     private var answers: [Int32] = []
 
     /// `shared`: answers shared with the run's other workers (one object for all of them).
-    public init(screens: PopulationScreens, parser: UserParser, writer: EvalLineWriter, shared: SharedAnswers? = nil) {
+    /// `memo`: false turns the plans' reuse of Lua rules' answers off, as `LOOM_EVAL_NO_MEMO=1`
+    /// does (the population bench's `nomemo_ratio` runs both in one process).
+    public init(screens: PopulationScreens, parser: UserParser, writer: EvalLineWriter, shared: SharedAnswers? = nil, memo: Bool = true) {
         self.screens = screens
         self.parser = parser
         self.writer = writer
         let usePlan = writer.select == .visible && writer.format != .csv && !EvalWorker.noPlan
-        let useMemo = !EvalWorker.noMemo
+        let useMemo = memo && !EvalWorker.noMemo
         screenIDs = screens.screens.map(\.id)
         // Plans for every screen, or none (users are then resolved in full).
         let made = usePlan ? screens.screens.enumerated().compactMap {
@@ -114,6 +116,10 @@ public final class EvalWorker {
 
     /// The memos of each screen's plan (`VisibilityPlan.memoStates`; for tests).
     var memoStates: [[(enabled: Bool, calls: Int, hits: Int)]] { plans.map(\.memoStates) }
+
+    /// Per screen, per Lua rule reference: narrowed calls kept and called again in full
+    /// (`VisibilityPlan.narrowStates`; for tests).
+    var narrowStates: [[(narrowed: Int, widened: Int)]] { plans.map(\.narrowStates) }
 
     /// How many rule answers each screen's plan took over from other workers (for tests).
     var takenOver: [Int] { plans.map(\.takenOver) }

@@ -354,6 +354,31 @@ final class PlanUser {
         return r.profile
     }
 
+    /// A resolution context on screen `n` for the user with only the attributes of `slots` (and
+    /// their name): a JSON line of those members' bytes as they stand in the user's line, parsed
+    /// by the run's parser as the whole line is (`--now` too), so each value is what the whole
+    /// user holds. Nil for a parsed profile, or when that line does not parse.
+    func narrowContext(_ n: Int, _ wanted: [Int]) -> ResolutionContext? {
+        guard profile == nil, let base = line.baseAddress else { return nil }
+        narrowBytes.removeAll(keepingCapacity: true)
+        narrowBytes.append(0x7B)  // {
+        func add(_ m: JSONFlatMember) {
+            if narrowBytes.count > 1 { narrowBytes.append(0x2C) }  // ,
+            narrowBytes.append(0x22)
+            narrowBytes.append(contentsOf: UnsafeBufferPointer(start: base + Int(m.keyStart), count: Int(m.keyCount)))
+            narrowBytes.append(contentsOf: [0x22, 0x3A])  // ":
+            if m.kind == .string { narrowBytes.append(0x22) }
+            narrowBytes.append(contentsOf: UnsafeBufferPointer(start: base + Int(m.valueStart), count: Int(m.valueCount)))
+            if m.kind == .string { narrowBytes.append(0x22) }
+        }
+        if nameMember >= 0 { add(members[nameMember]) }
+        for slot in wanted { if let k = member(slot, base) { add(members[k]) } }
+        narrowBytes.append(0x7D)  // }
+        guard case .success(let r) = parser.parse(PendingUser(line: lineNumber, bytes: narrowBytes)) else { return nil }
+        return screens.context(n, for: r.profile)
+    }
+    @exclusivity(unchecked) private var narrowBytes: [UInt8] = []
+
     /// The user's resolution context on screen `n`, prepared as the resolver's.
     func context(_ n: Int) -> ResolutionContext? {
         if let c = contexts[n] { return c }

@@ -19,9 +19,37 @@ public final class VisibilityPlan {
         /// for other evaluators.
         let observable: (any ObservableRule)?
         let memo: RuleMemo?
+        /// The attributes the rule's recorded calls read, in first-read order (their slots): once
+        /// the memo is off, the rule is called with a user holding only these (`PlanUser.narrowContext`),
+        /// its reads recorded; an answer that read anything else is thrown away and the rule
+        /// called as usual. Empty with `narrowable` false once a recorded call read the whole
+        /// user, logged or failed, or the calls read more than `maxNarrow` attributes.
+        @exclusivity(unchecked) var narrow: [Int] = []
+        @exclusivity(unchecked) var narrowNames: [String] = []
+        @exclusivity(unchecked) var narrowable = true
+        /// Narrowed calls whose answer was kept, and those called again in full (for tests).
+        @exclusivity(unchecked) var narrowed = 0, widened = 0
+        static let maxNarrow = 8
         init(observable: (any ObservableRule)?, memo: RuleMemo?) {
             self.observable = observable
             self.memo = memo
+        }
+
+        /// What a recorded call read (nil: the whole user, a log line or a failure).
+        func noteReads(_ reads: [String]?, slots: AttributeSlots) {
+            guard narrowable else { return }
+            guard let reads else { return stopNarrowing() }
+            for name in reads where !narrowNames.contains(where: { $0.utf8.elementsEqual(name.utf8) }) {
+                guard narrowNames.count < Leaf.maxNarrow else { return stopNarrowing() }
+                narrowNames.append(name)
+                narrow.append(slots.slot(name))
+            }
+        }
+
+        private func stopNarrowing() {
+            narrowable = false
+            narrow = []
+            narrowNames = []
         }
     }
 
@@ -133,6 +161,12 @@ public final class VisibilityPlan {
         return call(program.leaves[leaf], leaf, program.subjects[step], u)
     }
 
+    /// Per Lua rule reference, in plan order: its calls with a narrowed user whose answer was
+    /// kept, and those called again in full (for tests).
+    var narrowStates: [(narrowed: Int, widened: Int)] {
+        leaves.filter { $0.memo != nil }.map { ($0.narrowed, $0.widened) }
+    }
+
     /// Each Lua rule reference's memo, in plan order: whether it is on, the calls it learnt from
     /// and the users it answered (for tests).
     var memoStates: [(enabled: Bool, calls: Int, hits: Int)] {
@@ -158,12 +192,32 @@ public final class VisibilityPlan {
 
     /// A rule called for the user (what it read learnt by its memo); nil when it failed.
     private func call(_ node: CompiledRule, _ leaf: Int, _ subject: RuleSubject, _ u: PlanUser) -> Bool? {
-        guard let e = node.evaluator, let context = u.context(screenIndex) else { return nil }
+        guard let e = node.evaluator else { return nil }
         let l = leaves[leaf]
+        // The memo is off (a rule reading what nearly every user has a value of its own for, an
+        // id): the rule is called with a user holding only what its recorded calls read, which
+        // costs a fraction of making the whole user (parsing the line, a view of every
+        // attribute). Rules are deterministic, so an answer that read nothing else is the answer
+        // the whole user gets; any other is thrown away and the rule called as usual.
+        if l.narrowable, !l.narrow.isEmpty, let memo = l.memo, !memo.enabled, let observable = l.observable,
+           let narrowContext = u.narrowContext(screenIndex, l.narrow) {
+            let (result, reads) = observable.evaluateObserved(args: node.args, at: node.location, subject: subject, context: narrowContext)
+            if case .success(let answer) = result, let reads,
+               reads.allSatisfy({ r in l.narrowNames.contains { $0.utf8.elementsEqual(r.utf8) } }) {
+                l.narrowed += 1
+                return answer
+            }
+            l.widened += 1
+        }
+        guard let context = u.context(screenIndex) else { return nil }
         // A memo turned off records nothing more: the rule is called as it is for every user.
         if let memo = l.memo, memo.enabled, let observable = l.observable {
             let (result, reads) = observable.evaluateObserved(args: node.args, at: node.location, subject: subject, context: context)
-            guard case .success(let answer) = result else { return nil }
+            guard case .success(let answer) = result else {
+                l.noteReads(nil, slots: u.slots)
+                return nil
+            }
+            l.noteReads(reads, slots: u.slots)
             if let reads {
                 memo.learn(reads, answer: answer, u)
                 shared?.memoLearn(ObjectIdentifier(self), screenIndex, leaf, reads, answer: answer, u)

@@ -39,6 +39,24 @@ struct PopulationBenchResult {
     var pipelineScaling: Double { 2 * hostWallNs / pipelinePairWallNs }
     /// `scaling` over `pipelineScaling`: how much of that ceiling `--jobs 2` reaches.
     var scalingOfPipeline: Double { scaling / pipelineScaling }
+
+    /// W1 with every Lua rule called for every user (`LOOM_EVAL_NO_MEMO=1`: no memo, the
+    /// outcome-key cache still on), against the same floor (thread CPU time per user).
+    var nomemoNs = 0.0, nomemoFloorNs = 0.0
+    var nomemoRatio: Double { nomemoNs / nomemoFloorNs }
+    /// W2 (issue 38): W1's users each with an `id`, W1's 8 gates and a standard rollout sticky
+    /// on `id`; its floor the same nine rules in one bare Lua state.
+    var w2Users = 0
+    var w2HostNs = 0.0, w2FloorNs = 0.0
+    var w2Ratio: Double { w2HostNs / w2FloorNs }
+    var w2Rounds = 0
+    /// W2's users streamed again and again (ids repeating every `w2Users`), peak RSS after.
+    var w2StreamedUsers = 0
+    var rssAfterW2StreamMB = 0.0
+    /// The cores this process may use, and `--jobs N` wall time against `--jobs 1` on W2's
+    /// users through W1's screen, for each N up to the cores (2, 4, 8, 16).
+    var cores = 0
+    var scalingByJobs: [(jobs: Int, scaling: Double)] = []
 }
 
 /// The 8 rules, as a plugin (`w1_*`) and as plain Lua functions (`floor`). The SemVer rule parses
@@ -99,7 +117,21 @@ func w1Users(_ n: Int, seed: UInt64 = 14) -> [[(String, JSONValue)]] {
     }
 }
 
-private func writeW1Project(at dir: String, targeting: Bool) {
+/// W2's ninth gate (issue 38): a standard rollout sticky on `id`, which every user has a value
+/// of their own for (no memo helps: the rule is called for every user).
+private let w2Rollout = #"{"rollout": {"percent": 10, "group": "w2"}}"#
+
+/// W2's users: W1's (same seed) each with an `id` of their own.
+func w2Users(_ n: Int) -> [[(String, JSONValue)]] {
+    w1Users(n).enumerated().map { i, u in
+        var u = u
+        u.insert(("id", .string("user-" + String(i + 1_000_000).dropFirst())), at: 1)
+        return u
+    }
+}
+
+/// W1's project (screen `w1`), or W2's (`rollout`: screen `w2`, W1's gates and the rollout).
+private func writeW1Project(at dir: String, targeting: Bool, rollout: Bool = false) {
     try? FileManager.default.createDirectory(atPath: dir + "/plugins/w1", withIntermediateDirectories: true)
     try? FileManager.default.createDirectory(atPath: dir + "/screens", withIntermediateDirectories: true)
     let registrations = w1Gates.map { "    host.rule(\"\($0.0)\", R.\($0.0))" }.joined(separator: "\n")
@@ -110,8 +142,10 @@ private func writeW1Project(at dir: String, targeting: Bool) {
         let rule = targeting ? w1Targeting[k] : (g.1 ? #"{"NOT": "\#(g.0)"}"# : #""\#(g.0)""#)
         children.append(#"{"type": "label", "id": "c\#(k + 1)", "meta": {"text": "C\#(k + 1)"}, "rule": \#(rule)}"#)
     }
-    try! #"{"screen": "w1", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#
-        .write(toFile: dir + "/screens/w1.json", atomically: true, encoding: .utf8)
+    if rollout { children.append(#"{"type": "label", "id": "c9", "meta": {"text": "C9"}, "rule": \#(w2Rollout)}"#) }
+    let screen = rollout ? "w2" : "w1"
+    try! #"{"screen": "\#(screen)", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#
+        .write(toFile: dir + "/screens/\(screen).json", atomically: true, encoding: .utf8)
     try! "{}".write(toFile: dir + "/loom.json", atomically: true, encoding: .utf8)
 }
 
@@ -131,8 +165,8 @@ private func writeJSONL<S: Sequence>(_ users: S, to path: String) where S.Elemen
 /// `host eval --select visible` over a JSONL file, in-process, with `jobs` workers; returns
 /// the elapsed nanoseconds (with one job: the calling thread's CPU time, which runs the whole
 /// pipeline; with more: wall time) and the wall time.
-private func hostEval(project: String, users: String, jobs: Int, output: String) -> (ns: Double, wall: Double) {
-    PreparedEval(project: project, users: users, jobs: jobs, output: output).run()
+private func hostEval(project: String, users: String, jobs: Int, output: String, screen: String = "w1", memo: Bool = true) -> (ns: Double, wall: Double) {
+    PreparedEval(project: project, users: users, jobs: jobs, output: output, screen: screen, memo: memo).run()
 }
 
 /// Per component id, how many users of an eval output see it.
@@ -156,7 +190,9 @@ final class PreparedEval {
     private let input: UserInput
     private let workers: PopulationWorkers<UserBatch, EvalChunk>
 
-    init(project: String, users: String, jobs: Int, output: String) {
+    /// `screen`: the project's screen (`screens/SCREEN.json`); `memo`: false as under
+    /// `LOOM_EVAL_NO_MEMO=1` (every Lua rule called for every user).
+    init(project: String, users: String, jobs: Int, output: String, screen: String = "w1", memo: Bool = true) {
         self.jobs = jobs
         self.output = output
         var o = Workspace.Options()
@@ -169,12 +205,12 @@ final class PreparedEval {
         let open: @Sendable () -> PopulationScreens = {
             // The screen by its file, not its id: an id is first looked up as a path from the
             // working directory, where a `w1` of another kind may lie.
-            let (s, d) = PopulationScreens.open(options: options, screens: [project + "/screens/w1.json"])
-            precondition(s != nil && !d.hasErrors, "W1 project: \(d.items)")
+            let (s, d) = PopulationScreens.open(options: options, screens: [project + "/screens/\(screen).json"])
+            precondition(s != nil && !d.hasErrors, "\(screen) project: \(d.items)")
             return s!
         }
         let work: @Sendable (PopulationScreens) -> (UserBatch) -> EvalChunk = { screens in
-            let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared)
+            let w = EvalWorker(screens: screens, parser: parser, writer: writer, shared: shared, memo: memo)
             return { w.process($0) }
         }
         workers = PopulationWorkers<UserBatch, EvalChunk>(threads: jobs - 1, eager: jobs - 1) {
@@ -245,9 +281,16 @@ private func pipelinePair(project: String, users: String, outputs: (String, Stri
 private final class FloorRun {
     let state: LuaState
 
-    init(_ users: [[(String, JSONValue)]]) {
+    /// Gates counted (8 for W1, 9 for W2).
+    let gates: Int
+
+    /// `rollout`: W2's floor, the ninth gate the targeting plugin's rollout (its stickiness and
+    /// bucket functions as it has them) through the murmur3 module it ships, loaded from the
+    /// same embedded source.
+    init(_ users: [[(String, JSONValue)]], rollout: Bool = false) {
         state = try! LuaState(limits: LuaLimits(timeBudgetMilliseconds: 600_000, memoryMegabytes: 2048))
-        let keys = ["tier", "country", "app_version", "age", "churn_score", "beta", "platform", "sessions"]
+        gates = rollout ? 9 : 8
+        let keys = ["tier", "country", "app_version", "age", "churn_score", "beta", "platform", "sessions"] + (rollout ? ["id"] : [])
         func lua(_ v: JSONValue?) -> String {
             switch v {
             case .string(let s)?: return "\"\(s)\""
@@ -262,15 +305,45 @@ private final class FloorRun {
             data += "COLS.\(k) = {" + users.map { u in lua(u.first { $0.0 == k }?.1) }.joined(separator: ",") + "}\n"
         }
         try! state.run(data, chunkName: "=w1data")
-        let gates = w1Gates.enumerated().map { k, g in "    if \(g.1 ? "not " : "")R.\(g.0)(u, nil, nil) then SEEN[\(k + 1)] = SEEN[\(k + 1)] + 1 end" }
-        try! state.run(w1Rules + """
+        var gates = w1Gates.enumerated().map { k, g in "    if \(g.1 ? "not " : "")R.\(g.0)(u, nil, nil) then SEEN[\(k + 1)] = SEEN[\(k + 1)] + 1 end" }
+        var rolloutCode = ""
+        if rollout {
+            let murmur3 = StandardPlugins.virtualFiles[StandardPlugins.root + "/targeting/murmur3.lua"]!
+            // The targeting plugin's rollout, as Plugins/targeting/plugin.lua has it.
+            rolloutCode = """
+                local murmur3 = (function()
+                \(murmur3)
+                end)()
+                local function stickiness_value(v)
+                  local t = type(v)
+                  if t == "string" then return v ~= "" and v or nil end
+                  if t == "number" then
+                    local i = math.tointeger(v)
+                    return tostring(i or v)
+                  end
+                  if t == "boolean" then return tostring(v) end
+                  return nil
+                end
+                local function bucket(group, value)
+                  return murmur3.x86_32(group .. ":" .. value, 0) % 100 + 1
+                end
+                local function evaluate_rollout(user, args)
+                  local value = stickiness_value(user[args.stickiness or "id"])
+                  if value == nil then return false end
+                  return bucket(args.group, value) <= args.percent
+                end
+                local W2_ARGS = { percent = 10, group = "w2", stickiness = "id" }
+
+                """
+            gates.append("    if evaluate_rollout(u, W2_ARGS, nil) then SEEN[9] = SEEN[9] + 1 end")
+        }
+        try! state.run(w1Rules + rolloutCode + """
             function FLOOR()
-              SEEN = {0, 0, 0, 0, 0, 0, 0, 0}
-              local tier, country, app_version, age, churn_score, beta, platform, sessions =
-                COLS.tier, COLS.country, COLS.app_version, COLS.age, COLS.churn_score, COLS.beta, COLS.platform, COLS.sessions
+              SEEN = {0, 0, 0, 0, 0, 0, 0, 0, 0}
+              local \(keys.joined(separator: ", ")) =
+                \(keys.map { "COLS." + $0 }.joined(separator: ", "))
               for i = 1, N do
-                local u = { tier = tier[i], country = country[i], app_version = app_version[i], age = age[i],
-                            churn_score = churn_score[i], beta = beta[i], platform = platform[i], sessions = sessions[i] }
+                local u = { \(keys.map { "\($0) = \($0)[i]" }.joined(separator: ", ")) }
             \(gates.joined(separator: "\n"))
               end
             end
@@ -285,7 +358,7 @@ private final class FloorRun {
         let ns = Double(cpuNow() - c0), wall = Double(DispatchTime.now().uptimeNanoseconds - t0)
         var seen: [String: Int] = [:]
         _ = state.getGlobal("SEEN")
-        for k in 1...8 { _ = state.getIndex(-1, k); seen["c\(k)"] = state.toInt(-1) ?? -1; state.pop() }
+        for k in 1...gates { _ = state.getIndex(-1, k); seen["c\(k)"] = state.toInt(-1) ?? -1; state.pop() }
         state.pop()
         return (ns, wall, seen)
     }
@@ -331,7 +404,7 @@ final class FloorPair {
     }
 }
 
-func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenchResult {
+func populationBench(users n: Int, streamed: Int, w2Users w2n: Int, w2Streamed: Int, tmp: String) -> PopulationBenchResult {
     let dir = tmp + "/population", std = tmp + "/population-targeting"
     writeW1Project(at: dir, targeting: false)
     writeW1Project(at: std, targeting: true)
@@ -394,7 +467,18 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
     r.targetingNs = targeting / Double(n)
     r.jobs2Ns = two / Double(n)
     r.rounds = rounds
+    // W1 with every Lua rule called for every user (`LOOM_EVAL_NO_MEMO=1`), against the same
+    // floor, interleaved, best of 7 (a run lasts about 0.2 s).
+    var nomemo = Double.infinity, nomemoFloor = Double.infinity
+    for _ in 0..<7 {
+        nomemoFloor = min(nomemoFloor, floorRun.run().ns)
+        nomemo = min(nomemo, hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1nm.out", memo: false).ns)
+    }
+    precondition(jobs1Output == (try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w1nm.out"))), "W1: the run without memos differs from the run with them")
+    r.nomemoNs = nomemo / Double(n)
+    r.nomemoFloorNs = nomemoFloor / Double(n)
     r.rssAfterW1MB = peakRSSMB()
+    w2Bench(users: w2n, streamed: w2Streamed, w1Project: dir, tmp: tmp, into: &r)
     // Memory while streaming: many more users through the same pipeline, output discarded.
     if streamed > 0 {
         let big = tmp + "/w1-big.jsonl"
@@ -409,4 +493,64 @@ func populationBench(users n: Int, streamed: Int, tmp: String) -> PopulationBenc
         try? FileManager.default.removeItem(atPath: big)
     }
     return r
+}
+
+/// W2 (issue 38): `w2n` users with ids of their own through W1's 8 gates and a rollout sticky on
+/// `id`, by `host eval --select visible --jobs 1`, against the nine rules in one bare Lua state
+/// (interleaved, best of 5: a run lasts a second or more); then `--jobs N` against `--jobs 1` on
+/// the same users through W1's screen for N = 2, 4, 8, 16 up to the cores; then W2's users
+/// streamed (`streamed` of them, each with an id of their own) for the peak RSS.
+private func w2Bench(users w2n: Int, streamed: Int, w1Project: String, tmp: String, into r: inout PopulationBenchResult) {
+    let dir = tmp + "/population-w2"
+    writeW1Project(at: dir, targeting: false, rollout: true)
+    let users = w2Users(w2n)
+    let file = tmp + "/w2.jsonl"
+    writeJSONL(users, to: file)
+    let floorRun = FloorRun(users, rollout: true)
+    var host = Double.infinity, floor = Double.infinity
+    var floorSeen: [String: Int] = [:]
+    for _ in 0..<5 {
+        let f = floorRun.run()
+        floor = min(floor, f.ns)
+        floorSeen = f.seen
+        host = min(host, hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w2.out", screen: "w2").ns)
+    }
+    let seen = seenCounts(tmp + "/w2.out")
+    for k in 1...9 {
+        precondition(seen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W2: host eval and the floor disagree on c\(k): \(seen["c\(k)"] ?? 0) vs \(floorSeen["c\(k)"] ?? -1)")
+    }
+    _ = hostEval(project: dir, users: file, jobs: 2, output: tmp + "/w2j2.out", screen: "w2")
+    precondition((try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w2.out"))) == (try? Data(contentsOf: URL(fileURLWithPath: tmp + "/w2j2.out"))),
+                 "W2: --jobs 2 output differs from --jobs 1")
+    r.w2Users = w2n
+    r.w2HostNs = host / Double(w2n)
+    r.w2FloorNs = floor / Double(w2n)
+    r.w2Rounds = 5
+
+    // Scaling: W1's screen over W2's users (W1's, plus an id it does not read), --jobs N
+    // against --jobs 1, interleaved, best of 5 each.
+    r.cores = ProcessInfo.processInfo.activeProcessorCount
+    let counts = [2, 4, 8, 16].filter { $0 <= r.cores }
+    var one = Double.infinity
+    var many = Array(repeating: Double.infinity, count: counts.count)
+    for _ in 0..<5 {
+        one = min(one, hostEval(project: w1Project, users: file, jobs: 1, output: tmp + "/w2s1.out").wall)
+        for (k, j) in counts.enumerated() {
+            many[k] = min(many[k], hostEval(project: w1Project, users: file, jobs: j, output: tmp + "/w2s\(j).out").wall)
+        }
+    }
+    r.scalingByJobs = counts.enumerated().map { ($1, one / many[$0]) }
+
+    if streamed > 0 {
+        let big = tmp + "/w2-big.jsonl"
+        writeJSONL((0..<streamed).lazy.map { i -> [(String, JSONValue)] in
+            var u = users[i % w2n]
+            u[1] = ("id", .string("user-\(i)"))
+            return u
+        }, to: big)
+        _ = hostEval(project: dir, users: big, jobs: 1, output: "/dev/null", screen: "w2")
+        r.w2StreamedUsers = streamed
+        r.rssAfterW2StreamMB = peakRSSMB()
+        try? FileManager.default.removeItem(atPath: big)
+    }
 }

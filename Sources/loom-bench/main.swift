@@ -317,8 +317,9 @@ if wanted("cache") {
 // MARK: population — W1 (issue 14): 10,000 users through 8 Lua-gated components by host eval's pipeline, against a bare Lua state (PopulationBench.swift).
 
 if wanted("population") {
-    let p = populationBench(users: quick ? 2_000 : 10_000, streamed: quick ? 100_000 : 1_000_000, tmp: tmp)
-    results["population"] = .object([
+    let p = populationBench(users: quick ? 2_000 : 10_000, streamed: quick ? 100_000 : 1_000_000,
+                            w2Users: quick ? 20_000 : 100_000, w2Streamed: quick ? 100_000 : 1_000_000, tmp: tmp)
+    var population: OrderedDictionary<String, JSONValue> = [
         "users": .int(p.users), "host_ns_per_user": r(p.hostNs, 0), "floor_ns_per_user": r(p.floorNs, 0), "ratio": r(p.ratio, 3),
         "targeting_ns_per_user": r(p.targetingNs, 0), "targeting_ratio": r(p.targetingNs / p.floorNs, 3),
         "jobs1_wall_ns_per_user": r(p.hostWallNs, 0), "jobs2_ns_per_user": r(p.jobs2Ns, 0), "scaling_2_jobs": r(p.scaling, 3),
@@ -326,7 +327,14 @@ if wanted("population") {
         "pipeline_scaling_2_threads": r(p.pipelineScaling, 3), "scaling_2_jobs_of_pipeline": r(p.scalingOfPipeline, 3),
         "streamed_users": .int(p.streamedUsers), "scaling_2_jobs_streamed": r(p.streamedScaling, 3), "peak_rss_mb_w1": r(p.rssAfterW1MB, 1), "peak_rss_mb_streamed": r(p.rssAfterStreamMB, 1),
         "rounds": .int(p.rounds),
-    ])
+        "nomemo_ns_per_user": r(p.nomemoNs, 0), "nomemo_floor_ns_per_user": r(p.nomemoFloorNs, 0), "nomemo_ratio": r(p.nomemoRatio, 3),
+        "w2_users": .int(p.w2Users), "w2_host_ns_per_user": r(p.w2HostNs, 0), "w2_floor_ns_per_user": r(p.w2FloorNs, 0), "w2_ratio": r(p.w2Ratio, 3),
+        "w2_streamed_users": .int(p.w2StreamedUsers), "peak_rss_mb_w2_streamed": r(p.rssAfterW2StreamMB, 1),
+        "cores": .int(p.cores),
+    ]
+    // --jobs N against --jobs 1 up to the cores (N above them not run: `cores` says how many).
+    for (j, s) in p.scalingByJobs { population["scaling_\(j)_jobs_w2_users"] = r(s, 3) }
+    results["population"] = .object(population)
     lines.append(String(format: "population    W1 %d users, 8 Lua-gated components (thread CPU time): host eval %.0f ns/user  bare Lua %.0f ns/user  ratio %.2f (target ≤ 1.5); targeting rules %.0f ns/user (ratio %.2f)",
                         p.users, p.hostNs, p.floorNs, p.ratio, p.targetingNs, p.targetingNs / p.floorNs))
     lines.append(String(format: "              wall time: --jobs 1 %.0f ns/user, --jobs 2 %.0f ns/user: scaling %.2f (target ≥ 1.8; %.2f streaming %d users); peak RSS %.1f MB after W1, %.1f MB after streaming",
@@ -335,6 +343,13 @@ if wanted("population") {
                         p.floorScaling, p.scalingOfFloor))
     lines.append(String(format: "              this machine, two --jobs 1 runs of the same pipeline at once against one: scaling %.2f (no sharing, no queue: the ceiling; --jobs 2 reaches %.2f of it)",
                         p.pipelineScaling, p.scalingOfPipeline))
+    lines.append(String(format: "              W1 with every Lua rule called (LOOM_EVAL_NO_MEMO=1): %.0f ns/user against %.0f: ratio %.2f (target ≤ 2)",
+                        p.nomemoNs, p.nomemoFloorNs, p.nomemoRatio))
+    lines.append(String(format: "              W2 %d users, W1's gates + a rollout sticky on id: host eval %.0f ns/user  bare Lua %.0f ns/user  ratio %.2f (target ≤ 1.5); peak RSS %.1f MB after streaming %d W2 users",
+                        p.w2Users, p.w2HostNs, p.w2FloorNs, p.w2Ratio, p.rssAfterW2StreamMB, p.w2StreamedUsers))
+    lines.append("              --jobs N against --jobs 1 (wall, W2's users through W1's screen, \(p.cores) cores): "
+                 + p.scalingByJobs.map { String(format: "%d jobs %.2f", $0.jobs, $0.scaling) }.joined(separator: ", ")
+                 + (p.cores < 16 ? " (N above the cores not run)" : ""))
     lines.append(String(format: "              best of %d interleaved rounds (41, more while two bare Lua floors or two --jobs 1 pipelines at once had not yet scaled 1.85; at most 121)", p.rounds))
 }
 
