@@ -75,7 +75,7 @@ let package = Package(
         // Scenarios, snapshots, structural diffs and reports (`host test`).
         .target(
             name: "LoomTesting",
-            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomWorkspace", "LoomPlugins", "LoomDiff", "LoomLayout", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomWorkspace", "LoomPlugins", "LoomDiff", "LoomLayout", "LoomRender", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomTesting"
         ),
         // Styles: MRGArchitect's property files (imports, device cascade, size-class traits,

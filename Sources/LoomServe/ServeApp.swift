@@ -171,6 +171,7 @@ public enum ServeApp {
             let id = pathID(context)
             return await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: query(request)), pool, metrics, options, handler)
         }
+        previewRoutes(router, pool, metrics, options)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "loom"),

@@ -92,15 +92,18 @@ extension ScenarioFileRunner {
         if let old = existing {
             if old == text {
                 try removePending(pending)
+                removeFailurePicture(pending)
                 return
             }
             if options.update {
                 try write(text, to: path)
                 try removePending(pending)
+                removeFailurePicture(pending)
                 note("updated \(path)")
                 return
             }
             try write(text, to: pending)
+            writeFailurePicture(old: old, new: text, pending: pending)
             var lines = ["snapshot \(path) does not match \(where_(s)); the new result is in \(pending) (review it, then `host test --accept`, or re-record with `host test --update`)"]
             let diff: [String]
             if let expected = SnapshotDocument.parse(old), let actual = SnapshotDocument.parse(text) {

@@ -34,6 +34,8 @@ public struct ScenarioOptions: Sendable {
     public var ci = false
     /// Delete unreferenced snapshots after the run.
     public var prune = false
+    /// `--render-failures`: a picture beside each failing snapshot's `.snap.new` (SnapshotPicture).
+    public var renderFailures = false
     /// Print plugins' and scenarios' `print` output to stderr as it happens.
     public var verbose = false
     /// Gather rule, component, screen, edge and profile coverage (`ScenarioReport.coverage`).

@@ -17,7 +17,8 @@ struct HostServe: ParsableCommand {
         discussion: """
             POST /v1/screens/{id} with {"user": {…}, "profile"?, "now"?} or GET /v1/screens/{id}?profile=NAME: the
             screen exactly as `host run --format json --no-graph` gives it (?graph=1 adds the graph); GET /v1/screens,
-            GET /v1/graph/{id}?profile=NAME, GET /v1/render/{id}?profile=NAME&device=D (SVG wireframe), GET /v1/profiles, \
+            GET /v1/graph/{id}?profile=NAME, GET /v1/render/{id}?profile=NAME&device=D (SVG wireframe), GET /v1/preview/{id}?profile=NAME&steps=A,B&link=URL \
+            (the clickable preview's screen after those taps), GET /v1/profiles, \
             GET /v1/status, GET /v1/events, GET / (preview page), GET /healthz, GET /metrics (Prometheus). Responses carry an ETag
             (If-None-Match → 304); errors are RFC 9457 problem documents. One workspace (plugins, Lua state) per
             worker thread; a bounded queue answers 503 when full. A request that takes longer than --request-timeout

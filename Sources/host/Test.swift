@@ -16,7 +16,8 @@ struct Test: ParsableCommand {
             with that plugin loaded.
 
             Snapshots live in __snapshots__/ beside each scenario file. A missing one is recorded, except under \
-            CI=true where it fails; a mismatch fails and writes NAME.snap.new beside it (accept with --accept).
+            CI=true where it fails; a mismatch fails and writes NAME.snap.new beside it (accept with --accept); \
+            with --render-failures also NAME.snap.new.svg, the recorded and the new screen side by side.
 
             --coverage prints, after the results, which rule expressions were true / false / errored, which \
             components and items were shown and hidden, which screens were opened, which navigation steps were \
@@ -47,6 +48,9 @@ struct Test: ParsableCommand {
 
     @Flag(name: .long, help: "Delete the snapshots no scenario referenced.")
     var prune = false
+
+    @Flag(name: .customLong("render-failures"), help: "Beside each NAME.snap.new of a failing snapshot that has frames (a screen opened for a device), write NAME.snap.new.svg: the recorded and the new screen side by side, changes outlined as host diff --render draws them.")
+    var renderFailures = false
 
     @Option(name: .long, help: ArgumentHelp("Write a JUnit XML report to FILE.", valueName: "file"))
     var junit: String?
@@ -101,6 +105,7 @@ struct Test: ParsableCommand {
         o.update = update
         o.ci = ScenarioOptions.ciFromEnvironment
         o.prune = prune
+        o.renderFailures = renderFailures
         o.verbose = engine.verbose
         o.coverage = coverageReport.wanted
         o.lineCoverage = lcov != nil

@@ -207,7 +207,7 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(dom.stdout.contains("<li class=\"diff\"><span>stack #premium_tab"), "the difference is highlighted")
         XCTAssertTrue(dom.stdout.contains("<li class=\"hidden\"><span>stack #premium_tab"), "hidden for free, with why")
         XCTAssertTrue(dom.stdout.contains("/v1/graph/home?format=svg&amp;profile=gold"), "graph pictures")
-        XCTAssertTrue(dom.stdout.contains("/v1/render/home?profile=gold"), "wireframes")
+        XCTAssertTrue(dom.stdout.contains("<div class=\"phone\""), "each user's screen drawn as HTML (PreviewPrototypeTests)")
         let png = dir.appendingPathComponent("preview.png")
         let shot = try Host.runExecutable(chromium, common + ["--window-size=1200,900", "--screenshot=" + png.path, page], timeout: 120)
         XCTAssertEqual(shot.status, 0, shot.transcript)
