@@ -96,16 +96,15 @@ struct BuilderCallFigures {
     /// Lua calls (builders and rules) per pass over every screen and user.
     var calls = 0.0
     /// A pass's time divided by its Lua calls (everything the resolutions do, the resolver's
-    /// own work included), and the bare protected call of the same state.
+    /// own work included), and rule_call's bare protected call.
     var nsPerCall = 0.0, bare = 0.0
 }
 
 /// Resolves every screen of the sample app for every user of its users.json with a `Resolver`
 /// that has no cache (every resolution builds its tree; the engine's per-component caches are
-/// warm, as in a long-running host), best of `runs` passes; the bare lua_pcall of the same state
-/// (the plugin's `is_gold_member` on a user view and node table) interleaved. Nil when
-/// docs/examples/movies is not found.
-func builderCallBench(runs: Int, passes: Int) -> BuilderCallFigures? {
+/// warm, as in a long-running host), best of `runs` rounds of `passes` passes; rule_call's bare
+/// lua_pcall (the bench project in `tmp`) interleaved. Nil when docs/examples/movies is not found.
+func builderCallBench(runs: Int, passes: Int, tmp: String) -> BuilderCallFigures? {
     let project = "docs/examples/movies"
     guard SafeFile.exists(project + "/loom.json") else { return nil }
     var options = Workspace.Options()
@@ -134,9 +133,15 @@ func builderCallBench(runs: Int, passes: Int) -> BuilderCallFigures? {
         return (Double(now() - t0), calls)
     }
     _ = pass()  // the engine's per-component tables and outputs, as a running host has them
-    let fn = ws.engine.ruleFunction(named: "is_gold_member")!
-    let ctx = ResolutionContext(user: users[0], screenID: screens[0].0.id)
-    let (userRef, nodeRef) = try! ws.engine.benchmarkTables(context: ctx, component: screens[0].0.root)
+    // The baseline is rule_call's: the bench project's `is_gold_member` (`user.tier == "gold"`)
+    // on a user view and a node table, by bare lua_pcall.
+    var benchOptions = Workspace.Options()
+    benchOptions.pluginHost = PluginEngine.host
+    benchOptions.project = tmp
+    let bench = try! Workspace(options: benchOptions)
+    let fn = bench.engine.ruleFunction(named: "is_gold_member")!
+    let ctx = ResolutionContext(user: try! bench.users.user(named: "gold", context: [], now: nil).get(), screenID: screens[0].0.id)
+    let (userRef, nodeRef) = try! bench.engine.benchmarkTables(context: ctx, component: screens[0].0.root)
     var f = BuilderCallFigures(screens: screens.count, users: users.count)
     var best = Double.infinity, bare = Double.infinity
     let n = 200_000
@@ -150,7 +155,7 @@ func builderCallBench(runs: Int, passes: Int) -> BuilderCallFigures? {
         f.calls = Double(calls) / Double(passes)
         best = min(best, ns / Double(calls))
         let b0 = now()
-        _ = ws.engine.state.benchmarkBarePCall(function: fn.ref, user: userRef, node: nodeRef, count: n)
+        _ = bench.engine.state.benchmarkBarePCall(function: fn.ref, user: userRef, node: nodeRef, count: n)
         bare = min(bare, Double(now() - b0) / Double(n))
     }
     f.nsPerCall = best

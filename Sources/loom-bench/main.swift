@@ -137,7 +137,7 @@ if wanted("resolve") {
 
 // MARK: builder_call — the sample app's builders without a tree cache, against bare lua_pcall (ResolveBench.swift).
 
-if wanted("builder_call"), let b = builderCallBench(runs: 5, passes: quick ? 2 : 10) {
+if wanted("builder_call"), let b = builderCallBench(runs: 5, passes: quick ? 2 : 10, tmp: tmp) {
     results["builder_call"] = .object([
         "screens": .int(b.screens), "users": .int(b.users), "lua_calls_per_pass": r(b.calls, 0),
         "ns_per_call": r(b.nsPerCall), "bare_ns": r(b.bare), "ratio": r(b.nsPerCall / b.bare, 3),
