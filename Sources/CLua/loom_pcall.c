@@ -42,20 +42,18 @@ int loom_msgh(lua_State *L) {
 }
 
 // The main thread keeps the message handler at stack index 1 (loom_newstate puts it there), so
-// the common case, a call from the host on the main thread, needs no insert / remove.
-static int has_resident_msgh(lua_State *L) {
-    return lua_gettop(L) >= 1 && lua_tocfunction(L, 1) == loom_msgh;
-}
+// the common case, a call from the host on the main thread, needs no insert / remove
+// (resident: index 1 is below the called function, base > 1, and holds loom_msgh).
 
-static int pcall_with(lua_State *L, loom_limits *lim, int nargs, int nresults, int *exceeded);
+static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded);
 
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
-    return pcall_with(L, loom_limits_from(L), nargs, nresults, exceeded);
+    return pcall_at(L, loom_limits_from(L), lua_gettop(L) - nargs, nargs, nresults, exceeded);
 }
 
-// loom_pcall with the limits already at hand (the rule hot path looks them up once).
-static int pcall_with(lua_State *L, loom_limits *lim, int nargs, int nresults, int *exceeded) {
-    int base = lua_gettop(L) - nargs;  // function index
+// loom_pcall with the limits and the function's index (`base`) already at hand (the rule hot
+// path knows both).
+static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded) {
     if (lim->total_exhausted) {
         // The state's total Lua time is spent: no Lua runs any more.
         lua_settop(L, base - 1);
@@ -73,7 +71,7 @@ static int pcall_with(lua_State *L, loom_limits *lim, int nargs, int nresults, i
         lim->call_seq++;
         lim->exceeded = 0;
     }
-    int resident = base > 1 && has_resident_msgh(L);
+    int resident = base > 1 && lua_tocfunction(L, 1) == loom_msgh;  // the resident handler (above)
     int status;
     if (resident) {
         status = lua_pcall(L, nargs, nresults, 1);
@@ -137,11 +135,12 @@ int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int ar
         *exceeded = LOOM_EXCEEDED_MEMORY;
         return LUA_ERRMEM;
     }
+    int base = lua_gettop(L) + 1;
     lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
     lua_rawgeti(L, LUA_REGISTRYINDEX, user_ref);
     if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
-    int status = pcall_with(L, lim, 3, 1, exceeded);
+    int status = pcall_at(L, lim, base, 3, 1, exceeded);
     lim->owner = previous;
     if (status != LUA_OK) return status;
     if (lua_type(L, -1) == LUA_TBOOLEAN) {

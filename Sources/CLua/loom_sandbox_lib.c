@@ -89,6 +89,67 @@ static int sb_freeze(lua_State *L) {
     return 1;
 }
 
+// ---------------------------------------------------------------------------------------------
+// freeze for the host's own tables (loom_freeze_top): the same result as `freeze` when the
+// value is a tree, as every table the host pushes is (made from JSON, with frozen tables, which
+// are proxies, set in: no table is reached twice, no key is a table). Each nested table is made
+// a proxy where it is set, depth first, then the table itself: no memo, no work list, no list of
+// table keys, so no garbage beyond the proxies themselves. A table key, or nesting deeper than
+// FREEZE_TREE_DEPTH (so a cycle too), is not such a tree: `freeze` then finishes the work (the
+// proxies made so far are values it leaves as they are).
+
+#define FREEZE_TREE_DEPTH 256
+
+// Makes every table value under the table at `t` a proxy; 0 when it is not a tree.
+static int freeze_tree_members(lua_State *L, int t, const char *name, int depth) {
+    if (depth > FREEZE_TREE_DEPTH || !lua_checkstack(L, 6)) return 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {  // key at -2, value at -1
+        if (lua_type(L, -2) == LUA_TTABLE) {
+            lua_pop(L, 2);
+            return 0;
+        }
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            int v = lua_gettop(L);
+            if (!freeze_tree_members(L, v, name, depth + 1)) {
+                lua_pop(L, 2);
+                return 0;
+            }
+            loom_proxy_make(L, v, name, 0);  // key, value, proxy
+            lua_pushvalue(L, v - 1);
+            lua_insert(L, -2);               // key, value, key, proxy
+            lua_rawset(L, t);                // t[key] = proxy (an existing field: allowed while traversing)
+        }
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+// freeze_tree(value, name): `freeze` for a tree (see above), falling back to `freeze`.
+static int sb_freeze_tree(lua_State *L) {
+    if (lua_type(L, 1) != LUA_TTABLE) {
+        lua_settop(L, 1);
+        return 1;
+    }
+    const char *name = luaL_optstring(L, 2, "node");
+    lua_settop(L, 2);
+    if (!freeze_tree_members(L, 1, name, 1)) {
+        lua_settop(L, 2);
+        return sb_freeze(L);
+    }
+    loom_proxy_make(L, 1, name, 0);
+    return 1;
+}
+
+int loom_freeze_top(lua_State *L, const char *name) {
+    lua_pushcfunction(L, sb_freeze_tree);
+    lua_pushvalue(L, -2);
+    lua_pushstring(L, name);
+    int status = loom_pcall_host(L, 2, 1);
+    if (status == LUA_OK) lua_replace(L, -2);
+    return status;
+}
+
 // proxy(t, name): a library view over `t`, which is the environment's own copy.
 static int sb_libproxy(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);

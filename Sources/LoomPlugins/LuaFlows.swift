@@ -38,7 +38,7 @@ final class LuaFlow: FlowNavigating, ParamNaming {
             if user["profile"] == nil, let n = context.user?.name { user["profile"] = .string(n) }
             let ctx: JSONValue = ["user": .object(user), "params": PluginEngine.paramsJSON(context.params)]
             state.push(json: ctx, keepingOrder: true)
-            try engine.sandbox.freezeTop(name: "ctx")
+            try engine.sandbox.freezeTree(name: "ctx")
             try state.pcall(nargs: 3, nresults: 1)
         } catch {
             return .failure(.error("flow '\(registration.name)' (plugin \(registration.plugin.name)) failed on step '\(step)': \(error)", at: errorLocation(error)))

@@ -20,6 +20,9 @@ final class LuaRule: ObservableRule, AttributeReading {
     let exhausted = ExhaustedMark()
 
     let owner: Int32
+    /// The state's main thread (`LuaState.mainThread`): the hot path calls through it, holding
+    /// no reference to the state object (nothing to retain and release per call).
+    private let mainThread: OpaquePointer
 
     /// The declared argument schema (`options.args`): its defaults are filled into the
     /// arguments the rule receives.
@@ -46,7 +49,7 @@ final class LuaRule: ObservableRule, AttributeReading {
         }
         let state = engine.state
         _ = state.push(json: d, keepingOrder: true)
-        try engine.sandbox.freezeTop()
+        try engine.sandbox.freezeTree()
         defaultsTable = state.rawRef()
         return defaultsTable
     }
@@ -57,6 +60,7 @@ final class LuaRule: ObservableRule, AttributeReading {
         self.function = function
         fnRef = function.ref
         stateRef = UncheckedRef(engine.state)
+        mainThread = engine.state.mainThread
         self.checkFunction = check
         self.name = name
         self.plugin = plugin
@@ -92,6 +96,11 @@ final class LuaRule: ObservableRule, AttributeReading {
 
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
         if _slowPath(exhausted.isSet), let f = exhausted.failure(in: context) { return .failure(f) }
+        // Every call after a subject's first in a resolution: the tables are made already.
+        let defaults = defaultsTable
+        if let t = engineRef.withObject({ $0.madeTables(owner: owner, context: context, subject: subject, hasArgs: args != nil, at: location, defaults: defaults) }) {
+            return call(user: t.user, args: t.args, node: t.node, context: context)
+        }
         switch references(args: args, at: location, subject: subject, context: context) {
         case .failure(let f): return .failure(f)
         case .success(.created(let c, let user)): return evaluateCreated(args: args, subject: c, user: user, context: context)
@@ -107,7 +116,12 @@ final class LuaRule: ObservableRule, AttributeReading {
     }
 
     private func references(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<CallTables, BuildFailure> {
-        let engine = self.engine
+        // The engine borrowed for the body (no retain and release per rule call).
+        engineRef.withObject { engine in references(engine, args: args, at: location, subject: subject, context: context) }
+    }
+
+    @inline(__always)
+    private func references(_ engine: PluginEngine, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<CallTables, BuildFailure> {
         do {
             let user = try engine.userRef(context, owner: owner)
             let node: Int32, subjectKey: UInt
@@ -169,7 +183,7 @@ extension LuaRule {
                 node = try engine.nodeRef(c)
             } else {
                 state.push(json: PluginEngine.nodeJSON(c), keepingOrder: true)
-                try engine.sandbox.freezeTop()
+                try engine.sandbox.freezeTree()
                 node = state.rawRef()
                 made.append(node)
             }
@@ -179,7 +193,7 @@ extension LuaRule {
                 } else {
                     state.push(json: args, keepingOrder: true)
                 }
-                if state.type(-1) == .table { try engine.sandbox.freezeTop() }
+                if state.type(-1) == .table { try engine.sandbox.freezeTree() }
                 argsRef = state.rawRef()
                 made.append(argsRef)
             } else {
@@ -197,14 +211,22 @@ extension LuaRule {
     /// a boolean. A time or memory limit it hits is noted, so it is not called again this
     /// resolution.
     func call(user: Int32, args argsRef: Int32, node: Int32, context: ResolutionContext) -> Result<Bool, BuildFailure> {
-        let answer: Bool?
-        do {
-            answer = try state.callRule(owner: owner, function: fnRef, user: user, args: argsRef, node: node)
-        } catch {
+        var result: Int32 = 0, exceeded: Int32 = 0
+        let status = LuaState.callRule(mainThread, owner: owner, function: fnRef, user: user, args: argsRef, node: node,
+                                       result: &result, exceeded: &exceeded)
+        if _fastPath(status == 0 && result >= 0) { return .success(result != 0) }
+        return callFailed(status: status, exceeded: exceeded, context: context)
+    }
+
+    /// The rule raised, met a limit (`status` not LUA_OK: the error on the stack), or returned
+    /// something not a boolean (left on the stack).
+    @inline(never)
+    private func callFailed(status: Int32, exceeded: Int32, context: ResolutionContext) -> Result<Bool, BuildFailure> {
+        if status != 0 {
+            let error = state.popError(status: status, exceeded: exceeded)
             exhausted.note(error, in: context)
             return .failure(engine.failure(error))
         }
-        if let answer { return .success(answer) }
         defer { state.pop(1) }
         return .failure(BuildFailure("rule '\(name)' (plugin \(plugin.name)) returned \(state.type(-1) == .nil ? "nil" : "a " + state.typeName(-1)), expected a boolean"))
     }

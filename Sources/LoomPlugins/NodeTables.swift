@@ -16,7 +16,7 @@ extension PluginEngine {
         } else {
             state.push(json: args, keepingOrder: true)
         }
-        if state.type(-1) == .table { try sandbox.freezeTop() }
+        if state.type(-1) == .table { try sandbox.freezeTree() }
         let r = state.rawRef()
         argRefs[key] = r
         return r
@@ -38,6 +38,41 @@ extension PluginEngine {
             argLists.append([(pos, r)])
         }
         return r
+    }
+
+    /// A rule call's tables when every one is made already (`userRef`, `nodeRef` / `itemRef`,
+    /// `argsRef(_:subject:location:schema:)`, the rule's `defaults`: -2 when not made yet): the
+    /// same references those give, found without a call, a throw or a retain; nil when one is
+    /// missing (or the subject was created by a builder: those take the full path).
+    @inline(__always)
+    func madeTables(owner: Int32, context: ResolutionContext, subject: RuleSubject, hasArgs: Bool, at location: SourceLocation,
+                    defaults: Int32) -> (user: Int32, node: Int32, args: Int32)? {
+        guard hotOwner == owner, hotContext == ObjectIdentifier(context) else { return nil }
+        let key: UInt
+        switch subject {
+        case .component(let c):
+            guard c.creation == nil else { return nil }
+            key = IdentityMap.key(c)
+        case .item(let i):
+            key = IdentityMap.key(i)
+        }
+        guard let node = nodeRefs[key: key] else { return nil }
+        let args: Int32
+        if hasArgs {
+            guard let i = argsBySubject[key: key] else { return nil }
+            let pos = SourcePosition(line: location.line, column: location.column)
+            var found: Int32?
+            for (p, r) in argLists[Int(i)] where p == pos {
+                found = r
+                break
+            }
+            guard let found else { return nil }
+            args = found
+        } else {
+            guard defaults != -2 else { return nil }
+            args = defaults
+        }
+        return (hotView, node, args)
     }
 
     /// The frozen node table of a component (made once per component).
@@ -105,7 +140,7 @@ extension PluginEngine {
             if let fi = f.asItem { try pushResolved(fi) } else { pushResolved(f, data) }
             state.setField(-2, "footer")
         }
-        try sandbox.freezeTop()
+        try sandbox.freezeTree()
         if let styledKey {
             state.pushCopy(-1)
             styledNodeRefs[styledKey] = state.rawRef()
@@ -117,7 +152,7 @@ extension PluginEngine {
     func styleRef(_ style: NodeStyle) throws(LuaError) -> Int32 {
         if let r = styleRefs[style.id] { return r }
         state.push(json: style.values, keepingOrder: true)
-        try sandbox.freezeTop(name: "style")
+        try sandbox.freezeTree(name: "style")
         let r = state.rawRef()
         styleRefs[style.id] = r
         return r
@@ -139,7 +174,7 @@ extension PluginEngine {
         let key = IdentityMap.key(object)
         if let r = nodeRefs[key: key] { return r }
         state.push(json: json(), keepingOrder: true)
-        try sandbox.freezeTop()
+        try sandbox.freezeTree()
         let r = state.rawRef()
         nodeRefs[key: key] = r
         retained.append(object)
@@ -153,7 +188,7 @@ extension PluginEngine {
         guard let args else { return state.pushNil() }
         if let key { return pushRef(try argsRef(args, key: key)) }
         state.push(json: args)
-        if state.type(-1) == .table { try sandbox.freezeTop() }
+        if state.type(-1) == .table { try sandbox.freezeTree() }
     }
 
     func pushNode(_ c: Component) throws(LuaError) { pushRef(try nodeRef(c)) }

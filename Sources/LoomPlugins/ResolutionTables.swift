@@ -67,7 +67,7 @@ extension PluginEngine {
         if let r = views.refs[owner] { return r }
         if !(userViewsInOneCall && pushViewInOneCall(ctx)) {
             state.push(json: .object(PluginEngine.viewAttributes(ctx)), keepingOrder: true)
-            try sandbox.freezeTop()
+            try sandbox.freezeTree()
         }
         let r = state.rawRef()
         views.refs[owner] = r

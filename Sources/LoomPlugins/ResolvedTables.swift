@@ -59,7 +59,7 @@ extension PluginEngine {
             }
             state.setField(-2, "children")
         }
-        guard (try? sandbox.freezeTop()) != nil else { return }
+        guard (try? sandbox.freezeTree()) != nil else { return }
         state.pushCopy(-1)
         if single, let styledKey {
             styledSingleTables[styledKey] = state.rawRef()
@@ -74,7 +74,7 @@ extension PluginEngine {
     func pushMeta(_ c: Component) {
         if let r = metaRefs[ObjectIdentifier(c)] { return pushRef(r) }
         state.push(json: c.metaValue ?? .object([:]), keepingOrder: true)
-        guard (try? sandbox.freezeTop()) != nil else { return }
+        guard (try? sandbox.freezeTree()) != nil else { return }
         state.pushCopy(-1)
         metaRefs[ObjectIdentifier(c)] = state.rawRef()
         retained.append(c)
@@ -92,7 +92,7 @@ extension PluginEngine {
         if let a = i.action { o["action"] = .string(a) }
         state.push(json: .object(o))
         guard let origin = i.origin else { return }
-        try sandbox.freezeTop()
+        try sandbox.freezeTree()
         state.pushCopy(-1)
         itemTables[ObjectIdentifier(origin)] = state.rawRef()
         retained.append(origin)

@@ -100,7 +100,7 @@ extension PluginEngine {
         state.newTable(nrec: 1)
         state.push(type)
         state.setField(-2, "type")
-        do { try sandbox.freezeTop(name: "ui node") } catch { return fail(error.message) }
+        do { try sandbox.freezeTree(name: "ui node") } catch { return fail(error.message) }
         guard let p = state.identity(-1) else { return fail("cannot make its marker") }
         state.pushCopy(-1)
         scope.refs.append(state.rawRef())

@@ -14,6 +14,14 @@ import LuaRuntime
 struct UncheckedRef<Object: AnyObject> {
     unowned(unsafe) let object: Object
     @inline(__always) init(_ object: Object) { self.object = object }
+
+    /// Runs `body` with the object borrowed (`_withUnsafeGuaranteedRef`): not retained and
+    /// released around the body, as a method call on `object` otherwise is. Safe for the same
+    /// reason: the object outlives its holder, so it is alive for the body.
+    @inline(__always)
+    func withObject<R>(_ body: (Object) -> R) -> R {
+        Unmanaged.passUnretained(object)._withUnsafeGuaranteedRef(body)
+    }
 }
 
 extension IdentityMap {

@@ -15,6 +15,17 @@ extension LuaState {
         return result >= 0 ? result != 0 : nil
     }
 
+    /// `callRule` on the state's main thread as a plain pointer (`mainThread`, kept by the
+    /// caller), so the hot path holds no reference to this object: no retain and release
+    /// around the call. Returns the status of loom_call_rule; on LUA_OK `result` is 0 / 1 for a
+    /// boolean, -1 with the returned value left on the stack; otherwise the error is on the
+    /// stack for `popError(status:exceeded:)`.
+    @inlinable @inline(__always)
+    public static func callRule(_ mainThread: OpaquePointer, owner: Int32, function: Int32, user: Int32, args: Int32, node: Int32,
+                                result: inout Int32, exceeded: inout Int32) -> Int32 {
+        loom_call_rule(mainThread, owner, function, user, args, node, &result, &exceeded)
+    }
+
     /// The benchmarks' baseline: `count` bare protected calls `function(user, nil, node)` of
     /// registry references, as plain C API calls (no budget, no owner switch, no message
     /// handler). Returns how many returned a true value.

@@ -68,6 +68,20 @@ public final class Sandbox {
         state.pop(1)
     }
 
+    /// `freezeTop` for a table the host made itself, a tree: pushed from JSON, with frozen
+    /// tables (views) set in, no table reached twice, no table key (node, item, argument, user
+    /// and resolved tables). The same views as `freezeTop` makes, in one C call, without the
+    /// bookkeeping tables `freeze` makes to handle shared tables and cycles (met with a table key
+    /// or a cycle, `freeze` finishes the work; a table reached twice would get two views).
+    public func freezeTree(name: String = "node") throws(LuaError) {
+        // One C call: the sandbox's `freeze` for the host's trees (loom_sandbox_lib.c).
+        let status = loom_freeze_top(state.L, name)
+        if status != LUA_OK {
+            // The value stays below, as `freezeTop` leaves it.
+            throw state.popError(status: status, exceeded: 0)
+        }
+    }
+
     /// Pushes a fresh environment for code that lives in `folder` (its `require` root), labelled
     /// `label` in logs. The environment is a table whose `__index` is the read-only base.
     public func pushEnvironment(label: String, folder: String?) throws(LuaError) {

@@ -87,3 +87,78 @@ func resolveBench(bare bareBuilders: Bool, runs: Int, tmp: String) -> ResolveFig
     f.bare = Double(now() - b0) / Double(n)
     return f
 }
+
+// builder_call — the sample app's builders (docs/examples/movies: its plugins over the standard
+// ones in Plugins/) called as a resolution without a tree cache calls them, against bare lua_pcall.
+
+struct BuilderCallFigures {
+    var screens = 0, users = 0
+    /// Lua calls (builders and rules) per pass over every screen and user.
+    var calls = 0.0
+    /// A pass's time divided by its Lua calls (everything the resolutions do, the resolver's
+    /// own work included), and rule_call's bare protected call.
+    var nsPerCall = 0.0, bare = 0.0
+}
+
+/// Resolves every screen of the sample app for every user of its users.json with a `Resolver`
+/// that has no cache (every resolution builds its tree; the engine's per-component caches are
+/// warm, as in a long-running host), best of `runs` rounds of `passes` passes; rule_call's bare
+/// lua_pcall (the bench project in `tmp`) interleaved. Nil when docs/examples/movies is not found.
+func builderCallBench(runs: Int, passes: Int, tmp: String) -> BuilderCallFigures? {
+    let project = "docs/examples/movies"
+    guard SafeFile.exists(project + "/loom.json") else { return nil }
+    var options = Workspace.Options()
+    options.pluginHost = PluginEngine.host
+    options.project = project
+    let ws = try! Workspace(options: options)
+    var screens: [(Screen, ScreenCheck)] = []
+    for (_, file) in ws.screenFiles().sorted(by: { $0.key < $1.key }) {
+        let loaded = ws.screen(file: file)
+        guard let s = loaded.screen, let c = loaded.check, !loaded.diagnostics.hasErrors else { continue }
+        screens.append((s, c))
+    }
+    let users = ws.users.profiles.keys.map { try! ws.users.user(named: $0, context: [], now: nil).get() }
+    precondition(!screens.isEmpty && !users.isEmpty, "builder_call: the sample app has no screens or users")
+    func pass() -> (ns: Double, calls: Int) {
+        var calls = 0
+        let t0 = now()
+        for (screen, check) in screens {
+            for user in users {
+                let ctx = ResolutionContext(user: user, screenID: screen.id)
+                ws.prepare(ctx)
+                _ = Resolver(factory: ws.factory, screen: screen, check: check).resolve(for: user, context: ctx)
+                calls += ctx.pluginCalls
+            }
+        }
+        return (Double(now() - t0), calls)
+    }
+    _ = pass()  // the engine's per-component tables and outputs, as a running host has them
+    // The baseline is rule_call's: the bench project's `is_gold_member` (`user.tier == "gold"`)
+    // on a user view and a node table, by bare lua_pcall.
+    var benchOptions = Workspace.Options()
+    benchOptions.pluginHost = PluginEngine.host
+    benchOptions.project = tmp
+    let bench = try! Workspace(options: benchOptions)
+    let fn = bench.engine.ruleFunction(named: "is_gold_member")!
+    let ctx = ResolutionContext(user: try! bench.users.user(named: "gold", context: [], now: nil).get(), screenID: screens[0].0.id)
+    let (userRef, nodeRef) = try! bench.engine.benchmarkTables(context: ctx, component: screens[0].0.root)
+    var f = BuilderCallFigures(screens: screens.count, users: users.count)
+    var best = Double.infinity, bare = Double.infinity
+    let n = 200_000
+    for _ in 0..<runs {
+        var ns = 0.0, calls = 0
+        for _ in 0..<passes {
+            let p = pass()
+            ns += p.ns
+            calls += p.calls
+        }
+        f.calls = Double(calls) / Double(passes)
+        best = min(best, ns / Double(calls))
+        let b0 = now()
+        _ = bench.engine.state.benchmarkBarePCall(function: fn.ref, user: userRef, node: nodeRef, count: n)
+        bare = min(bare, Double(now() - b0) / Double(n))
+    }
+    f.nsPerCall = best
+    f.bare = bare
+    return f
+}

@@ -75,8 +75,9 @@ final class HardeningTests: XCTestCase {
     // MARK: 2. Frozen views
 
     /// Runs `code` in a fresh environment with `node` bound to a frozen copy of the table
-    /// `tableCode` builds (in the host's trusted code).
-    func evalFrozen(_ sb: Sandbox, _ tableCode: String, _ code: String, count: Int32 = 1) throws -> [LuaValue] {
+    /// `tableCode` builds (in the host's trusted code); `tree`: frozen with `freezeTree`, the
+    /// host's one-call freeze of its own trees, instead of `freezeTop`.
+    func evalFrozen(_ sb: Sandbox, _ tableCode: String, _ code: String, count: Int32 = 1, tree: Bool = false) throws -> [LuaValue] {
         let st = sb.state
         let saved = st.top
         defer { st.top = saved }
@@ -84,7 +85,7 @@ final class HardeningTests: XCTestCase {
         let env = st.absIndex(-1)
         try st.load(source: tableCode, chunkName: "=table")
         try st.hostCall(nargs: 0, nresults: 1)
-        try sb.freezeTop()
+        if tree { try sb.freezeTree() } else { try sb.freezeTop() }
         lua_setfield(st.L, env, "node")
         try sb.loadChunk(source: code, chunkName: "frozen.lua", envIndex: env)
         try st.pcall(nargs: 0, nresults: count)
@@ -106,12 +107,14 @@ final class HardeningTests: XCTestCase {
             ("local _, t = pairs(node); rawset(t, 'x', 1)", "attempt to modify read-only table 'node' (field 'x')"),
             ("local k, v = next(node, nil); rawset(node[k] == v and node or v, 'x', 1)", "attempt to modify read-only table 'node'"),
         ]
-        for (code, message) in writes {
-            let e = assertLuaError(code) { _ = try evalFrozen(sb, table, code) }
-            XCTAssertTrue(e?.message.contains(message) ?? false, "\(code): \(e?.message ?? "")")
-            XCTAssertEqual(e?.kind, .runtime, code)
+        for tree in [false, true] {
+            for (code, message) in writes {
+                let e = assertLuaError(code) { _ = try evalFrozen(sb, table, code, tree: tree) }
+                XCTAssertTrue(e?.message.contains(message) ?? false, "\(code) (tree: \(tree)): \(e?.message ?? "")")
+                XCTAssertEqual(e?.kind, .runtime, code)
+            }
+            XCTAssertEqual(try evalFrozen(sb, table, "return node.a.b + #node.list", tree: tree)[0], .int(4), "unchanged")
         }
-        XCTAssertEqual(try evalFrozen(sb, table, "return node.a.b + #node.list")[0], .int(4), "unchanged")
     }
 
     func testFrozenViewsReadLikeTables() throws {
@@ -142,7 +145,29 @@ final class HardeningTests: XCTestCase {
         ]
         for (code, expected) in reads {
             XCTAssertEqual(try evalFrozen(sb, table, code)[0], expected, code)
+            XCTAssertEqual(try evalFrozen(sb, table, code, tree: true)[0], expected, "\(code) (freezeTree)")
         }
+    }
+
+    /// `freezeTree` on what is not a tree (the host never hands it one): a cycle, a table key or
+    /// nesting past its depth is finished by `freeze`, so every table is still a view.
+    func testFreezeTreeFallsBackToFreeze() throws {
+        let sb = try makeSandbox()
+        let cyclic = "local t = { name = 'root', a = { b = 1 } }; t.self = t; t.kids = { t, { up = t } }; return t"
+        XCTAssertEqual(try evalFrozen(sb, cyclic, "return node.self == node and node.kids[1] == node and node.kids[2].up == node", tree: true)[0], .bool(true))
+        let e0 = assertLuaError { _ = try evalFrozen(sb, cyclic, "node.a.b = 2", tree: true) }
+        XCTAssertTrue(e0?.message.contains("read-only table") ?? false, e0?.message ?? "")
+        let keys = "local k = { id = 7 }; return { list = { 1 }, [k] = 'v' }"
+        let e = assertLuaError { _ = try evalFrozen(sb, keys, "for k in pairs(node) do if type(k) == 'table' then k.id = 8 end end", tree: true) }
+        XCTAssertTrue(e?.message.contains("read-only table") ?? false, e?.message ?? "")
+        let e2 = assertLuaError { _ = try evalFrozen(sb, keys, "node.list[1] = 2", tree: true) }
+        XCTAssertTrue(e2?.message.contains("read-only table") ?? false, e2?.message ?? "")
+        let deep = "local root = {} local t = root for i = 1, 1000 do t.next = {} t = t.next end t.v = 'bottom' return root"
+        XCTAssertEqual(try evalFrozen(sb, deep, "local t = node local n = 0 while t.next do t = t.next n = n + 1 end return n .. t.v", tree: true)[0], .string("1000bottom"))
+        let e3 = assertLuaError { _ = try evalFrozen(sb, deep, "local t = node for i = 1, 999 do t = t.next end t.next.w = 1", tree: true) }
+        XCTAssertTrue(e3?.message.contains("read-only table") ?? false, e3?.message ?? "")
+        // A value that is not a table stays as it is.
+        XCTAssertEqual(try evalFrozen(sb, "return 'x'", "return node", tree: true)[0], .string("x"))
     }
 
     func testFreezeIsSafeOnCyclesSharedAndDeepTables() throws {

@@ -94,6 +94,11 @@ int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int ar
 /// A protected call of the host's own trusted Lua: its allocations are the host's (not capped)
 /// and it has no time budget.
 int loom_pcall_host(lua_State *L, int nargs, int nresults);
+/// The sandbox's `freeze` of the value on top of the stack, replaced there by the result, as a
+/// host call (loom_pcall_host): the status; on an error the value is left below the error.
+/// For the host's own tables (trees: made from JSON, frozen tables set in), made without
+/// `freeze`'s bookkeeping tables; any other value still comes out as `freeze` makes it.
+int loom_freeze_top(lua_State *L, const char *name);
 /// Loads a text chunk (never binary) in protected mode; on error pushes the message.
 int loom_loadtext(lua_State *L, const char *buf, size_t len, const char *chunkname);
 
