@@ -2,6 +2,8 @@
 // node placed by its own constraints: 4,000 written single constraints) resolved through the
 // real workspace, then laid out by LayoutEngine; against, in the same run, kiwisolver solving
 // the exported system (scripts/layout-compare --bench) and a cold resolution of the screen.
+// Also issue 38's screen: a vstack of 1,000 plain labels, its layout pass timed alone
+// (`vstack_1000_ms`, target ≤ 50 ms).
 import Foundation
 import LoomCore
 import LoomLayout
@@ -23,6 +25,13 @@ struct LayoutBenchFigures {
     var kiwiVersion: String?
     var skipped: String?
     var measurer = ""
+    /// Issue 38: a vstack of 1,000 plain labels (`layoutBenchVstack`) laid out, best of the runs.
+    var vstackLabels = 0
+    var vstackMs = 0.0
+    /// The same layouts' thread CPU time (best): steadier than wall time on a loaded machine.
+    var vstackCPUMs = 0.0
+    /// Its constraints (every one the pass states, definitions included).
+    var vstackConstraints = 0
 }
 
 /// A measurer for machines without fonts: 8 points a character, 20-point lines.
@@ -53,6 +62,13 @@ func layoutBenchScreen() -> (json: String, nodes: Int, written: Int) {
     return (#"{"screen": "layout", "root": {"type": "container", "id": "root", "children": [\#(cards.joined(separator: ","))]}}"#, nodes, written)
 }
 
+/// A vstack of `n` plain labels, the screen the issue found slow (11 s for 1,000 before the
+/// stack's positions were defined; docs/layout.md, "Cost").
+func layoutBenchVstack(_ n: Int) -> String {
+    let labels = (0..<n).map { #"{"type": "label", "id": "v\#($0)", "meta": {"text": "Label \#($0)"}}"# }
+    return #"{"screen": "vstack", "root": {"type": "vstack", "id": "column", "children": [\#(labels.joined(separator: ","))]}}"#
+}
+
 func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
     var f = LayoutBenchFigures()
     let root = tmp + "/layout-bench"
@@ -63,13 +79,15 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
     f.nodes = nodes
     f.writtenConstraints = written
     try! screen.write(toFile: root + "/screens/layout.json", atomically: true, encoding: .utf8)
+    f.vstackLabels = 1000
+    try! layoutBenchVstack(f.vstackLabels).write(toFile: root + "/screens/vstack.json", atomically: true, encoding: .utf8)
     let measurer: any TextMeasuring
     switch FontLibrary.shared {
     case .success(let lib): measurer = lib; f.measurer = "FontLibrary"
     case .failure: measurer = BenchMeasurer(); f.measurer = "fixed 8 pt advance (no fonts installed)"
     }
     let device = DeviceCatalog.device(named: "iphone-15")!
-    var cold = Double.infinity, lay = Double.infinity
+    var cold = Double.infinity, lay = Double.infinity, vstack = Double.infinity, vstackCPU = Double.infinity
     var outcome: LayoutOutcome?
     for _ in 0..<max(1, runs) {
         var options = Workspace.Options()
@@ -89,7 +107,22 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
         lay = min(lay, Double(now() - t0) / 1e6)
         precondition(!o.diagnostics.contains { $0.severity == .error }, "layout bench: \(o.diagnostics)")
         outcome = o
+        // The vstack: the layout pass alone (its resolution is not timed).
+        let vl = ws.screen(file: root + "/screens/vstack.json")
+        let vr = ws.resolve(vl.screen!, check: vl.check!, user: user)
+        precondition(!vr.diagnostics.hasErrors, "layout bench (vstack): \(vr.diagnostics.errors)")
+        for _ in 0..<3 {
+            t0 = now()
+            let c0 = cpuNow()
+            let vo = engine.layout(vr.tree!, device: device, orientation: .portrait)
+            vstackCPU = min(vstackCPU, Double(cpuNow() - c0) / 1e6)
+            vstack = min(vstack, Double(now() - t0) / 1e6)
+            precondition(!vo.diagnostics.contains { $0.severity == .error }, "layout bench (vstack): \(vo.diagnostics)")
+            f.vstackConstraints = vo.system.constraints.count
+        }
     }
+    f.vstackMs = vstack
+    f.vstackCPUMs = vstackCPU
     f.coldResolveMs = cold
     f.layoutMs = lay
     let t0 = now()
