@@ -21,6 +21,10 @@ struct LayoutBenchFigures {
     var exportMs = 0.0
     /// LoomSolver alone on the exported system (no tree, text or findings).
     var solveMs = 0.0
+    /// kiwi's C++ (scripts/kiwi-anchor) on the same exported system, the same operations as
+    /// `solveMs` (the constraints added in order, then updateVariables), or why it was skipped.
+    var kiwiCppMs: Double?
+    var kiwiCppSkipped: String?
     var kiwiMs: Double?
     var kiwiVersion: String?
     var skipped: String?
@@ -145,6 +149,18 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
         solveBest = min(solveBest, Double(now() - t0) / 1e6)
     }
     f.solveMs = solveBest
+    // The anchor on the same operations (no variable registered first: LoomSolver's run above
+    // registers none either), best of as many repetitions.
+    var plain = ["loom-solver-system 1", "variables \(system.variables.count) repeat \(max(1, runs)) ops \(system.constraints.count)"]
+    for c in system.constraints {
+        plain.append("add \(c.relation) \(c.strength) \(c.constant) \(c.terms.count)" + c.terms.map { " \($0.variable) \($0.coefficient)" }.joined())
+    }
+    let plainFile = tmp + "/layout-bench.system"
+    try! (plain.joined(separator: "\n") + "\n").write(toFile: plainFile, atomically: true, encoding: .utf8)
+    switch kiwiCppRun(plainFile) {
+    case .success(let k): f.kiwiCppMs = k.ms
+    case .failure(let d): f.kiwiCppSkipped = d.message
+    }
     guard let solverScript = ProcessInfo.processInfo.environment["LOOM_SOLVER_COMPARE"] else {
         f.skipped = "kiwisolver comparison skipped: LOOM_SOLVER_COMPARE is not set (scripts/bench sets it when kiwisolver is available)"
         return f

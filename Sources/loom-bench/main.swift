@@ -287,6 +287,13 @@ if wanted("layout") {
     ]
     var text = String(format: "layout        %d nodes, %d constraints (%d written): layout %.1f ms (LoomSolver alone %.1f ms; export on demand %.1f ms), cold resolution %.1f ms, layout/resolution %.2f (target ≤ 2.0)",
                       l.nodes, l.constraints, l.writtenConstraints, l.layoutMs, l.solveMs, l.exportMs, l.coldResolveMs, l.layoutMs / l.coldResolveMs)
+    if let k = l.kiwiCppMs {
+        fig["kiwi_cpp_ms"] = r(k, 3)
+        fig["loomsolver_kiwi_cpp_ratio"] = r(l.solveMs / k, 3)
+        text += String(format: "; LoomSolver alone / kiwi C++ (%.1f ms) %.2f (target ≤ 1.0)", k, l.solveMs / k)
+    } else {
+        fig["kiwi_cpp_skipped"] = .string(l.kiwiCppSkipped ?? "")
+    }
     text += String(format: "; vstack of %d labels (%d constraints) %.1f ms (target ≤ 50; thread CPU %.1f ms)", l.vstackLabels, l.vstackConstraints, l.vstackMs, l.vstackCPUMs)
     if let k = l.kiwiMs {
         fig["kiwisolver_ms"] = r(k)
