@@ -56,6 +56,9 @@ public struct LayoutEngine {
     /// the solver's work budget: the documented values, settable by tests.
     var definingAbove = Definitions.threshold
     var workLimit = LayoutSystem.workLimit
+    /// Rows this long and longer are substituted through a window (`Solver.windowFrom`; tests
+    /// compare with the plain path, `Int.max`).
+    var windowFrom = Solver.defaultWindowFrom
 
     public init(factory: Factory, measurer: any TextMeasuring) {
         self.factory = factory
@@ -76,6 +79,7 @@ public struct LayoutEngine {
         var builder = LayoutSystemBuilder(tree: tree, screen: screen)
         builder.definingAbove = definingAbove
         builder.workLimit = workLimit
+        builder.windowFrom = windowFrom
         var system = builder.build()
         // Past a `host serve` request's deadline, no second pass and no ambiguity probe.
         let stopped = Deadline.expired
@@ -83,6 +87,7 @@ public struct LayoutEngine {
             builder = LayoutSystemBuilder(tree: tree, screen: screen)
             builder.definingAbove = definingAbove
             builder.workLimit = workLimit
+            builder.windowFrom = windowFrom
             system = builder.build()
         }
         intrinsic.measureFinal(&tree, solved: system)

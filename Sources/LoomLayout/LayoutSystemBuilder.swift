@@ -17,6 +17,8 @@ struct LayoutSystemBuilder {
     var definingAbove = Definitions.threshold
     /// The solver's work budget (`LayoutSystem.workLimit`).
     var workLimit = LayoutSystem.workLimit
+    /// Rows this long and longer are substituted through a window (`Solver.windowFrom`).
+    var windowFrom = Solver.defaultWindowFrom
 
     init(tree: LayoutTree, screen: ScreenGeometry) {
         self.tree = tree
@@ -27,6 +29,7 @@ struct LayoutSystemBuilder {
         guard !tree.nodes.isEmpty else { return LayoutSystem(tree: tree) }
         var made = MadeConstraints(system: LayoutSystem(tree: tree), tree: tree)
         made.system.solver.workLimit = workLimit
+        made.system.solver.windowFrom = windowFrom
         var stackChildren = 0
         for n in tree.nodes where StackLayout.isStack(n.role) { stackChildren += n.children.count }
         let defining = stackChildren > definingAbove

@@ -70,7 +70,8 @@ struct StackLayout {
             addAlongAxis(axis, &made)
         }
         let al = alignment
-        for c in kids { addAcross(c, al, across, &made) }
+        let texts = acrossTexts(al, across)
+        for c in kids { addAcross(c, al, across, texts, &made) }
     }
 
     struct Axis {
@@ -89,23 +90,24 @@ struct StackLayout {
         let start = axis.start, size = axis.size
         func end(_ i: Int) -> LinearExpression { e(i, start) + e(i, size) }
         let s = spacing
-        let sText = Frame.number(s)
         let first = kids[0], last = kids[kids.count - 1]
         made.add(first, e(first, start), .equal, e(stack, start), "\(axis.name) \(name): first child's \(start) == stack's \(start)")
+        // The same descriptions for every child: written once, not once a child.
+        let t = alongTexts(axis)
         for k in kids.indices.dropFirst() {
             let a = kids[k - 1], b = kids[k]
             switch distribution {
             case .fill, .fillEqually:
-                made.add(b, e(b, start), .equal, end(a) + s, "\(axis.name) \(name): \(start) == previous child's end + \(sText)")
+                made.add(b, e(b, start), .equal, end(a) + s, t.next)
             case .equalSpacing:
-                made.add(b, e(b, start), .greaterOrEqual, end(a) + s, "\(axis.name) \(name): \(start) >= previous child's end + \(sText)")
+                made.add(b, e(b, start), .greaterOrEqual, end(a) + s, t.atLeast)
                 if k > 1 {
                     let gap0 = e(kids[1], start) - end(kids[0])
-                    made.add(b, e(b, start) - end(a), .equal, gap0, "\(name) equal_spacing: gap == first gap")
+                    made.add(b, e(b, start) - end(a), .equal, gap0, t.equalGap)
                 }
             }
             if distribution == .fillEqually {
-                made.add(b, e(b, size), .equal, e(first, size), "\(name) fill_equally: \(size) == first child's \(size)")
+                made.add(b, e(b, size), .equal, e(first, size), t.equalSize)
             }
         }
         made.add(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
@@ -123,7 +125,6 @@ struct StackLayout {
         let start = axis.start, size = axis.size
         func end(_ i: Int) -> LinearExpression { e(i, start) + e(i, size) }
         let s = spacing
-        let sText = Frame.number(s)
         let first = kids[0], last = kids[kids.count - 1]
         let dist = distribution
         let defines = kids.indices.map { !(dist == .equalSpacing && $0 == 1) }
@@ -137,20 +138,21 @@ struct StackLayout {
                                                       sizes: kids.map { Anchors.variable($0, size) }),
                                     defines: defines)
         made.record(first, starts[0], e(first, start), e(stack, start), "\(axis.name) \(name): first child's \(start) == stack's \(start)")
+        let t = alongTexts(axis)
         for k in kids.indices.dropFirst() {
             let a = kids[k - 1], b = kids[k]
             switch dist {
             case .fill, .fillEqually:
-                made.record(b, starts[k], e(b, start), end(a) + s, "\(axis.name) \(name): \(start) == previous child's end + \(sText)")
+                made.record(b, starts[k], e(b, start), end(a) + s, t.next)
             case .equalSpacing:
-                made.add(b, e(b, start), .greaterOrEqual, end(a) + s, "\(axis.name) \(name): \(start) >= previous child's end + \(sText)")
+                made.add(b, e(b, start), .greaterOrEqual, end(a) + s, t.atLeast)
                 if k > 1 {
                     let gap0 = e(kids[1], start) - end(kids[0])
-                    made.record(b, starts[k], e(b, start) - end(a), gap0, "\(name) equal_spacing: gap == first gap")
+                    made.record(b, starts[k], e(b, start) - end(a), gap0, t.equalGap)
                 }
             }
             if dist == .fillEqually {
-                made.add(b, e(b, size), .equal, e(first, size), "\(name) fill_equally: \(size) == first child's \(size)")
+                made.add(b, e(b, size), .equal, e(first, size), t.equalSize)
             }
         }
         made.addLater(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
@@ -159,8 +161,8 @@ struct StackLayout {
     /// A child's constraints across the axis, by alignment. In a layout that defines its
     /// stacks' positions, the one that places the child (its start equal to the stack's, its end
     /// equal to the stack's end, or its centre to the stack's) defines the child's start.
-    private func addAcross(_ c: Int, _ al: Alignment, _ across: Axis, _ made: inout MadeConstraints) {
-        let name = tree.nodes[stack].role.rawValue
+    private func addAcross(_ c: Int, _ al: Alignment, _ across: Axis, _ t: (place: ConstraintText, bound: ConstraintText),
+                           _ made: inout MadeConstraints) {
         let cStart = across.start, cSize = across.size
         func cEnd(_ i: Int) -> LinearExpression { e(i, cStart) + e(i, cSize) }
         let x = Anchors.variable(c, cStart)
@@ -173,18 +175,43 @@ struct StackLayout {
         }
         switch al {
         case .fill:
-            place(e(c, cStart), e(stack, cStart), as: e(stack, cStart), "\(name) alignment fill: \(cStart) == stack's")
-            made.add(c, cEnd(c), .equal, cEnd(stack), "\(name) alignment fill: end == stack's end")
+            place(e(c, cStart), e(stack, cStart), as: e(stack, cStart), t.place)
+            made.add(c, cEnd(c), .equal, cEnd(stack), t.bound)
         case .leading:
-            place(e(c, cStart), e(stack, cStart), as: e(stack, cStart), "\(name) alignment leading: \(cStart) == stack's")
-            made.add(c, cEnd(c), .lessOrEqual, cEnd(stack), "\(name) alignment leading: end <= stack's end")
+            place(e(c, cStart), e(stack, cStart), as: e(stack, cStart), t.place)
+            made.add(c, cEnd(c), .lessOrEqual, cEnd(stack), t.bound)
         case .trailing:
-            place(cEnd(c), cEnd(stack), as: cEnd(stack) - e(c, cSize), "\(name) alignment trailing: end == stack's end")
-            made.add(c, e(c, cStart), .greaterOrEqual, e(stack, cStart), "\(name) alignment trailing: \(cStart) >= stack's")
+            place(cEnd(c), cEnd(stack), as: cEnd(stack) - e(c, cSize), t.place)
+            made.add(c, e(c, cStart), .greaterOrEqual, e(stack, cStart), t.bound)
         case .center:
             place(e(c, cStart) + e(c, cSize) * 0.5, e(stack, cStart) + e(stack, cSize) * 0.5,
-                  as: e(stack, cStart) + e(stack, cSize) * 0.5 - e(c, cSize) * 0.5, "\(name) alignment center: centre == stack's centre")
-            made.add(c, e(c, cSize), .lessOrEqual, e(stack, cSize), "\(name) alignment center: \(cSize) <= stack's")
+                  as: e(stack, cStart) + e(stack, cSize) * 0.5 - e(c, cSize) * 0.5, t.place)
+            made.add(c, e(c, cSize), .lessOrEqual, e(stack, cSize), t.bound)
         }
+    }
+
+    /// The descriptions of the constraints across the axis, the same for every child: the one
+    /// that places it, then the one that bounds it.
+    private func acrossTexts(_ al: Alignment, _ across: Axis) -> (place: ConstraintText, bound: ConstraintText) {
+        let name = tree.nodes[stack].role.rawValue
+        let cStart = across.start, cSize = across.size
+        switch al {
+        case .fill: return ("\(name) alignment fill: \(cStart) == stack's", "\(name) alignment fill: end == stack's end")
+        case .leading: return ("\(name) alignment leading: \(cStart) == stack's", "\(name) alignment leading: end <= stack's end")
+        case .trailing: return ("\(name) alignment trailing: end == stack's end", "\(name) alignment trailing: \(cStart) >= stack's")
+        case .center: return ("\(name) alignment center: centre == stack's centre", "\(name) alignment center: \(cSize) <= stack's")
+        }
+    }
+
+    /// The descriptions of the constraints along the axis between children, the same for every
+    /// child.
+    private func alongTexts(_ axis: Axis) -> (next: ConstraintText, atLeast: ConstraintText, equalGap: ConstraintText, equalSize: ConstraintText) {
+        let name = tree.nodes[stack].role.rawValue
+        let start = axis.start, size = axis.size
+        let sText = Frame.number(spacing)
+        return ("\(axis.name) \(name): \(start) == previous child's end + \(sText)",
+                "\(axis.name) \(name): \(start) >= previous child's end + \(sText)",
+                "\(name) equal_spacing: gap == first gap",
+                "\(name) fill_equally: \(size) == first child's \(size)")
     }
 }

@@ -220,3 +220,94 @@ struct Row {
         solve(for: rhs)
     }
 }
+
+/// Reusable arrays for `Row.replace` (the solver keeps one, so substituting into a long row
+/// allocates nothing once they have grown).
+struct RowScratch: Sendable {
+    var ids: [Int] = []
+    var coeffs: [Double] = []
+}
+
+extension Row {
+    /// Rows with at least this many cells take `replace`'s window; shorter ones the plain
+    /// removal and merge (nothing to gain on a few cells).
+    static let windowFrom = 64
+
+    /// Replaces the cell at `i` (its symbol, which `other` does not hold) by `other × c`:
+    /// exactly `ids.remove(at: i); coeffs.remove(at: i); insert(other, c, …)` — the same sums
+    /// in the same order, the same cells dropped and created, the same callbacks, and the same
+    /// work count returned (so `Solver.work`, its tests and budget are unchanged).
+    ///
+    /// Why: a long row (a stack's closing row holds a cell per child, the artificial objective
+    /// a copy of it) had each substitution move every cell after the removed one three times
+    /// (the removal, the back-to-front merge, closing its holes), one cell at a time: n cells
+    /// for each of the ~2n pivots of a 1,000-label vstack, most of its layout time. The cells
+    /// that change lie between the removed cell and `other`'s symbols, which are mostly the
+    /// removed symbol's neighbours (a label's symbols are made together); so this merges only
+    /// that window into `scratch` and puts it back with one `replaceSubrange` (one memmove of
+    /// the tail when the window's length changed).
+    mutating func replace(at i: Int, with other: Row, _ c: Double, scratch: inout RowScratch, windowFrom: Int = Row.windowFrom,
+                          added: (Int) -> Void = { _ in }, removed: (Int) -> Void = { _ in }) -> Int {
+        let n = ids.count, m = other.ids.count
+        if n < windowFrom || m < 2 {
+            ids.remove(at: i)
+            coeffs.remove(at: i)
+            return insert(other, c, added: added, removed: removed)
+        }
+        constant += other.constant * c
+        // The window [lo, hi) of this row: the removed cell and every position other's cells
+        // fall at (the removed symbol is not other's, so it never matches one of them).
+        let p0 = lowerBound(other.ids[0], from: 0)
+        let last = other.ids[m - 1]
+        var pEnd = lowerBound(last, from: p0)
+        if pEnd < n && ids[pEnd] == last { pEnd += 1 }
+        let lo = min(i, p0), hi = max(i + 1, pEnd)
+        // The union of the window's cells (without i) and other's, in order, holes (-1) where a
+        // sum came out near zero, written from the back as `mergeFromBack` does.
+        let size = (hi - lo - 1) + m
+        if scratch.ids.count < size {
+            scratch.ids = [Int](repeating: 0, count: size)
+            scratch.coeffs = [Double](repeating: 0, count: size)
+        }
+        var a = hi - 1, j = m - 1, w = size - 1
+        var created = 0, holes = 0, lowestHole = -1
+        while j >= 0 || a >= lo {
+            if a == i { a -= 1; continue }
+            if j < 0 || (a >= lo && ids[a] > other.ids[j]) {
+                scratch.ids[w] = ids[a]; scratch.coeffs[w] = coeffs[a]; a -= 1
+            } else if a < lo || other.ids[j] > ids[a] {
+                created += 1
+                let v = other.coeffs[j] * c
+                if !nearZero(v) { scratch.ids[w] = other.ids[j]; scratch.coeffs[w] = v; added(other.ids[j]) } else { scratch.ids[w] = -1; holes += 1; lowestHole = w }
+                j -= 1
+            } else {
+                let v = coeffs[a] + other.coeffs[j] * c
+                if !nearZero(v) { scratch.ids[w] = ids[a]; scratch.coeffs[w] = v } else { removed(ids[a]); scratch.ids[w] = -1; holes += 1; lowestHole = w }
+                a -= 1; j -= 1
+            }
+            w -= 1
+        }
+        // w + 1 is where the union starts: position lo of the row without cell i.
+        let start = w + 1
+        if holes > 0 {
+            var k = start
+            for r in start..<size where scratch.ids[r] >= 0 {
+                scratch.ids[k] = scratch.ids[r]; scratch.coeffs[k] = scratch.coeffs[r]; k += 1
+            }
+            ids.replaceSubrange(lo..<hi, with: scratch.ids[start..<k])
+            coeffs.replaceSubrange(lo..<hi, with: scratch.coeffs[start..<k])
+        } else {
+            ids.replaceSubrange(lo..<hi, with: scratch.ids[start..<size])
+            coeffs.replaceSubrange(lo..<hi, with: scratch.coeffs[start..<size])
+        }
+        // The work `insert` would have counted on the row without cell i (n - 1 cells):
+        // positions there are the same as here before i and one less after it.
+        let n1 = n - 1
+        let first = p0 > i ? p0 - 1 : p0
+        let unionHole = lowestHole >= 0 ? lo + (lowestHole - start) : -1
+        if created == 0 {
+            return m + (unionHole >= 0 ? ids.count - unionHole : 0)
+        }
+        return m + (n1 + created - first) + (unionHole >= 0 ? ids.count - unionHole : 0)
+    }
+}

@@ -51,6 +51,12 @@ public struct Solver: Sendable {
     var cols: [[Int]] = [[]]
     var objective = Objective()
     var artificial: Row?
+    /// `Row.replace`'s reusable arrays.
+    var scratch = RowScratch()
+    /// Rows at least this long are substituted through `Row.replace`'s window (`Row.windowFrom`);
+    /// settable within the package so tests can compare with the plain path (`Int.max`).
+    package var windowFrom = Row.windowFrom
+    package static let defaultWindowFrom = Row.windowFrom
     /// kiwi's m_infeasible_rows (a stack, duplicates allowed).
     var infeasible: [Int] = []
     /// Restricted basic rows whose constant is negative (kiwi pushes them at every substitution).

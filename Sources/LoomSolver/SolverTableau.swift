@@ -3,13 +3,11 @@
 
 extension Row {
     /// Replaces `symbol` by `row` (kiwi's Row::substitute); a no-op when the symbol is absent.
-    mutating func substitute(_ symbol: Int, _ row: Row) {
+    mutating func substitute(_ symbol: Int, _ row: Row, scratch: inout RowScratch, windowFrom: Int = Row.windowFrom) {
         let i = find(symbol)
         guard i >= 0 else { return }
         let c = coeffs[i]
-        ids.remove(at: i)
-        coeffs.remove(at: i)
-        insert(row, c)
+        _ = replace(at: i, with: row, c, scratch: &scratch, windowFrom: windowFrom)
     }
 }
 
@@ -88,9 +86,20 @@ extension Solver {
             var r = rows[rid].take()!
             let i = r.find(symbol)
             let c = r.coeffs[i]
-            r.ids.remove(at: i)
-            r.coeffs.remove(at: i)
-            let cost = r.insert(row, c, added: { addToColumn($0, rid) }, removed: { removeFromColumn($0, rid) })
+            let cost: Int
+            if r.ids.count >= windowFrom {
+                // A long row: through the window (`Row.replace`), the scratch taken out of
+                // `self` while the callbacks change `self`.
+                var scratch = self.scratch
+                self.scratch = RowScratch()
+                cost = r.replace(at: i, with: row, c, scratch: &scratch, windowFrom: windowFrom,
+                                 added: { addToColumn($0, rid) }, removed: { removeFromColumn($0, rid) })
+                self.scratch = scratch
+            } else {
+                r.ids.remove(at: i)
+                r.coeffs.remove(at: i)
+                cost = r.insert(row, c, added: { addToColumn($0, rid) }, removed: { removeFromColumn($0, rid) })
+            }
             spend(cost)
             noteConstant(rid, r.constant)
             rows[rid] = r
@@ -100,7 +109,7 @@ extension Solver {
             infeasible.append(contentsOf: negatives.sorted())
         }
         objective.substitute(symbol, row)
-        if artificial != nil { artificial!.substitute(symbol, row) }
+        if artificial != nil { artificial!.substitute(symbol, row, scratch: &self.scratch, windowFrom: windowFrom) }
     }
 
     mutating func pivot(leaving: Int, entering: Int) {

@@ -2,6 +2,8 @@
 // node placed by its own constraints: 4,000 written single constraints) resolved through the
 // real workspace, then laid out by LayoutEngine; against, in the same run, kiwisolver solving
 // the exported system (scripts/layout-compare --bench) and a cold resolution of the screen.
+// Also issue 38's screen: a vstack of 1,000 plain labels, its layout pass timed alone
+// (`vstack_1000_ms`, target ≤ 50 ms).
 import Foundation
 import LoomCore
 import LoomLayout
@@ -19,10 +21,21 @@ struct LayoutBenchFigures {
     var exportMs = 0.0
     /// LoomSolver alone on the exported system (no tree, text or findings).
     var solveMs = 0.0
+    /// kiwi's C++ (scripts/kiwi-anchor) on the same exported system, the same operations as
+    /// `solveMs` (the constraints added in order, then updateVariables), or why it was skipped.
+    var kiwiCppMs: Double?
+    var kiwiCppSkipped: String?
     var kiwiMs: Double?
     var kiwiVersion: String?
     var skipped: String?
     var measurer = ""
+    /// Issue 38: a vstack of 1,000 plain labels (`layoutBenchVstack`) laid out, best of the runs.
+    var vstackLabels = 0
+    var vstackMs = 0.0
+    /// The same layouts' thread CPU time (best): steadier than wall time on a loaded machine.
+    var vstackCPUMs = 0.0
+    /// Its constraints (every one the pass states, definitions included).
+    var vstackConstraints = 0
 }
 
 /// A measurer for machines without fonts: 8 points a character, 20-point lines.
@@ -53,6 +66,13 @@ func layoutBenchScreen() -> (json: String, nodes: Int, written: Int) {
     return (#"{"screen": "layout", "root": {"type": "container", "id": "root", "children": [\#(cards.joined(separator: ","))]}}"#, nodes, written)
 }
 
+/// A vstack of `n` plain labels, the screen the issue found slow (11 s for 1,000 before the
+/// stack's positions were defined; docs/layout.md, "Cost").
+func layoutBenchVstack(_ n: Int) -> String {
+    let labels = (0..<n).map { #"{"type": "label", "id": "v\#($0)", "meta": {"text": "Label \#($0)"}}"# }
+    return #"{"screen": "vstack", "root": {"type": "vstack", "id": "column", "children": [\#(labels.joined(separator: ","))]}}"#
+}
+
 func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
     var f = LayoutBenchFigures()
     let root = tmp + "/layout-bench"
@@ -63,13 +83,15 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
     f.nodes = nodes
     f.writtenConstraints = written
     try! screen.write(toFile: root + "/screens/layout.json", atomically: true, encoding: .utf8)
+    f.vstackLabels = 1000
+    try! layoutBenchVstack(f.vstackLabels).write(toFile: root + "/screens/vstack.json", atomically: true, encoding: .utf8)
     let measurer: any TextMeasuring
     switch FontLibrary.shared {
     case .success(let lib): measurer = lib; f.measurer = "FontLibrary"
     case .failure: measurer = BenchMeasurer(); f.measurer = "fixed 8 pt advance (no fonts installed)"
     }
     let device = DeviceCatalog.device(named: "iphone-15")!
-    var cold = Double.infinity, lay = Double.infinity
+    var cold = Double.infinity, lay = Double.infinity, vstack = Double.infinity, vstackCPU = Double.infinity
     var outcome: LayoutOutcome?
     for _ in 0..<max(1, runs) {
         var options = Workspace.Options()
@@ -89,7 +111,22 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
         lay = min(lay, Double(now() - t0) / 1e6)
         precondition(!o.diagnostics.contains { $0.severity == .error }, "layout bench: \(o.diagnostics)")
         outcome = o
+        // The vstack: the layout pass alone (its resolution is not timed).
+        let vl = ws.screen(file: root + "/screens/vstack.json")
+        let vr = ws.resolve(vl.screen!, check: vl.check!, user: user)
+        precondition(!vr.diagnostics.hasErrors, "layout bench (vstack): \(vr.diagnostics.errors)")
+        for _ in 0..<3 {
+            t0 = now()
+            let c0 = cpuNow()
+            let vo = engine.layout(vr.tree!, device: device, orientation: .portrait)
+            vstackCPU = min(vstackCPU, Double(cpuNow() - c0) / 1e6)
+            vstack = min(vstack, Double(now() - t0) / 1e6)
+            precondition(!vo.diagnostics.contains { $0.severity == .error }, "layout bench (vstack): \(vo.diagnostics)")
+            f.vstackConstraints = vo.system.constraints.count
+        }
     }
+    f.vstackMs = vstack
+    f.vstackCPUMs = vstackCPU
     f.coldResolveMs = cold
     f.layoutMs = lay
     let t0 = now()
@@ -112,6 +149,18 @@ func layoutBench(runs: Int, tmp: String) -> LayoutBenchFigures {
         solveBest = min(solveBest, Double(now() - t0) / 1e6)
     }
     f.solveMs = solveBest
+    // The anchor on the same operations (no variable registered first: LoomSolver's run above
+    // registers none either), best of as many repetitions.
+    var plain = ["loom-solver-system 1", "variables \(system.variables.count) repeat \(max(1, runs)) ops \(system.constraints.count)"]
+    for c in system.constraints {
+        plain.append("add \(c.relation) \(c.strength) \(c.constant) \(c.terms.count)" + c.terms.map { " \($0.variable) \($0.coefficient)" }.joined())
+    }
+    let plainFile = tmp + "/layout-bench.system"
+    try! (plain.joined(separator: "\n") + "\n").write(toFile: plainFile, atomically: true, encoding: .utf8)
+    switch kiwiCppRun(plainFile) {
+    case .success(let k): f.kiwiCppMs = k.ms
+    case .failure(let d): f.kiwiCppSkipped = d.message
+    }
     guard let solverScript = ProcessInfo.processInfo.environment["LOOM_SOLVER_COMPARE"] else {
         f.skipped = "kiwisolver comparison skipped: LOOM_SOLVER_COMPARE is not set (scripts/bench sets it when kiwisolver is available)"
         return f

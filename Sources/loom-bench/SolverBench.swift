@@ -1,6 +1,8 @@
 // The `solver` bench: a generated 1,000-view layout (~4,000 constraints) solved by LoomSolver
-// and, in the same run, by kiwisolver (C++ through Python: scripts/solver-compare --bench, the
-// constraints built before its clock starts). Both replay the same operations.
+// and, in the same run, by kiwi's own C++ (the headers of kiwisolver's source distribution,
+// compiled by scripts/kiwi-anchor: the anchor, `kiwi_cpp_ratio`) and by kiwisolver (C++ through
+// Python: scripts/solver-compare --bench). All three replay the same operations, the
+// constraints built before their clocks start.
 import Foundation
 import LoomCore
 import LoomSolver
@@ -13,6 +15,12 @@ struct SolverBenchFigures {
     /// The largest difference between the two solvers' values.
     var maxDifference: Double?
     var skipped: String?
+    /// kiwi's C++ (scripts/kiwi-anchor) on the same system: best time, version, the largest
+    /// difference from LoomSolver's values, or why it was skipped.
+    var kiwiCppMs: Double?
+    var kiwiCppVersion: String?
+    var kiwiCppMaxDifference: Double?
+    var kiwiCppSkipped: String?
 }
 
 /// One `add` of the bench system: `Σ terms + constant rel 0`.
@@ -74,26 +82,81 @@ func solverBenchJSON(variables: Int, ops: [BenchOp], repeat n: Int) -> String {
     return #"{"variables":\#(variables),"repeat":\#(n),"ops":[\#(parts.joined(separator: ","))]}"#
 }
 
-func solverBench(views: Int, repetitions: Int, tmp: String) -> SolverBenchFigures {
+/// The system for scripts/kiwi-anchor (kiwi's C++ reads it without a JSON library): tokens
+/// separated by white space, numbers as Swift writes a Double (the shortest text that reads back
+/// as the same value). The format is described in scripts/kiwi-anchor.cpp.
+func solverBenchPlain(variables: Int, ops: [BenchOp], repeat n: Int) -> String {
+    var lines = ["loom-solver-system 1", "variables \(variables) repeat \(n) ops \(2 * variables + ops.count)"]
+    lines.reserveCapacity(2 * variables + ops.count + 2)
+    for i in 0..<variables {
+        lines.append("edit \(i) \(Strength.weak)")
+        lines.append("unedit \(i)")
+    }
+    for op in ops {
+        var line = "add \(op.relation.rawValue) \(op.strength) \(op.constant) \(op.terms.count)"
+        for (v, c) in op.terms { line += " \(v) \(c)" }
+        lines.append(line)
+    }
+    return lines.joined(separator: "\n") + "\n"
+}
+
+/// Runs kiwi's C++ anchor (`LOOM_KIWI_CPP`, the binary scripts/kiwi-anchor builds) on a system
+/// file: its best time, version and values, or why not.
+func kiwiCppRun(_ file: String) -> Result<(ms: Double, version: String, values: [Double]), Diagnostic> {
+    guard let exe = ProcessInfo.processInfo.environment["LOOM_KIWI_CPP"], !exe.isEmpty else {
+        return .failure(.error("kiwi C++ anchor skipped: LOOM_KIWI_CPP is not set (scripts/bench sets it when scripts/kiwi-anchor could build it)"))
+    }
+    // Through the one runner (Subprocess): a stuck anchor is killed after 10 minutes.
+    switch Subprocess.run(exe, arguments: [file], limits: Subprocess.Limits(timeout: 600, maxOutputBytes: 64 << 20, maxErrorBytes: 1 << 20),
+                          missing: "LOOM_KIWI_CPP (\(exe)) is not an executable file", label: "kiwi-anchor") {
+    case .success(let out):
+        guard let obj = try? JSONSerialization.jsonObject(with: Data(out.stdout)) as? [String: Any],
+              let ms = obj["ms"] as? Double, let values = obj["values"] as? [Double] else {
+            return .failure(.error("kiwi C++ anchor skipped: \(exe) gave no timing"))
+        }
+        return .success((ms, obj["kiwi"] as? String ?? "?", values))
+    case .failure(let d):
+        return .failure(.error("kiwi C++ anchor skipped: \(d.message)"))
+    }
+}
+
+func solverBench(views: Int, repetitions: Int, rounds: Int, tmp: String) -> SolverBenchFigures {
     let (count, ops) = solverBenchSystem(views: views)
     var f = SolverBenchFigures(views: views, variables: count, constraints: ops.count)
     var values: [Double] = []
     var best = Double.infinity
-    for _ in 0..<repetitions {
-        var s = Solver()
-        let vars = (0..<count).map { _ in s.makeVariable() }
-        let constraints = ops.map { op in
-            Constraint(LinearExpression(op.terms.map { (vars[$0.0], $0.1) }, constant: op.constant), op.relation, strength: op.strength)
+    let plain = tmp + "/solver-bench.system"
+    try! solverBenchPlain(variables: count, ops: ops, repeat: repetitions).write(toFile: plain, atomically: true, encoding: .utf8)
+    // Rounds alternate LoomSolver's repetitions with the anchor's, so both see the same load
+    // (the machine is shared); each figure is the best time over all rounds.
+    for _ in 0..<max(1, rounds) {
+        for _ in 0..<repetitions {
+            var s = Solver()
+            let vars = (0..<count).map { _ in s.makeVariable() }
+            let constraints = ops.map { op in
+                Constraint(LinearExpression(op.terms.map { (vars[$0.0], $0.1) }, constant: op.constant), op.relation, strength: op.strength)
+            }
+            let t1 = DispatchTime.now().uptimeNanoseconds  // building the constraints is not the solver's work
+            for v in vars {
+                try! s.addEditVariable(v, strength: Strength.weak)
+                try! s.removeEditVariable(v)
+            }
+            for c in constraints { try! s.add(c) }
+            s.updateVariables()
+            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - t1) / 1e6)
+            values = vars.map { s[$0] }
         }
-        let t1 = DispatchTime.now().uptimeNanoseconds  // building the constraints is not the solver's work
-        for v in vars {
-            try! s.addEditVariable(v, strength: Strength.weak)
-            try! s.removeEditVariable(v)
+        if f.kiwiCppSkipped == nil {
+            switch kiwiCppRun(plain) {
+            case .success(let k):
+                f.kiwiCppMs = min(f.kiwiCppMs ?? .infinity, k.ms)
+                f.kiwiCppVersion = k.version
+                f.kiwiCppMaxDifference = k.values.count == values.count ? zip(values, k.values).map { abs($0 - $1) }.max() ?? 0 : .infinity
+            case .failure(let d):
+                f.kiwiCppSkipped = d.message
+                f.kiwiCppMs = nil
+            }
         }
-        for c in constraints { try! s.add(c) }
-        s.updateVariables()
-        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - t1) / 1e6)
-        values = vars.map { s[$0] }
     }
     f.swiftMs = best
     guard let script = ProcessInfo.processInfo.environment["LOOM_SOLVER_COMPARE"] else {

@@ -252,28 +252,41 @@ if wanted("scenario_open") {
     }
 }
 
-// MARK: solver — a 1,000-view layout (~4,000 constraints): LoomSolver against kiwisolver (SolverBench.swift).
+// MARK: solver — a 1,000-view layout (~4,000 constraints): LoomSolver against kiwi's C++ (the anchor, scripts/kiwi-anchor) and kiwisolver (SolverBench.swift).
 
 if wanted("solver") {
-    let s = solverBench(views: 1000, repetitions: quick ? 1 : 3, tmp: tmp)
+    let s = solverBench(views: 1000, repetitions: quick ? 1 : 3, rounds: quick ? 1 : 3, tmp: tmp)
     var fig: OrderedDictionary<String, JSONValue> = [
         "views": .int(s.views), "variables": .int(s.variables), "constraints": .int(s.constraints), "swift_ms": r(s.swiftMs),
     ]
+    var text = String(format: "solver        %d views, %d constraints: LoomSolver %.2f ms", s.views, s.constraints, s.swiftMs)
+    if let k = s.kiwiCppMs {
+        fig["kiwi_cpp_ms"] = r(k, 3)
+        fig["kiwi_cpp"] = .string(s.kiwiCppVersion ?? "?")
+        fig["kiwi_cpp_ratio"] = r(s.swiftMs / k, 3)
+        fig["kiwi_cpp_max_difference"] = .double(s.kiwiCppMaxDifference ?? 0)
+        text += String(format: "  kiwi %@ C++ %.2f ms  ratio %.2f (target ≤ 1.0), values within %.1e",
+                       s.kiwiCppVersion ?? "?", k, s.swiftMs / k, s.kiwiCppMaxDifference ?? 0)
+    } else {
+        fig["kiwi_cpp_skipped"] = .string(s.kiwiCppSkipped ?? "")
+        text += "; " + (s.kiwiCppSkipped ?? "")
+    }
     if let k = s.kiwiMs {
         fig["kiwisolver_ms"] = r(k)
         fig["kiwisolver"] = .string(s.kiwiVersion ?? "?")
         fig["ratio"] = r(s.swiftMs / k, 3)
         fig["max_difference"] = .double(s.maxDifference ?? 0)
-        lines.append(String(format: "solver        %d views, %d constraints: LoomSolver %.1f ms  kiwisolver %@ %.1f ms  ratio %.2f (target ≤ 1.0), values within %.1e",
-                            s.views, s.constraints, s.swiftMs, s.kiwiVersion ?? "?", k, s.swiftMs / k, s.maxDifference ?? 0))
+        text += String(format: "; kiwisolver %@ (Python) %.1f ms  ratio %.2f, values within %.1e",
+                       s.kiwiVersion ?? "?", k, s.swiftMs / k, s.maxDifference ?? 0)
     } else {
         fig["skipped"] = .string(s.skipped ?? "")
-        lines.append(String(format: "solver        %d views, %d constraints: LoomSolver %.1f ms; %@", s.views, s.constraints, s.swiftMs, s.skipped ?? ""))
+        text += "; " + (s.skipped ?? "")
     }
+    lines.append(text)
     results["solver"] = .object(fig)
 }
 
-// MARK: layout — a 1,000-node screen (4,000 written constraints) laid out, against kiwisolver on the same system and a cold resolution (LayoutBench.swift).
+// MARK: layout — a 1,000-node screen (4,000 written constraints) laid out, against kiwisolver on the same system and a cold resolution; and a vstack of 1,000 labels laid out (LayoutBench.swift).
 
 if wanted("layout") {
     let l = layoutBench(runs: quick ? 1 : 3, tmp: tmp)
@@ -281,9 +294,18 @@ if wanted("layout") {
         "nodes": .int(l.nodes), "written_constraints": .int(l.writtenConstraints), "constraints": .int(l.constraints),
         "variables": .int(l.variables), "measurer": .string(l.measurer), "layout_ms": r(l.layoutMs), "loomsolver_ms": r(l.solveMs), "export_ms": r(l.exportMs),
         "cold_resolve_ms": r(l.coldResolveMs), "layout_vs_cold_resolve": r(l.layoutMs / l.coldResolveMs, 3),
+        "vstack_labels": .int(l.vstackLabels), "vstack_constraints": .int(l.vstackConstraints), "vstack_1000_ms": r(l.vstackMs), "vstack_1000_cpu_ms": r(l.vstackCPUMs),
     ]
     var text = String(format: "layout        %d nodes, %d constraints (%d written): layout %.1f ms (LoomSolver alone %.1f ms; export on demand %.1f ms), cold resolution %.1f ms, layout/resolution %.2f (target ≤ 2.0)",
                       l.nodes, l.constraints, l.writtenConstraints, l.layoutMs, l.solveMs, l.exportMs, l.coldResolveMs, l.layoutMs / l.coldResolveMs)
+    if let k = l.kiwiCppMs {
+        fig["kiwi_cpp_ms"] = r(k, 3)
+        fig["loomsolver_kiwi_cpp_ratio"] = r(l.solveMs / k, 3)
+        text += String(format: "; LoomSolver alone / kiwi C++ (%.1f ms) %.2f (target ≤ 1.0)", k, l.solveMs / k)
+    } else {
+        fig["kiwi_cpp_skipped"] = .string(l.kiwiCppSkipped ?? "")
+    }
+    text += String(format: "; vstack of %d labels (%d constraints) %.1f ms (target ≤ 50; thread CPU %.1f ms)", l.vstackLabels, l.vstackConstraints, l.vstackMs, l.vstackCPUMs)
     if let k = l.kiwiMs {
         fig["kiwisolver_ms"] = r(k)
         fig["kiwisolver"] = .string(l.kiwiVersion ?? "?")

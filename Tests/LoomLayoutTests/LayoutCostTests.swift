@@ -25,12 +25,14 @@ final class LayoutCostTests: XCTestCase {
         screen(stack("vstack", (0..<n).map { label($0, constraints) }))
     }
 
-    func layout(_ json: String, definingAbove: Int = Definitions.threshold, workLimit: Int = LayoutSystem.workLimit) throws -> LayoutOutcome {
+    func layout(_ json: String, definingAbove: Int = Definitions.threshold, workLimit: Int = LayoutSystem.workLimit,
+                windowFrom: Int = Solver.defaultWindowFrom) throws -> LayoutOutcome {
         let (root, f, _) = try Harness.resolve(json)
         let d = try XCTUnwrap(DeviceCatalog.device(named: "iphone-15"))
         var engine = LayoutEngine(factory: f, measurer: FixedAdvanceMeasurer())
         engine.definingAbove = definingAbove
         engine.workLimit = workLimit
+        engine.windowFrom = windowFrom
         return engine.layout(root, device: d, orientation: .portrait)
     }
 
@@ -84,6 +86,37 @@ final class LayoutCostTests: XCTestCase {
                 Self.screen(Self.stack("vstack", (0..<n).map { Self.label($0) },
                                        meta: "{\"distribution\": \"equal_spacing\", \"alignment\": \"\(alignment)\", \"spacing\": 0}"))
             }
+        }
+    }
+
+    /// Long rows (a stack's closing row, the artificial objective copying it, a chain's rows)
+    /// are substituted through a window (`Row.replace`): the same layout as the plain removal
+    /// and merge, byte for byte — frames, diagnostics, findings and their fixes (ambiguous
+    /// solutions included) — and the same solver work, pivots and rows substituted.
+    func testLongRowsWindowedGiveTheSameLayoutAndWork() throws {
+        let screens = [
+            Self.vstackOfLabels(1000),
+            Self.vstackOfLabels(400, ["height >= 10 @ 500", "width <= 300"]),
+            Self.vstackOfLabels(300, ["height >= 10 @ 500", "width >= 100", "width <= 300 @ 750"]),
+            Self.screen(Self.stack("vstack", (0..<300).map { Self.label($0) },
+                                   meta: "{\"distribution\": \"equal_spacing\", \"alignment\": \"center\", \"spacing\": 0}")),
+            Self.screen(Self.stack("vstack", (0..<20).map { j in
+                Self.stack("hstack", (0..<10).map { Self.label(j * 10 + $0, text: "w") }, id: "r\(j)", meta: "{\"distribution\": \"fill_equally\"}")
+            })),
+            // Own constraints, no definitions: a container's chain of 200 labels, closed.
+            Self.screen("{\"type\": \"container\", \"id\": \"box\", \"children\": [" + (0..<200).map { k in
+                Self.label(k, [k == 0 ? "top == parent.top" : "top == prev.bottom + 4", "left == parent.left"] + (k == 199 ? ["bottom == parent.bottom"] : []))
+            }.joined(separator: ", ") + "]}"),
+        ]
+        for (k, json) in screens.enumerated() {
+            let windowed = try layout(json)
+            let plain = try layout(json, windowFrom: .max)
+            XCTAssertEqual(windowed.result.json.serialized(pretty: true), plain.result.json.serialized(pretty: true), "screen \(k)")
+            XCTAssertEqual(windowed.messages, plain.messages, "screen \(k)")
+            XCTAssertEqual(windowed.result.findings.map { $0.fix }, plain.result.findings.map { $0.fix }, "screen \(k)")
+            XCTAssertEqual(windowed.work, plain.work, "screen \(k)")
+            XCTAssertEqual(windowed.pivots, plain.pivots, "screen \(k)")
+            XCTAssertEqual(windowed.rowsSubstituted, plain.rowsSubstituted, "screen \(k)")
         }
     }
 
