@@ -28,6 +28,9 @@ struct ServeFigures {
     var resolveUs = 0.0
     /// The same resolution plus its tree as JSON text (µs): what a request adds for encoding.
     var resolveJSONUs = 0.0
+    /// The user made from users.json's `gold` for each resolution, as a request makes it (a new
+    /// user: nothing of the previous resolution's user is reused), then resolved (µs).
+    var resolveNewUserUs = 0.0
     var getOneWorker = Load()
     var postOneWorker = Load()
     var get = Load()
@@ -41,6 +44,8 @@ struct ServeFigures {
     var getRatio: Double { getOneWorker.cpuUs / max(resolveUs, 1e-9) }
     var postRatio: Double { postOneWorker.cpuUs / max(resolveUs, 1e-9) }
     var requestRatio: Double { max(getRatio, postRatio) }
+    /// The larger request cost over a resolution for a user made anew (`resolveNewUserUs`).
+    var newUserRatio: Double { max(getOneWorker.cpuUs, postOneWorker.cpuUs) / max(resolveNewUserUs, 1e-9) }
     var nginxRatio: Double? { nginx.map { get.requestsPerSecond / max($0.requestsPerSecond, 1e-9) } }
 }
 
@@ -83,6 +88,10 @@ func serveBench(seconds: Int) -> ServeFigures {
         return best
     }
     f.resolveUs = perCall { _ = ws.resolve(s, check: check, user: user) }
+    f.resolveNewUserUs = perCall {
+        guard case .success(let u) = ws.users.user(named: "gold", context: [], now: nil) else { return }
+        _ = ws.resolve(s, check: check, user: u)
+    }
     f.resolveJSONUs = perCall {
         let r = ws.resolve(s, check: check, user: user)
         _ = (r.tree.map { TreeOutput.json($0, explain: false) } ?? .null).serialized(pretty: true)
