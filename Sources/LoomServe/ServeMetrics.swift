@@ -3,10 +3,15 @@ import Foundation
 /// Counters and latency histograms for `GET /metrics` (Prometheus text exposition format).
 public final class ServeMetrics {
     private let lock = NSLock()
-    private var requests: [String: Int] = [:]          // "route|status" → count
-    private var latency: [String: [Int]] = [:]         // route → bucket counts
-    private var latencySum: [String: Double] = [:]
-    private var latencyCount: [String: Int] = [:]
+    /// One route's counters, updated in place: a request costs one lookup by route and no
+    /// allocation (no key string built, no bucket array copied).
+    final class Route {
+        var statuses: [Int: Int] = [:]
+        var buckets = [Int](repeating: 0, count: ServeMetrics.buckets.count)
+        var sum = 0.0
+        var count = 0
+    }
+    private var routes: [String: Route] = [:]
     private var notModified = 0
     private var rejected = 0
     private var timeouts = 0
@@ -18,12 +23,12 @@ public final class ServeMetrics {
 
     public func record(route: String, status: Int, seconds: Double) {
         lock.withLock {
-            requests["\(route)|\(status)", default: 0] += 1
-            var b = latency[route] ?? [Int](repeating: 0, count: Self.buckets.count)
-            for (i, le) in Self.buckets.enumerated() where seconds <= le { b[i] += 1 }
-            latency[route] = b
-            latencySum[route, default: 0] += seconds
-            latencyCount[route, default: 0] += 1
+            let r: Route
+            if let known = routes[route] { r = known } else { r = Route(); routes[route] = r }
+            r.statuses[status, default: 0] += 1
+            for (i, le) in Self.buckets.enumerated() where seconds <= le { r.buckets[i] += 1 }
+            r.sum += seconds
+            r.count += 1
             if status == 304 { notModified += 1 }
             if status == 503 { rejected += 1 }
         }
@@ -43,18 +48,23 @@ public final class ServeMetrics {
     public var text: String {
         lock.withLock {
             var out = "# HELP loom_requests_total HTTP requests by route and status.\n# TYPE loom_requests_total counter\n"
-            for k in requests.keys.sorted() {
-                let parts = k.split(separator: "|", maxSplits: 1)
-                out += "loom_requests_total{route=\"\(parts[0])\",status=\"\(parts[1])\"} \(requests[k]!)\n"
+            // In the order of the "route|status" keys, as before the counters were per route.
+            var requests: [(key: String, route: String, status: Int, count: Int)] = []
+            for (route, r) in routes {
+                for (status, n) in r.statuses { requests.append(("\(route)|\(status)", route, status, n)) }
+            }
+            for q in requests.sorted(by: { $0.key < $1.key }) {
+                out += "loom_requests_total{route=\"\(q.route)\",status=\"\(q.status)\"} \(q.count)\n"
             }
             out += "# HELP loom_request_duration_seconds Request latency by route.\n# TYPE loom_request_duration_seconds histogram\n"
-            for route in latency.keys.sorted() {
+            for route in routes.keys.sorted() {
+                let r = routes[route]!
                 for (i, le) in Self.buckets.enumerated() {
-                    out += "loom_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(le)\"} \(latency[route]![i])\n"
+                    out += "loom_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(le)\"} \(r.buckets[i])\n"
                 }
-                out += "loom_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(latencyCount[route]!)\n"
-                out += "loom_request_duration_seconds_sum{route=\"\(route)\"} \(latencySum[route]!)\n"
-                out += "loom_request_duration_seconds_count{route=\"\(route)\"} \(latencyCount[route]!)\n"
+                out += "loom_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(r.count)\n"
+                out += "loom_request_duration_seconds_sum{route=\"\(route)\"} \(r.sum)\n"
+                out += "loom_request_duration_seconds_count{route=\"\(route)\"} \(r.count)\n"
             }
             out += "# HELP loom_resolve_seconds_total Time spent resolving screens on the workers (Lua included).\n# TYPE loom_resolve_seconds_total counter\nloom_resolve_seconds_total \(resolveSeconds)\n"
             out += "# HELP loom_resolutions_total Screens resolved.\n# TYPE loom_resolutions_total counter\nloom_resolutions_total \(resolutions)\n"

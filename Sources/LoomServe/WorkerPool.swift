@@ -8,7 +8,10 @@ import LoomCore
 /// A job may carry a `Deadline` (`host serve --request-timeout`). The caller is answered
 /// `.timedOut` as soon as it passes, whether the job is still queued (it is then never run) or
 /// running (it runs with the deadline as its thread's current one, so the long loops, Lua and
-/// external programs stop early). A worker still busy `replaceAfter` seconds past its job's
+/// external programs stop early). The watchdog thread answers them: it sleeps until the earliest
+/// deadline of the queued and running jobs, so a request costs no timer of its own (a timer per
+/// request, most of them cancelled by nothing and firing long after their request was answered,
+/// cost more than the rest of the pool). A worker still busy `replaceAfter` seconds past its job's
 /// deadline is retired: a new worker thread (with a new context) takes its place, so capacity
 /// is restored, and the old thread ends as soon as its job returns. At most `workers` retired
 /// threads may be alive at once; past that, no more replacements until one of them ends.
@@ -27,9 +30,12 @@ public final class WorkerPool<Context> {
         let deadline: Deadline?
         let body: (Context) -> Void
         let expired: () -> Bool
-        init(deadline: Deadline?, expired: @escaping () -> Bool, body: @escaping (Context) -> Void) {
+        /// Answers the caller `.timedOut` (nothing when it was already answered).
+        let timeOut: () -> Void
+        init(deadline: Deadline?, expired: @escaping () -> Bool, timeOut: @escaping () -> Void, body: @escaping (Context) -> Void) {
             self.deadline = deadline
             self.expired = expired
+            self.timeOut = timeOut
             self.body = body
         }
     }
@@ -43,6 +49,11 @@ public final class WorkerPool<Context> {
     }
 
     private let cond = NSCondition()
+    /// The watchdog sleeps on it; `submit` wakes it for a deadline earlier than `nextWake`.
+    /// Lock order: `timer`, then `cond`.
+    private let timer = NSCondition()
+    /// When the watchdog wakes next (monotonic nanoseconds; under `cond`).
+    private var nextWake: UInt64 = .max
     private var queue: [Job] = []
     private var head = 0
     private var generation = 0
@@ -109,16 +120,25 @@ public final class WorkerPool<Context> {
                 once.resume(.busy)
                 return
             }
-            queue.append(Job(deadline: deadline, expired: { once.isDone }) { ctx in
+            queue.append(Job(deadline: deadline, expired: { once.isDone }, timeOut: { once.resume(.timedOut) }) { ctx in
                 let value = Deadline.run(with: deadline) { job(ctx) }
                 // Finished past the deadline: the loops that check it may have stopped early, so
-                // the value may be partial; the caller gets .timedOut (if the timer was late).
+                // the value may be partial; the caller gets .timedOut (if the watchdog was late).
                 once.resume(deadline?.isExpired == true ? .timedOut : .done(value))
             })
             cond.signal()
+            // A deadline before the watchdog's next look (not with one --request-timeout for all:
+            // later requests end later).
+            var wake = false
+            if let end = deadline?.endNanoseconds, end < nextWake {
+                nextWake = end
+                wake = true
+            }
             cond.unlock()
-            if let deadline {
-                DispatchQueue.global().asyncAfter(deadline: .now() + deadline.remaining) { once.resume(.timedOut) }
+            if wake {
+                timer.lock()
+                timer.signal()
+                timer.unlock()
             }
         }
     }
@@ -161,18 +181,31 @@ public final class WorkerPool<Context> {
         }
     }
 
-    /// Every 100 ms: retires the workers still busy `replaceAfter` seconds past their job's
-    /// deadline and starts new ones in their place.
+    /// Answers `.timedOut` to the jobs (queued or running) whose deadline passed, retires the
+    /// workers still busy `replaceAfter` seconds past their job's deadline and starts new ones in
+    /// their place; then sleeps until the next of those moments (at most a second).
     private func watch() {
         var refused = false
+        timer.lock()
         while true {
-            usleep(100_000)
             var messages: [String] = []
+            var late: [Job] = []
             cond.lock()
             let now = Deadline.nowNanoseconds
             let grace = UInt64(replaceAfter * 1e9)
+            var next = now &+ 1_000_000_000
+            // Queued jobs: at most --queue of them.
+            for i in head..<queue.count {
+                guard let end = queue[i].deadline?.endNanoseconds else { continue }
+                if end <= now { late.append(queue[i]) } else { next = min(next, end) }
+            }
             for slot in slots where !slot.retired {
-                guard let d = slot.job?.deadline, now > d.endNanoseconds &+ grace else { continue }
+                guard let job = slot.job, let d = job.deadline else { continue }
+                if d.endNanoseconds <= now { late.append(job) } else { next = min(next, d.endNanoseconds) }
+                guard now > d.endNanoseconds &+ grace else {
+                    next = min(next, d.endNanoseconds &+ grace &+ 1)
+                    continue
+                }
                 if retiredAlive >= workers {
                     if !refused {
                         refused = true
@@ -188,8 +221,12 @@ public final class WorkerPool<Context> {
                 startWorker()
                 messages.append("worker \(slot.index) is still busy \(Deadline.secondsText(replaceAfter)) past its request's time limit (\(d.limitText)); replaced by worker \(nextIndex - 1) (the old one ends when its request returns)")
             }
+            nextWake = next
             cond.unlock()
+            for job in late { job.timeOut() }
             for m in messages { onReplace(m) }
+            let now2 = Deadline.nowNanoseconds
+            if next > now2 { _ = timer.wait(until: Date(timeIntervalSinceNow: Double(next - now2) / 1e9)) }
         }
     }
 }

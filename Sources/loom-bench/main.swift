@@ -386,21 +386,47 @@ if wanted("population") {
     lines.append(String(format: "              best of %d interleaved rounds (41, more while two bare Lua floors or two --jobs 1 pipelines at once had not yet scaled 1.85; at most 121)", p.rounds))
 }
 
-// MARK: serve — host serve under wrk (64 connections, loopback) against in-process resolution (ServeBench.swift).
+// MARK: serve — a request's cost on one worker against the warm resolution, and host serve against nginx under wrk (ServeBench.swift).
 
 if wanted("serve") {
     let s = serveBench(seconds: quick ? 3 : 10)
+    func loadJSON(_ l: ServeFigures.Load) -> JSONValue {
+        .object(["requests": .int(l.requests), "requests_per_second": r(l.requestsPerSecond, 1), "p50_ms": r(l.p50Ms, 3),
+                 "p99_ms": r(l.p99Ms, 3), "errors": .int(l.errors), "cpu_us_per_request": r(l.cpuUs, 2)])
+    }
     if let skipped = s.skipped {
         results["serve"] = .object(["skipped": .string(skipped)])
         lines.append("serve         skipped: \(skipped)")
     } else {
-        results["serve"] = .object([
-            "connections": 64, "requests_per_second": r(s.requestsPerSecond, 1), "p50_ms": r(s.p50Ms, 3), "p99_ms": r(s.p99Ms, 3),
-            "errors": .int(s.errors), "in_process_per_second": r(s.inProcessPerSecond, 1),
-            "ratio": r(s.requestsPerSecond / max(s.inProcessPerSecond, 1), 3),
-        ])
-        lines.append(String(format: "serve         home for gold, 64 connections: %.0f req/s, p50 %.2f ms, p99 %.2f ms, %d errors; in process (1 thread) %.0f/s: ratio %.2f",
-                            s.requestsPerSecond, s.p50Ms, s.p99Ms, s.errors, s.inProcessPerSecond, s.requestsPerSecond / max(s.inProcessPerSecond, 1)))
+        var o: OrderedDictionary<String, JSONValue> = [
+            "connections": 64, "workers": .int(s.workers), "body_bytes": .int(s.bodyBytes),
+            "resolve_us": r(s.resolveUs, 2), "resolve_json_us": r(s.resolveJSONUs, 2), "resolve_new_user_us": r(s.resolveNewUserUs, 2),
+            "get_one_worker": loadJSON(s.getOneWorker), "post_one_worker": loadJSON(s.postOneWorker),
+            "get": loadJSON(s.get), "post": loadJSON(s.post),
+            "get_ratio": r(s.getRatio, 3), "post_ratio": r(s.postRatio, 3), "request_ratio": r(s.requestRatio, 3),
+            "new_user_ratio": r(s.newUserRatio, 3),
+        ]
+        if let n = s.nginx, let ratio = s.nginxRatio {
+            o["nginx"] = loadJSON(n)
+            o["nginx_ratio"] = r(ratio, 3)
+        } else {
+            o["nginx_skipped"] = .string(s.nginxSkipped ?? "")
+        }
+        results["serve"] = .object(o)
+        lines.append(String(format: "serve         a request on one worker (server CPU per request, wrk 64 connections): GET %.1f µs, POST %.1f µs; warm resolution %.1f µs (with its JSON %.1f µs): request_ratio %.2f (target ≤ 2; GET %.2f, POST %.2f); a resolution for a user made anew %.1f µs: ratio %.2f",
+                            s.getOneWorker.cpuUs, s.postOneWorker.cpuUs, s.resolveUs, s.resolveJSONUs, s.requestRatio, s.getRatio, s.postRatio,
+                            s.resolveNewUserUs, s.newUserRatio))
+        lines.append(String(format: "              one worker: GET %.0f req/s (p99 %.2f ms), POST %.0f req/s (p99 %.2f ms)",
+                            s.getOneWorker.requestsPerSecond, s.getOneWorker.p99Ms, s.postOneWorker.requestsPerSecond, s.postOneWorker.p99Ms))
+        lines.append(String(format: "              %d workers: GET %.0f req/s (p50 %.2f ms, p99 %.2f ms), POST %.0f req/s (p99 %.2f ms), %d errors",
+                            s.workers, s.get.requestsPerSecond, s.get.p50Ms, s.get.p99Ms, s.post.requestsPerSecond, s.post.p99Ms,
+                            s.getOneWorker.errors + s.postOneWorker.errors + s.get.errors + s.post.errors))
+        if let n = s.nginx, let ratio = s.nginxRatio {
+            lines.append(String(format: "              nginx, the same %d-byte body as a static file, %d workers: %.0f req/s (p50 %.2f ms, p99 %.2f ms): nginx_ratio %.2f (target ≥ 0.5)",
+                                s.bodyBytes, s.workers, n.requestsPerSecond, n.p50Ms, n.p99Ms, ratio))
+        } else {
+            lines.append("              nginx skipped: \(s.nginxSkipped ?? "")")
+        }
     }
 }
 

@@ -149,4 +149,19 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(back, v)
         XCTAssertEqual(JSONValue.string("plain é ü ✓").serialized(pretty: false), "\"plain é ü ✓\"")
     }
+
+    /// Strings with nothing to escape are copied whole (short ones too), the empty string is `""`,
+    /// and indents past the writer's ready-made 32 levels are written all the same.
+    func testPlainStringsEmptyStringsAndDeepIndents() {
+        let long = String(repeating: "plain text with é and 中 ", count: 20)
+        XCTAssertEqual(JSONValue.array([.string(""), .string("ab"), .string(long)]).serialized(pretty: false),
+                       "[\"\",\"ab\",\"" + long + "\"]")
+        var v: JSONValue = .string("x")
+        for _ in 0..<40 { v = .array([v]) }
+        let lines = v.serialized(pretty: true).split(separator: "\n")
+        XCTAssertEqual(lines.count, 81)
+        XCTAssertEqual(lines[40], Substring(String(repeating: " ", count: 80) + "\"x\""))
+        XCTAssertEqual(lines[41], Substring(String(repeating: " ", count: 78) + "]"))
+        XCTAssertEqual(v.serialized(pretty: true, indent: "\t").split(separator: "\n")[40], Substring(String(repeating: "\t", count: 40) + "\"x\""))
+    }
 }

@@ -68,4 +68,38 @@ final class WorkerPoolTests: XCTestCase {
         release.signal()
         guard case .done(1) = await first, case .done(2) = await second else { return XCTFail("the first two run") }
     }
+
+    /// The watchdog sleeps until the earliest deadline it knows; a job queued with an earlier one
+    /// wakes it, so that job is answered near its own deadline (not at the watchdog's next look).
+    func testAQueuedJobWithAnEarlierDeadlineIsAnsweredNearIt() async throws {
+        let pool = WorkerPool<Int>(workers: 1, maxPending: 8, replaceAfter: 60) { 0 }
+        let release = DispatchSemaphore(value: 0)
+        async let running = pool.submit(deadline: Deadline(seconds: 30)) { _ -> Int in release.wait(); return 1 }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let start = Deadline.nowNanoseconds
+        let queued = await pool.submit(deadline: Deadline(seconds: 0.1)) { _ in 2 }
+        let waited = Double(Deadline.nowNanoseconds - start) / 1e9
+        guard case .timedOut = queued else { return XCTFail("expected .timedOut, got \(queued)") }
+        XCTAssertGreaterThanOrEqual(waited, 0.09)
+        XCTAssertLessThan(waited, 0.8, "answered near its deadline, not at the watchdog's next second")
+        release.signal()
+        guard case .done(1) = await running else { return XCTFail("the running job finishes") }
+    }
+
+    /// Jobs that finish in time are answered with their value; the watchdog keeps no per-job
+    /// timer, and a later job is still answered at its deadline.
+    func testJobsThatFinishInTimeAreAnsweredAndALaterDeadlineStillHolds() async throws {
+        let pool = WorkerPool<Int>(workers: 2, maxPending: 4096, replaceAfter: 60) { 0 }
+        var sum = 0
+        for i in 0..<2000 {
+            guard case .done(let v) = await pool.submit(deadline: Deadline(seconds: 10), { _ in i }) else { return XCTFail("job \(i) not done") }
+            sum += v
+        }
+        XCTAssertEqual(sum, 1999 * 2000 / 2)
+        let late = await pool.submit(deadline: Deadline(seconds: 0.2)) { _ -> Int in
+            while !Deadline.expired { usleep(1000) }
+            return 1
+        }
+        guard case .timedOut = late else { return XCTFail("expected .timedOut, got \(late)") }
+    }
 }

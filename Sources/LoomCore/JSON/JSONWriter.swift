@@ -37,11 +37,15 @@ extension JSONValue {
 private struct JSONTextWriter {
     let pretty: Bool
     let indent: [UInt8]
+    /// With an indent of spaces only (the usual "  "): spaces for 32 levels, so that a line's
+    /// indent is one copy of a slice of it.
+    let spaces: [UInt8]?
     var out: [UInt8] = []
 
     init(pretty: Bool, indent: [UInt8]) {
         self.pretty = pretty
         self.indent = indent
+        spaces = indent.allSatisfy { $0 == 0x20 } ? [UInt8](repeating: 0x20, count: indent.count * 32) : nil
         out.reserveCapacity(1024)
     }
 
@@ -78,12 +82,20 @@ private struct JSONTextWriter {
         }
     }
 
-    mutating func append(_ s: String) { out.append(contentsOf: s.utf8) }
+    /// A string's UTF-8 in one copy (`ByteView`: a short string's bytes are not contiguous, and
+    /// appending its `utf8` would go byte by byte).
+    mutating func append(_ s: String) {
+        ByteView.with(s) { view, n in view?.append(0, count: n, to: &out) }
+    }
 
     mutating func newline(_ level: Int) {
         guard pretty else { return }
         out.append(0x0A)
-        for _ in 0..<level { out.append(contentsOf: indent) }
+        if let spaces, indent.count * level <= spaces.count {
+            out.append(contentsOf: spaces[0..<indent.count * level])
+        } else {
+            for _ in 0..<level { out.append(contentsOf: indent) }
+        }
     }
 
     /// Characters a terminal may act on beyond C0 controls: DEL, C1 controls, the line and
@@ -95,6 +107,28 @@ private struct JSONTextWriter {
     }
 
     mutating func writeString(_ s: String) {
+        // Most strings (ids, names, keys) hold nothing to escape: one scan, then their bytes in
+        // one append (a copy of a native string's UTF-8) instead of a switch per byte. The scan
+        // stops at the first byte that may need care: a control, `"`, `\`, DEL, or a lead byte
+        // (C2, E2) of the characters `needsEscape` names.
+        let plain = ByteView.with(s) { view, n -> Bool in
+            guard let view else {
+                out.append(UInt8(ascii: "\""))
+                out.append(UInt8(ascii: "\""))
+                return true
+            }
+            var i = 0
+            while i < n {
+                let c = view[i]
+                if c < 0x20 || c == 0x22 || c == 0x5C || c == 0x7F || c == 0xC2 || c == 0xE2 { return false }
+                i += 1
+            }
+            out.append(UInt8(ascii: "\""))
+            view.append(0, count: n, to: &out)
+            out.append(UInt8(ascii: "\""))
+            return true
+        }
+        if plain { return }
         // Only strings holding DEL or a lead byte of those characters (C2, E2) take the slow path.
         if s.utf8.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }),
            s.unicodeScalars.contains(where: { Self.needsEscape($0.value) }) {
