@@ -109,7 +109,7 @@ final class LuaRule: ObservableRule, AttributeReading {
     private func references(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<CallTables, BuildFailure> {
         let engine = self.engine
         do {
-            let user = try engine.userRef(context, owner: owner)
+            let user = try engine.userRef(context, owner: owner, subject: subject)
             let node: Int32, subjectKey: UInt
             switch subject {
             case .component(let c) where c.creation != nil:
