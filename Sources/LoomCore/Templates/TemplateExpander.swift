@@ -138,6 +138,8 @@ public struct TemplateExpander {
     /// (a file holds at most about one node per two bytes; a template multiplies them).
     public static func maxNodes(_ limits: FileLimits) -> Int { min(limits.maxBytes / 64, 1_000_000) }
     public static let scopeKey = "$scope"
+    static let bindingKeys: Set<String> = ["$bind", "$format", "$expr"]
+    static let passedKeys: Set<String> = ["$schema", "$param"]
 
     public static func isName(_ s: String) -> Bool {
         guard let f = s.utf8.first, !(f >= 48 && f <= 57) else { return false }
@@ -176,6 +178,9 @@ public struct TemplateExpander {
     /// The roots of overriding subtrees merged into named templates (they are the screen's).
     var overrideRoots: Set<SourcePosition> = []
     var reported: Set<Diagnostic> = []
+    /// Each binding string parsed once, however many elements use it (by form and text).
+    var parsed: [String: Result<TemplateExpression, TemplateExpression.Failure>] = [:]
+    var formats: [String: Result<[TemplateFormat.Part], TemplateExpression.Failure>] = [:]
 
     /// The document with its templates expanded (nil after a bound was passed), and what went
     /// wrong. `data`: the values of the data sources by name; `params`: the screen's parameters.
@@ -257,7 +262,7 @@ public struct TemplateExpander {
             }
             return JSONNode(.array(out), at: n.position)
         case .object(let o):
-            if let m = o.members.first(where: { ["$bind", "$format", "$expr"].contains($0.key) }) {
+            if let m = o.members.first(where: { Self.bindingKeys.contains($0.key) }) {
                 guard o.members.count == 1 else {
                     fail("\(m.key) stands alone in its object; found also \(o.keys.filter { $0 != m.key }.joined(separator: ", "))", at: n.position, file: file)
                     return nil
@@ -278,7 +283,7 @@ public struct TemplateExpander {
             var out: [JSONObject.Member] = []
             out.reserveCapacity(o.members.count)
             for m in o.members {
-                if m.key.hasPrefix("$"), !["$schema", "$param"].contains(m.key) {
+                if m.key.hasPrefix("$"), !Self.passedKeys.contains(m.key) {
                     fail("unknown template key '\(m.key)'\(DidYouMean.hint(m.key, among: ["$each", "$template", "$bind", "$format", "$expr"]))", at: m.keyPosition, file: file)
                     return nil
                 }
@@ -304,14 +309,23 @@ public struct TemplateExpander {
         let result: Result<JSONValue, TemplateExpression.Failure>
         switch m.key {
         case "$format":
-            switch TemplateFormat.parse(text) {
+            let parts: Result<[TemplateFormat.Part], TemplateExpression.Failure>
+            if let p = formats[text] { parts = p } else {
+                parts = TemplateFormat.parse(text)
+                formats[text] = parts
+            }
+            switch parts {
             case .success(let parts): result = TemplateFormat.evaluate(parts, in: scope).map { .string($0) }
             case .failure(let f): result = .failure(f)
             }
-        case "$bind":
-            result = TemplateExpression.parsePath(text).flatMap { $0.evaluate(in: scope) }
         default:
-            result = TemplateExpression.parse(text).flatMap { $0.evaluate(in: scope) }
+            let key = m.key + ":" + text
+            let e: Result<TemplateExpression, TemplateExpression.Failure>
+            if let p = parsed[key] { e = p } else {
+                e = m.key == "$bind" ? TemplateExpression.parsePath(text) : TemplateExpression.parse(text)
+                parsed[key] = e
+            }
+            result = e.flatMap { $0.evaluate(in: scope) }
         }
         switch result {
         case .success(let v): return v
@@ -409,7 +423,7 @@ public struct TemplateExpander {
             return []
         }
         guard let idNode = to["id"], let idObject = idNode.object,
-              idObject.members.count == 1, ["$bind", "$format", "$expr"].contains(idObject.members[0].key) else {
+              idObject.members.count == 1, Self.bindingKeys.contains(idObject.members[0].key) else {
             fail("a template's \"id\" comes from a $bind, $format or $expr of its element (ids are stable for diffs and caches, and unique in the screen), e.g. \"id\": {\"$format\": \"restaurant-{\(name).id}\"}",
                  at: to["id"]?.position ?? t.position, file: overrideRoots.contains(to["id"]?.position ?? t.position) ? screenFile : tfile)
             return []

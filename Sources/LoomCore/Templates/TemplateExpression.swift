@@ -561,7 +561,8 @@ struct TokenParser {
     mutating func expression(depth: Int) throws -> TemplateExpression {
         try deep(depth)
         let start = here
-        let c = try or(depth: depth + 1)
+        // One level per parenthesis, call, `?:` branch, `not` and unary minus.
+        let c = try or(depth: depth)
         guard isSymbol("?") else { return c }
         i += 1
         let a = try expression(depth: depth + 1)
