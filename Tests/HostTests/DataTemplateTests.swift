@@ -126,3 +126,30 @@ final class DataTemplateTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("r has no field 'nmae'"), r.transcript)
     }
 }
+
+/// A data source a plugin provides per request (`host.data`): called with the user; `host
+/// check` expands the screen with the source's sample.
+final class DataProviderTests: XCTestCase {
+    func ids(_ r: HostResult) throws -> [String] {
+        let tree = try XCTUnwrap(try r.jsonObject()["tree"] as? [String: Any])
+        return (tree["children"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+    }
+
+    func testTheProviderIsCalledForEachUser() throws {
+        let screen = DataTemplateTests.screen("rail_plugin")
+        let gold = try Host.run(["run", screen, "--user", "gold", "--format", "json", "--no-graph"])
+        XCTAssertEqual(gold.status, 0, gold.transcript)
+        XCTAssertEqual(try ids(gold), ["restaurant-1", "restaurant-3", "restaurant-4"])
+        let free = try Host.run(["run", screen, "--user", "free", "--format", "json", "--no-graph"])
+        XCTAssertEqual(free.status, 0, free.transcript)
+        XCTAssertEqual(try ids(free), ["restaurant-3", "restaurant-4"])
+        // Data given with the request replaces the provider.
+        let given = try Host.run(["run", screen, "--user", "free", "--format", "json", "--no-graph",
+                                  "--data", "restaurants=\(DataTemplateTests.project)/bad/other-restaurants.json"])
+        XCTAssertEqual(try ids(given), ["restaurant-7"])
+        // The schema beside the sample types the provider's answer too: its errors are located at host.data.
+        let broken = try Host.run(["run", screen, "--user", "free", "--no-graph",
+                                   "--data", "restaurants=\(DataTemplateTests.project)/bad/broken-restaurants.json"])
+        XCTAssertEqual(broken.status, 1, broken.transcript)
+    }
+}

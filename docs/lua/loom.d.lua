@@ -78,6 +78,11 @@ function loom_Host.rule(name, evaluate, options) end
 ---@param spec loom.FlowSpec Presentation, start screen, `navigate`, deep links.
 function loom_Host.flow(name, spec) end
 
+--- Registers a data provider: a screen's data source `{"plugin": NAME}` is what it returns for each request (docs/data.md). Called with the user, sandboxed like rules; its answer is checked against the source's schema. A name registered twice is an error.
+---@param name string The source's provider name: letters, digits, `_` (not `params`, `state`, `user`).
+---@param provide fun(ctx: {user: loom.User, params: table<string, string>, now: string?}): any Returns the data (JSON-like tables); `ctx` is read-only: the user's attributes (with `profile`), the screen's parameters and the user's `now`.
+function loom_Host.data(name, provide) end
+
 --- Writes one line to the host's log (shown with `--verbose`), the values joined by tabs (nil as `nil`, tables by type name); capped in size per plugin. `print` writes to the same log.
 ---@param ... any Values to write.
 function loom_Host.log(...) end
