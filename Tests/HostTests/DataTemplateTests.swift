@@ -153,3 +153,12 @@ final class DataProviderTests: XCTestCase {
         XCTAssertEqual(broken.status, 1, broken.transcript)
     }
 }
+
+/// `t:open(screen, {data = …})` in scenarios (docs/data.md).
+final class DataScenarioTests: XCTestCase {
+    func testScenariosOpenScreensWithData() throws {
+        let r = try Host.run(["test", "\(DataTemplateTests.project)/scenarios"], environment: ["CI": "true"])
+        XCTAssertEqual(r.status, 0, r.transcript)
+        XCTAssertTrue(r.stdout.contains("3 passed") || r.stdout.contains("passed: 3") || r.stdout.contains("3 scenarios"), r.transcript)
+    }
+}
