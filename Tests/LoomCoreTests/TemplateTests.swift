@@ -152,6 +152,14 @@ final class TemplateTests: XCTestCase {
         XCTAssertTrue(diags.first?.contains("unknown template 'crad'; did you mean 'card'?") == true, "\(diags)")
     }
 
+    func testOtherDollarKeysAreKeptAndNearMissesWarned() {
+        let (out, diags) = expand(#"{"root": {"type": "view", "meta": {"$ref": "x", "t": {"$bnd": "r.name"}}, "children": {"$each": "rs", "as": "r", "template": {"type": "label", "id": {"$bind": "r.name"}}}}}"#, data: rs)
+        XCTAssertEqual(out?["root"]?["meta"], ["$ref": "x", "t": ["$bnd": "r.name"]])
+        XCTAssertEqual(diags, ["s.json:1:55: warning: '$bnd' is not a template key and is kept as written; did you mean '$bind'?"])
+        let plain = try! JSONReader.parse(Array(#"{"root": {"type": "view", "meta": {"$ref": "x"}}}"#.utf8), file: "p.json")
+        XCTAssertFalse(TemplateExpander.needsExpansion(plain))
+    }
+
     func testExpansionIsBounded() {
         let big = "[" + (0..<2000).map { "{\"id\": \($0)}" }.joined(separator: ",") + "]"
         let doc = try! JSONReader.parse(Array(#"{"root": {"type": "view", "children": {"$each": "rs", "as": "r", "template": {"type": "label", "id": {"$bind": "r.id"}, "meta": {"a": 1, "b": 2}}}}}"#.utf8), file: "s.json")

@@ -140,6 +140,7 @@ public struct TemplateExpander {
     public static let scopeKey = "$scope"
     static let bindingKeys: Set<String> = ["$bind", "$format", "$expr"]
     static let passedKeys: Set<String> = ["$schema", "$param"]
+    static let templateKeys = ["$each", "$template", "$bind", "$format", "$expr"]
 
     public static func isName(_ s: String) -> Bool {
         guard let f = s.utf8.first, !(f >= 48 && f <= 57) else { return false }
@@ -155,7 +156,7 @@ public struct TemplateExpander {
             switch n.kind {
             case .object(let o):
                 for m in o.members {
-                    if m.key.hasPrefix("$"), m.key != "$schema", m.key != "$param" { found = true; return }
+                    if templateKeys.contains(m.key) { found = true; return }
                     walk(m.value, depth + 1)
                 }
             case .array(let a): for x in a { walk(x, depth + 1) }
@@ -283,9 +284,11 @@ public struct TemplateExpander {
             var out: [JSONObject.Member] = []
             out.reserveCapacity(o.members.count)
             for m in o.members {
-                if m.key.hasPrefix("$"), !Self.passedKeys.contains(m.key) {
-                    fail("unknown template key '\(m.key)'\(DidYouMean.hint(m.key, among: ["$each", "$template", "$bind", "$format", "$expr"]))", at: m.keyPosition, file: file)
-                    return nil
+                // Other `$` keys are the screen's own (a meta key such as `$ref`): kept as
+                // written, with a warning when one looks like a misspelt template key.
+                if m.key.hasPrefix("$"), !Self.passedKeys.contains(m.key),
+                   let near = DidYouMean.suggest(m.key, among: Self.templateKeys) {
+                    report(.warning("'\(m.key)' is not a template key and is kept as written; did you mean '\(near)'?", at: m.keyPosition.located(in: file)))
                 }
                 guard let v = value(m.value, scope: scope, file: file, depth: depth + 1) else {
                     // A binding that failed leaves its node out; the object stays without it only
