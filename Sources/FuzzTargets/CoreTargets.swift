@@ -18,6 +18,7 @@ public enum FuzzTargets {
         ("FuzzServeBody", serveBody),
         ("FuzzPatches", patches),
         ("FuzzConstraints", constraints), ("FuzzStyles", styles),
+        ("FuzzExpressions", expressions),
         ]
     }
 

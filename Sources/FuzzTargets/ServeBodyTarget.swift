@@ -38,6 +38,11 @@ extension FuzzTargets {
         let again = ScreenRequestBody.parse(bytes: Array(serveBodyJSON(body).utf8))
         check(again.map(Self.writtenForm) == .success(Self.writtenForm(body)),
               "an accepted body written back reads differently:\n\(serveBodyJSON(body))\n\(again)")
+        // `data` values are located in the body (positions differ once written back): compared as values.
+        if case .success(let b2) = again {
+            check(b2.data.mapValues { Self.form($0.node.plain) } == body.data.mapValues { Self.form($0.node.plain) },
+                  "an accepted body's data written back reads differently:\n\(serveBodyJSON(body))")
+        }
 
         var profiles = UserProfiles()
         profiles.profiles["gold"] = ["tier": .string("gold"), "id": .string("174")]
@@ -65,17 +70,19 @@ extension FuzzTargets {
     /// A body as JSON text: every field it has, attributes in order (a repeated key repeated).
     /// A body as the JSON writer writes it: every attribute value with integral doubles (within
     /// ±2^53) as ints, as `JSONValue.numberText` writes them; nothing else changes.
-    static func writtenForm(_ b: ScreenRequestBody) -> ScreenRequestBody {
-        func form(_ v: JSONValue) -> JSONValue {
-            switch v {
-            case .double(let d) where d.isFinite && d == d.rounded() && abs(d) <= 9_007_199_254_740_992: return .int(Int(d))
-            case .array(let items): return .array(items.map(form))
-            case .object(let o): return .object(o.mapValues(form))
-            default: return v
-            }
+    static func form(_ v: JSONValue) -> JSONValue {
+        switch v {
+        case .double(let d) where d.isFinite && d == d.rounded() && abs(d) <= 9_007_199_254_740_992: return .int(Int(d))
+        case .array(let items): return .array(items.map(form))
+        case .object(let o): return .object(o.mapValues(form))
+        default: return v
         }
+    }
+
+    static func writtenForm(_ b: ScreenRequestBody) -> ScreenRequestBody {
         var out = b
-        out.attributes = b.attributes.map { a in var a = a; a.value = form(a.value); return a }
+        out.data = [:]
+        out.attributes = b.attributes.map { a in var a = a; a.value = Self.form(a.value); return a }
         return out
     }
 
@@ -92,6 +99,9 @@ extension FuzzTargets {
         if let d = b.device { parts.append("\"device\": " + q(d)) }
         if let o = b.orientation { parts.append("\"orientation\": " + q(o)) }
         if let t = b.traits { parts.append("\"traits\": " + q(t)) }
+        if !b.data.isEmpty {
+            parts.append("\"data\": {" + b.data.keys.sorted().map { q($0) + ": " + b.data[$0]!.node.plain.serialized(pretty: false) }.joined(separator: ", ") + "}")
+        }
         return "{" + parts.joined(separator: ", ") + "}"
     }
 }

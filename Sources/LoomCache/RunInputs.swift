@@ -32,6 +32,8 @@ public struct RunInputs: Sendable {
         }
         h.add(folder: project.screensDir, limits: fileLimits)
         h.add(folder: project.stylesDir, limits: fileLimits)
+        // Screens' data files (docs/data.md) live in the project's `data` folder by convention.
+        h.add(folder: Project.join(projectRoot, "data"), limits: fileLimits)
         for d in project.pluginDirs + pluginDirs { h.add(folder: d, limits: fileLimits) }
         for p in patches { h.add(file: p, limits: fileLimits) }
         for a in arguments { h.add("arg " + a) }

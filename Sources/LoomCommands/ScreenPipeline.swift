@@ -46,7 +46,10 @@ public enum ScreenPipeline {
         case .failure(let d): return stopped(d)
         }
         result.profile = profile
-        let loaded = ws.screen(file: file)
+        // A data-fed screen (docs/data.md) given data or params is expanded for this request
+        // alone, and resolved without the file's caches.
+        let fed = !request.data.isEmpty || ((!request.params.isEmpty && ws.isDataFed(file)) || ws.hasProvidedData(file))
+        let loaded = fed ? ws.screen(file: file, request: DataRequest(data: request.data, params: request.params, user: profile)) : ws.screen(file: file)
         diagnostics.append(contentsOf: loaded.diagnostics)
         guard var parsed = loaded.screen, var check = loaded.check else { return stopped(loaded.diagnostics) }
         let explain = compute.contains(.explain)
@@ -66,7 +69,7 @@ public enum ScreenPipeline {
             }
         }
         // A patched screen has the file's name but other nodes: it must not share the file's cache.
-        let resolution = request.patches.isEmpty
+        let resolution = request.patches.isEmpty && !fed
             ? ws.resolve(parsed, check: check, user: profile, explain: explain, params: request.params)
             : ws.resolveUncached(parsed, check: check, user: profile, explain: explain, params: request.params)
         diagnostics.append(contentsOf: resolution.diagnostics)

@@ -89,6 +89,9 @@ public struct ScreenRequest: Sendable {
     /// (rules then see device attributes only when the project has styles).
     public var device: DeviceContext?
     public var compute: Compute
+    /// Data given with the request (`--data NAME=FILE`, a POST body's `"data"`), replacing the
+    /// screen's declared sources of those names (docs/data.md).
+    public var data: [String: DataValue] = [:]
 
     public init(screen: String?, user: UserSelection = UserSelection(), params: [String: String] = [:], patches: [String] = [],
                 device: DeviceContext? = nil, compute: Compute = [.tree]) {

@@ -26,6 +26,8 @@ extension PluginEngine {
         state.setField(-2, "rule")
         state.pushFunction { [unowned self] call in self.registerFlow(call, info: info, owner: owner) }
         state.setField(-2, "flow")
+        state.pushFunction { [unowned self] call in self.registerData(call, info: info, owner: owner) }
+        state.setField(-2, "data")
         state.pushFunction { [unowned self] call in
             // Bounded: the line is built up to just past the log cap (the sink cuts and marks a
             // line that crosses it), copying only that much of each string, however many

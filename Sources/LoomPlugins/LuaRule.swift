@@ -123,7 +123,7 @@ final class LuaRule: ObservableRule, AttributeReading {
     @inline(__always)
     private func references(_ engine: PluginEngine, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<CallTables, BuildFailure> {
         do {
-            let user = try engine.userRef(context, owner: owner)
+            let user = try engine.userRef(context, owner: owner, subject: subject)
             let node: Int32, subjectKey: UInt
             switch subject {
             case .component(let c) where c.creation != nil:

@@ -22,6 +22,8 @@ public enum ServeHandler {
         public var attributes: [(key: String, value: JSONValue)] = []
         public var now: String?
         public var params: [String: String] = [:]
+        /// The body's `"data"`: values by data source name (docs/data.md).
+        public var data: [String: DataValue] = [:]
         public var device: DeviceContext?
         public var explain = false
         public var graph = false
@@ -84,7 +86,8 @@ public enum ServeHandler {
         if load.hasErrors {
             return .problem(500, "The project has errors", detail: "the plugins or project files have errors; see diagnostics", diagnostics: load.sorted)
         }
-        let loaded = ws.screen(file: file)
+        // A data-fed screen given data is expanded with it (the file's own expansion may lack it).
+        let loaded = inputs.data.isEmpty && !ws.hasProvidedData(file) ? ws.screen(file: file) : ws.screen(file: file, request: DataRequest(data: inputs.data, params: inputs.params, user: profile))
         guard let parsed = loaded.screen, loaded.check != nil else {
             return .problem(500, "The screen has errors", detail: "screen '\(id)' cannot be parsed", diagnostics: loaded.diagnostics.sorted)
         }
@@ -109,7 +112,11 @@ public enum ServeHandler {
         if inputs.explain { compute.insert(.explain) }
         // The graph is explored only when asked for (it costs more than the resolution).
         if inputs.graph { compute.insert(.graph) }
-        let result = ScreenPipeline.resolve(ScreenRequest(screen: file, user: user, params: inputs.params, device: inputs.device, compute: compute), in: ws)
+        let result = ScreenPipeline.resolve({
+            var r = ScreenRequest(screen: file, user: user, params: inputs.params, device: inputs.device, compute: compute)
+            r.data = inputs.data
+            return r
+        }(), in: ws)
         if let failure = result.failure {
             return .problem(500, "The screen has errors", detail: failure.errors.first?.message ?? "screen '\(id)' cannot be resolved", diagnostics: result.diagnostics.sorted)
         }
@@ -150,6 +157,7 @@ public enum ServeHandler {
             if let p = body.profile { i.profile = p }
             if let n = body.now { i.now = n }
             for (k, v) in body.params { i.params[k] = v }
+            i.data = body.data
             device = (body.device ?? device.0, body.orientation ?? device.1, body.traits ?? device.2)
             i.attributes = body.attributes.map { ($0.key, $0.value) }
         }

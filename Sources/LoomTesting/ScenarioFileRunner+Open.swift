@@ -3,6 +3,7 @@ import LoomCore
 import LoomNavigation
 import LoomPlugins
 import LoomStyles
+import LoomWorkspace
 import LuaRuntime
 import OrderedCollections
 
@@ -45,6 +46,7 @@ extension ScenarioFileRunner {
         var context = OrderedDictionary<String, JSONValue>()
         var now: String?
         var params: [String: String] = [:]
+        var data: [String: DataValue] = [:]
         var device: (name: String?, orientation: String?, traits: String?) = (nil, nil, nil)
         if args.count > 2, case .string(let d) = args[2] { userName = d }
         if args.count > 1 {
@@ -70,11 +72,18 @@ extension ScenarioFileRunner {
                                 throw ScenarioFailure("t:open: options.params.\(name) must be a string or an integer, found \(value.kindName)")
                             }
                         }
+                    case "data":
+                        // The screen's data sources given with the open (docs/data.md), located
+                        // in the scenario file.
+                        guard case .object(let d) = v else { throw ScenarioFailure("t:open: options.data must be a table of data source values, found \(v.kindName)") }
+                        for (name, value) in d {
+                            data[name] = DataValue(node: TemplateExpander.node(value, at: SourcePosition(line: 1, column: 1)), file: self.file.path)
+                        }
                     case "device", "orientation", "traits":
                         guard case .string(let text) = v else { throw ScenarioFailure("t:open: options.\(k) must be a string, found \(v.kindName)") }
                         if k == "device" { device.name = text } else if k == "orientation" { device.orientation = text } else { device.traits = text }
                     default:
-                        let known = ["user", "context", "now", "params", "device", "orientation", "traits"]
+                        let known = ["user", "context", "now", "params", "data", "device", "orientation", "traits"]
                         throw ScenarioFailure("t:open: unknown option '\(k)'\(DidYouMean.hint(k, among: known)); options are \(known.joined(separator: ", "))")
                     }
                 }
@@ -96,7 +105,15 @@ extension ScenarioFileRunner {
         case .failure(let d): throw ScenarioFailure("t:open: " + d.message.replacingOccurrences(of: "--now takes", with: "options.now takes"))
         }
         for (k, v) in context { profile.attributes[k] = v }
-        let target = try openTarget(screenArg)
+        var target = try openTarget(screenArg)
+        if !data.isEmpty || ws.hasProvidedData(target.screen.file) {
+            // Expanded for this open: its data, or its providers' for this user.
+            let loaded = ws.screen(file: target.screen.file, request: DataRequest(data: data, params: params, user: profile))
+            guard let s = loaded.screen, let c = loaded.check, !loaded.diagnostics.hasErrors else {
+                throw ScenarioFailure("t:open: screen \(target.screen.file) has errors with this data:\n" + loaded.diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
+            }
+            target = OpenTarget(argument: target.argument, screen: s, check: c, flows: target.flows, entry: target.entry, fed: true)
+        }
         let parsed = target.screen
         let link = SessionLink(ws: ws, user: profile, device: deviceContext, target: target)
         let sim: NavigationSimulator

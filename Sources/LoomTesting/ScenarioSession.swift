@@ -69,12 +69,12 @@ final class ScenarioSession {
         if let c = cached(key) { return c }
         let (screen, check) = try stackScreen(top)
         ws.useDevice(device)
-        let r = ws.resolve(screen, check: check, user: user, params: top.params)
+        let r = resolve(screen, check: check, explain: false, params: top.params)
         // The opened screen's resolution is the one its navigation simulator reads actions from.
         if top.screen == opened.id, link.slot == nil { link.slot = (key, r) }
         let entry = ResolvedScreen(screen: screen, check: check, resolution: r)
         store(key, entry)
-        coverage?.resolved(screen, explained: ws.resolve(screen, check: check, user: user, explain: true, params: top.params))
+        coverage?.resolved(screen, explained: resolve(screen, check: check, explain: true, params: top.params))
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((top.screen, d))
         }
@@ -143,7 +143,16 @@ final class ScenarioSession {
     func explained() throws(ScenarioFailure) -> (Screen, Resolution) {
         let (s, c, _) = try current()
         ws.useDevice(device)
-        return (s, ws.resolve(s, check: c, user: user, explain: true, params: simulator.current?.params ?? [:]))
+        return (s, resolve(s, check: c, explain: true, params: simulator.current?.params ?? [:]))
+    }
+
+    /// A screen of the stack resolved for the session's user: the opened screen expanded with
+    /// data of its own without the file's caches (docs/data.md), any other with them.
+    func resolve(_ screen: Screen, check: ScreenCheck, explain: Bool, params: [String: String]) -> Resolution {
+        if link.target.fed, screen.file == link.target.screen.file {
+            return ws.resolveUncached(screen, check: check, user: user, explain: explain, params: params)
+        }
+        return ws.resolve(screen, check: check, user: user, explain: explain, params: params)
     }
 
     /// A screen on the stack and its parameters: the same screen opened for another movie is
@@ -320,13 +329,17 @@ final class OpenTarget {
     let check: ScreenCheck
     let flows: FlowSet
     let entry: EntryPoint
+    /// The screen was expanded with `t:open`'s `data` (or a provider's, for this user): its
+    /// nodes are not the file's, so it is resolved without the file's caches.
+    let fed: Bool
 
-    init(argument: String, screen: Screen, check: ScreenCheck, flows: FlowSet, entry: EntryPoint) {
+    init(argument: String, screen: Screen, check: ScreenCheck, flows: FlowSet, entry: EntryPoint, fed: Bool = false) {
         self.argument = argument
         self.screen = screen
         self.check = check
         self.flows = flows
         self.entry = entry
+        self.fed = fed
     }
 }
 

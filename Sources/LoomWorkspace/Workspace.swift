@@ -48,6 +48,10 @@ public final class Workspace {
     public private(set) var diagnostics = Diagnostics()
     /// Parsed screens by file path.
     private var screensByFile: [String: LoadedScreen] = [:]
+    /// Screen files with templates or data (expanded before they are parsed).
+    var dataFedFiles: Set<String> = []
+    /// Those of them with a source a plugin provides per request (`host.data`).
+    var providedDataFiles: Set<String> = []
     private var screenIndex: [String: String]?
     var cachedFlows: (FlowSet, Diagnostics)?
     var cachedConfiguration: Diagnostics?
@@ -124,13 +128,28 @@ public final class Workspace {
 
     // MARK: Screens
 
-    /// Parses and checks a screen file (once).
+    /// Parses and checks a screen file (once). A screen with templates is expanded with its
+    /// declared data (files, plugin sources' samples) first (docs/data.md).
     public func screen(file: String) -> LoadedScreen {
         if let s = screensByFile[file] { return s }
+        let result = loadScreen(file: file, request: nil)
+        screensByFile[file] = result
+        return result
+    }
+
+    /// Parses, expands (with `request`'s data and params when given) and checks a screen file.
+    func loadScreen(file: String, request: DataRequest?) -> LoadedScreen {
         var d = Diagnostics()
         let result: LoadedScreen
         do {
-            let doc = try SafeFile.parseJSON(atPath: file, displayPath: file, limits: project.fileLimits)
+            var doc = try SafeFile.parseJSON(atPath: file, displayPath: file, limits: project.fileLimits)
+            if TemplateExpander.needsExpansion(doc) || !(request?.data.isEmpty ?? true) {
+                dataFedFiles.insert(file)
+                let (expanded, ed) = expand(doc, request: request)
+                d.append(contentsOf: ed)
+                guard let expanded else { return LoadedScreen(screen: nil, diagnostics: d, check: nil) }
+                doc = expanded
+            }
             let defaultID = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             let (screen, pd) = ScreenParser.parse(doc, defaultID: defaultID)
             d.append(contentsOf: pd)
@@ -145,7 +164,6 @@ public final class Workspace {
             d.append(error)
             result = LoadedScreen(screen: nil, diagnostics: d, check: nil)
         }
-        screensByFile[file] = result
         return result
     }
 

@@ -19,6 +19,7 @@ struct Run: ParsableCommand {
 
     @OptionGroup var user: UserOptions
     @OptionGroup var params: ParamOptions
+    @OptionGroup var dataOptions: DataOptions
     @OptionGroup var engine: EngineOptions
     @OptionGroup var deviceOptions: DeviceOptions
 
@@ -45,13 +46,16 @@ struct Run: ParsableCommand {
         if explain { compute.insert(.explain) }
         if !noGraph { compute.insert(.graph) }
         if layout { compute.insert(.layout) }
-        return ScreenRequest(screen: screen, user: try user.selection(), params: params.values, patches: patch,
-                             device: deviceOptions.chosen, compute: compute)
+        var r = ScreenRequest(screen: screen, user: try user.selection(), params: params.values, patches: patch,
+                              device: deviceOptions.chosen, compute: compute)
+        r.data = try dataOptions.values(limits: engine.fileLimits)
+        return r
     }
 
     func run() throws {
         var cache: RunCacheEntry?
-        if let key = cacheOptions.cacheKey {
+        // Data files given with --data are not among the cache's hashed inputs: no cache then.
+        if let key = cacheOptions.cacheKey, dataOptions.data.isEmpty {
             let c = RunCacheEntry(options: cacheOptions, key: key, screen: screen, engine: engine, user: user, patches: patch,
                                   flags: ["explain=\(explain)", "graph=\(!noGraph)", "layout=\(layout)"] + params.hashed + deviceOptions.hashed)
             if c.serve(format: format, explain: explain) { return }

@@ -78,6 +78,11 @@ function loom_Host.rule(name, evaluate, options) end
 ---@param spec loom.FlowSpec Presentation, start screen, `navigate`, deep links.
 function loom_Host.flow(name, spec) end
 
+--- Registers a data provider: a screen's data source `{"plugin": NAME}` is what it returns for each request (docs/data.md). Called with the user, sandboxed like rules; its answer is checked against the source's schema. A name registered twice is an error.
+---@param name string The source's provider name: letters, digits, `_` (not `params`, `state`, `user`).
+---@param provide fun(ctx: {user: loom.User, params: table<string, string>, now: string?}): any Returns the data (JSON-like tables); `ctx` is read-only: the user's attributes (with `profile`), the screen's parameters and the user's `now`.
+function loom_Host.data(name, provide) end
+
 --- Writes one line to the host's log (shown with `--verbose`), the values joined by tabs (nil as `nil`, tables by type name); capped in size per plugin. `print` writes to the same log.
 ---@param ... any Values to write.
 function loom_Host.log(...) end
@@ -307,6 +312,7 @@ ui = loom_UI
 ---@field context? table<string, any> Attributes added or overridden, as `--context`.
 ---@field now? string The evaluation time, ISO-8601 (time is an input, never the wall clock).
 ---@field params? table<string, string|integer> The parameters the screen is opened with, as a step would carry them (`{ id = "42" }`); a tap passes the step's parameters on to the next screen.
+---@field data? table<string, any> Data for the screen's data sources by name (docs/data.md), replacing the declared sources of those names, checked against their schemas: `{ restaurants = { { id = 1, name = "Pasta Place", open = true } } }`.
 ---@field device? string A device of `host devices` the session's screens resolve for (styles, and the `device.*` attributes rules read); default `iphone-15`. An unknown name fails the scenario with a did-you-mean.
 ---@field orientation? string `portrait` (default) or `landscape`.
 ---@field traits? string Size classes, horizontal then vertical (`"compact regular"`), as `--traits`; default: the device's for the orientation.

@@ -192,6 +192,26 @@ public final class RuleRegistration {
 }
 
 /// The one shared factory every plugin registers into.
+/// A data provider a plugin registered (`host.data(NAME, function(ctx) … end)`): called with
+/// the user, the screen's parameters and `now`, sandboxed like rules; its answer is a data
+/// source's value (docs/data.md).
+public protocol DataProviding: AnyObject {
+    func provide(user: UserProfile, params: [String: String]) -> Result<JSONValue, Diagnostic>
+}
+
+public struct DataProviderRegistration {
+    public var name: String
+    public var plugin: PluginInfo
+    public var location: SourceLocation
+    public var provider: any DataProviding
+    public init(name: String, plugin: PluginInfo, location: SourceLocation, provider: any DataProviding) {
+        self.name = name
+        self.plugin = plugin
+        self.location = location
+        self.provider = provider
+    }
+}
+
 public final class Factory {
     public private(set) var components: [String: ComponentRegistration] = [:]
     /// Alias → canonical type.
@@ -200,8 +220,17 @@ public final class Factory {
     public private(set) var rules: [String: RuleRegistration] = [:]
     /// Registration order, for listings.
     public private(set) var order: [(kind: String, name: String)] = []
+    /// Data providers (`host.data`), by source name (docs/data.md).
+    public private(set) var dataProviders: [String: DataProviderRegistration] = [:]
 
     public init() {}
+
+    public func register(_ r: DataProviderRegistration) throws(Diagnostic) {
+        if let existing = dataProviders[r.name] {
+            throw .error(duplicate("data provider", r.name, existing.plugin, existing.location, r.plugin), at: r.location)
+        }
+        dataProviders[r.name] = r
+    }
 
     private func duplicate(_ what: String, _ name: String, _ first: PluginInfo, _ firstLoc: SourceLocation, _ second: PluginInfo) -> String {
         "\(what) '\(name)' is already registered by plugin \(first.name) (\(firstLoc)); plugin \(second.name) cannot register it again"
@@ -242,6 +271,7 @@ public final class Factory {
         }
         for (k, r) in items where r.plugin.name == plugin { items[k] = nil }
         for (k, r) in rules where r.plugin.name == plugin { rules[k] = nil }
+        for (k, r) in dataProviders where r.plugin.name == plugin { dataProviders[k] = nil }
         order.removeAll { entry in
             switch entry.kind {
             case "component": return components[entry.name] == nil

@@ -51,13 +51,17 @@ public final class Component: Sendable {
     /// True when the header or footer can only be an item (it has item keys such as `subtitle`
     /// or no type at all); false when it could also be a component (`type`/`kind`, `meta`, …).
     public let isItemOnly: Bool
+    /// A template element's node: the element's fields as attributes its rule reads beside the
+    /// user's (`r.open` for `"as": "r"`; docs/data.md). Nil for every other node.
+    public let scope: OrderedDictionary<String, JSONValue>?
 
     public init(
         type: String, typeLocation: SourceLocation, id: String?, idLocation: SourceLocation?, meta: JSONNode?,
         children: [Component], rule: RuleExpression?, hasRule: Bool, items: [Item], hasItems: Bool,
         layout: JSONNode?, header: Component?, footer: Component?, title: String?, action: String?,
         actionLocation: SourceLocation?, style: JSONNode?, location: SourceLocation, path: String, serial: Int,
-        constraints: JSONNode? = nil, creation: Creation? = nil, itemForm: Item? = nil, isItemOnly: Bool = false
+        constraints: JSONNode? = nil, creation: Creation? = nil, itemForm: Item? = nil, isItemOnly: Bool = false,
+        scope: OrderedDictionary<String, JSONValue>? = nil
     ) {
         self.type = type
         self.typeLocation = typeLocation
@@ -84,6 +88,7 @@ public final class Component: Sendable {
         self.creation = creation
         self.itemForm = itemForm
         self.isItemOnly = isItemOnly
+        self.scope = scope
     }
 
     /// The item this header or footer is read as, or nil when it is a component: an item when
@@ -102,6 +107,16 @@ public final class Component: Sendable {
         for c in children { c.walk(body) }
         for i in items { for c in i.children { c.walk(body) } }
         footer?.walk(body)
+    }
+}
+
+extension RuleSubject {
+    /// The template element a rule of this subject reads beside the user (nil: none).
+    public var scope: OrderedDictionary<String, JSONValue>? {
+        switch self {
+        case .component(let c): return c.scope
+        case .item(let i): return i.scope
+        }
     }
 }
 
@@ -127,12 +142,14 @@ public final class Item: Sendable {
     public let serial: Int
     /// The props of the default item view: the item's own fields (made once).
     public let defaultProps: JSONValue
+    /// A template element's item: the element's fields as attributes its rule reads (see `Component.scope`).
+    public let scope: OrderedDictionary<String, JSONValue>?
 
     public init(
         id: String?, title: String?, subtitle: String?, text: String?, image: String?, kind: String?,
         kindLocation: SourceLocation?, action: String?, actionLocation: SourceLocation?, meta: JSONNode?,
         size: JSONNode? = nil, rule: RuleExpression?, hasRule: Bool, children: [Component], location: SourceLocation,
-        path: String, serial: Int
+        path: String, serial: Int, scope: OrderedDictionary<String, JSONValue>? = nil
     ) {
         self.id = id
         self.title = title
@@ -151,6 +168,7 @@ public final class Item: Sendable {
         self.location = location
         self.path = path
         self.serial = serial
+        self.scope = scope
         var o: OrderedDictionary<String, JSONValue> = [:]
         if let t = title { o["title"] = .string(t) }
         if let s = subtitle, !s.isEmpty { o["subtitle"] = .string(s) }

@@ -1,20 +1,23 @@
+import OrderedCollections
+
 /// Reads the three screen formats (native, Matrioska, Spots) into one model, collecting every
 /// format-level problem with its location. Checks that need the registered plugins (unknown
 /// types, meta schemas, child counts) happen later, in `ScreenChecker`.
 public struct ScreenParser {
     public static let componentKeys: Set<String> = [
         "type", "id", "meta", "children", "rule", "items", "layout", "header", "footer", "action", "style", "title",
-        "constraints",
+        "constraints", TemplateExpander.scopeKey,
     ]
     /// Spots' ComponentModel keys, accepted in Spots files (`kind` is the type, `span` goes to the layout).
     public static let spotsComponentKeys: Set<String> = ["kind", "span"]
     public static let itemKeys: Set<String> = [
         "id", "title", "subtitle", "text", "image", "kind", "action", "meta", "rule", "children", "size",
+        TemplateExpander.scopeKey,
     ]
     /// Spots' older item keys (`type` is the kind, `target.uri` the action).
     public static let spotsItemKeys: Set<String> = ["type", "target"]
     /// The keys of a native screen file's top level.
-    public static let screenKeys: Set<String> = ["screen", "root", "title", "description", "$schema"]
+    public static let screenKeys: Set<String> = ["screen", "root", "title", "description", "$schema", "data"]
 
     /// The built-in root of a Spots file, whose top level is a list of components.
     public static let spotsRootType = "screen"
@@ -197,7 +200,14 @@ public struct ScreenParser {
             children: children, rule: failClosed ? nil : rule, hasRule: obj["rule"] != nil || failClosed,
             items: items, hasItems: obj["items"] != nil, layout: layout, header: header, footer: footer,
             title: title?.0, action: action?.0, actionLocation: action?.1, style: obj["style"],
-            location: loc(node.position), path: path, serial: serial, constraints: obj["constraints"])
+            location: loc(node.position), path: path, serial: serial, constraints: obj["constraints"],
+            scope: Self.scope(obj))
+    }
+
+    /// The element attributes `TemplateExpander` set on a template's node (`$scope`).
+    static func scope(_ obj: JSONObject) -> OrderedDictionary<String, JSONValue>? {
+        guard let s = obj[TemplateExpander.scopeKey], case .object(let o) = s.plain else { return nil }
+        return o
     }
 
     /// Keys only a component has: a header or footer holding one is read as a component.
@@ -231,18 +241,18 @@ public struct ScreenParser {
                 type: it.kind ?? "item", typeLocation: l, id: it.id, idLocation: nil, meta: it.meta, children: [],
                 rule: it.rule, hasRule: it.hasRule, items: [], hasItems: false, layout: nil, header: nil, footer: nil,
                 title: it.title, action: it.action, actionLocation: it.actionLocation, style: nil, location: it.location,
-                path: path, serial: it.serial, itemForm: it, isItemOnly: true)
+                path: path, serial: it.serial, itemForm: it, isItemOnly: true, scope: it.scope)
         }
         guard let c = component(node, path: path) else { return nil }
         let it = Item(
             id: c.id, title: c.title, subtitle: nil, text: nil, image: nil, kind: c.type, kindLocation: c.typeLocation,
             action: c.action, actionLocation: c.actionLocation, meta: c.meta, rule: c.rule, hasRule: c.hasRule,
-            children: [], location: c.location, path: c.path, serial: c.serial)
+            children: [], location: c.location, path: c.path, serial: c.serial, scope: c.scope)
         return Component(
             type: c.type, typeLocation: c.typeLocation, id: c.id, idLocation: c.idLocation, meta: c.meta, children: [],
             rule: c.rule, hasRule: c.hasRule, items: [], hasItems: false, layout: nil, header: nil, footer: nil,
             title: c.title, action: c.action, actionLocation: c.actionLocation, style: nil, location: c.location,
-            path: c.path, serial: c.serial, constraints: c.constraints, itemForm: it, isItemOnly: false)
+            path: c.path, serial: c.serial, constraints: c.constraints, itemForm: it, isItemOnly: false, scope: c.scope)
     }
 
     mutating func item(_ node: JSONNode, path: String) -> Item? {
@@ -284,6 +294,6 @@ public struct ScreenParser {
             text: string(obj, "text", what: "item")?.0, image: string(obj, "image", what: "item")?.0, kind: kind?.0,
             kindLocation: kind?.1, action: action?.0, actionLocation: action?.1, meta: meta, size: obj["size"],
             rule: ruleFailed ? nil : rule, hasRule: obj["rule"] != nil, children: children,
-            location: loc(node.position), path: path, serial: serial)
+            location: loc(node.position), path: path, serial: serial, scope: Self.scope(obj))
     }
 }

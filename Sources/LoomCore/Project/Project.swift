@@ -21,6 +21,8 @@ public struct Project: Sendable {
     public var valueLocations: [String: SourceLocation] = [:]
     /// The named rules of loom.json's `rules` or of `rules.json`, in the order written.
     public var namedRules: [NamedRuleSource] = []
+    /// loom.json's `"templates"`: named templates screens use as `{"$template": NAME, …}` (docs/data.md).
+    public var templates = NamedTemplates()
     /// The paths as loom.json writes them (`users`, `flows`, `screens`, `scenarios`), for messages.
     public var writtenPaths: [String: String] = [:]
     /// Where loom.json's `rules` key is written, when it is.
@@ -121,7 +123,7 @@ public struct Project: Sendable {
             d.error("loom.json holds an object, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
             return (p, d)
         }
-        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "name", "description"]
+        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "name", "description", "templates"]
         for m in o.members {
             let loc = doc.location(m.value.position)
             p.valueLocations[m.key] = loc
@@ -129,6 +131,8 @@ public struct Project: Sendable {
             case "rules":
                 p.namedRules = NamedRuleSource.parse(m.value, in: doc, place: "\"rules\"", diagnostics: &d)
                 p.namedRulesKey = doc.location(m.keyPosition)
+            case "templates":
+                p.templates = NamedTemplates.parse(m.value, in: doc, diagnostics: &d)
             case "plugins":
                 p.pluginDirsDeclared = true
                 if let s = m.value.string {

@@ -4,7 +4,7 @@
 /// all of them reported at once; nothing in the body is trusted beyond its shape (names and
 /// values are data, escaped wherever they are shown). Fuzzed by `FuzzServeBody`.
 public struct ScreenRequestBody: Sendable, Equatable {
-    public static let keys = ["user", "profile", "params", "now", "device", "orientation", "traits"]
+    public static let keys = ["user", "profile", "params", "now", "device", "orientation", "traits", "data"]
     /// The name the body gives the document in locations.
     public static let file = "request body"
 
@@ -13,6 +13,9 @@ public struct ScreenRequestBody: Sendable, Equatable {
     /// `user`'s attributes, in the body's order (added to, or overriding, the profile's).
     public var attributes: [Attribute] = []
     public var params: [String: String] = [:]
+    /// `"data"`: values by data source name, each replacing the screen's declared source of that
+    /// name (docs/data.md), located in the body.
+    public var data: [String: DataValue] = [:]
     public var device: String?
     public var orientation: String?
     public var traits: String?
@@ -86,6 +89,17 @@ public struct ScreenRequestBody: Sendable, Equatable {
                 }
             } else {
                 problems.append(.error("\"params\" is an object of strings, found \(p.kindDescription)", at: doc.location(p.position)))
+            }
+        }
+        if let v = o["data"] {
+            if let dobj = v.object {
+                for m in dobj.members {
+                    if TemplateExpander.isName(m.key) { body.data[m.key] = DataValue(node: m.value, file: file) } else {
+                        problems.append(.error("\"data\" maps data source names (letters, digits, _) to values, found \(JSONKeyText.quoted(m.key))", at: doc.location(m.keyPosition)))
+                    }
+                }
+            } else {
+                problems.append(.error("\"data\" is an object of data source values, found \(v.kindDescription)", at: doc.location(v.position)))
             }
         }
         for k in ["device", "orientation", "traits"] {

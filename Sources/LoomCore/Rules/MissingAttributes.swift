@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// The user attributes a screen's rules read (as the rules declare them, named rules
 /// expanded) that a user lacks: one warning per attribute, at the first rule reference
 /// (in the order written) that reads it.
@@ -15,7 +17,7 @@ public enum MissingAttributes {
         // each at the first reference outside named rules) would give them. An explicit stack:
         // a chain of named rules is not a recursion as deep as the chain.
         var looked = Set<Int>()
-        func visit(_ rule: RuleExpression?) {
+        func visit(_ rule: RuleExpression?, scope: OrderedDictionary<String, JSONValue>? = nil) {
             guard let rule else { return }
             var stack: [(refs: [(name: String, args: JSONNode?, location: SourceLocation)], next: Int, at: SourceLocation?)] =
                 [(rule.references, 0, nil)]
@@ -33,7 +35,7 @@ public enum MissingAttributes {
                     if looked.insert(named.index).inserted { stack.append((named.references, 0, reference ?? ref.location)) }
                     continue
                 }
-                for a in reg.attributesRead(args: ref.args) ?? [] where user.attributes[a] == nil && !a.hasPrefix("params.") && !provided.contains(a) && warned.insert(a).inserted {
+                for a in reg.attributesRead(args: ref.args) ?? [] where user.attributes[a] == nil && scope?[a] == nil && !a.hasPrefix("params.") && !provided.contains(a) && warned.insert(a).inserted {
                     let syntax = InputSyntax.current
                     let hint = a == "now" ? syntax.giveNow : "give it with \(syntax.attribute(a))"
                     d.warning("rule '\(ref.name)' reads attribute '\(a)', which \(who) lacks, so it sees it as missing (\(hint))", at: reference ?? ref.location)
@@ -41,10 +43,11 @@ public enum MissingAttributes {
             }
         }
         func visit(_ c: Component) {
-            visit(c.rule)
+            // A template element's rule reads its element (`r.open`): never the user's to give.
+            visit(c.rule, scope: c.scope)
             for child in c.children { visit(child) }
             for item in c.items {
-                visit(item.rule)
+                visit(item.rule, scope: item.scope)
                 for child in item.children { visit(child) }
             }
         }

@@ -262,7 +262,7 @@ struct LiveRuleWalk: RuleTraceWalk {
         var t = trace(node, value: value, error: error)
         if ctx.explain, let read = reg.attributesRead(args: args) {
             var seen = Set<String>()
-            let missing = read.filter { ctx.attribute($0) == nil && seen.insert($0).inserted }
+            let missing = read.filter { ctx.attribute($0) == nil && subject.scope?[$0] == nil && seen.insert($0).inserted }
             if !missing.isEmpty {
                 t.expression += " (" + missing.joined(separator: ", ") + (missing.count == 1 ? " is" : " are") + " missing)"
             }
