@@ -84,8 +84,8 @@ public enum ServeHandler {
         if load.hasErrors {
             return .problem(500, "The project has errors", detail: "the plugins or project files have errors; see diagnostics", diagnostics: load.sorted)
         }
-        let loaded = ws.screen(file: file)
-        guard let parsed = loaded.screen, loaded.check != nil else {
+        let loaded = ScreenPipeline.prepare(file: file, in: ws)
+        guard let parsed = loaded.prepared?.screen else {
             return .problem(500, "The screen has errors", detail: "screen '\(id)' cannot be parsed", diagnostics: loaded.diagnostics.sorted)
         }
         if case .graph = kind {
@@ -102,14 +102,18 @@ public enum ServeHandler {
         if case .render = kind {
             // As `host render` makes its picture (RenderLayout); laid out on the default device
             // when the request names none.
-            return wireframe(RenderLayout.make(RenderLayout.request(file, user: user, device: inputs.device, showHidden: false,
-                                                                    params: inputs.params), in: ws))
+            var request = RenderLayout.request(file, user: user, device: inputs.device, showHidden: false, params: inputs.params)
+            request.profile = profile  // made once, above
+            return wireframe(RenderLayout.make(request, in: ws))
         }
         var compute: ScreenRequest.Compute = [.tree, .inputNotes]
         if inputs.explain { compute.insert(.explain) }
         // The graph is explored only when asked for (it costs more than the resolution).
         if inputs.graph { compute.insert(.graph) }
-        let result = ScreenPipeline.resolve(ScreenRequest(screen: file, user: user, params: inputs.params, device: inputs.device, compute: compute), in: ws)
+        // The user made above (to answer 422 for one that cannot be made) is the request's:
+        // the pipeline does not make it again.
+        let result = ScreenPipeline.resolve(ScreenRequest(screen: file, user: user, profile: profile, params: inputs.params,
+                                                          device: inputs.device, compute: compute), in: ws)
         if let failure = result.failure {
             return .problem(500, "The screen has errors", detail: failure.errors.first?.message ?? "screen '\(id)' cannot be resolved", diagnostics: result.diagnostics.sorted)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomNavigation
 import LoomPlugins
@@ -130,16 +131,18 @@ extension ScenarioFileRunner {
         // (Byte for byte: Swift takes canonically equivalent strings as one key; paths differ.)
         if let hit = openTargets[screenArg], hit.argument.utf8.elementsEqual(screenArg.utf8) { return hit }
         let file = try screenFile(screenArg)
-        let loaded = ws.screen(file: file)
+        // Located by the scenario's own rules (a path beside the scenario file, inside the
+        // project), then prepared by the pipeline as every command prepares a screen.
+        let loaded = ScreenPipeline.prepare(file: file, in: ws)
         let diagnostics = loaded.diagnostics
-        guard let parsed = loaded.screen, let check = loaded.check, !diagnostics.hasErrors else {
+        guard let prepared = loaded.prepared, !diagnostics.hasErrors else {
             throw ScenarioFailure("t:open: screen \(file) has errors:\n" + diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
         }
         let (flows, fd) = ws.flows()
         if fd.hasErrors {
             throw ScenarioFailure("t:open: the project's flows have errors:\n" + fd.errors.map { "  \($0)" }.joined(separator: "\n"))
         }
-        let target = OpenTarget(argument: screenArg, screen: parsed, check: check, flows: flows, entry: flows.entryPoint(forScreen: parsed.id))
+        let target = OpenTarget(argument: screenArg, prepared: prepared, flows: flows, entry: flows.entryPoint(forScreen: prepared.screen.id))
         openTargets[screenArg] = target
         return target
     }
