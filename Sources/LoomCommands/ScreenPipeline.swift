@@ -219,7 +219,9 @@ public enum ScreenPipeline {
 }
 
 /// A screen ready to resolve: located, parsed, checked and patched (`ScreenPipeline.prepare`).
-public struct PreparedScreen {
+/// A class: a `host test` session hands it from its open target to each resolution it keeps,
+/// one reference instead of the screen's and the check's many.
+public final class PreparedScreen {
     /// The screen file (a patched screen keeps its file's path).
     public let file: String
     public let screen: Screen
@@ -227,6 +229,13 @@ public struct PreparedScreen {
     public let check: ScreenCheck
     /// Whether patches changed it: then it resolves without the file's caches.
     public let patched: Bool
+
+    public init(file: String, screen: Screen, check: ScreenCheck, patched: Bool) {
+        self.file = file
+        self.screen = screen
+        self.check = check
+        self.patched = patched
+    }
 
     /// The resolver of the screen, compiled once and kept by whoever resolves it many times
     /// (`host eval`, `host matrix`: one per screen and worker): the workspace's for a file's
