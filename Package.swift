@@ -72,10 +72,11 @@ let package = Package(
             dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomStyles", "LoomWorkspace"],
             path: "Sources/LoomPlugins"
         ),
-        // Scenarios, snapshots, structural diffs and reports (`host test`).
+        // Scenarios, snapshots, structural diffs and reports (`host test`). A session's screens
+        // are prepared and resolved through LoomCommands' ScreenPipeline.
         .target(
             name: "LoomTesting",
-            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomWorkspace", "LoomPlugins", "LoomDiff", "LoomLayout", "LoomRender", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LuaRuntime", "LoomCore", "LoomNavigation", "LoomWorkspace", "LoomPlugins", "LoomCommands", "LoomDiff", "LoomLayout", "LoomRender", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomTesting"
         ),
         // Styles: MRGArchitect's property files (imports, device cascade, size-class traits,
@@ -133,10 +134,11 @@ let package = Package(
             path: "Sources/LoomCache"
         ),
         // Whole populations (`host eval`, `host matrix`): users streamed from JSON Lines, CSV or
-        // users.json through screens on worker threads (one workspace each), in input order.
+        // users.json through screens on worker threads (one workspace each), in input order. The
+        // screens are prepared by LoomCommands' ScreenPipeline (LoomCommands does not import this).
         .target(
             name: "LoomPopulation",
-            dependencies: ["LoomCore", "LoomWorkspace", "LoomNavigation", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: ["LoomCore", "LoomWorkspace", "LoomCommands", "LoomNavigation", .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomPopulation"
         ),
         // One request, one path: ScreenRequest → ScreenPipeline.resolve → ScreenResult and its

@@ -35,43 +35,40 @@ public enum ScreenPipeline {
         guard let screen = request.screen else {
             return stopped(.error("no screen given: name a screen file or a screen id"))
         }
-        let file: String
+        // Located before the user is made, parsed after: a missing screen is the error printed
+        // when both are wrong, a profile typo when the screen is found but does not parse.
+        let located: String
         switch ws.locateScreen(screen) {
-        case .success(let f): file = f
+        case .success(let f): located = f
         case .failure(let d): return stopped(d)
         }
         let profile: UserProfile
-        switch request.user.user(in: ws.users) {
+        switch user(of: request, in: ws) {
         case .success(let p): profile = p
         case .failure(let d): return stopped(d)
         }
         result.profile = profile
         // A data-fed screen (docs/data.md) given data or params is expanded for this request
         // alone, and resolved without the file's caches.
-        let fed = !request.data.isEmpty || ((!request.params.isEmpty && ws.isDataFed(file)) || ws.hasProvidedData(file))
-        let loaded = fed ? ws.screen(file: file, request: DataRequest(data: request.data, params: request.params, user: profile)) : ws.screen(file: file)
-        diagnostics.append(contentsOf: loaded.diagnostics)
-        guard var parsed = loaded.screen, var check = loaded.check else { return stopped(loaded.diagnostics) }
+        let fed = !request.data.isEmpty || ((!request.params.isEmpty && ws.isDataFed(located)) || ws.hasProvidedData(located))
+        let preparation = fed
+            ? prepare(file: located, data: DataRequest(data: request.data, params: request.params, user: profile), in: ws)
+            : prepare(file: located, in: ws)
+        diagnostics.append(contentsOf: preparation.diagnostics)
+        guard var prepared = preparation.prepared else { return stopped(preparation.failure ?? preparation.diagnostics) }
         let explain = compute.contains(.explain)
         // Patches apply in order, each all or nothing; any error stops before resolving.
         var before: JSONValue?
         if !request.patches.isEmpty {
-            before = ws.resolve(parsed, check: check, user: profile).tree.map { TreeOutput.json($0, explain: false) }
-            for path in request.patches {
-                let (patch, pd) = ScreenPatch.load(path, limits: ws.project.fileLimits)
-                diagnostics.append(contentsOf: pd)
-                guard let patch else { return stopped(pd) }
-                let (patched, ad) = patch.apply(to: parsed, check: check, factory: ws.factory)
-                diagnostics.append(contentsOf: ad)
-                guard let patched else { return stopped(ad) }
-                parsed = patched.screen
-                check = patched.check
-            }
+            before = resolution(of: prepared, request: ScreenRequest(screen: located, device: request.device), user: profile, in: ws)
+                .tree.map { TreeOutput.json($0, explain: false) }
+            let patched = patch(prepared, with: request.patches, in: ws)
+            diagnostics.append(contentsOf: patched.diagnostics)
+            guard let p = patched.prepared else { return stopped(patched.failure ?? patched.diagnostics) }
+            prepared = p
         }
-        // A patched screen has the file's name but other nodes: it must not share the file's cache.
-        let resolution = request.patches.isEmpty && !fed
-            ? ws.resolve(parsed, check: check, user: profile, explain: explain, params: request.params)
-            : ws.resolveUncached(parsed, check: check, user: profile, explain: explain, params: request.params)
+        let parsed = prepared.screen
+        let resolution = resolution(of: prepared, request: request, user: profile, in: ws)
         diagnostics.append(contentsOf: resolution.diagnostics)
         result.resolution = resolution
         if compute.contains(.graph) {
@@ -82,7 +79,8 @@ public enum ScreenPipeline {
         result.describe(parsed)
         if !request.patches.isEmpty {
             // Compared without --explain's hidden nodes: what the user saw, then sees.
-            let after = explain ? ws.resolveUncached(parsed, check: check, user: profile).tree.map { TreeOutput.json($0, explain: false) }
+            let after = explain ? self.resolution(of: prepared, request: ScreenRequest(screen: located, device: request.device), user: profile, in: ws)
+                                    .tree.map { TreeOutput.json($0, explain: false) }
                                 : resolution.tree.map { TreeOutput.json($0, explain: false) }
             result.changes = TreeDiffer(old: before, new: after).changes
         }
@@ -90,21 +88,113 @@ public enum ScreenPipeline {
             diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: profile))
         }
         if compute.contains(.layout) {
-            let fonts: FontLibrary
-            switch FontLibrary.shared {
-            case .success(let f): fonts = f
+            let engine: LayoutEngine
+            switch layoutEngine(in: ws) {
+            case .success(let e): engine = e
             case .failure(let e):
                 return stopped(.error("cannot lay out: the layout measures text with FreeType and needs a font: \(e.message)"))
             }
             let context = request.device ?? .standard
-            let out = LayoutEngine(factory: ws.factory, measurer: fonts)
-                .layout(resolved: resolution.tree, on: context, showHidden: compute.contains(.layoutHidden))
+            let out = engine.layout(resolved: resolution.tree, on: context, showHidden: compute.contains(.layoutHidden))
             diagnostics.append(contentsOf: out.diagnostics)
             result.layout = out.result
             result.layoutContext = context
         }
         result.diagnostics = diagnostics
         return result
+    }
+
+    // MARK: Stages
+    //
+    // `resolve(_:in:)` is these stages in order; callers that resolve one screen many times
+    // (`host test`'s sessions, `host check`'s matrix, `host eval` and `host matrix`) run them
+    // separately, so that a screen is located and parsed once and only the resolution repeats.
+
+    /// Prepare: locate `screen` (a file or a screen id, as a request names it), parse and check
+    /// it (once per workspace: the workspace keeps what it parsed), then apply `patches` in order.
+    public static func prepare(_ screen: String, patches: [String] = [], in ws: Workspace) -> Preparation {
+        switch ws.locateScreen(screen) {
+        case .success(let file):
+            let loaded = prepare(file: file, in: ws)
+            guard let prepared = loaded.prepared, !patches.isEmpty else { return loaded }
+            var out = patch(prepared, with: patches, in: ws)
+            var all = loaded.diagnostics
+            all.append(contentsOf: out.diagnostics)
+            out.diagnostics = all
+            return out
+        case .failure(let d):
+            return Preparation(prepared: nil, diagnostics: Diagnostics([d]), failure: Diagnostics([d]))
+        }
+    }
+
+    /// Prepare a located screen file: parsed and checked (warnings and errors in the
+    /// diagnostics); no screen when it does not parse.
+    public static func prepare(file: String, in ws: Workspace) -> Preparation {
+        let loaded = ws.screen(file: file)
+        guard let screen = loaded.screen, let check = loaded.check else {
+            return Preparation(prepared: nil, diagnostics: loaded.diagnostics, failure: loaded.diagnostics)
+        }
+        return Preparation(prepared: PreparedScreen(file: file, screen: screen, check: check, patched: false), diagnostics: loaded.diagnostics)
+    }
+
+    /// A data-fed screen expanded with the request's data, params and user (docs/data.md):
+    /// its own screen, resolved without the file's caches (as a patched one).
+    public static func prepare(file: String, data: DataRequest, in ws: Workspace) -> Preparation {
+        let loaded = ws.screen(file: file, request: data)
+        guard let screen = loaded.screen, let check = loaded.check else {
+            return Preparation(prepared: nil, diagnostics: loaded.diagnostics, failure: loaded.diagnostics)
+        }
+        return Preparation(prepared: PreparedScreen(file: file, screen: screen, check: check, patched: true), diagnostics: loaded.diagnostics)
+    }
+
+    /// Patches `prepared` with the patch files in order, each all or nothing (docs/changes.md);
+    /// the first that cannot be read or applied stops with its diagnostics. The patched screen
+    /// resolves without the file's caches (its nodes are not the file's).
+    public static func patch(_ prepared: PreparedScreen, with patches: [String], in ws: Workspace) -> Preparation {
+        var diagnostics = Diagnostics()
+        var current = prepared
+        for path in patches {
+            let (patch, pd) = ScreenPatch.load(path, limits: ws.project.fileLimits)
+            diagnostics.append(contentsOf: pd)
+            guard let patch else { return Preparation(prepared: nil, diagnostics: diagnostics, failure: pd) }
+            let (patched, ad) = patch.apply(to: current.screen, check: current.check, factory: ws.factory)
+            diagnostics.append(contentsOf: ad)
+            guard let patched else { return Preparation(prepared: nil, diagnostics: diagnostics, failure: ad) }
+            current = PreparedScreen(file: current.file, screen: patched.screen, check: patched.check, patched: true)
+        }
+        return Preparation(prepared: current, diagnostics: diagnostics)
+    }
+
+    /// A screen prepared in place of its file's (`s:mutate` in a scenario: the scenario's patch
+    /// applied to the current screen), resolved like a patched one.
+    public static func replacing(_ prepared: PreparedScreen, screen: Screen, check: ScreenCheck) -> PreparedScreen {
+        PreparedScreen(file: prepared.file, screen: screen, check: check, patched: true)
+    }
+
+    /// Resolve: `prepared` for `user`, with the request's parameters, device and `.explain`
+    /// (the rest of its `compute` is the caller's). `user` is the user the request names,
+    /// already made (`request.user.user(in:)`, or `request.profile`). The device becomes the
+    /// workspace's.
+    public static func resolution(of prepared: PreparedScreen, request: ScreenRequest, user: UserProfile, in ws: Workspace) -> Resolution {
+        ws.useDevice(request.device)
+        let explain = request.compute.contains(.explain)
+        // A patched screen has the file's name but other nodes: it must not share the file's cache.
+        return prepared.patched
+            ? ws.resolveUncached(prepared.screen, check: prepared.check, user: user, explain: explain, params: request.params)
+            : ws.resolve(prepared.screen, check: prepared.check, user: user, explain: explain, params: request.params)
+    }
+
+    /// The user a request names: its `profile` when the caller made it, else made from its
+    /// `user` selection (an unknown profile or a bad `now` is the failure).
+    public static func user(of request: ScreenRequest, in ws: Workspace) -> Result<UserProfile, Diagnostic> {
+        if let given = request.profile { return .success(given) }
+        return request.user.user(in: ws.users)
+    }
+
+    /// Lay out: the engine every layout of a resolved tree goes through, or why there is none
+    /// (the layout measures text with FreeType and needs a font).
+    public static func layoutEngine(in ws: Workspace) -> Result<LayoutEngine, FontError> {
+        FontLibrary.shared.map { LayoutEngine(factory: ws.factory, measurer: $0) }
     }
 
     /// A request without `.tree`: the graph the user can walk, explored from the project's entry,
@@ -130,7 +220,7 @@ public enum ScreenPipeline {
             }
         }
         let profile: UserProfile
-        switch request.user.user(in: ws.users) {
+        switch user(of: request, in: ws) {
         case .success(let p): profile = p
         case .failure(let d): return stopped(d)
         }
@@ -140,5 +230,47 @@ public enum ScreenPipeline {
         result.graph = nav
         result.diagnostics = diagnostics
         return result
+    }
+}
+
+/// A screen ready to resolve: located, parsed, checked and patched (`ScreenPipeline.prepare`).
+/// A class: a `host test` session hands it from its open target to each resolution it keeps,
+/// one reference instead of the screen's and the check's many.
+public final class PreparedScreen {
+    /// The screen file (a patched screen keeps its file's path).
+    public let file: String
+    public let screen: Screen
+    /// The static check the resolver needs.
+    public let check: ScreenCheck
+    /// Whether patches changed it: then it resolves without the file's caches.
+    public let patched: Bool
+
+    public init(file: String, screen: Screen, check: ScreenCheck, patched: Bool) {
+        self.file = file
+        self.screen = screen
+        self.check = check
+        self.patched = patched
+    }
+
+    /// The resolver of the screen, compiled once and kept by whoever resolves it many times
+    /// (`host eval`, `host matrix`: one per screen and worker): the workspace's for a file's
+    /// screen (sharing the file's cache of resolved components and items and its rule
+    /// program), its own for a patched one.
+    public func resolver(in ws: Workspace) -> Resolver {
+        patched ? Resolver(factory: ws.factory, screen: screen, check: check) : ws.resolver(screen, check: check)
+    }
+}
+
+/// What `ScreenPipeline.prepare` gives: the prepared screen, or nil with `failure` saying why;
+/// `diagnostics` holds everything found (the failure included).
+public struct Preparation {
+    public var prepared: PreparedScreen?
+    public var diagnostics: Diagnostics
+    public var failure: Diagnostics?
+
+    public init(prepared: PreparedScreen?, diagnostics: Diagnostics, failure: Diagnostics? = nil) {
+        self.prepared = prepared
+        self.diagnostics = diagnostics
+        self.failure = failure
     }
 }

@@ -80,6 +80,10 @@ public struct ScreenRequest: Sendable {
     /// explored from the project's entry.
     public var screen: String?
     public var user: UserSelection
+    /// The user `user` names, when the caller has made it already (`host serve` answers a user
+    /// that cannot be made with its own status; a `host test` session keeps its user): used as
+    /// is, so that a user is made once per request.
+    public var profile: UserProfile?
     /// The parameters the screen is opened with, as the step that opens it carries them.
     public var params: [String: String]
     /// Patch files (docs/changes.md) applied in order, each all or nothing, before resolving;
@@ -93,10 +97,11 @@ public struct ScreenRequest: Sendable {
     /// screen's declared sources of those names (docs/data.md).
     public var data: [String: DataValue] = [:]
 
-    public init(screen: String?, user: UserSelection = UserSelection(), params: [String: String] = [:], patches: [String] = [],
-                device: DeviceContext? = nil, compute: Compute = [.tree]) {
+    public init(screen: String?, user: UserSelection = UserSelection(), profile: UserProfile? = nil, params: [String: String] = [:],
+                patches: [String] = [], device: DeviceContext? = nil, compute: Compute = [.tree]) {
         self.screen = screen
         self.user = user
+        self.profile = profile
         self.params = params
         self.patches = patches
         self.device = device

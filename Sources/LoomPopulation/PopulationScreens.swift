@@ -1,3 +1,4 @@
+import LoomCommands
 import LoomCore
 import LoomWorkspace
 
@@ -20,14 +21,13 @@ public final class PopulationScreens {
         d.append(contentsOf: ws.styleLoadDiagnostics)
         var out: [(String, String, Screen, Resolver)] = []
         for arg in args {
-            switch ws.locateScreen(arg) {
-            case .failure(let e): d.append(e)
-            case .success(let file):
-                let loaded = ws.screen(file: file)
-                d.append(contentsOf: loaded.diagnostics)
-                if let s = loaded.screen, let c = loaded.check {
-                    out.append((s.id, file, s, ws.resolver(s, check: c)))
-                }
+            // Located, parsed and checked as every command prepares a screen (ScreenPipeline);
+            // each user is then resolved on the population's memoised path with the prepared
+            // screen's resolver.
+            let preparation = ScreenPipeline.prepare(arg, in: ws)
+            d.append(contentsOf: preparation.diagnostics)
+            if let p = preparation.prepared {
+                out.append((p.screen.id, p.file, p.screen, p.resolver(in: ws)))
             }
         }
         if d.hasErrors || out.count != args.count { return (nil, d) }

@@ -87,8 +87,10 @@ public enum ServeHandler {
             return .problem(500, "The project has errors", detail: "the plugins or project files have errors; see diagnostics", diagnostics: load.sorted)
         }
         // A data-fed screen given data is expanded with it (the file's own expansion may lack it).
-        let loaded = inputs.data.isEmpty && !ws.hasProvidedData(file) ? ws.screen(file: file) : ws.screen(file: file, request: DataRequest(data: inputs.data, params: inputs.params, user: profile))
-        guard let parsed = loaded.screen, loaded.check != nil else {
+        let loaded = inputs.data.isEmpty && !ws.hasProvidedData(file)
+            ? ScreenPipeline.prepare(file: file, in: ws)
+            : ScreenPipeline.prepare(file: file, data: DataRequest(data: inputs.data, params: inputs.params, user: profile), in: ws)
+        guard let parsed = loaded.prepared?.screen else {
             return .problem(500, "The screen has errors", detail: "screen '\(id)' cannot be parsed", diagnostics: loaded.diagnostics.sorted)
         }
         if case .graph = kind {
@@ -105,18 +107,20 @@ public enum ServeHandler {
         if case .render = kind {
             // As `host render` makes its picture (RenderLayout); laid out on the default device
             // when the request names none.
-            return wireframe(RenderLayout.make(RenderLayout.request(file, user: user, device: inputs.device, showHidden: false,
-                                                                    params: inputs.params), in: ws))
+            var request = RenderLayout.request(file, user: user, device: inputs.device, showHidden: false, params: inputs.params)
+            request.profile = profile  // made once, above
+            return wireframe(RenderLayout.make(request, in: ws))
         }
         var compute: ScreenRequest.Compute = [.tree, .inputNotes]
         if inputs.explain { compute.insert(.explain) }
         // The graph is explored only when asked for (it costs more than the resolution).
         if inputs.graph { compute.insert(.graph) }
-        let result = ScreenPipeline.resolve({
-            var r = ScreenRequest(screen: file, user: user, params: inputs.params, device: inputs.device, compute: compute)
-            r.data = inputs.data
-            return r
-        }(), in: ws)
+        // The user made above (to answer 422 for one that cannot be made) is the request's:
+        // the pipeline does not make it again.
+        var request = ScreenRequest(screen: file, user: user, profile: profile, params: inputs.params,
+                                    device: inputs.device, compute: compute)
+        request.data = inputs.data
+        let result = ScreenPipeline.resolve(request, in: ws)
         if let failure = result.failure {
             return .problem(500, "The screen has errors", detail: failure.errors.first?.message ?? "screen '\(id)' cannot be resolved", diagnostics: result.diagnostics.sorted)
         }

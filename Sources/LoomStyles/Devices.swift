@@ -174,7 +174,7 @@ public enum DeviceCatalog {
     /// The named device, or an error listing the catalog with a did-you-mean.
     public static func lookup(_ name: String) -> Result<Device, Diagnostic> {
         if let d = device(named: name) { return .success(d) }
-        let hint = DidYouMean.hint(name, among: names)
+        let hint = DidYouMean.hint(name, among: names, ordered: true)  // ties: the catalog order
         return .failure(.error("unknown device '\(TextEscape.escaped(name))'\(hint) (devices: \(names.joined(separator: ", ")); see `host devices`)"))
     }
 

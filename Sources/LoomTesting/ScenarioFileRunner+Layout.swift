@@ -1,3 +1,4 @@
+import LoomCommands
 import LoomCore
 import LoomLayout
 import LoomStyles
@@ -19,13 +20,12 @@ extension ScenarioSession {
         guard let tree = r.tree else {
             throw ScenarioFailure("screen \(screenID) shows nothing for \(userLabel) (its root is hidden): there is nothing to lay out")
         }
-        let fonts: FontLibrary
-        switch FontLibrary.shared {
-        case .success(let f): fonts = f
+        let engine: LayoutEngine
+        switch ScreenPipeline.layoutEngine(in: ws) {
+        case .success(let e): engine = e
         case .failure(let e): throw ScenarioFailure("cannot lay out screen \(screenID): \(e.message)")
         }
-        let ctx = layoutContext
-        let out = LayoutEngine(factory: ws.factory, measurer: fonts).layout(tree, device: ctx.device, orientation: ctx.orientation)
+        let out = engine.layout(resolved: tree, on: layoutContext)
         layouts[key] = out
         return out
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomNavigation
 import LoomPlugins
@@ -107,12 +108,13 @@ extension ScenarioFileRunner {
         for (k, v) in context { profile.attributes[k] = v }
         var target = try openTarget(screenArg)
         if !data.isEmpty || ws.hasProvidedData(target.screen.file) {
-            // Expanded for this open: its data, or its providers' for this user.
-            let loaded = ws.screen(file: target.screen.file, request: DataRequest(data: data, params: params, user: profile))
-            guard let s = loaded.screen, let c = loaded.check, !loaded.diagnostics.hasErrors else {
+            // Expanded for this open: its data, or its providers' for this user; prepared as its
+            // own screen, resolved without the file's caches.
+            let loaded = ScreenPipeline.prepare(file: target.screen.file, data: DataRequest(data: data, params: params, user: profile), in: ws)
+            guard let prepared = loaded.prepared, !loaded.diagnostics.hasErrors else {
                 throw ScenarioFailure("t:open: screen \(target.screen.file) has errors with this data:\n" + loaded.diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
             }
-            target = OpenTarget(argument: target.argument, screen: s, check: c, flows: target.flows, entry: target.entry, fed: true)
+            target = OpenTarget(argument: target.argument, prepared: prepared, flows: target.flows, entry: target.entry)
         }
         let parsed = target.screen
         let link = SessionLink(ws: ws, user: profile, device: deviceContext, target: target)
@@ -147,16 +149,18 @@ extension ScenarioFileRunner {
         // (Byte for byte: Swift takes canonically equivalent strings as one key; paths differ.)
         if let hit = openTargets[screenArg], hit.argument.utf8.elementsEqual(screenArg.utf8) { return hit }
         let file = try screenFile(screenArg)
-        let loaded = ws.screen(file: file)
+        // Located by the scenario's own rules (a path beside the scenario file, inside the
+        // project), then prepared by the pipeline as every command prepares a screen.
+        let loaded = ScreenPipeline.prepare(file: file, in: ws)
         let diagnostics = loaded.diagnostics
-        guard let parsed = loaded.screen, let check = loaded.check, !diagnostics.hasErrors else {
+        guard let prepared = loaded.prepared, !diagnostics.hasErrors else {
             throw ScenarioFailure("t:open: screen \(file) has errors:\n" + diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
         }
         let (flows, fd) = ws.flows()
         if fd.hasErrors {
             throw ScenarioFailure("t:open: the project's flows have errors:\n" + fd.errors.map { "  \($0)" }.joined(separator: "\n"))
         }
-        let target = OpenTarget(argument: screenArg, screen: parsed, check: check, flows: flows, entry: flows.entryPoint(forScreen: parsed.id))
+        let target = OpenTarget(argument: screenArg, prepared: prepared, flows: flows, entry: flows.entryPoint(forScreen: prepared.screen.id))
         openTargets[screenArg] = target
         return target
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LoomCommands
 import LoomCore
 import LoomWorkspace
 import LoomDiff
@@ -57,7 +58,18 @@ final class ScenarioSession {
     /// The current screen, parsed, checked and resolved for the user.
     func current() throws(ScenarioFailure) -> (Screen, ScreenCheck, Resolution) {
         let c = try currentEntry()
-        return (c.screen, c.check, c.resolution)
+        return (c.prepared.screen, c.prepared.check, c.resolution)
+    }
+
+    /// What a session asks the pipeline for a screen opened with `params`: its user (made once,
+    /// at `t:open`) and device; `explain` for the expectations that say why.
+    func request(_ prepared: PreparedScreen, params: [String: String], explain: Bool = false) -> ScreenRequest {
+        ScreenRequest(screen: prepared.file, profile: user, params: params, device: device, compute: explain ? [.tree, .explain] : [.tree])
+    }
+
+    /// `prepared` resolved through the pipeline for the session's user and device.
+    func resolve(_ prepared: PreparedScreen, params: [String: String], explain: Bool = false) -> Resolution {
+        ScreenPipeline.resolution(of: prepared, request: request(prepared, params: params, explain: explain), user: user, in: ws)
     }
 
     /// The current screen's resolution, made the first time the screen is current.
@@ -67,14 +79,13 @@ final class ScenarioSession {
         }
         let key = ScenarioSession.cacheKey(top)
         if let c = cached(key) { return c }
-        let (screen, check) = try stackScreen(top)
-        ws.useDevice(device)
-        let r = resolve(screen, check: check, explain: false, params: top.params)
+        let prepared = try stackScreen(top)
+        let r = resolve(prepared, params: top.params)
         // The opened screen's resolution is the one its navigation simulator reads actions from.
         if top.screen == opened.id, link.slot == nil { link.slot = (key, r) }
-        let entry = ResolvedScreen(screen: screen, check: check, resolution: r)
+        let entry = ResolvedScreen(prepared: prepared, resolution: r)
         store(key, entry)
-        coverage?.resolved(screen, explained: resolve(screen, check: check, explain: true, params: top.params))
+        if let coverage { coverage.resolved(prepared.screen, explained: resolve(prepared, params: top.params, explain: true)) }
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
             resolutionErrors.append((top.screen, d))
         }
@@ -90,28 +101,31 @@ final class ScenarioSession {
         if firstCached == nil || firstCached!.key == key { firstCached = (key, entry) } else { cache[key] = entry }
     }
 
-    /// The screen (and its check) of a stack entry: the opened one, or the project's by id.
-    private func stackScreen(_ top: NavigationEntry) throws(ScenarioFailure) -> (Screen, ScreenCheck) {
-        if top.screen == link.target.screen.id { return (link.target.screen, link.target.check) }
+    /// The prepared screen of a stack entry: the opened one, or the project's by id
+    /// (`ScreenPipeline.prepare`: the workspace parses each file once).
+    private func stackScreen(_ top: NavigationEntry) throws(ScenarioFailure) -> PreparedScreen {
+        if top.screen == link.target.screen.id { return link.target.prepared }
         guard let file = ws.screenFiles()[top.screen] else {
             throw ScenarioFailure("screen '\(top.screen)' is on the stack, but no screen file has that id in \(ws.project.screensDir)")
         }
-        let loaded = ws.screen(file: file)
+        let loaded = ScreenPipeline.prepare(file: file, in: ws)
         let d = loaded.diagnostics
-        guard let s = loaded.screen, let c = loaded.check, !d.hasErrors else {
+        guard let prepared = loaded.prepared, !d.hasErrors else {
             throw ScenarioFailure("screen '\(top.screen)' has errors:\n" + d.errors.map { "  \($0)" }.joined(separator: "\n"))
         }
-        return (s, c)
+        return prepared
     }
 
     /// Replaces the current screen by a mutated version of it (`s:mutate`), resolved with a cache
     /// of its own (its nodes are not the file's).
     func replaceCurrent(_ screen: Screen, check: ScreenCheck) -> Resolution {
         let params = simulator.current?.params ?? [:]
-        ws.useDevice(device)
-        let r = ws.resolveUncached(screen, check: check, user: user, params: params)
+        // The mutated screen keeps its file's path (what the current entry was prepared from).
+        let file = simulator.current.flatMap { cached(ScenarioSession.cacheKey($0)) }?.prepared ?? link.target.prepared
+        let prepared = ScreenPipeline.replacing(file, screen: screen, check: check)
+        let r = resolve(prepared, params: params)
         if let top = simulator.current {
-            store(ScenarioSession.cacheKey(top), ResolvedScreen(screen: screen, check: check, resolution: r))
+            store(ScenarioSession.cacheKey(top), ResolvedScreen(prepared: prepared, resolution: r))
             layouts[ScenarioSession.cacheKey(top)] = nil
         }
         for d in r.diagnostics.errors where !resolutionErrors.contains(where: { $0.diagnostic == d }) {
@@ -141,18 +155,8 @@ final class ScenarioSession {
     }
 
     func explained() throws(ScenarioFailure) -> (Screen, Resolution) {
-        let (s, c, _) = try current()
-        ws.useDevice(device)
-        return (s, resolve(s, check: c, explain: true, params: simulator.current?.params ?? [:]))
-    }
-
-    /// A screen of the stack resolved for the session's user: the opened screen expanded with
-    /// data of its own without the file's caches (docs/data.md), any other with them.
-    func resolve(_ screen: Screen, check: ScreenCheck, explain: Bool, params: [String: String]) -> Resolution {
-        if link.target.fed, screen.file == link.target.screen.file {
-            return ws.resolveUncached(screen, check: check, user: user, explain: explain, params: params)
-        }
-        return ws.resolve(screen, check: check, user: user, explain: explain, params: params)
+        let c = try currentEntry()
+        return (c.prepared.screen, resolve(c.prepared, params: simulator.current?.params ?? [:], explain: true))
     }
 
     /// A screen on the stack and its parameters: the same screen opened for another movie is
@@ -310,13 +314,11 @@ enum TreeSearch {
 /// A screen of a session's stack, checked and resolved for the session's user (one object, so
 /// a cache hit copies one reference).
 final class ResolvedScreen {
-    let screen: Screen
-    let check: ScreenCheck
+    let prepared: PreparedScreen
     let resolution: Resolution
 
-    init(screen: Screen, check: ScreenCheck, resolution: Resolution) {
-        self.screen = screen
-        self.check = check
+    init(prepared: PreparedScreen, resolution: Resolution) {
+        self.prepared = prepared
         self.resolution = resolution
     }
 }
@@ -325,21 +327,18 @@ final class ResolvedScreen {
 final class OpenTarget {
     /// The argument, byte for byte.
     let argument: String
-    let screen: Screen
-    let check: ScreenCheck
+    /// The screen file located, parsed and checked by the pipeline (`ScreenPipeline.prepare`).
+    let prepared: PreparedScreen
+    var screen: Screen { prepared.screen }
+    var check: ScreenCheck { prepared.check }
     let flows: FlowSet
     let entry: EntryPoint
-    /// The screen was expanded with `t:open`'s `data` (or a provider's, for this user): its
-    /// nodes are not the file's, so it is resolved without the file's caches.
-    let fed: Bool
 
-    init(argument: String, screen: Screen, check: ScreenCheck, flows: FlowSet, entry: EntryPoint, fed: Bool = false) {
+    init(argument: String, prepared: PreparedScreen, flows: FlowSet, entry: EntryPoint) {
         self.argument = argument
-        self.screen = screen
-        self.check = check
+        self.prepared = prepared
         self.flows = flows
         self.entry = entry
-        self.fed = fed
     }
 }
 

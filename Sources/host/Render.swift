@@ -126,7 +126,7 @@ struct Render: ParsableCommand {
             }
             var options = renderOptions
             // Named by the screen's id, as single pictures are (not the path given).
-            let id = (try? ws.locateScreen(screen).get()).flatMap { ws.screen(file: $0).screen?.id } ?? screen
+            let id = ScreenPipeline.prepare(screen, in: ws).prepared?.screen.id ?? screen
             options.title = "\(id): \(names.map { $0 ?? "no user" }.joined(separator: ", ")) × \(contexts.map(\.device.name).joined(separator: ", "))"
             picture = MatrixRenderer(options: options, pixelScale: scale).render(cells)
         } else {

@@ -97,4 +97,36 @@ final class ModuleBoundaryTests: XCTestCase {
             }
         }
     }
+
+    /// Issue 37: no screen pipeline is assembled outside LoomCommands. Code that locates,
+    /// parses, checks, patches, resolves or lays out a screen goes through `ScreenPipeline`'s
+    /// stages (prepare, resolution, layoutEngine); only LoomCommands (the pipeline), LoomWorkspace
+    /// (what it calls), the libraries below them and the benches (which time those calls) may
+    /// make these calls themselves.
+    func testNoScreenPipelineIsAssembledOutsideLoomCommands() throws {
+        let fm = FileManager.default
+        let sources = Host.repoRoot.appendingPathComponent("Sources")
+        let allowed: Set<String> = ["LoomCommands", "LoomWorkspace", "LoomCore", "LoomLayout", "LoomDiff", "LoomText", "loom-bench", "FuzzTargets"]
+        let assembling = try NSRegularExpression(pattern:
+            #"\.resolve\([^)\n]*check:|\bresolveUncached\(|\.resolver\([^)\n]*check:|\bLayoutEngine\(|\bFontLibrary\.shared\b|\blocateScreen\(|\bScreenParser\.parse\(|\bScreenChecker\.check\(|\bScreenPatch\.load\("#)
+        var checked = 0
+        var offenders: [String] = []
+        for module in try fm.contentsOfDirectory(atPath: sources.path).sorted() where !allowed.contains(module) {
+            let dir = sources.appendingPathComponent(module)
+            guard let walk = fm.enumerator(atPath: dir.path) else { continue }
+            for case let f as String in walk where f.hasSuffix(".swift") {
+                let text = try String(contentsOf: dir.appendingPathComponent(f), encoding: .utf8)
+                checked += 1
+                for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let l = String(line)
+                    if l.trimmingCharacters(in: .whitespaces).hasPrefix("//") { continue }
+                    if assembling.firstMatch(in: l, range: NSRange(l.startIndex..., in: l)) != nil {
+                        offenders.append("Sources/\(module)/\(f):\(n + 1): \(l.trimmingCharacters(in: .whitespaces))")
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 100, "too few files read: the folders moved?")
+        XCTAssertEqual(offenders, [], "go through ScreenPipeline (Sources/LoomCommands/ScreenPipeline.swift) instead")
+    }
 }

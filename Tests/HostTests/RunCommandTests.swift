@@ -264,6 +264,16 @@ final class RunCommandTests: XCTestCase {
         assertContains(r.stderr, "did you mean 'gold'", in: r, "stderr")
     }
 
+    /// Issue 37: `--device iphone-16` suggested `iphone-11`; equally close names break the tie
+    /// by the longest common prefix, then by the catalog's order (`host devices`).
+    func testDeviceTypoSuggestsTheCatalogsFirstOfTheClosest() throws {
+        let r = try runHome(["--user", "gold", "--device", "iphone-16"])
+        assertExit(r, 64)
+        assertContains(r.stderr, "unknown device 'iphone-16'; did you mean 'iphone-15'?", in: r, "stderr")
+        let se = try runHome(["--user", "gold", "--device", "iphone-se-2nd"])
+        assertContains(se.stderr, "did you mean 'iphone-se-1st'?", in: se, "stderr")
+    }
+
     func testContextOverridesAProfileAttribute() throws {
         let r = try runHome(["--context", "tier=gold", "--user", "free", "--no-graph"])
         assertExit(r, 0)

@@ -153,6 +153,86 @@ final class ScreenPipelineTests: XCTestCase {
         XCTAssertEqual(d.location?.line, 1)
     }
 
+    /// The stages `resolve` is made of, as `host test`, `host check`, `host eval` and `host
+    /// matrix` call them: the same screen, the same tree, the same failures.
+    func testStagesGiveWhatResolveGives() throws {
+        let ws = try workspace()
+        let prepared = try XCTUnwrap(ScreenPipeline.prepare("home", in: ws).prepared)
+        XCTAssertEqual(prepared.screen.id, "home")
+        XCTAssertTrue(prepared.file.hasSuffix("screens/home.json"), prepared.file)
+        XCTAssertFalse(prepared.patched)
+        // By id or by file: one screen, parsed once (the workspace keeps it).
+        let byFile = try XCTUnwrap(ScreenPipeline.prepare(file: prepared.file, in: ws).prepared)
+        XCTAssertEqual(byFile.file, prepared.file)
+        for name in ["gold", "free", "guest"] {
+            let request = ScreenRequest(screen: "home", user: UserSelection(profile: name))
+            let whole = ScreenPipeline.resolve(request, in: ws)
+            let user = try ScreenPipeline.user(of: request, in: ws).get()
+            let staged = ScreenPipeline.resolution(of: prepared, request: request, user: user, in: ws)
+            XCTAssertEqual(staged.tree.map { TreeOutput.json($0, explain: false) }, tree(whole), name)
+            XCTAssertEqual(staged.diagnostics.sorted, whole.resolution?.diagnostics.sorted, name)
+            // The resolver a population keeps gives the same tree.
+            let ctx = ResolutionContext(user: user, screenID: "home", explain: false, params: [:])
+            ws.prepare(ctx)
+            let kept = prepared.resolver(in: ws).resolve(for: user, context: ctx)
+            XCTAssertEqual(kept.tree.map { TreeOutput.json($0, explain: false) }, tree(whole), name)
+        }
+        // A screen that is not there: the failure `resolve` stops with.
+        let missing = ScreenPipeline.prepare("hom", in: ws)
+        XCTAssertNil(missing.prepared)
+        let stopped = ScreenPipeline.resolve(ScreenRequest(screen: "hom", user: UserSelection(profile: "gold")), in: ws)
+        XCTAssertEqual(missing.failure?.errors, stopped.failure?.errors)
+        XCTAssertTrue(missing.failure?.errors.first?.message.contains("did you mean 'home'") == true, "\(missing.diagnostics.sorted)")
+    }
+
+    /// A patched screen is prepared apart from its file: patched, with a resolver of its own;
+    /// a patch that does not apply is the failure, located in the patch file.
+    func testPrepareAppliesPatches() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("loom-commands-prepare-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let good = dir.appendingPathComponent("good.json").path
+        try Data(#"[{"component": "watched", "prepend": [{"id": "new", "title": "New", "kind": "movie", "action": "movie:1"}]}]"#.utf8)
+            .write(to: URL(fileURLWithPath: good))
+        let bad = dir.appendingPathComponent("bad.json").path
+        try Data("[{\"component\": \"wached\", \"append\": []}]".utf8).write(to: URL(fileURLWithPath: bad))
+        let ws = try workspace()
+        let patched = try XCTUnwrap(ScreenPipeline.prepare("home", patches: [good], in: ws).prepared)
+        XCTAssertTrue(patched.patched)
+        let plain = try XCTUnwrap(ScreenPipeline.prepare("home", in: ws).prepared)
+        XCTAssertEqual(patched.file, plain.file, "a patched screen keeps its file's path")
+        let request = ScreenRequest(screen: "home", user: UserSelection(profile: "gold"))
+        let user = try ScreenPipeline.user(of: request, in: ws).get()
+        let a = ScreenPipeline.resolution(of: patched, request: request, user: user, in: ws)
+        let b = ScreenPipeline.resolution(of: plain, request: request, user: user, in: ws)
+        XCTAssertTrue(ids(a.tree.map { TreeOutput.json($0, explain: false) }).count >= ids(b.tree.map { TreeOutput.json($0, explain: false) }).count)
+        XCTAssertNotEqual(a.tree.map { TreeOutput.json($0, explain: false) }, b.tree.map { TreeOutput.json($0, explain: false) })
+        let failed = ScreenPipeline.prepare("home", patches: [good, bad], in: ws)
+        XCTAssertNil(failed.prepared)
+        let d = try XCTUnwrap(failed.failure?.errors.first)
+        XCTAssertTrue(d.message.contains("no component 'wached'"), d.message)
+        XCTAssertEqual(d.location?.file, bad)
+    }
+
+    /// A user the caller made already (`host serve` makes it first, to answer 422 for one that
+    /// cannot be made; a `host test` session keeps its own) is used as is, not made again from
+    /// the selection.
+    func testAGivenProfileIsUsedAsIs() throws {
+        let ws = try workspace()
+        let gold = try UserSelection(profile: "gold").user(in: ws.users).get()
+        // A selection that could not be made: the given profile is the request's user.
+        let r = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "nobody"), profile: gold), in: ws)
+        XCTAssertNil(r.failure, "\(r.diagnostics.sorted)")
+        XCTAssertEqual(r.profile, gold)
+        XCTAssertEqual(tree(r), tree(ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "gold")), in: ws)))
+        let graphOnly = ScreenPipeline.resolve(ScreenRequest(screen: nil, user: UserSelection(profile: "nobody"), profile: gold, compute: [.graph]), in: ws)
+        XCTAssertNil(graphOnly.failure)
+        XCTAssertEqual(graphOnly.profile, gold)
+        // Without one, the selection is made and its failure stops the request.
+        let stopped = ScreenPipeline.resolve(ScreenRequest(screen: "home", user: UserSelection(profile: "nobody")), in: ws)
+        XCTAssertNotNil(stopped.failure)
+    }
+
     func testASyntaxErrorStopsLocated() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("loom-commands-syntax-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("screens"), withIntermediateDirectories: true)

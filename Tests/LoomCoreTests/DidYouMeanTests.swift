@@ -23,17 +23,19 @@ final class DidYouMeanTests: XCTestCase {
     }
 
     /// The suggestion rule over the full table (the reference): the closest name within the
-    /// limit, else the prefix rule.
+    /// limit (ties: the longest common prefix with the word, lowercased, then the alphabet),
+    /// else the prefix rule.
     static func oldSuggest(_ word: String, among candidates: [String]) -> String? {
         func normalized(_ s: String) -> String { String(s.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" }.map(Character.init)) }
+        func shared(_ c: String) -> Int { zip(c.lowercased().unicodeScalars, word.lowercased().unicodeScalars).prefix { $0 == $1 }.count }
         let limit = max(1, min(3, word.count / 3))
-        var best: (Int, String)?
+        var ranked: [(distance: Int, prefix: Int, name: String)] = []
         for c in candidates where c != word {
             let d = c.lowercased() == word.lowercased() || normalized(c) == normalized(word) ? 0 : fullDistance(word, c)
             guard d <= limit else { continue }
-            if best == nil || d < best!.0 || (d == best!.0 && c < best!.1) { best = (d, c) }
+            ranked.append((d, shared(c), c))
         }
-        if let best { return best.1 }
+        if let best = ranked.min(by: { ($0.distance, -$0.prefix, $0.name) < ($1.distance, -$1.prefix, $1.name) }) { return best.name }
         return prefixSuggest(word, among: candidates)
     }
 
@@ -70,6 +72,31 @@ final class DidYouMeanTests: XCTestCase {
         // A name close to the whole word still wins over a longer one it begins.
         XCTAssertEqual(DidYouMean.suggest("gol", among: ["gold", "golden_hour"]), "gold")
         XCTAssertEqual(DidYouMean.hint("new_oslo", among: profiles), "; did you mean 'new_oslo_lunch'?")
+    }
+
+    /// Issue 37: `--device iphone-16` suggested `iphone-11` (alphabetically first of the names
+    /// one edit away). Ties break by the longest common prefix, then by the candidates' order
+    /// when it means something (the device catalog, users.json), else alphabetically.
+    func testTiesBreakByCommonPrefixThenCatalogOrder() {
+        let catalog = ["iphone-se-1st", "iphone-8", "iphone-8-plus", "iphone-x", "iphone-15", "iphone-xr", "iphone-11",
+                       "iphone-xs-max", "iphone-11-pro-max", "iphone-15-pro-max", "ipad", "ipad-pro-12.9"]
+        XCTAssertEqual(DidYouMean.suggest("iphone-16", among: catalog, ordered: true), "iphone-15")
+        XCTAssertEqual(DidYouMean.hint("iphone-16", among: catalog, ordered: true), "; did you mean 'iphone-15'?")
+        // Unordered (a dictionary's keys): the alphabet still breaks the last tie, whatever the order.
+        XCTAssertEqual(DidYouMean.suggest("iphone-16", among: catalog), "iphone-11")
+        XCTAssertEqual(DidYouMean.suggest("iphone-16", among: catalog.reversed()), "iphone-11")
+        // The candidates' order decides only a full tie: a longer common prefix wins first.
+        XCTAssertEqual(DidYouMean.suggest("gold2", among: ["bold2", "gold"], ordered: true), "gold")
+        XCTAssertEqual(DidYouMean.suggest("gold2", among: ["bold2", "gold"]), "gold")
+        XCTAssertEqual(DidYouMean.suggest("gold2", among: ["gold", "bold2"]), "gold")
+        // A smaller distance still wins over a longer prefix.
+        XCTAssertEqual(DidYouMean.suggest("premium_x", among: ["premium_xyz", "premiumx"], ordered: true), "premiumx")
+        // users.json order: the first listed of two equally close profiles.
+        XCTAssertEqual(DidYouMean.suggest("gold_c", among: ["gold_b", "gold_a"], ordered: true), "gold_b")
+        XCTAssertEqual(DidYouMean.suggest("gold_c", among: ["gold_a", "gold_b"], ordered: true), "gold_a")
+        XCTAssertEqual(DidYouMean.suggest("gold_c", among: ["gold_b", "gold_a"]), "gold_a")
+        var batch = DidYouMean.Candidates(["gold_b", "gold_a"], ordered: true)
+        XCTAssertEqual(batch.suggest("gold_c"), "gold_b")
     }
 
     func testSuggestionsAreTheOnesOfTheFullComparison() {

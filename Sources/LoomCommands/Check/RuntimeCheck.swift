@@ -58,10 +58,13 @@ public enum RuntimeCheck {
             found[d] = o
         }
         // What each screen is resolved with: its example parameter sets, or none.
-        var plans: [(file: String, screen: Screen, check: ScreenCheck, sets: [[String: String]], unexampled: Set<String>)] = []
+        var plans: [(prepared: PreparedScreen, sets: [[String: String]], unexampled: Set<String>)] = []
         for f in files {
-            let loaded = ws.screen(file: f)
-            guard let screen = loaded.screen, let check = loaded.check, !loaded.diagnostics.hasErrors else { continue }
+            // Prepared as `host run` prepares a screen (ScreenPipeline), so that check and run
+            // cannot disagree about it.
+            let loaded = ScreenPipeline.prepare(file: f, in: ws)
+            guard let prepared = loaded.prepared, !loaded.diagnostics.hasErrors else { continue }
+            let screen = prepared.screen
             let bound = ParamBinding.names(in: screen)
             // Builders and rules read parameters too (`node.params`, `params.id`): a screen that
             // binds none is resolved without any, as `host run` opens it, and with each example.
@@ -78,16 +81,15 @@ public enum RuntimeCheck {
                 }
             }
             out.params[f] = sets
-            plans.append((f, screen, check, sets, unexampled))
+            plans.append((prepared, sets, unexampled))
         }
-        let fonts = try? FontLibrary.shared.get()
-        if fonts == nil, case .failure(let e) = FontLibrary.shared {
-            out.diagnostics.warning("screens are not laid out: \(e.message)")
+        var engine: LayoutEngine?
+        switch ScreenPipeline.layoutEngine(in: ws) {
+        case .success(let e): engine = e
+        case .failure(let e): out.diagnostics.warning("screens are not laid out: \(e.message)")
         }
-        let engine = fonts.map { LayoutEngine(factory: ws.factory, measurer: $0) }
         let previous = ws.deviceContext
         for device in devices {
-            ws.deviceContext = device
             let deviceName = device.device.name
             for plan in plans {
                 // Users who see the same tree (a cache hit hands out the same node) share its layout.
@@ -95,7 +97,9 @@ public enum RuntimeCheck {
                 for set in plan.sets {
                     let paramsText = set.isEmpty ? nil : set.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
                     for user in users {
-                        let r = ws.resolve(plan.screen, check: plan.check, user: user.profile, params: set)
+                        // The request `host run SCREEN --user NAME --device D --param …` makes.
+                        let request = ScreenRequest(screen: plan.prepared.file, profile: user.profile, params: set, device: device)
+                        let r = ScreenPipeline.resolution(of: plan.prepared, request: request, user: user.profile, in: ws)
                         out.resolutions += 1
                         for d in r.diagnostics.errors where !isUnexampled(d, plan.unexampled) && !skip.contains(d) {
                             record(d, user: user.label, device: deviceName, params: paramsText)

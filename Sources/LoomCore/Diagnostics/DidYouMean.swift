@@ -9,6 +9,12 @@
 /// cells computed); past it there is no suggestion rather than a slow one. A 20,000-character
 /// unknown profile among 5,000 names of ordinary length computes no cell at all.
 ///
+/// Names equally close break the tie by the longest common prefix with the word (`gold2`
+/// suggests `gold`, not `bold2`), then by the candidates' own order when it means something (the
+/// device catalog, users.json: `ordered`; `--device iphone-16` suggests `iphone-15`, listed
+/// before `iphone-11`, which is as close and shares as much), else alphabetically, so that the
+/// answer is stable whatever order a set or dictionary gives.
+///
 /// When no name is close to the whole word, a word that begins exactly one longer name (or
 /// nearly does) suggests it: `--user new_oslo` → `new_oslo_lunch`. That comparison looks at the
 /// names' first letters only, in the same band and budget: at most twice the work.
@@ -72,15 +78,24 @@ public enum DidYouMean {
     }
 
     /// The closest candidate within a distance that scales with the word's length, if any.
-    /// Ties break alphabetically so the answer is stable. Nil too when the work budget runs out.
-    public static func suggest(_ word: String, among candidates: some Sequence<String>) -> String? {
-        var names = Candidates(candidates, budget: defaultBudget)
+    /// Ties break by the longest common prefix with the word, then by the candidates' order when
+    /// `ordered` (a catalog, users.json), else alphabetically so the answer is stable. Nil too
+    /// when the work budget runs out.
+    public static func suggest(_ word: String, among candidates: some Sequence<String>, ordered: Bool = false) -> String? {
+        var names = Candidates(candidates, budget: defaultBudget, ordered: ordered)
         return names.suggest(word)
     }
 
     /// `; did you mean 'x'?` or the empty string.
-    public static func hint(_ word: String, among candidates: some Sequence<String>) -> String {
-        suggest(word, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
+    public static func hint(_ word: String, among candidates: some Sequence<String>, ordered: Bool = false) -> String {
+        suggest(word, among: candidates, ordered: ordered).map { "; did you mean '\($0)'?" } ?? ""
+    }
+
+    /// How many leading characters `a` and `b` share (lowercased scalars).
+    static func commonPrefix(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        var n = 0
+        while n < a.count, n < b.count, a[n] == b[n] { n += 1 }
+        return n
     }
 
     static func normalized(_ s: String) -> String {
@@ -99,12 +114,15 @@ public enum DidYouMean {
             let normalized: String
         }
         let names: [Name]
+        /// Whether the candidates' order breaks the last ties (else the alphabet does).
+        let ordered: Bool
         /// Work left (candidates looked at + table cells computed); suggestions stop at 0.
         public private(set) var budget: Int
         /// Table cells computed so far (for tests: the cost of what was asked).
         public private(set) var cells = 0
 
-        public init(_ candidates: some Sequence<String>, budget: Int = DidYouMean.defaultBudget) {
+        public init(_ candidates: some Sequence<String>, budget: Int = DidYouMean.defaultBudget, ordered: Bool = false) {
+            self.ordered = ordered
             names = candidates.map {
                 let lowercase = $0.lowercased()
                 return Name(text: $0, lowercase: lowercase, lowered: Array(lowercase.unicodeScalars), normalized: DidYouMean.normalized($0))
@@ -113,7 +131,8 @@ public enum DidYouMean {
         }
 
         /// The closest name within the word's limit (0 for the same name up to case, `_` and
-        /// `-`), ties broken alphabetically; nil when none is close or the budget ran out during
+        /// `-`), ties broken by the longest common prefix, then by the candidates' order
+        /// (`ordered`) or alphabetically; nil when none is close or the budget ran out during
         /// this word. The work a word does does not depend on the order of the names (the limit
         /// does not shrink as closer names are found), so whether the budget runs out, and the
         /// answer, are the same in any order.
@@ -123,7 +142,7 @@ public enum DidYouMean {
             let lowercase = word.lowercased()
             let lowered = Array(lowercase.unicodeScalars)
             let normalized = DidYouMean.normalized(word)
-            var best: (Int, String)?
+            var best: (distance: Int, prefix: Int, text: String)?
             for c in names {
                 budget -= 1
                 if budget < 0 { return nil }
@@ -142,13 +161,26 @@ public enum DidYouMean {
                     guard let found else { continue }
                     d = found
                 }
-                if best == nil || d < best!.0 || (d == best!.0 && c.text < best!.1) { best = (d, c.text) }
+                let prefix = DidYouMean.commonPrefix(lowered, c.lowered)
+                if let b = best {
+                    // Later candidates win a full tie only alphabetically (`ordered`: the first stays).
+                    let better = d < b.distance || (d == b.distance && (prefix > b.prefix || (prefix == b.prefix && !ordered && c.text < b.text)))
+                    if better { best = (d, prefix, c.text) }
+                } else {
+                    best = (d, prefix, c.text)
+                }
             }
-            if let best { return best.1 }
+            if let best { return best.text }
             return suggestPrefix(lowered)
         }
 
-        /// When no name is close to the whole word: the one name the word begins, as a typed
+        /// Names equally close break the tie by the longest common prefix with the word (`gold2`
+/// suggests `gold`, not `bold2`), then by the candidates' own order when it means something (the
+/// device catalog, users.json: `ordered`; `--device iphone-16` suggests `iphone-15`, listed
+/// before `iphone-11`, which is as close and shares as much), else alphabetically, so that the
+/// answer is stable whatever order a set or dictionary gives.
+///
+/// When no name is close to the whole word: the one name the word begins, as a typed
         /// but unfinished name (`new_oslo` for `new_oslo_lunch`), or nearly begins (within the
         /// word's limit, its first letters compared with the word, for words of 4 characters or
         /// more). Only when exactly one name is closest: `new` among `new_oslo_lunch` and

@@ -346,7 +346,7 @@ public struct UserProfiles: Sendable {
         guard let name else { return .success([:]) }
         guard let p = profiles[name] else {
             let known = profiles.keys.map { "'\($0)'" }.joined(separator: ", ")
-            let hint = DidYouMean.hint(name, among: profiles.keys)
+            let hint = DidYouMean.hint(name, among: profiles.keys, ordered: true)  // ties: users.json order
             let msg = profiles.isEmpty
                 ? "unknown user '\(name)': no profiles are defined\(file.map { " in \($0)" } ?? " (no users.json in the project)")"
                 : "unknown user '\(name)'\(hint); known profiles: \(known)"
