@@ -197,6 +197,12 @@ public enum ScreenPipeline {
         FontLibrary.shared.map { LayoutEngine(factory: ws.factory, measurer: $0) }
     }
 
+    /// The text metrics the layout measures with (pictures drawn from a layout measure their
+    /// text with the same fonts).
+    public static func textMeasurer() -> Result<FontLibrary, FontError> {
+        FontLibrary.shared
+    }
+
     /// A request without `.tree`: the graph the user can walk, explored from the project's entry,
     /// or from the screen when the project declares none. A screen that does not parse leaves
     /// the exploration to the entry (its errors are in the result).

@@ -1,6 +1,7 @@
 // `host test --render-failures` (docs/scenarios.md, "Pictures of failing snapshots"): beside
 // each `.snap.new` of a failing snapshot that has frames, `NAME.snap.new.svg` shows the recorded
 // and the new screen side by side, drawn and outlined as `host diff --render` draws them.
+import LoomCommands
 import LoomCore
 import LoomLayout
 import LoomRender
@@ -15,7 +16,7 @@ enum SnapshotPicture {
     static func svg(old: String, new: String, title: String) -> String? {
         guard let a = SnapshotDocument.parse(old), let b = SnapshotDocument.parse(new),
               let ta = a.tree, let tb = b.tree, frame(ta) != nil, frame(tb) != nil else { return nil }
-        let measurer: (any TextMeasuring)? = try? FontLibrary.shared.get()
+        let measurer: (any TextMeasuring)? = try? ScreenPipeline.textMeasurer().get()
         let before = side(ta, measurer: measurer), after = side(tb, measurer: measurer)
         let outlines = changes(old: before.nodes, new: after.nodes)
         let picture = DiffRenderer(options: RenderOptions(title: title)).render(
