@@ -12,13 +12,25 @@ public struct UserBatch: Sendable {
         self.lines = lines
     }
 
-    public var count: Int { users.count + lines.records.count }
+    /// The batch with its lines split into records (`LineBlock.split`): what a worker does
+    /// first, so that `count` and `pending` cost nothing more.
+    public func split() -> UserBatch {
+        guard lines.unsplit else { return self }
+        var b = self
+        b.lines.split()
+        return b
+    }
 
-    /// User `k` of the batch as a record of its own.
+    /// Its users (lines not yet split are split for this, in a copy: a worker splits first).
+    public var count: Int { users.count + (lines.unsplit ? split().lines.records.count : lines.records.count) }
+
+    /// User `k` of the batch as a record of its own (lines not yet split are split for this, in
+    /// a copy: a worker splits first).
     public func pending(_ k: Int) -> PendingUser {
         if k < users.count { return users[k] }
+        if lines.unsplit { return split().pending(k) }
         let r = lines.records[k - users.count]
-        if r.tooLong { return PendingUser.tooLong(line: r.line) }
+        if r.tooLong { return PendingUser.tooLong(line: r.line, limit: lines.limit) }
         return PendingUser(line: r.line, bytes: Array(lines.bytes[r.start..<r.end]))
     }
 }
@@ -33,7 +45,55 @@ public struct LineBlock: Sendable {
     }
     public var bytes: [UInt8] = []
     public var records: [Record] = []
+    /// Lines the reader has not split (`RecordReader.nextBlock`): `bytes` holds whole lines,
+    /// each ending with a line break, the first numbered `firstLine`, and `records` is empty
+    /// until `split` finds them (on a worker: the thread that reads only counts lines).
+    public internal(set) var unsplit = false
+    public internal(set) var firstLine = 1
+    /// The reader's limit: a longer line is a record marked `tooLong`.
+    var limit = RecordReader.maxRecordBytes
+    /// Lines in `bytes`, blank ones too, and the records among them (what `split` will make).
+    public internal(set) var lineCount = 0
+    public internal(set) var recordCount = 0
+    /// The numbers of the lines that stand for a line over the limit the reader skipped without
+    /// keeping it (each an empty line in `bytes`), in order.
+    var tooLongLines: [Int] = []
     public init() {}
+
+    /// The records of lines not yet split, as `RecordReader.nextLines` makes them: one per
+    /// non-blank line (spaces, tabs and `\r` are blank), numbered from `firstLine`, a trailing
+    /// `\r` dropped; a line longer than `limit` (not counting that `\r`) a record marked
+    /// `tooLong`, its bytes not used, whatever it holds, and so is a line of `tooLongLines`.
+    public mutating func split() {
+        guard unsplit else { return }
+        unsplit = false
+        let limit = self.limit, tooLongLines = self.tooLongLines
+        var records: [Record] = []
+        records.reserveCapacity(recordCount)
+        var line = firstLine, skipped = 0
+        bytes.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress else { return }
+            var s = 0
+            while s < b.count, let hit = memchr(base + s, 0x0A, b.count - s) {
+                let nl = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                var e = nl
+                if e > s && base[e - 1] == 13 { e -= 1 }
+                if skipped < tooLongLines.count, tooLongLines[skipped] == line {
+                    records.append(Record(line: line, start: s, end: s, tooLong: true))
+                    skipped += 1
+                } else if e - s > limit {
+                    records.append(Record(line: line, start: s, end: s, tooLong: true))
+                } else {
+                    var k = s
+                    while k < e, base[k] == 32 || base[k] == 9 || base[k] == 13 { k += 1 }
+                    if k < e { records.append(Record(line: line, start: s, end: e, tooLong: false)) }
+                }
+                line += 1
+                s = nl + 1
+            }
+        }
+        self.records = records
+    }
 
     mutating func append<C: Collection>(line: Int, bytes b: C, tooLong: Bool) where C.Element == UInt8 {
         let s = bytes.count
@@ -92,6 +152,8 @@ public final class EvalWorker {
     private static let noMemo = ProcessInfo.processInfo.environment["LOOM_EVAL_NO_MEMO"] != nil
 
     public func process(_ batch: UserBatch) -> EvalChunk {
+        // Lines the reader only counted are split here, on the worker.
+        let batch = batch.split()
         var chunk = EvalChunk()
         chunk.text.reserveCapacity(batch.count * 96)
         for p in batch.users { evaluate(p, into: &chunk) }

@@ -375,9 +375,20 @@ final class PlanUser {
         for slot in wanted { if let k = member(slot, base) { add(members[k]) } }
         narrowBytes.append(0x7D)  // }
         guard case .success(let r) = parser.parse(PendingUser(line: lineNumber, bytes: narrowBytes)) else { return nil }
-        return screens.context(n, for: r.profile)
+        // The context as `screens.context` makes it, with the screen's environment made once
+        // per worker rather than per call (`workspace.prepare` makes a new one, closures and
+        // all, each time): a narrowed call only calls a rule, which reads the environment's
+        // device attributes (the run's, the same for every user) and never its entry steps
+        // (named in a resolution's missing-parameter error) or its style closure.
+        if narrowEnvironments.isEmpty {
+            narrowEnvironments = screens.screens.map { (id: $0.id, environment: screens.workspace.environment(for: $0.id)) }
+        }
+        let e = narrowEnvironments[n]
+        return ResolutionContext(input: ResolutionInput(user: r.profile, screenID: e.id), environment: e.environment)
     }
     @exclusivity(unchecked) private var narrowBytes: [UInt8] = []
+    /// Per screen, its id and the environment narrowed calls' contexts share (`narrowContext`).
+    @exclusivity(unchecked) private var narrowEnvironments: [(id: String, environment: ResolutionEnvironment)] = []
 
     /// The user's resolution context on screen `n`, prepared as the resolver's.
     func context(_ n: Int) -> ResolutionContext? {

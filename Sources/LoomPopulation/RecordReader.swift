@@ -232,6 +232,114 @@ public final class RecordReader {
         return true
     }
 
+    /// The next `max` records (as `nextLines` counts them: non-blank lines, and lines over the
+    /// limit) for a worker to split (`LineBlock.split`): the reader only finds where the
+    /// `max`-th record's line ends (a `memchr` loop, looking at a line's first bytes and length
+    /// to count it, nothing kept per line) and copies the bytes up to there once, so that
+    /// making the records happens on the workers, not on the one thread that reads. The block
+    /// holds whole lines, each ending with a line break, the first numbered `block.firstLine`;
+    /// split, it holds the records `nextLines` gives for the same `max`, with the same line
+    /// numbers (so batches, and what `--fail-fast` counts, are the same). A last line without a
+    /// line break gets one; a line over the limit that is not buffered to its end is skipped
+    /// by `next`, and stands in the block as an empty line marked too long (`tooLongLines`).
+    /// `block` must be empty. False at the end of input (no record added).
+    @discardableResult
+    public func nextBlock(max: Int, into block: inout LineBlock) -> Bool {
+        precondition(!csvQuotes, "nextBlock reads JSON Lines; a CSV row may span lines")
+        precondition(block.bytes.isEmpty && block.records.isEmpty, "nextBlock fills an empty block")
+        block.unsplit = true
+        block.firstLine = nextLine
+        block.limit = limit
+        let limit = self.limit
+        var added = 0, lines = 0
+        while added < max {
+            // The buffered lines, counted up to `max` records, copied as one run of bytes.
+            let from = start
+            let to: Int = buffer.withUnsafeBufferPointer { b in
+                let base = b.baseAddress!
+                var s = from
+                while added < max, s < end, let hit = memchr(base + s, 0x0A, end - s) {
+                    let nl = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if RecordReader.isRecord(base, s, nl, limit: limit) { added += 1 }
+                    lines += 1
+                    s = nl + 1
+                }
+                if s > from { block.bytes.append(contentsOf: UnsafeBufferPointer(start: base + from, count: s - from)) }
+                return s
+            }
+            start = to
+            if added >= max { break }
+            // No whole line left in the buffer.
+            if start == end {
+                if eof { break }
+                start = 0; end = 0
+                fill()
+                continue
+            }
+            if eof {
+                // The last line, without a line break (one that a failed read cut short is not
+                // handed out as if whole: `next` drops it too, and `readError` says so).
+                if readError == nil {
+                    buffer.withUnsafeBufferPointer { b in
+                        let base = b.baseAddress!
+                        if RecordReader.isRecord(base, start, end, limit: limit) { added += 1 }
+                        block.bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: end - start))
+                    }
+                    block.bytes.append(0x0A)
+                    lines += 1
+                }
+                start = end
+                break
+            }
+            if end - start > limit + 1 {
+                // Too long whatever follows: `next` skips it to its end without keeping it. It
+                // stands in the block as an empty line (after one for each blank line `next`
+                // passed over), its number in `tooLongLines`.
+                let first = nextLine + lines
+                nextLine = first
+                guard let r = next() else { lines = nextLine - block.firstLine; break }
+                block.bytes.append(contentsOf: repeatElement(0x0A, count: r.line - first + 1))
+                if r.problem != nil {
+                    block.tooLongLines.append(r.line)
+                } else {
+                    // (Not reached: a record past `limit + 1` bytes is too long.)
+                    block.bytes.removeLast()
+                    block.bytes.append(contentsOf: r.bytes)
+                    block.bytes.append(0x0A)
+                }
+                added += 1
+                lines = r.line + 1 - block.firstLine
+                nextLine = block.firstLine
+                continue
+            }
+            // Part of a line: moved to the front, the buffer grown if it is full, more read.
+            if start > 0 {
+                buffer.withUnsafeMutableBufferPointer { b in
+                    _ = memmove(b.baseAddress!, b.baseAddress! + start, end - start)
+                }
+                end -= start; start = 0
+            }
+            if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
+            fill()
+        }
+        nextLine = block.firstLine + lines
+        block.lineCount = lines
+        block.recordCount = added
+        return added > 0
+    }
+
+    /// Whether the line `base[s..<nl]` (`nl`: its line break or the input's end) is a record as
+    /// `nextLines` counts them: longer than `limit` without a trailing `\r`, or not blank.
+    @inline(__always)
+    private static func isRecord(_ base: UnsafePointer<UInt8>, _ s: Int, _ nl: Int, limit: Int) -> Bool {
+        var e = nl
+        if e > s && base[e - 1] == 13 { e -= 1 }
+        if e - s > limit { return true }
+        var k = s
+        while k < e, base[k] == 32 || base[k] == 9 || base[k] == 13 { k += 1 }
+        return k < e
+    }
+
     /// The whole lines in `base[from..<end]`, up to `wanted` non-blank ones, appended to `block`
     /// (their bytes as one run); `from` and `line` move past them. With `checkLength`, a line
     /// over `limit` is a record marked `tooLong`, as `next` decides (it cannot look at the

@@ -198,6 +198,8 @@ public final class MatrixWorker {
     }
 
     public func process(_ batch: UserBatch) -> MatrixPart {
+        // Lines the reader only counted are split here, on the worker.
+        let batch = batch.split()
         var m = SegmentMatrix(by: by)
         var failures: [Diagnostic] = []
         var notes = ResolutionNotes()

@@ -118,11 +118,11 @@ public final class UserInput {
     public func nextBatch() -> UserBatch? {
         let batchSize = nextBatchSize()
         if let reader, !csv {
+            // Lines counted and copied here; split into records and parsed by the workers.
             var block = LineBlock()
-            block.records.reserveCapacity(batchSize)
-            reader.nextLines(max: batchSize, into: &block)
-            usersRead += block.records.count
-            return block.records.isEmpty ? nil : UserBatch(lines: block)
+            guard reader.nextBlock(max: batchSize, into: &block) else { return nil }
+            usersRead += block.recordCount
+            return UserBatch(lines: block)
         }
         var users: [PendingUser] = []
         users.reserveCapacity(batchSize)

@@ -57,6 +57,34 @@ struct PopulationBenchResult {
     /// users through W1's screen, for each N up to the cores (2, 4, 8, 16).
     var cores = 0
     var scalingByJobs: [(jobs: Int, scaling: Double)] = []
+    /// The reading thread's share of a JSON Lines run, which no number of workers takes off
+    /// it (thread CPU time per user over W2's users, 256 lines at a time): lines only counted
+    /// and copied for the workers to split (`RecordReader.nextBlock`, what `host eval` does),
+    /// against each line made into a record on the reading thread (`nextLines`, what it did).
+    var readerBlockNs = 0.0, readerLinesNs = 0.0
+}
+
+/// The reading thread's cost per user of `file` (thread CPU time, best of `rounds`
+/// interleaved): through `nextBlock` (the records made by the workers) and through `nextLines`.
+private func readerCost(_ file: String, users: Int, rounds: Int = 7) -> (block: Double, lines: Double) {
+    var best = (block: Double.infinity, lines: Double.infinity)
+    for _ in 0..<rounds {
+        for byBlock in [true, false] {
+            let reader = try! RecordReader.open(file, csvQuotes: false).get()
+            var records = 0
+            let c0 = cpuNow()
+            while true {
+                var block = LineBlock()
+                let more = byBlock ? reader.nextBlock(max: 256, into: &block) : reader.nextLines(max: 256, into: &block)
+                records += byBlock ? block.recordCount : block.records.count
+                if !more { break }
+            }
+            let ns = Double(cpuNow() - c0) / Double(users)
+            precondition(records == users, "reader bench: \(records) lines for \(users) users")
+            if byBlock { best.block = min(best.block, ns) } else { best.lines = min(best.lines, ns) }
+        }
+    }
+    return best
 }
 
 /// The 8 rules, as a plugin (`w1_*`) and as plain Lua functions (`floor`). The SemVer rule parses
@@ -540,6 +568,7 @@ private func w2Bench(users w2n: Int, streamed: Int, w1Project: String, tmp: Stri
         }
     }
     r.scalingByJobs = counts.enumerated().map { ($1, one / many[$0]) }
+    (r.readerBlockNs, r.readerLinesNs) = readerCost(file, users: w2n)
 
     if streamed > 0 {
         let big = tmp + "/w2-big.jsonl"

@@ -364,6 +364,8 @@ if wanted("population") {
         "w2_users": .int(p.w2Users), "w2_host_ns_per_user": r(p.w2HostNs, 0), "w2_floor_ns_per_user": r(p.w2FloorNs, 0), "w2_ratio": r(p.w2Ratio, 3),
         "w2_streamed_users": .int(p.w2StreamedUsers), "peak_rss_mb_w2_streamed": r(p.rssAfterW2StreamMB, 1),
         "cores": .int(p.cores),
+        "reader_ns_per_user": r(p.readerBlockNs, 1), "reader_lines_ns_per_user": r(p.readerLinesNs, 1),
+        "reader_ratio": r(p.readerBlockNs / p.readerLinesNs, 3),
     ]
     // --jobs N against --jobs 1 up to the cores (N above them not run: `cores` says how many).
     for (j, s) in p.scalingByJobs { population["scaling_\(j)_jobs_w2_users"] = r(s, 3) }
@@ -383,6 +385,8 @@ if wanted("population") {
     lines.append("              --jobs N against --jobs 1 (wall, W2's users through W1's screen, \(p.cores) cores): "
                  + p.scalingByJobs.map { String(format: "%d jobs %.2f", $0.jobs, $0.scaling) }.joined(separator: ", ")
                  + (p.cores < 16 ? " (N above the cores not run)" : ""))
+    lines.append(String(format: "              the reading thread (thread CPU time, W2's users): %.1f ns/user counting lines for the workers to split, against %.1f making records itself (ratio %.2f)",
+                        p.readerBlockNs, p.readerLinesNs, p.readerBlockNs / p.readerLinesNs))
     lines.append(String(format: "              best of %d interleaved rounds (41, more while two bare Lua floors or two --jobs 1 pipelines at once had not yet scaled 1.85; at most 121)", p.rounds))
 }
 

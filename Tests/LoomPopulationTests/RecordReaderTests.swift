@@ -38,6 +38,49 @@ final class RecordReaderTests: XCTestCase {
         return out
     }
 
+    /// Every record of `bytes` (JSON Lines) through `nextBlock`, `max` lines at a time, each
+    /// block split as a worker splits it (`LineBlock.split`).
+    static func blocks(_ bytes: [UInt8], limit: Int, max: Int, chunks: [Int], buffer: Int) -> [R] {
+        let reader = RecordReader(bytes: bytes, chunks: chunks, csvQuotes: false, bufferSize: buffer, limit: limit)
+        var out: [R] = []
+        var nextLine = 1
+        while true {
+            var block = LineBlock()
+            let more = reader.nextBlock(max: max, into: &block)
+            if block.unsplit {
+                // Lines counted, not split: numbered on from the last block's, and as many
+                // records as `nextLines` gives for the same `max` (below).
+                XCTAssertEqual(block.firstLine, nextLine)
+                nextLine = block.firstLine + block.lineCount
+            }
+            let counted = block.recordCount
+            block.split()
+            XCTAssertEqual(block.records.count, counted)
+            for r in block.records {
+                out.append(r.tooLong ? R(line: r.line, bytes: [], problem: .tooLong) : R(line: r.line, bytes: Array(block.bytes[r.start..<r.end])))
+            }
+            if !more { break }
+        }
+        return out
+    }
+
+    /// How many records each call of `nextLines` gives, and each of `nextBlock` (split): the
+    /// same batches.
+    static func batchSizes(_ bytes: [UInt8], limit: Int, max: Int, chunks: [Int], buffer: Int) -> (lines: [Int], blocks: [Int]) {
+        var out: (lines: [Int], blocks: [Int]) = ([], [])
+        for byBlock in [false, true] {
+            let reader = RecordReader(bytes: bytes, chunks: chunks, csvQuotes: false, bufferSize: buffer, limit: limit)
+            while true {
+                var block = LineBlock()
+                let more = byBlock ? reader.nextBlock(max: max, into: &block) : reader.nextLines(max: max, into: &block)
+                block.split()
+                if !more { break }
+                if byBlock { out.blocks.append(block.records.count) } else { out.lines.append(block.records.count) }
+            }
+        }
+        return out
+    }
+
     /// `bytes` read every way gives `expected`.
     func check(_ text: String, csv: Bool, limit: Int, _ expected: [R], file: StaticString = #filePath, line: UInt = #line) {
         let bytes = Array(text.utf8)
@@ -48,6 +91,8 @@ final class RecordReaderTests: XCTestCase {
                 for max in [1, 2, 256] {
                     XCTAssertEqual(Self.lines(bytes, limit: limit, max: max, chunks: cut.chunks, buffer: cut.buffer), expected,
                                    "\(text.debugDescription) nextLines(max: \(max)) cut \(cut)", file: file, line: line)
+                    XCTAssertEqual(Self.blocks(bytes, limit: limit, max: max, chunks: cut.chunks, buffer: cut.buffer), expected,
+                                   "\(text.debugDescription) nextBlock(max: \(max)) cut \(cut)", file: file, line: line)
                 }
             }
         }
@@ -134,7 +179,7 @@ final class RecordReaderTests: XCTestCase {
     /// A read that fails ends the input with `readError`: the records before it are read, and
     /// the one it cut short is not handed out as if it were whole.
     func testAFailedReadDoesNotHandOutTheRecordItCut() {
-        for csv in [false, true] {
+        for (csv, byBlock) in [(false, false), (false, true), (true, false)] {
             var calls = 0
             let reader = RecordReader(source: { p, n in
                 calls += 1
@@ -149,12 +194,20 @@ final class RecordReaderTests: XCTestCase {
             var got: [R] = []
             if csv {
                 while let r = reader.next() { got.append(r) }
+            } else if byBlock {
+                while true {
+                    var block = LineBlock()
+                    let more = reader.nextBlock(max: 10, into: &block)
+                    block.split()
+                    got += block.records.map { R(line: $0.line, bytes: Array(block.bytes[$0.start..<$0.end])) }
+                    if !more { break }
+                }
             } else {
                 var block = LineBlock()
                 while reader.nextLines(max: 10, into: &block) {}
                 got = block.records.map { R(line: $0.line, bytes: Array(block.bytes[$0.start..<$0.end])) }
             }
-            XCTAssertEqual(got, [r(1, "a,1")], "csv \(csv)")
+            XCTAssertEqual(got, [r(1, "a,1")], "csv \(csv) nextBlock \(byBlock)")
             XCTAssertTrue(reader.readError?.message.contains("failed after 10 bytes") == true, String(describing: reader.readError))
         }
     }
@@ -176,6 +229,13 @@ final class RecordReaderTests: XCTestCase {
                     if !csv {
                         XCTAssertEqual(Self.lines(bytes, limit: limit, max: 3, chunks: cut.chunks, buffer: cut.buffer), whole,
                                        "\(String(decoding: bytes, as: UTF8.self).debugDescription) nextLines limit \(limit) cut \(cut)")
+                        for max in [1, 3, 256] {
+                            XCTAssertEqual(Self.blocks(bytes, limit: limit, max: max, chunks: cut.chunks, buffer: cut.buffer), whole,
+                                           "\(String(decoding: bytes, as: UTF8.self).debugDescription) nextBlock(max: \(max)) limit \(limit) cut \(cut)")
+                            let sizes = Self.batchSizes(bytes, limit: limit, max: max, chunks: cut.chunks, buffer: cut.buffer)
+                            XCTAssertEqual(sizes.blocks, sizes.lines,
+                                           "\(String(decoding: bytes, as: UTF8.self).debugDescription) batches of \(max) limit \(limit) cut \(cut)")
+                        }
                     }
                 }
             }
@@ -224,11 +284,13 @@ final class RecordReaderTests: XCTestCase {
                     if csv {
                         while let r = reader.next() { got.append((r.line, r.problem == nil ? r.bytes.count : nil)) }
                     } else {
+                        // nextLines on the file, nextBlock (split as a worker splits) on the pipe.
                         while true {
                             var block = LineBlock()
-                            reader.nextLines(max: 256, into: &block)
-                            if block.records.isEmpty { break }
+                            let more = viaPipe ? reader.nextBlock(max: 256, into: &block) : reader.nextLines(max: 256, into: &block)
+                            block.split()
                             got += block.records.map { ($0.line, $0.tooLong ? nil : $0.end - $0.start) }
+                            if !more { break }
                         }
                     }
                     XCTAssertEqual(got.map(\.line), c.expected.map(\.line), "\(c.name) csv \(csv) pipe \(viaPipe)")
