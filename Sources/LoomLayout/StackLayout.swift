@@ -12,6 +12,10 @@ import LoomSolver
 /// center (centres equal, size ≤ stack's), trailing (end equal, start ≥); all required.
 /// The stack hugs its content: width == 0 @ 1 and height == 0 @ 1 (priority 1, weaker than
 /// anything written or intrinsic), so an unconstrained stack is as small as its children allow.
+/// By default (no explicit `"distribution": "fill"` in meta) the stack packs: the last child's
+/// end is at most the stack's end (`packs`), so a stack made larger than its content leaves the
+/// room after its last child instead of stretching one of them (which, with children that hug
+/// equally, is ambiguous).
 struct StackLayout {
     let tree: LayoutTree
     let stack: Int
@@ -43,6 +47,15 @@ struct StackLayout {
     var distribution: Distribution {
         let n = tree.nodes[stack]
         return (n.props["distribution"]?.string ?? n.meta?["distribution"]?.string).flatMap(Distribution.init) ?? .fill
+    }
+
+    /// Whether the stack packs its children at their own sizes along its axis (the default):
+    /// the last child's end is at most the stack's end, so a stack made larger than its content
+    /// keeps the room after its last child instead of stretching one. Only an explicit
+    /// `"distribution": "fill"` in meta (Mortar's builder writes `fill` into props by default,
+    /// so props cannot tell) stretches them as UIStackView's fill does (docs/layout.md, "Stacks").
+    var packs: Bool {
+        distribution == .fill && tree.nodes[stack].meta?["distribution"]?.string != "fill"
     }
 
     var alignment: Alignment {
@@ -108,7 +121,11 @@ struct StackLayout {
                 made.add(b, e(b, size), .equal, e(first, size), "\(name) fill_equally: \(size) == first child's \(size)")
             }
         }
-        made.add(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+        if packs {
+            made.add(last, end(last), .lessOrEqual, end(stack), "\(axis.name) \(name): last child's end <= stack's end (packed)")
+        } else {
+            made.add(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+        }
     }
 
     /// The same constraints in a layout that defines its stacks' positions (docs/layout.md,
@@ -153,7 +170,11 @@ struct StackLayout {
                 made.add(b, e(b, size), .equal, e(first, size), "\(name) fill_equally: \(size) == first child's \(size)")
             }
         }
-        made.addLater(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+        if packs {
+            made.addLater(last, end(last), .lessOrEqual, end(stack), "\(axis.name) \(name): last child's end <= stack's end (packed)")
+        } else {
+            made.addLater(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+        }
     }
 
     /// A child's constraints across the axis, by alignment. In a layout that defines its
