@@ -77,8 +77,10 @@ struct FindingsCheck {
     static func rootStack(above i: Int, in tree: LayoutTree) -> FixRecipe? {
         let stacks: Set<LayoutRole> = [.stack, .vstack, .hstack]
         var p = tree.nodes[i].parent
-        // The root stack itself, taller than the screen.
-        var top: Int? = p == nil && stacks.contains(tree.nodes[i].role) ? i : nil
+        // The root stack itself, taller than the screen (unless its own constraints size it:
+        // then the per-edge fix names what to change).
+        let sized = tree.nodes[i].origin?.constraints != nil
+        var top: Int? = p == nil && stacks.contains(tree.nodes[i].role) && !sized ? i : nil
         while let k = p {
             guard stacks.contains(tree.nodes[k].role) else { return nil }
             top = k

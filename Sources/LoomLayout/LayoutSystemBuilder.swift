@@ -104,7 +104,10 @@ struct MadeConstraints {
     }
 
     /// A required constraint added after step 2 (see `LayoutSystemBuilder`).
-    mutating func addLater(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression, _ text: ConstraintText) {
-        later.append((Constraint(lhs, r, rhs), ConstraintOrigin(node: node, text: text, written: nil, location: nil)))
+    mutating func addLater(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression,
+                           priority: Double = Priority.required, _ text: ConstraintText) {
+        var text = text
+        if priority != Priority.required { text.priority = priority }
+        later.append((Constraint(lhs, r, rhs, strength: Strength.forPriority(priority)), ConstraintOrigin(node: node, text: text, written: nil, location: nil)))
     }
 }

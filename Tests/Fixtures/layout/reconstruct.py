@@ -70,13 +70,14 @@ def sizes(i):
     add(Wd(i) >= 0); add(Ht(i) >= 0)
 
 sizes(ROOT)
-# vstack root: hugs (priority 1), axis chain packed (last end <= stack end), alignment fill
+# vstack root: hugs (priority 1), axis chain packed (last end <= stack end, == @ 1), alignment fill
 add(Wd(ROOT) == 0, 1); add(Ht(ROOT) == 0, 1)
 kids = [TITLE, ROW, BOX]
 add(T(kids[0]) == T(ROOT))
 for a, b in zip(kids, kids[1:]):
     add(T(b) == T(a) + Ht(a) + 8)
 add(T(kids[-1]) + Ht(kids[-1]) <= T(ROOT) + Ht(ROOT))
+add(T(kids[-1]) + Ht(kids[-1]) == T(ROOT) + Ht(ROOT), 1)
 for c in kids:
     add(L(c) == L(ROOT)); add(L(c) + Wd(c) == L(ROOT) + Wd(ROOT))
 sizes(TITLE); intrinsic(TITLE, 100, 20)
