@@ -103,7 +103,8 @@ struct MadeConstraints {
         system.record(definition: Constraint(lhs, .equal, rhs), of: v, ConstraintOrigin(node: node, text: text, written: nil, location: nil))
     }
 
-    /// A required constraint added after step 2 (see `LayoutSystemBuilder`).
+    /// A constraint added after step 2 (see `LayoutSystemBuilder`), required unless given a
+    /// priority (a packed stack's `end == stack's end @ 1`).
     mutating func addLater(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression,
                            priority: Double = Priority.required, _ text: ConstraintText) {
         var text = text

@@ -50,17 +50,18 @@ struct StackLayout {
         return (n.props["distribution"]?.string ?? n.meta?["distribution"]?.string).flatMap(Distribution.init) ?? .fill
     }
 
-    /// Whether the stack packs its children at their own sizes along its axis (the default):
-    /// the last child's end is at most the stack's end, so a stack made larger than its content
-    /// keeps the room after its last child instead of stretching one. Only an explicit
-    /// `"distribution": "fill"` in meta (Mortar's builder writes `fill` into props by default,
-    /// so props cannot tell) stretches them as UIStackView's fill does (docs/layout.md, "Stacks").
     /// A packed stack's wish to end at its last child's end: priority 1, far below content
     /// hugging (250), so a stack made larger than its content gives the room to a child that
     /// has no size along the axis (a view, a container; the one a UIStackView would stretch)
     /// and never stretches a label or button: with none, the room stays after the last child.
     static let packedFillPriority = 1.0
 
+    /// Whether the stack packs its children at their own sizes along its axis (the default):
+    /// the last child's end is at most the stack's end (equal only at `packedFillPriority`), so
+    /// a stack made larger than its content does not stretch a label or button. Only an
+    /// explicit `"distribution": "fill"` in meta (Mortar's builder writes `fill` into props by
+    /// default, so props cannot tell) stretches them as UIStackView's fill does
+    /// (docs/layout.md, "Stacks").
     var packs: Bool {
         distribution == .fill && tree.nodes[stack].meta?["distribution"]?.string != "fill"
     }

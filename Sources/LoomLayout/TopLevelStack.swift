@@ -17,14 +17,12 @@ enum TopLevelStack {
     /// height, which comes from its content (the stack hugs it).
     static func pinRoot(_ root: Int, screen: ScreenGeometry, _ made: inout MadeConstraints) {
         let sa = screen.safeArea
-        let name = tree(made).nodes[root].role.rawValue
+        let name = made.tree.nodes[root].role.rawValue
         made.add(root, .left, .equal, constant: sa.left, ConstraintText("the root \(name) is pinned to the safe area: left == ", sa.left))
         made.add(root, .top, .equal, constant: sa.top, ConstraintText("the root \(name) is pinned to the safe area: top == ", sa.top))
         let w = screen.width - sa.left - sa.right
         made.add(root, .width, .equal, constant: w, ConstraintText("the root \(name) is pinned to the safe area: width == ", w))
     }
-
-    private static func tree(_ made: MadeConstraints) -> LayoutTree { made.tree }
 
     /// What an ambiguity finding on a stack's child adds to its fix, when the undetermined
     /// values are along the stack's axis: the stack is sized by something other than its
