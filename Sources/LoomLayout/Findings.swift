@@ -31,7 +31,7 @@ struct FindingsCheck {
             let name = { tree.describe(i) }  // only when a finding needs it
             if !inside(f, whole) {
                 out.append(LayoutFinding(kind: .outsideScreen, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the screen (\(Frame.number(screen.width))×\(Frame.number(screen.height)))", location: tree.nodes[i].location,
-                                         recipe: .keepInside(f, whole, target: tree.nodes[i].parent == nil ? "safe_area" : "parent")))
+                                         recipe: FindingsCheck.rootStack(above: i, in: tree) ?? .keepInside(f, whole, target: tree.nodes[i].parent == nil ? "safe_area" : "parent")))
             } else if tree.nodes[i].children.isEmpty, [.label, .button, .image, .view].contains(tree.nodes[i].role), !inside(f, safe) {
                 out.append(LayoutFinding(kind: .outsideSafeArea, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the safe area \(safe.text)", location: tree.nodes[i].location,
                                          recipe: FindingsCheck.rootStack(above: i, in: tree) ?? .keepInside(f, safe, target: "safe_area")))
@@ -56,7 +56,10 @@ struct FindingsCheck {
                 out.append(LayoutFinding(kind: .truncated, path: tree.nodes[i].path, message: "the text of \(name()) is truncated: it needs \(m.neededLines) lines and has \(tree.nodes[i].lines ?? 1) at width \(Frame.number(f.width))", location: tree.nodes[i].location,
                                          recipe: .untruncate(needed: m.neededLines, oneLineWidth: FindingsCheck.oneLineWidth(tree.nodes[i]))))
             }
-            if tree.nodes[i].action != nil, f.width < FindingsCheck.minimumTapTarget || f.height < FindingsCheck.minimumTapTarget {
+            // With the tolerance: a 44-point row whose rounded edges are 98.667 and 142.667 is
+            // 43.99999999999999 points tall in floating point.
+            let tap = FindingsCheck.minimumTapTarget - FindingsCheck.tolerance
+            if tree.nodes[i].action != nil, f.width < tap || f.height < tap {
                 out.append(LayoutFinding(kind: .smallTapTarget, path: tree.nodes[i].path, message: "\(name()) is tappable but \(Frame.number(f.width))×\(Frame.number(f.height)) points, smaller than 44×44", location: tree.nodes[i].location,
                                          recipe: .enlarge(f)))
             }
@@ -66,14 +69,18 @@ struct FindingsCheck {
 
     // MARK: Fixes (what `LayoutFinding.fix` suggests)
 
-    /// A node whose every ancestor is a stack, up to the root: the root fills the screen and
-    /// each stack pins its children to its own edges, so no constraint of the node can move it
-    /// into the safe area (it would be unsatisfiable). The fix is one level up: the root a
-    /// container, and the stack in it on the safe area. Nil for any other node.
+    /// A node whose every ancestor is a stack, up to the root: the root stack is pinned to the
+    /// safe area's top and sides and is as large as its content, and each stack places its
+    /// children from its own edges, so such a node leaves the safe area only when the content
+    /// does not fit in it, and no constraint of the node can move it back (it would be
+    /// unsatisfiable, or squeeze a sibling). The fix is the content. Nil for any other node.
     static func rootStack(above i: Int, in tree: LayoutTree) -> FixRecipe? {
         let stacks: Set<LayoutRole> = [.stack, .vstack, .hstack]
         var p = tree.nodes[i].parent
-        var top: Int?
+        // The root stack itself, taller than the screen (unless its own constraints size it:
+        // then the per-edge fix names what to change).
+        let sized = tree.nodes[i].origin?.constraints != nil
+        var top: Int? = p == nil && stacks.contains(tree.nodes[i].role) && !sized ? i : nil
         while let k = p {
             guard stacks.contains(tree.nodes[k].role) else { return nil }
             top = k
@@ -85,8 +92,8 @@ struct FindingsCheck {
 
     static func rootStackText(type: String, id: String?) -> String {
         let name = id.map { "'\($0)'" } ?? "the root"
-        return "the root \(type) \(name) fills the screen and places its children from its edges, so no constraint of this node can move it: "
-            + "make the root a container and put the \(type) in it with 'edges == safe_area'"
+        return "the root \(type) \(name) is pinned to the safe area's top and sides and is as large as its content, which does not fit in the safe area: "
+            + "make the content smaller (fewer or smaller children, less spacing) or move part of it to another screen"
     }
 
     /// The constraints that keep frame `f` inside `box` (the screen or the safe area), one per

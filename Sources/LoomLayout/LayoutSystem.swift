@@ -287,8 +287,11 @@ struct LayoutSystem: Sendable {
             case .height: add.append("height == \(size(f.height))")
             }
         }
-        return "add " + add.map { "'\($0)'" }.joined(separator: " and ") + " to its constraints (its current "
+        let pin = "add " + add.map { "'\($0)'" }.joined(separator: " and ") + " to its constraints (its current "
             + (which.count == 1 ? "value" : "values") + "), or constraints relating it to its siblings"
+        // A stack's child: say what sizes the stack and which choices remove the ambiguity.
+        let stackSize = tree.nodes[i].parent.map { p in StackLayout(tree: tree, stack: p).vertical ? frame(of: p).height : frame(of: p).width } ?? 0
+        return TopLevelStack.ambiguityHint(child: i, which, tree, stackSize: stackSize).map { pin + "; " + $0 } ?? pin
     }
 
     /// At most this many re-solves to decide the values the tableau leaves undecided.

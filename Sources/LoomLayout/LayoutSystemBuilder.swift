@@ -2,7 +2,8 @@ import LoomCore
 import LoomSolver
 
 /// Builds one pass's constraint system (docs/layout.md, "Order of constraints"):
-/// 1. the root's frame = the screen (required);
+/// 1. the root's frame = the screen (required); a root stack's left, top and width = the safe
+///    area's, its height from its content (`TopLevelStack`);
 /// 2. for each node in preorder: width ≥ 0 and height ≥ 0 (required), the constraints its role
 ///    makes for its children (stack, navigation, tab bar, collection), its intrinsic size;
 /// 3. for each node in preorder: its own `constraints`, string by string, guide parts in order.
@@ -34,10 +35,15 @@ struct LayoutSystemBuilder {
         for n in tree.nodes where StackLayout.isStack(n.role) { stackChildren += n.children.count }
         let defining = stackChildren > definingAbove
         let root = 0
-        made.add(root, .left, .equal, constant: 0, "the root fills the screen: left == 0")
-        made.add(root, .top, .equal, constant: 0, "the root fills the screen: top == 0")
-        made.add(root, .width, .equal, constant: screen.width, ConstraintText("the root fills the screen: width == ", screen.width))
-        made.add(root, .height, .equal, constant: screen.height, ConstraintText("the root fills the screen: height == ", screen.height))
+        if TopLevelStack.isRootStack(root, in: tree) {
+            // A root stack: the safe area's top and sides, as tall as its content.
+            TopLevelStack.pinRoot(root, screen: screen, &made)
+        } else {
+            made.add(root, .left, .equal, constant: 0, "the root fills the screen: left == 0")
+            made.add(root, .top, .equal, constant: 0, "the root fills the screen: top == 0")
+            made.add(root, .width, .equal, constant: screen.width, ConstraintText("the root fills the screen: width == ", screen.width))
+            made.add(root, .height, .equal, constant: screen.height, ConstraintText("the root fills the screen: height == ", screen.height))
+        }
         for i in tree.nodes.indices {
             made.add(i, .width, .greaterOrEqual, constant: 0, "width >= 0")
             made.add(i, .height, .greaterOrEqual, constant: 0, "height >= 0")
@@ -100,8 +106,12 @@ struct MadeConstraints {
         system.record(definition: Constraint(lhs, .equal, rhs), of: v, ConstraintOrigin(node: node, text: text, written: nil, location: nil))
     }
 
-    /// A required constraint added after step 2 (see `LayoutSystemBuilder`).
-    mutating func addLater(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression, _ text: ConstraintText) {
-        later.append((Constraint(lhs, r, rhs), ConstraintOrigin(node: node, text: text, written: nil, location: nil)))
+    /// A constraint added after step 2 (see `LayoutSystemBuilder`), required unless given a
+    /// priority (a packed stack's `end == stack's end @ 1`).
+    mutating func addLater(_ node: Int, _ lhs: LinearExpression, _ r: Relation, _ rhs: LinearExpression,
+                           priority: Double = Priority.required, _ text: ConstraintText) {
+        var text = text
+        if priority != Priority.required { text.priority = priority }
+        later.append((Constraint(lhs, r, rhs, strength: Strength.forPriority(priority)), ConstraintOrigin(node: node, text: text, written: nil, location: nil)))
     }
 }

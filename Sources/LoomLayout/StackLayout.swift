@@ -12,6 +12,11 @@ import LoomSolver
 /// center (centres equal, size ≤ stack's), trailing (end equal, start ≥); all required.
 /// The stack hugs its content: width == 0 @ 1 and height == 0 @ 1 (priority 1, weaker than
 /// anything written or intrinsic), so an unconstrained stack is as small as its children allow.
+/// By default (no explicit `"distribution": "fill"` in meta) the stack packs: the last child's
+/// end is at most the stack's end (`packs`) and equals it only at priority 1, so a stack made
+/// larger than its content gives the room to a child without a size along the axis, or leaves
+/// it after its last child, instead of stretching a hugging one (which, with children that hug
+/// equally, is ambiguous).
 struct StackLayout {
     let tree: LayoutTree
     let stack: Int
@@ -43,6 +48,22 @@ struct StackLayout {
     var distribution: Distribution {
         let n = tree.nodes[stack]
         return (n.props["distribution"]?.string ?? n.meta?["distribution"]?.string).flatMap(Distribution.init) ?? .fill
+    }
+
+    /// A packed stack's wish to end at its last child's end: priority 1, far below content
+    /// hugging (250), so a stack made larger than its content gives the room to a child that
+    /// has no size along the axis (a view, a container; the one a UIStackView would stretch)
+    /// and never stretches a label or button: with none, the room stays after the last child.
+    static let packedFillPriority = 1.0
+
+    /// Whether the stack packs its children at their own sizes along its axis (the default):
+    /// the last child's end is at most the stack's end (equal only at `packedFillPriority`), so
+    /// a stack made larger than its content does not stretch a label or button. Only an
+    /// explicit `"distribution": "fill"` in meta (Mortar's builder writes `fill` into props by
+    /// default, so props cannot tell) stretches them as UIStackView's fill does
+    /// (docs/layout.md, "Stacks").
+    var packs: Bool {
+        distribution == .fill && tree.nodes[stack].meta?["distribution"]?.string != "fill"
     }
 
     var alignment: Alignment {
@@ -110,7 +131,13 @@ struct StackLayout {
                 made.add(b, e(b, size), .equal, e(first, size), t.equalSize)
             }
         }
-        made.add(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+        if packs {
+            made.add(last, end(last), .lessOrEqual, end(stack), "\(axis.name) \(name): last child's end <= stack's end (packed)")
+            made.add(last, end(last), .equal, end(stack), priority: StackLayout.packedFillPriority,
+                     "\(axis.name) \(name): last child's end == stack's end (packed: a child without a size takes the room)")
+        } else {
+            made.add(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+        }
     }
 
     /// The same constraints in a layout that defines its stacks' positions (docs/layout.md,
@@ -155,7 +182,13 @@ struct StackLayout {
                 made.add(b, e(b, size), .equal, e(first, size), t.equalSize)
             }
         }
-        made.addLater(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+        if packs {
+            made.addLater(last, end(last), .lessOrEqual, end(stack), "\(axis.name) \(name): last child's end <= stack's end (packed)")
+            made.addLater(last, end(last), .equal, end(stack), priority: StackLayout.packedFillPriority,
+                          "\(axis.name) \(name): last child's end == stack's end (packed: a child without a size takes the room)")
+        } else {
+            made.addLater(last, end(last), .equal, end(stack), "\(axis.name) \(name): last child's end == stack's end")
+        }
     }
 
     /// A child's constraints across the axis, by alignment. In a layout that defines its

@@ -116,7 +116,14 @@ final class CheckAndPluginsTests: XCTestCase {
         let r = try Host.run(["check", "--project", Host.moviesProject])
         assertExit(r, 0)
         assertLacks(r.stderr, "error:", in: r, "stderr")
-        assertMatches(r.stdout, #"^checked 7 screens × 5 profiles × 3 devices: 0 errors, \d+ warnings$"#, in: r, "stdout")
+        // One layout warning is left on purpose: the upsell banner's title is cut on an iPhone SE
+        // (scenarios/layout.lua shows it); every other layout finding of the sample was fixed
+        // (issue 39: 51 warnings before the layout defaults).
+        assertMatches(r.stdout, #"^checked 7 screens × 5 profiles × 3 devices: 0 errors, 1 warning$"#, in: r, "stdout")
+        assertContains(r.stderr, "warning: truncated: the text of #upsell_banner", in: r, "stderr")
+        for kind in ["ambiguous", "unsatisfiable", "outside_screen", "outside_safe_area", "small_tap_target"] {
+            assertLacks(r.stderr, kind, in: r, "stderr")
+        }
     }
 
     /// loom.json keys are all optional: without "plugins", the default `plugins` folder may be absent

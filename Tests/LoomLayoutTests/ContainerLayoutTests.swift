@@ -3,21 +3,22 @@ import XCTest
 
 @testable import LoomLayout
 
-/// Each role's rules: the root fills the screen, stacks (distributions, alignments, spacing,
+/// Each role's rules: the root fills the screen (a root stack the safe area's top and sides), stacks (distributions, alignments, spacing,
 /// hugging), containers by constraints only, navigation and tab bars, collections.
 final class ContainerLayoutTests: XCTestCase {
-    func testRootFillsTheScreenAndVStackPlacesChildrenBySpacing() throws {
+    func testRootStackIsPinnedToTheSafeAreaAndVStackPlacesChildrenBySpacing() throws {
         let o = try Harness.layout("""
             {"screen": "s", "root": {"type": "vstack", "meta": {"spacing": 8}, "children": [
               {"type": "label", "id": "a", "meta": {"text": "Hello"}},
               {"type": "label", "id": "b", "meta": {"text": "Hi"}},
               {"type": "view", "id": "c"}]}}
             """)
-        XCTAssertFrame(o.frame("root"), 0, 0, 393, 852)
-        XCTAssertFrame(o.frame("a"), 0, 0, 393, 20)
-        XCTAssertFrame(o.frame("b"), 0, 28, 393, 20)
-        // c has no intrinsic size: it takes the rest (the labels keep theirs, compression 750).
-        XCTAssertFrame(o.frame("c"), 0, 56, 393, 796)
+        // Below the status bar, as tall as its content (issue 39).
+        XCTAssertFrame(o.frame("root"), 0, 59, 393, 56)
+        XCTAssertFrame(o.frame("a"), 0, 59, 393, 20)
+        XCTAssertFrame(o.frame("b"), 0, 87, 393, 20)
+        // c has no intrinsic size: the stack hugs its content, so it takes no room.
+        XCTAssertFrame(o.frame("c"), 0, 115, 393, 0)
         XCTAssertTrue(o.findings(.ambiguous).isEmpty, o.messages.joined(separator: "\n"))
     }
 
@@ -56,9 +57,9 @@ final class ContainerLayoutTests: XCTestCase {
         XCTAssertEqual(eq.frame("a")?.height, 20)
         let sp = try Harness.layout(json.replacingOccurrences(of: "%@", with: "equal_spacing"))
         // intrinsic widths 20, 40, 10; two equal gaps of (393 − 70) / 2.
-        XCTAssertFrame(sp.frame("a"), 0, 0, 20, 20)
-        XCTAssertFrame(sp.frame("b"), 181.667, 0, 40, 20)  // 181.5 on the 1/3 grid
-        XCTAssertFrame(sp.frame("c"), 383, 0, 10, 20)
+        XCTAssertFrame(sp.frame("a"), 0, 59, 20, 20)
+        XCTAssertFrame(sp.frame("b"), 181.667, 59, 40, 20)  // 181.5 on the 1/3 grid
+        XCTAssertFrame(sp.frame("c"), 383, 59, 10, 20)
     }
 
     func testContainerPlacesChildrenByTheirConstraintsOnlyWithMargins() throws {
@@ -102,19 +103,20 @@ final class ContainerLayoutTests: XCTestCase {
             """)
         // cell = (393 − 32 − 10) / 2 = 175.5, square.
         // Solved: i0 16…191.5, i1 201.5…377, row 2 at 4 + 175.5 + 6 = 185.5; on the 1/3 grid.
-        XCTAssertFrame(o.frame("i0"), 16, 4, 175.667, 175.667)
-        XCTAssertFrame(o.frame("i1"), 201.667, 4, 175.333, 175.667)
-        XCTAssertFrame(o.frame("i2"), 16, 185.667, 50, 30)
-        XCTAssertFrame(o.frame("g"), 0, 0, 393, 219.667)
+        // The root stack starts at the safe area's top (59) and is as tall as its content.
+        XCTAssertFrame(o.frame("i0"), 16, 63, 175.667, 175.667)
+        XCTAssertFrame(o.frame("i1"), 201.667, 63, 175.333, 175.667)
+        XCTAssertFrame(o.frame("i2"), 16, 244.667, 50, 30)
+        XCTAssertFrame(o.frame("g"), 0, 59, 393, 219.667)
         XCTAssertEqual(o.result.node("i0")?.role, .item)
-        XCTAssertFrame(o.frame("rest"), 0, 219.667, 393, 632.333)
+        XCTAssertFrame(o.frame("rest"), 0, 278.667, 393, 0)
         let d = try Harness.layout("""
             {"screen": "s", "root": {"type": "vstack", "children": [
               {"type": "grid", "id": "g", "layout": {"span": 2, "item-spacing": 10, "line-spacing": 6, "inset": {"top": 4, "left": 16, "bottom": 4, "right": 16}},
                "items": [{"id": "i0", "title": "a"}, {"id": "i1", "title": "b"}]}, {"type": "view"}]}}
             """, device: "iphone-8")
         // scale 2: cell (375 − 42) / 2 = 166.5.
-        XCTAssertFrame(d.frame("i1"), 192.5, 4, 166.5, 166.5)
+        XCTAssertFrame(d.frame("i1"), 192.5, 24, 166.5, 166.5)
     }
 
     func testListRowsHeaderFooterAndCarousel() throws {
@@ -127,13 +129,13 @@ final class ContainerLayoutTests: XCTestCase {
                "items": [{"id": "k0", "size": {"width": 100, "height": 60}}, {"id": "k1", "size": {"width": 120, "height": 50}}]},
               {"type": "view", "id": "rest"}]}}
             """)
-        XCTAssertFrame(o.frame("h"), 0, 0, 393, 20)
-        XCTAssertFrame(o.frame("r0"), 0, 20, 393, 44)
-        XCTAssertFrame(o.frame("r1"), 0, 64, 393, 44)
-        XCTAssertFrame(o.frame("f"), 0, 108, 393, 10)
-        XCTAssertFrame(o.frame("l"), 0, 0, 393, 118)
-        XCTAssertFrame(o.frame("k0"), 0, 118, 100, 60)
-        XCTAssertFrame(o.frame("k1"), 108, 118, 120, 50)
-        XCTAssertFrame(o.frame("c"), 0, 118, 393, 60)
+        XCTAssertFrame(o.frame("h"), 0, 59, 393, 20)
+        XCTAssertFrame(o.frame("r0"), 0, 79, 393, 44)
+        XCTAssertFrame(o.frame("r1"), 0, 123, 393, 44)
+        XCTAssertFrame(o.frame("f"), 0, 167, 393, 10)
+        XCTAssertFrame(o.frame("l"), 0, 59, 393, 118)
+        XCTAssertFrame(o.frame("k0"), 0, 177, 100, 60)
+        XCTAssertFrame(o.frame("k1"), 108, 177, 120, 50)
+        XCTAssertFrame(o.frame("c"), 0, 177, 393, 60)
     }
 }

@@ -48,9 +48,9 @@ final class FindingsTests: XCTestCase {
               {"type": "view", "id": "rest"}]}}
             """, styles: ["l": ["lines": 0, "padding": ["top": 2, "left": 3, "bottom": 2, "right": 3]]])
         // 387 points of text: 38 characters a line → 2 lines of 20.
-        XCTAssertFrame(o.frame("l"), 0, 0, 393, 44)
+        XCTAssertFrame(o.frame("l"), 0, 59, 393, 44)
         XCTAssertEqual(o.result.node("l")?.text?.lines.count, 2)
-        XCTAssertEqual(o.frame("rest")?.y, 44)
+        XCTAssertEqual(o.frame("rest")?.y, 103)
         XCTAssertTrue(o.findings(.truncated).isEmpty)
     }
 
@@ -71,10 +71,10 @@ final class FindingsTests: XCTestCase {
             """
         let plain = try Harness.layout(json, explain: true)
         XCTAssertNil(plain.result.node("gone"))
-        XCTAssertEqual(plain.frame("v")?.y, 0)
+        XCTAssertEqual(plain.frame("v")?.y, 59)
         let shown = try Harness.layout(json, showHidden: true, explain: true)
         XCTAssertEqual(shown.result.node("gone")?.hidden, true)
-        XCTAssertEqual(shown.frame("v")?.y, 20)
+        XCTAssertEqual(shown.frame("v")?.y, 79)
     }
 
     func testSameInputSameOutput() throws {

@@ -25,6 +25,15 @@ final class LayoutCostTests: XCTestCase {
         screen(stack("vstack", (0..<n).map { label($0, constraints) }))
     }
 
+    /// A vstack made to fill the screen (`edges == parent` in a container root) and to stretch
+    /// or squeeze its children to it (`"distribution": "fill"`): a root stack is as tall as its
+    /// content since issue 39, and these tests need the conflicts and ambiguity of a stack
+    /// held to a size.
+    static func fillingStack(_ children: [String]) -> String {
+        screen("{\"type\": \"container\", \"id\": \"root\", \"children\": ["
+               + stack("vstack", children, meta: "{\"distribution\": \"fill\"}", constraints: ["edges == parent"]) + "]}")
+    }
+
     func layout(_ json: String, definingAbove: Int = Definitions.threshold, workLimit: Int = LayoutSystem.workLimit,
                 windowFrom: Int = Solver.defaultWindowFrom) throws -> LayoutOutcome {
         let (root, f, _) = try Harness.resolve(json)
@@ -172,7 +181,7 @@ final class LayoutCostTests: XCTestCase {
     /// An ambiguous stack (labels that must share a screen they cannot fill) may take another of
     /// its solutions, but the same variables are reported undetermined.
     func testDefinitionsReportTheSameAmbiguity() throws {
-        let json = Self.vstackOfLabels(120)
+        let json = Self.fillingStack((0..<120).map { Self.label($0) })
         let defined = try layout(json)
         let exact = try layout(json, definingAbove: .max)
         XCTAssertEqual(defined.findings(.ambiguous).map(\.message), exact.findings(.ambiguous).map(\.message))
@@ -193,7 +202,7 @@ final class LayoutCostTests: XCTestCase {
         // 30 labels with a height of 40 fill 1,200 points; the screen has 852: the last one's
         // height == 40 conflicts with the root's height, the stack's chain and every other
         // label's height == 40 and height >= 0.
-        let o = try layout(Self.vstackOfLabels(30, ["height == 40"]))
+        let o = try layout(Self.fillingStack((0..<30).map { Self.label($0, ["height == 40"]) }))
         let error = try XCTUnwrap(o.diagnostics.first { $0.severity == .error && $0.message.contains("#l22") })
         XCTAssertTrue(error.message.contains(" more; left out"), error.message)
         let named = error.message.components(separatedBy: "' on #").count - 2
@@ -226,9 +235,9 @@ final class LayoutCostTests: XCTestCase {
     /// More undecided values than probes: the rest are reported ambiguous and the warning says
     /// how many were not probed.
     func testTheProbeBudgetIsReportedWhenSpent() throws {
-        let json = Self.screen(Self.stack("vstack", (0..<40).map { j in
+        let json = Self.fillingStack((0..<40).map { j in
             Self.stack("vstack", (0..<5).map { Self.label(j * 5 + $0) }, id: "c\(j)")
-        }))
+        })
         let o = try layout(json)
         let w = try XCTUnwrap(o.diagnostics.first { $0.message.hasPrefix("ambiguity check: ") }, o.messages.prefix(5).joined(separator: "\n"))
         XCTAssertEqual(w.severity, .warning)

@@ -27,7 +27,9 @@ final class ReconstructionTests: XCTestCase {
             let o = try Harness.layout(Self.screen, device: name)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            p.arguments = [script, Frame.number(device.width), Frame.number(device.height), Frame.number(device.scale)]
+            let safe = device.safeAreaInsets(.portrait)
+            p.arguments = [script, Frame.number(device.width), Frame.number(device.height), Frame.number(device.scale),
+                           Frame.number(safe.top), Frame.number(safe.left), Frame.number(safe.right)]
             let out = Pipe(), err = Pipe()
             p.standardOutput = out
             p.standardError = err

@@ -3,12 +3,13 @@
 docs/layout.md alone (not from the engine's export), solved with kiwisolver. Used by
 Tests/LoomLayoutTests/ReconstructionTests.swift:
 
-  reconstruct.py WIDTH HEIGHT SCALE    prints {path: [x, y, w, h]} (rounded to the pixel grid)
+  reconstruct.py WIDTH HEIGHT SCALE SAFE_TOP SAFE_LEFT SAFE_RIGHT
+                                       prints {path: [x, y, w, h]} (rounded to the pixel grid)
 
 The screen (ReconstructionTests.screen), with the tests' measurer (10 points a character,
 20-point lines, at size 17):
 
-  vstack (root, spacing 8, fill, fill)
+  vstack (root, spacing 8, packed, alignment fill)
     label #title "Title text"                      intrinsic 100 x 20
     hstack #row (spacing 4, fill_equally, center)
       label #a "ab"                                intrinsic 20 x 20
@@ -25,6 +26,7 @@ except ImportError:
     sys.exit(0)
 
 W, H, S = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+SAFE_TOP, SAFE_LEFT, SAFE_RIGHT = float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
 REQUIRED = 1001001000.0
 
 
@@ -61,20 +63,21 @@ def intrinsic(i, w, h):  # hugging @ 250, compression resistance @ 750; width pa
     add(Ht(i) <= h, 250); add(Ht(i) >= h, 750)
 
 
-# 1. the root fills the screen
-add(L(ROOT) == 0); add(T(ROOT) == 0); add(Wd(ROOT) == W); add(Ht(ROOT) == H)
+# 1. the root stack is pinned to the safe area's top and sides; its height is its content's
+add(L(ROOT) == SAFE_LEFT); add(T(ROOT) == SAFE_TOP); add(Wd(ROOT) == W - SAFE_LEFT - SAFE_RIGHT)
 # 2. per node in preorder: sizes >= 0, the role's constraints for its children, intrinsic size
 def sizes(i):
     add(Wd(i) >= 0); add(Ht(i) >= 0)
 
 sizes(ROOT)
-# vstack root: hugs (priority 1), axis chain, alignment fill
+# vstack root: hugs (priority 1), axis chain packed (last end <= stack end, == @ 1), alignment fill
 add(Wd(ROOT) == 0, 1); add(Ht(ROOT) == 0, 1)
 kids = [TITLE, ROW, BOX]
 add(T(kids[0]) == T(ROOT))
 for a, b in zip(kids, kids[1:]):
     add(T(b) == T(a) + Ht(a) + 8)
-add(T(kids[-1]) + Ht(kids[-1]) == T(ROOT) + Ht(ROOT))
+add(T(kids[-1]) + Ht(kids[-1]) <= T(ROOT) + Ht(ROOT))
+add(T(kids[-1]) + Ht(kids[-1]) == T(ROOT) + Ht(ROOT), 1)
 for c in kids:
     add(L(c) == L(ROOT)); add(L(c) + Wd(c) == L(ROOT) + Wd(ROOT))
 sizes(TITLE); intrinsic(TITLE, 100, 20)
