@@ -207,6 +207,19 @@ public final class EvalWorker {
         switch parser.parse(p) {
         case .failure(let d):
             chunk.failures.append((chunk.text.count, d))
+        case .success(let record) where record.data != nil:
+            // A user with data of their own: resolved in full, without the plans and their
+            // memoised answers (which hold for the screens' declared data only).
+            switch screens.resolve(for: record.profile, data: record.data!) {
+            case .failure(let f):
+                chunk.failures.append((chunk.text.count, f.first))
+                for d in f.more { chunk.notes.add(d, line: record.line) }
+            case .success(let made):
+                for (n, m) in made.enumerated() {
+                    for d in m.resolution.diagnostics.items { chunk.notes.add(d, line: record.line) }
+                    writer.line(user: record.label, screen: screenIDs[n], m.resolution, into: &chunk.text)
+                }
+            }
         case .success(let record):
             if !plans.isEmpty { user.use(record.profile) }
             for n in screenIDs.indices {

@@ -54,6 +54,63 @@ public final class PopulationScreens {
         return ctx
     }
 
+    /// The screens resolved for a user who brings data of their own (a record's `"data"`): each
+    /// screen that declares one of the given sources expanded anew with them (as `host run
+    /// --data` expands it: the rest of its sources as declared, schemas checked) and resolved
+    /// without the file's caches; the other screens as usual. Fails with the first error (a
+    /// name no screen declares, data breaking its schema, a binding that fails); `more` holds
+    /// the other errors. Warnings of the expansion are the file's own, reported when it was
+    /// opened, and are not repeated per user.
+    public func resolve(for user: UserProfile, data: [String: DataValue])
+        -> Result<[(screen: Screen, resolution: Resolution)], DataFailure> {
+        let declared = declaredSources()
+        let known = Set(declared.joined())
+        for name in data.keys.sorted() where !known.contains(name) {
+            let all = known.sorted()
+            return .failure(DataFailure(first: .error(
+                "data '\(TextEscape.escaped(name))' was given, but no screen of this run declares a data source of that name"
+                    + (all.isEmpty ? " (they declare none)" : "\(DidYouMean.hint(name, among: all)) (declared: \(all.joined(separator: ", ")))"),
+                at: data[name]!.node.position.located(in: data[name]!.file))))
+        }
+        var out: [(screen: Screen, resolution: Resolution)] = []
+        out.reserveCapacity(screens.count)
+        for (n, s) in screens.enumerated() {
+            let mine = data.filter { declared[n].contains($0.key) }
+            guard !mine.isEmpty else {
+                out.append((s.screen, resolve(n, for: user)))
+                continue
+            }
+            let loaded = workspace.screen(file: s.file, request: DataRequest(data: mine, user: user))
+            let errors = loaded.diagnostics.items.filter { $0.severity == .error }
+            guard let screen = loaded.screen, let check = loaded.check, errors.isEmpty else {
+                let first = errors.first ?? .error("screen \(TextEscape.escaped(s.id)) could not be expanded with this user's data")
+                return .failure(DataFailure(first: first, more: Array(errors.dropFirst())))
+            }
+            let r = Resolver(factory: workspace.factory, screen: screen, check: check).resolve(for: user, context: context(n, for: user))
+            out.append((screen, r))
+        }
+        return .success(out)
+    }
+
+    /// Why a user's data could not be used: the first error, and any others.
+    public struct DataFailure: Error {
+        public var first: Diagnostic
+        public var more: [Diagnostic] = []
+    }
+
+    /// The data source names each screen declares (read from its file on first use: runs whose
+    /// records bring no data never read them).
+    private var declared: [Set<String>]?
+    private func declaredSources() -> [Set<String>] {
+        if let declared { return declared }
+        let made = screens.map { s -> Set<String> in
+            guard let doc = try? SafeFile.parseJSON(atPath: s.file, displayPath: s.file, limits: workspace.project.fileLimits) else { return [] }
+            return Set(DataDeclaration.parse(doc).0.map(\.name))
+        }
+        declared = made
+        return made
+    }
+
     /// The device context's attributes every resolution of this run gets (empty when the
     /// project has no styles and no device was chosen).
     public private(set) var deviceAttributes: [String: JSONValue] = [:]

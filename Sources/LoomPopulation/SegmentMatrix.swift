@@ -211,11 +211,27 @@ public final class MatrixWorker {
                 failures.append(d)
                 if failFast { return MatrixPart(matrix: m, failures: failures, notes: notes) }
             case .success(let user):
-                let r = screens.resolve(0, for: user.profile)
+                // A user with data of their own sees the screen expanded with it (docs/populations.md).
+                var screen = s.screen
+                let r: Resolution
+                if let data = user.data {
+                    switch screens.resolve(for: user.profile, data: data) {
+                    case .failure(let f):
+                        failures.append(f.first)
+                        for d in f.more { notes.add(d, line: user.line) }
+                        if failFast { return MatrixPart(matrix: m, failures: failures, notes: notes) }
+                        continue
+                    case .success(let made):
+                        screen = made[0].screen
+                        r = made[0].resolution
+                    }
+                } else {
+                    r = screens.resolve(0, for: user.profile)
+                }
                 for d in r.diagnostics.items { notes.add(d, line: user.line) }
                 var g: NavigationGraph?
                 if graph {
-                    let out = screens.workspace.navigationGraph(from: s.screen, user: user.profile)
+                    let out = screens.workspace.navigationGraph(from: screen, user: user.profile)
                     for d in out.diagnostics.items { notes.add(d, line: user.line) }
                     g = out.graph
                 }

@@ -68,9 +68,24 @@ public struct UserParser: Sendable {
             return .failure(.error("a user is a JSON object of attributes, found \(doc.root.kindName)", at: loc(doc.root.position)))
         }
         var name: String?
+        var data: [String: DataValue]?
         var attrs: OrderedDictionary<String, JSONValue> = [:]
         attrs.reserveCapacity(object.members.count)
         for m in object.members {
+            // A `data` object is the user's data, not an attribute (a line holding one is never
+            // flat, so it always comes here; a `data` scalar stays an attribute, as before).
+            if m.key == "data", let o = m.value.object {
+                var values: [String: DataValue] = [:]
+                for s in o.members {
+                    guard TemplateExpander.isName(s.key) else {
+                        return .failure(.error("\"data\" maps data source names (letters, digits, _) to their values, found the key \(JSONKeyText.quoted(s.key))", at: loc(s.keyPosition)))
+                    }
+                    // Placed in the population file, so a schema error points at the user's line.
+                    values[s.key] = DataValue(node: UserParser.placed(s.value, afterLine: p.line - 1), file: displayPath)
+                }
+                data = values
+                continue
+            }
             if m.key == "name" {
                 guard let s = m.value.string else {
                     return .failure(.error("\"name\" names the user (a string), found \(m.value.kindName)", at: loc(m.value.position)))
@@ -84,7 +99,26 @@ public struct UserParser: Sendable {
             attrs[m.key] = m.value.plain
         }
         return .success(UserRecord(line: p.line, label: name.map { .string($0) } ?? .int(p.line),
-                                   profile: UserProfile(name: name, attributes: attrs)))
+                                   profile: UserProfile(name: name, attributes: attrs), data: data))
+    }
+
+    /// `node` (read from a record whose first line is line 1) with every position moved down by
+    /// `lines`: where it stands in the population file. The reader bounds its depth.
+    static func placed(_ node: JSONNode, afterLine lines: Int) -> JSONNode {
+        guard lines != 0 else { return node }
+        var out = node
+        out.position.line += Int32(truncatingIfNeeded: lines)
+        switch node.kind {
+        case .array(let a): out.kind = .array(a.map { placed($0, afterLine: lines) })
+        case .object(var o):
+            for i in o.members.indices {
+                o.members[i].keyPosition.line += Int32(truncatingIfNeeded: lines)
+                o.members[i].value = placed(o.members[i].value, afterLine: lines)
+            }
+            out.kind = .object(o)
+        default: break
+        }
+        return out
     }
 
     /// A row's byte column (1-based, counted from the row's start) as a line (0: the row's first)

@@ -67,11 +67,16 @@ public struct UserRecord: Sendable {
     public var line: Int
     public var label: JSONValue
     public var profile: UserProfile
+    /// The record's own data (a JSON line's `"data"` object: source name → JSON), replacing the
+    /// screens' declared sources of those names for this user, as `host run --data` does; nil
+    /// for the usual record (docs/populations.md, "Data per user").
+    public var data: [String: DataValue]?
 
-    public init(line: Int, label: JSONValue, profile: UserProfile) {
+    public init(line: Int, label: JSONValue, profile: UserProfile, data: [String: DataValue]? = nil) {
         self.line = line
         self.label = label
         self.profile = profile
+        self.data = data
     }
 }
 

@@ -16,7 +16,7 @@ extension NumericFlag {
 
 /// Options `host eval` and `host matrix` share: where the users come from.
 struct PopulationOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The users: users.json profiles (.json), JSON Lines (one attribute object per line, optional \"name\"), or CSV with a header (.csv); - reads standard input.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The users: users.json profiles (.json), JSON Lines (one attribute object per line, optional \"name\", and \"data\": the user's own data sources), or CSV with a header (.csv); - reads standard input.", valueName: "file"))
     var users: String
 
     @Option(name: .customLong("users-format"), help: ArgumentHelp("How --users is written: jsonl, csv or profiles (default: by the file's extension; standard input: jsonl).", valueName: "format"))
