@@ -3,9 +3,11 @@ import LoomCore
 /// Findings on a laid-out screen (docs/layout.md, "Findings"), on rounded frames, in preorder
 /// of the node concerned and, per node, in this order: outside the screen, outside the safe
 /// area, overlap, truncated text, small tap target.
-/// - outside_screen: a node's frame not inside the screen (every node);
+/// - outside_screen: a node's frame not inside the screen (every node but those inside a
+///   collection: a list's or carousel's items past its visible edge are reached by scrolling);
 /// - outside_safe_area: a leaf (no laid-out children) of role label, button, image or view,
-///   inside the screen but not inside the safe area (containers may extend under the bars);
+///   inside the screen but not inside the safe area (containers may extend under the bars),
+///   outside collections as outside_screen;
 /// - overlap: two children of a stack, vstack, hstack, collection, navigation or tab bar whose
 ///   frames intersect with a positive area (a container and the root allow overlap);
 /// - truncated: a label or button whose text needs more lines than it has at its width;
@@ -26,10 +28,18 @@ struct FindingsCheck {
         let sa = screen.safeArea
         let safe = Frame(x: sa.left, y: sa.top, width: screen.width - sa.left - sa.right, height: screen.height - sa.top - sa.bottom)
         let whole = Frame(x: 0, y: 0, width: screen.width, height: screen.height)
+        // Whether a node is inside a collection: its content scrolls. Preorder, so a parent's
+        // answer is known before its children's (one pass, no walk up the tree).
+        var scrolled = [Bool](repeating: false, count: tree.nodes.count)
+        for i in tree.nodes.indices {
+            if let p = tree.nodes[i].parent { scrolled[i] = scrolled[p] || tree.nodes[p].role == .collection }
+        }
         for i in tree.nodes.indices where i < frames.count {
             let f = frames[i]
             let name = { tree.describe(i) }  // only when a finding needs it
-            if !inside(f, whole) {
+            if scrolled[i] {
+                // Reached by scrolling: neither outside the screen nor the safe area.
+            } else if !inside(f, whole) {
                 out.append(LayoutFinding(kind: .outsideScreen, path: tree.nodes[i].path, message: "\(name()) \(f.text) is outside the screen (\(Frame.number(screen.width))×\(Frame.number(screen.height)))", location: tree.nodes[i].location,
                                          recipe: FindingsCheck.rootStack(above: i, in: tree) ?? .keepInside(f, whole, target: tree.nodes[i].parent == nil ? "safe_area" : "parent")))
             } else if tree.nodes[i].children.isEmpty, [.label, .button, .image, .view].contains(tree.nodes[i].role), !inside(f, safe) {

@@ -28,6 +28,20 @@ final class FindingsTests: XCTestCase {
         XCTAssertEqual(o.result.findings.map(\.kind), [.outsideScreen, .outsideSafeArea, .smallTapTarget, .truncated])
     }
 
+    /// A carousel's items past the screen's edge are reached by scrolling: no outside_screen or
+    /// outside_safe_area for them; the carousel itself is still checked.
+    func testItemsOfACollectionPastTheEdgeAreNotOutsideTheScreen() throws {
+        let o = try Harness.layout("""
+            {"screen": "s", "root": {"type": "container", "children": [
+              {"type": "carousel", "id": "rail", "constraints": ["left == safe_area.left", "top == safe_area.top", "width == 393", "height == 120"],
+               "items": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}, {"id": "c", "title": "C"}, {"id": "d", "title": "D"}]},
+              {"type": "view", "id": "off", "constraints": ["left == parent.right - 10", "top == parent.top + 100", "size == {20, 20}"]}]}}
+            """)
+        XCTAssertGreaterThan(o.result.node("d")?.frame.x ?? 0, 393, "the last item lies past the screen's right edge")
+        XCTAssertEqual(o.findings(.outsideScreen).map(\.path), ["root/children[1]"])
+        XCTAssertEqual(o.findings(.outsideSafeArea).map(\.path), [])
+    }
+
     func testOverlapAmongSiblingsOfAStackButNotOfAContainer() throws {
         let o = try Harness.layout("""
             {"screen": "s", "root": {"type": "hstack", "meta": {"spacing": -10}, "children": [
