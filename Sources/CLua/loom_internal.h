@@ -74,10 +74,49 @@ typedef struct loom_watch {
 } loom_watch;
 /// Starts the watchdog (once a process); 0 when it cannot start.
 int loom_watchdog_start(void);
-/// Publishes an outer call of `lim`'s state on `L`; 0 when the thread cannot get a slot.
-int loom_watch_begin(loom_watch *w, loom_limits *lim, lua_State *L);
-/// Ends it: charges the total time; returns the LOOM_EXCEEDED_* the watchdog stopped it for, or 0.
-int loom_watch_end(loom_watch *w, loom_limits *lim);
+/// This thread's slot (NULL until its first watched call) and whether the watchdog dozes.
+extern _Thread_local loom_slot *loom_tls_slot;
+extern _Atomic int loom_wd_dozing;
+/// The slow paths of loom_watch_begin / loom_watch_end (loom_watchdog.c): a thread's first
+/// call, a call inside another state's call, waking the watchdog; a call the watchdog saw.
+int loom_watch_begin_slow(loom_watch *w, loom_limits *lim, lua_State *L);
+int loom_watch_end_slow(loom_watch *w, loom_limits *lim);
+
+/// Publishes an outer call of `lim`'s state on `L`; 0 when the thread cannot get a slot. The
+/// common case (inlined into every call): a few stores, no clock, no lock.
+static inline int loom_watch_begin(loom_watch *w, loom_limits *lim, lua_State *L) {
+    if (lim->time_budget_ns <= 0 && lim->total_budget_ns <= 0) {
+        w->slot = NULL;  // nothing to watch
+        return 1;
+    }
+    loom_slot *s = loom_tls_slot;
+    if (s == NULL || atomic_load_explicit(&s->call, memory_order_relaxed) != 0 ||
+        atomic_load_explicit(&loom_wd_dozing, memory_order_relaxed))
+        return loom_watch_begin_slow(w, lim, L);
+    w->slot = s;
+    w->outer_call = 0;
+    atomic_store_explicit(&s->budget_ns, lim->time_budget_ns > 0 ? lim->time_budget_ns : 0, memory_order_relaxed);
+    atomic_store_explicit(&s->total_left_ns, lim->total_budget_ns > 0 ? lim->total_budget_ns - lim->total_used_ns : INT64_MAX,
+                          memory_order_relaxed);
+    atomic_store_explicit(&s->current, L, memory_order_relaxed);
+    w->call = ++s->next_call;
+    atomic_store_explicit(&s->call, w->call, memory_order_release);
+    return 1;
+}
+
+/// Ends it: charges the total time; returns the LOOM_EXCEEDED_* the watchdog stopped it for, or
+/// 0. The common case (a call the watchdog never saw): a store and two loads.
+static inline int loom_watch_end(loom_watch *w, loom_limits *lim) {
+    loom_slot *s = w->slot;
+    if (s == NULL) return 0;
+    if (w->outer_call == 0) {
+        atomic_store_explicit(&s->call, 0, memory_order_release);
+        if (atomic_load_explicit(&s->fired_call, memory_order_acquire) != w->call &&
+            atomic_load_explicit(&s->confirmed_call, memory_order_acquire) != w->call)
+            return 0;
+    }
+    return loom_watch_end_slow(w, lim);
+}
 /// The LOOM_EXCEEDED_* the watchdog stopped this thread's running call for, or 0.
 int loom_watch_fired(void);
 /// Makes `L` the Lua thread the watchdog's signal arms (around lua_resume and the like); returns

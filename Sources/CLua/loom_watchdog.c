@@ -49,7 +49,7 @@
 #define LOOM_RESIGNAL_NS 4000000LL       // a stopped call still running is signalled again after 4 ms,
 #define LOOM_RESIGNAL_MAX_NS 128000000LL // then 8, 16, ... up to 128 ms
 
-static _Thread_local loom_slot *loom_tls_slot = NULL;
+_Thread_local loom_slot *loom_tls_slot = NULL;
 
 static pthread_mutex_t wd_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wd_cond;
@@ -59,7 +59,7 @@ static pthread_key_t wd_key;
 static int wd_signal = 0;
 static int wd_ok = 0;
 static pthread_once_t wd_once = PTHREAD_ONCE_INIT;
-static _Atomic int wd_dozing = 0;
+_Atomic int loom_wd_dozing = 0;
 
 // ---------------------------------------------------------------------------------------------
 // The signal handler: runs on the thread the watchdog signalled.
@@ -126,13 +126,13 @@ static void *watchdog_main(void *arg) {
     (void)arg;
     int idle = 0;
     for (;;) {
-        if (atomic_load_explicit(&wd_dozing, memory_order_relaxed)) {
+        if (atomic_load_explicit(&loom_wd_dozing, memory_order_relaxed)) {
             struct timespec until;
             clock_gettime(CLOCK_MONOTONIC, &until);
             until.tv_nsec += LOOM_DOZE_NS;
             if (until.tv_nsec >= 1000000000L) { until.tv_sec += 1; until.tv_nsec -= 1000000000L; }
             pthread_mutex_lock(&wd_mutex);
-            if (atomic_load_explicit(&wd_dozing, memory_order_relaxed))
+            if (atomic_load_explicit(&loom_wd_dozing, memory_order_relaxed))
                 pthread_cond_timedwait(&wd_cond, &wd_mutex, &until);  // wd_cond uses CLOCK_MONOTONIC
             pthread_mutex_unlock(&wd_mutex);
         } else {
@@ -146,9 +146,9 @@ static void *watchdog_main(void *arg) {
             if (wd_slots[i]->live) watch_slot(wd_slots[i], now, &busy);
         if (busy) {
             idle = 0;
-            atomic_store_explicit(&wd_dozing, 0, memory_order_relaxed);
+            atomic_store_explicit(&loom_wd_dozing, 0, memory_order_relaxed);
         } else if (++idle >= LOOM_IDLE_TICKS) {
-            atomic_store_explicit(&wd_dozing, 1, memory_order_relaxed);
+            atomic_store_explicit(&loom_wd_dozing, 1, memory_order_relaxed);
         }
         pthread_mutex_unlock(&wd_mutex);
     }
@@ -252,16 +252,15 @@ static loom_slot *register_slot(void) {
 
 static void wake_watchdog(void) {
     pthread_mutex_lock(&wd_mutex);
-    if (atomic_load_explicit(&wd_dozing, memory_order_relaxed)) {
-        atomic_store_explicit(&wd_dozing, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&loom_wd_dozing, memory_order_relaxed)) {
+        atomic_store_explicit(&loom_wd_dozing, 0, memory_order_relaxed);
         pthread_cond_signal(&wd_cond);
     }
     pthread_mutex_unlock(&wd_mutex);
 }
 
-int loom_watch_begin(loom_watch *w, loom_limits *lim, lua_State *L) {
+int loom_watch_begin_slow(loom_watch *w, loom_limits *lim, lua_State *L) {
     w->slot = NULL;
-    if (lim->time_budget_ns <= 0 && lim->total_budget_ns <= 0) return 1;  // nothing to watch
     loom_slot *s = loom_tls_slot;
     if (s == NULL && (s = register_slot()) == NULL) return 0;
     w->slot = s;
@@ -279,13 +278,12 @@ int loom_watch_begin(loom_watch *w, loom_limits *lim, lua_State *L) {
     atomic_store_explicit(&s->current, L, memory_order_relaxed);
     w->call = ++s->next_call;
     atomic_store_explicit(&s->call, w->call, memory_order_release);
-    if (atomic_load_explicit(&wd_dozing, memory_order_relaxed)) wake_watchdog();
+    if (atomic_load_explicit(&loom_wd_dozing, memory_order_relaxed)) wake_watchdog();
     return 1;
 }
 
-int loom_watch_end(loom_watch *w, loom_limits *lim) {
+int loom_watch_end_slow(loom_watch *w, loom_limits *lim) {
     loom_slot *s = w->slot;
-    if (s == NULL) return 0;
     if (w->outer_call != 0) {
         atomic_store_explicit(&s->budget_ns, w->outer_budget, memory_order_relaxed);
         atomic_store_explicit(&s->total_left_ns, w->outer_left, memory_order_relaxed);
