@@ -1,4 +1,5 @@
-// The time budget: the clock, the count hook and the checks of C code. See include/loom_lua.h.
+// The time budget: the clock, the hook that stops a call, and the checks of C code. See
+// include/loom_lua.h, and loom_watchdog.c for how a call that ran out of time is found.
 #include "loom_internal.h"
 
 int64_t loom_now_ns(void) {
@@ -8,12 +9,12 @@ int64_t loom_now_ns(void) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Time: a count hook checks the monotonic clock every `hook_count` instructions. The deadline
-// of a call is armed lazily, at the first check after the host entered Lua (call_seq changes),
-// so a short call costs no clock read at all. Once a limit is exceeded the hook is re-armed on
-// the running thread to fire at every instruction: a script that catches the error with pcall
-// (or runs inside a coroutine) meets it again at its next instruction, until the error reaches
-// the host.
+// No hook is set while a call runs within its budget. When the watchdog finds that a call ran
+// out of time it arms the count hook on the running Lua thread (by a signal to the OS thread);
+// the hook raises the limit error. Once a limit is met the hook is re-armed to fire at every
+// instruction: a script that catches the error with pcall (or runs inside a coroutine) meets it
+// again at its next instruction, until the error reaches the host (loom_pcall then takes the
+// hook off again).
 
 const char *loom_exceeded_message(loom_limits *lim) {
     switch (lim->exceeded) {
@@ -23,41 +24,24 @@ const char *loom_exceeded_message(loom_limits *lim) {
     }
 }
 
-// Every clock reading of a call (the hook's, loom_check_budget's) also feeds the state's total
-// Lua time: the time since the previous reading of the same call is added. A short call that
-// never reaches a check costs no clock read and adds nothing.
 int loom_budget_exhausted(loom_limits *lim) {
     if (lim->exceeded) return 1;
     if (!lim->in_call) return 0;
-    int timed = lim->time_budget_ns > 0, totaled = lim->total_budget_ns > 0;
-    if (!timed && !totaled) return 0;
-    int64_t now = loom_now_ns();
-    if (lim->seen_seq != lim->call_seq) {
-        lim->seen_seq = lim->call_seq;
-        lim->deadline_ns = now + lim->time_budget_ns;
-        lim->last_tick_ns = now;
-        return 0;
-    }
-    if (now > lim->last_tick_ns) lim->total_used_ns += now - lim->last_tick_ns;
-    lim->last_tick_ns = now;
-    if (totaled && lim->total_used_ns > lim->total_budget_ns) {
-        lim->total_exhausted = 1;
-        lim->exceeded = LOOM_EXCEEDED_TOTAL_TIME;
-        return 1;
-    }
-    if (timed && now > lim->deadline_ns) {
-        lim->exceeded = LOOM_EXCEEDED_TIME;
-        return 1;
-    }
-    return 0;
+    int kind = loom_watch_fired();
+    if (kind == 0) return 0;
+    lim->exceeded = kind;
+    if (kind == LOOM_EXCEEDED_TOTAL_TIME) lim->total_exhausted = 1;
+    return 1;
 }
 
-// Makes the running thread, and the main thread the host called into, raise at their next
-// instruction: a coroutine that meets a limit is dead, and the thread that resumed it must not
-// go on after `coroutine.resume` returned false.
+// Makes the running thread, the thread the watchdog would arm, and the main thread the host
+// called into raise at their next instruction: a coroutine that meets a limit is dead, and the
+// thread that resumed it must not go on after `coroutine.resume` returned false.
 static void arm_every_instruction(lua_State *L, loom_limits *lim) {
-    lua_sethook(L, loom_hook, loom_hook_mask(lim), 1);
-    if (lim->main_thread && lim->main_thread != L) lua_sethook(lim->main_thread, loom_hook, loom_hook_mask(lim), 1);
+    loom_arm_now(L, lim);
+    lua_State *current = loom_track_current();
+    if (current && current != L && loom_limits_from(current) == lim) loom_arm_now(current, lim);
+    if (lim->main_thread && lim->main_thread != L) loom_arm_now(lim->main_thread, lim);
 }
 
 void loom_hook(lua_State *L, lua_Debug *ar) {
@@ -72,6 +56,9 @@ void loom_hook(lua_State *L, lua_Debug *ar) {
         arm_every_instruction(L, lim);
         luaL_error(L, "%s", loom_exceeded_message(lim));
     }
+    // Armed for a call that has returned since (a coroutine the signal armed, resumed by a later
+    // call): back to no hook.
+    loom_disarm(L, lim);
 }
 
 void loom_check_budget(lua_State *L) {

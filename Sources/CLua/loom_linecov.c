@@ -2,8 +2,8 @@
 // of every chunk that ran (from its bytecode's line information). See include/loom_lua.h.
 //
 // Off unless asked for: only a state created while loom_linecov_record_new_states(1) is in
-// force on the creating thread records (its hook mask then includes LUA_MASKLINE besides the
-// budget's count hook; loom_hook dispatches on the event).
+// force on the creating thread records (its threads then have a line hook, joined by the
+// budget's count hook only when the watchdog stops a call; loom_hook dispatches on the event).
 #include "loom_internal.h"
 
 typedef struct linecov_file {
@@ -67,7 +67,7 @@ int loom_linecov_start(lua_State *L) {
         if (lim->linecov == NULL) return 0;
         make_pin(L);
     }
-    lua_sethook(lim->main_thread ? lim->main_thread : L, loom_hook, loom_hook_mask(lim), lim->hook_count);
+    loom_disarm(lim->main_thread ? lim->main_thread : L, lim);  // the line hook
     return 1;
 }
 

@@ -5,8 +5,8 @@
 // Memory: every owner has its own cap. An allocation that would cross it is refused; Lua then
 // runs an emergency collection and retries it once. Only when the retry is refused too (the live
 // data, not garbage awaiting collection, would cross the cap) does the allocation fail (Lua
-// raises "not enough memory"), and the failure is remembered so that the count hook keeps
-// raising until the host call returns: a script's pcall cannot swallow it. While a Swift host
+// raises "not enough memory"), and the failure is remembered and the count hook armed, so that it
+// keeps raising until the host call returns: a script's pcall cannot swallow it. While a Swift host
 // function runs, allocations never fail (a failing allocation there would longjmp across Swift
 // frames); the trampoline raises the deferred error once Swift has returned.
 
@@ -22,13 +22,6 @@ typedef struct loom_block {
     size_t size;
     int64_t owner;  // who the block is charged to
 } loom_block;       // 16 bytes: keeps malloc's alignment for what follows
-
-// Bulk C functions (table.concat, string.upper, string.rep, ...) run no Lua instruction while
-// they work, so a loop calling them meets the count hook only every `hook_count` instructions:
-// hundreds of calls. Their work shows as allocation, so every LOOM_ALLOC_CHECK_BYTES allocated
-// by Lua code the allocator checks the budget too; once it is spent, the main thread's hook is
-// armed to raise at the very next instruction (the allocation itself never fails for time).
-#define LOOM_ALLOC_CHECK_BYTES ((size_t)1 << 20)
 
 int loom_set_owner(loom_limits *lim, int32_t owner) {
     if (owner < 0) return 0;
@@ -88,7 +81,15 @@ void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
                     return NULL;
                 }
                 lim->alloc_refused = 0;
-                if (!lim->exceeded) lim->exceeded = LOOM_EXCEEDED_MEMORY;
+                if (!lim->exceeded) {
+                    lim->exceeded = LOOM_EXCEEDED_MEMORY;
+                    // The hook raises it again at the next instruction of the running thread
+                    // and the main thread, so that a script's pcall cannot go on past it
+                    // (lua_sethook may run at any point: it is safe even in a signal handler).
+                    lua_State *current = loom_track_current();
+                    if (current && loom_limits_from(current) == lim) loom_arm_now(current, lim);
+                    if (lim->main_thread) loom_arm_now(lim->main_thread, lim);
+                }
                 return NULL;
             }
         }
@@ -98,14 +99,6 @@ void *loom_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     if (n == NULL) return NULL;
     if (nsize > old) {
         lim->alloc_refused = 0;
-        if (lim->in_call && !lim->in_host) {
-            lim->alloc_since_check += nsize - old;
-            if (lim->alloc_since_check >= LOOM_ALLOC_CHECK_BYTES) {
-                lim->alloc_since_check = 0;
-                if (!lim->exceeded && loom_budget_exhausted(lim) && lim->main_thread)
-                    lua_sethook(lim->main_thread, loom_hook, loom_hook_mask(lim), 1);
-            }
-        }
     }
     n->size = nsize;
     n->owner = who;

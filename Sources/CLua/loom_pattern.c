@@ -2,8 +2,8 @@
 // match, gmatch and gsub, are in loom_strlib.c).
 //
 // Why this copy exists: plugins run with a time budget per call, enforced by a Lua count hook
-// (see loom_budget.c). A count hook only fires between Lua instructions, never while a C function
-// runs, and Lua's own pattern matcher (lstrlib.c) is C code that can backtrack for an
+// the watchdog arms (see loom_watchdog.c). A hook only fires between Lua instructions, never
+// while a C function runs, and Lua's own pattern matcher (lstrlib.c) is C code that can backtrack for an
 // exponential or quadratic number of steps, e.g.
 //     string.match(("a"):rep(40), ("a*"):rep(20) .. "b")
 //     (":"):rep(1000000):find(".-x")

@@ -62,15 +62,26 @@ static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nre
         return LUA_ERRRUN;
     }
     int outer = lim->in_call;
+    // The outer call is published to the watchdog (loom_watchdog.c); a nested one only tells it
+    // which Lua thread runs now (a host function running on a coroutine calls in on it).
+    loom_watch watch;
+    lua_State *tracked = NULL;
+    if (!outer) {
+        if (!loom_watch_begin(&watch, lim, L)) {
+            lua_settop(L, base - 1);
+            lua_pushliteral(L, "cannot watch the call's time budget (out of memory)");
+            if (exceeded) *exceeded = 0;
+            return LUA_ERRRUN;
+        }
+    } else {
+        tracked = loom_track_enter(L);
+    }
     // A call from inside a Swift host function (a nested call into a plugin) runs plugin code
     // again: budgeted, and charged to the current owner, not to the host.
     int saved_in_host = lim->in_host;
     lim->in_host = 0;
     lim->in_call++;
-    if (!outer) {
-        lim->call_seq++;
-        lim->exceeded = 0;
-    }
+    if (!outer) lim->exceeded = 0;
     int resident = base > 1 && lua_tocfunction(L, 1) == loom_msgh;  // the resident handler (above)
     int status;
     if (resident) {
@@ -85,10 +96,17 @@ static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nre
     lim->in_host = saved_in_host;
     int ex = lim->exceeded;
     if (!outer) {
-        if (ex) {
-            // Undo the per-instruction re-arming on this thread.
-            lua_sethook(L, loom_hook, loom_hook_mask(lim), lim->hook_count);
-            if (status == LUA_OK) {
+        // A call the watchdog stopped that returned before running another Lua instruction (its
+        // time was in C: a long library function, the message handler's traceback of a stack
+        // overflow) keeps its own result, as it did when a count hook checked the budget. (Its
+        // time is charged to the total all the same.)
+        int fired = loom_watch_end(&watch, lim);
+        if (ex || fired) {
+            // Undo the arming (a coroutine still armed disarms itself at its first hook:
+            // loom_hook).
+            loom_disarm(L, lim);
+            if (lim->main_thread && lim->main_thread != L) loom_disarm(lim->main_thread, lim);
+            if (ex && status == LUA_OK) {
                 // The limit was met, but the script caught the error before the hook raised it
                 // again (a memory error caught by pcall, a coroutine's error returned by
                 // coroutine.resume) and returned: the call fails all the same.
@@ -99,6 +117,8 @@ static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nre
         }
         lim->exceeded = 0;
         lim->alloc_refused = 0;
+    } else {
+        loom_track_leave(tracked);
     }
     if (status == LUA_ERRMEM && !ex) ex = LOOM_EXCEEDED_MEMORY;
     if (!outer && ex == LOOM_EXCEEDED_MEMORY) {

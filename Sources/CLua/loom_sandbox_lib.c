@@ -1,6 +1,7 @@
 // The sandbox's C helpers (freeze, proxy-aware type/next/rawget/rawset/rawlen/setmetatable,
 // xpcall, coroutines): see loom_push_sandbox_lib in include/loom_lua.h.
 #include "loom_proxy_internal.h"
+#include "loom_internal.h"
 
 #include <string.h>
 
@@ -279,6 +280,11 @@ static int sb_xpcall(lua_State *L) {
 // (Lua restores them only where a pcall catches the error), so its pending to-be-closed
 // variables must not run: coroutine.close and coroutine.wrap do not close a coroutine that
 // died of an error (its __close handlers are skipped; nothing a plugin holds needs closing).
+//
+// Every resume (and the closing of a coroutine, which runs its __close handlers on it) tells the
+// watchdog which Lua thread runs (loom_track_enter): its signal arms that thread's hook, so a
+// limit stops a loop inside a coroutine. These replace coroutine.resume, wrap and close in every
+// state (loom_openlibs); the sandbox's wrap and close below use them too.
 
 static int auxresume(lua_State *L, lua_State *co, int narg) {
     int status, nres;
@@ -287,7 +293,12 @@ static int auxresume(lua_State *L, lua_State *co, int narg) {
         return -1;
     }
     lua_xmove(L, co, narg);
+    lua_State *previous = loom_track_enter(co);
     status = lua_resume(co, L, narg, &nres);
+    loom_track_leave(previous);
+    // A limit met inside the coroutine stops the resumer too, at its next instruction.
+    loom_limits *lim = loom_limits_of(L);
+    if (lim->exceeded && lim->in_call && !lim->in_host) loom_arm_now(L, lim);
     if (status == LUA_OK || status == LUA_YIELD) {
         if (!lua_checkstack(L, nres + 1)) {
             lua_pop(co, nres);
@@ -314,6 +325,89 @@ static int auxwrap(lua_State *L) {
         return lua_error(L);
     }
     return r;
+}
+
+// Lua 5.4's coroutine.resume, wrap and close (lcorolib.c, MIT licence, Copyright (C) 1994-2022
+// Lua.org, PUC-Rio), through the tracking auxresume above.
+static int co_resume(lua_State *L) {
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "coroutine");
+    int r = auxresume(L, co, lua_gettop(L) - 1);
+    if (r < 0) {
+        lua_pushboolean(L, 0);
+        lua_insert(L, -2);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    lua_insert(L, -(r + 1));
+    return r + 1;
+}
+
+static int co_auxwrap(lua_State *L) {
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    int r = auxresume(L, co, lua_gettop(L));
+    if (r < 0) {
+        int stat = lua_status(co);
+        if (stat != LUA_OK && stat != LUA_YIELD) {
+            lua_State *previous = loom_track_enter(co);
+            stat = lua_resetthread(co);  // runs its __close handlers, on it
+            loom_track_leave(previous);
+            lua_xmove(co, L, 1);
+        }
+        if (stat != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+            luaL_where(L, 1);
+            lua_insert(L, -2);
+            lua_concat(L, 2);
+        }
+        return lua_error(L);
+    }
+    return r;
+}
+
+static int co_wrap(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *NL = lua_newthread(L);
+    lua_pushvalue(L, 1);
+    lua_xmove(L, NL, 1);
+    lua_pushcclosure(L, co_auxwrap, 1);
+    return 1;
+}
+
+static int co_close(lua_State *L) {
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "coroutine");
+    const char *what = NULL;
+    if (co == L) {
+        what = "running";
+    } else if (lua_status(co) == LUA_OK) {
+        lua_Debug ar;
+        if (lua_getstack(co, 0, &ar)) what = "normal";  // it resumed another coroutine
+    }
+    if (what != NULL) return luaL_error(L, "cannot close a %s coroutine", what);
+    lua_State *previous = loom_track_enter(co);
+    int status = lua_resetthread(co);  // runs its __close handlers, on it
+    loom_track_leave(previous);
+    if (status == LUA_OK) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_xmove(co, L, 1);
+    return 2;
+}
+
+void loom_openlibs(lua_State *L) {
+    luaL_openlibs(L);
+    lua_getglobal(L, "coroutine");
+    if (lua_type(L, -1) == LUA_TTABLE) {
+        lua_pushcfunction(L, co_resume);
+        lua_setfield(L, -2, "resume");
+        lua_pushcfunction(L, co_wrap);
+        lua_setfield(L, -2, "wrap");
+        lua_pushcfunction(L, co_close);
+        lua_setfield(L, -2, "close");
+    }
+    lua_pop(L, 1);
 }
 
 static int sb_cowrap(lua_State *L) {

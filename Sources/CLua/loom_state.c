@@ -22,6 +22,8 @@ static int loom_panic(lua_State *L) {
 
 
 lua_State *loom_newstate(loom_limits *limits) {
+    // The watchdog enforces the time budget (loom_watchdog.c): a state is made only once it runs.
+    if (!loom_watchdog_start()) return NULL;
     int32_t owner = limits->owner > 0 ? limits->owner : LOOM_DEFAULT_OWNER;
     if (!loom_set_owner(limits, owner)) return NULL;
     lua_State *L = lua_newstate(loom_alloc, limits);
@@ -32,9 +34,8 @@ lua_State *loom_newstate(loom_limits *limits) {
     lua_atpanic(L, loom_panic);
     limits->main_thread = L;
     limits->alloc_refused = 0;
-    if (limits->hook_count <= 0) limits->hook_count = 1000;
     loom_linecov_attach_pending(L, limits);
-    lua_sethook(L, loom_hook, loom_hook_mask(limits), limits->hook_count);
+    loom_disarm(L, limits);  // no standing hook: the line hook only while line coverage records
     lua_setwarnf(L, NULL, NULL);
     // Incremental collection (Lua's default), deliberately: in generational mode every minor
     // collection re-traverses old tables that were touched, and the registry (one entry per

@@ -1,7 +1,7 @@
 // Budgeted copies of table.move, table.sort, table.insert and table.remove (from Lua 5.4's
 // ltablib.c, MIT licence, Copyright (C) 1994-2022 Lua.org, PUC-Rio).
 //
-// These loop in C without running Lua instructions, so the count hook never sees them:
+// These loop in C without running Lua instructions, so the budget's hook cannot stop them:
 // `table.move({}, 1, math.maxinteger // 2, 2)` copies nils for ever, `table.insert(t, 1, v)`
 // with a __len answering math.maxinteger shifts for ever, and `table.sort` over many huge equal
 // strings compares gigabytes. Each loop here counts its work and calls loom_check_budget every

@@ -24,7 +24,7 @@ public struct LuaLineCoverage: Sendable, Hashable {
 
 extension LuaState {
     /// Runs `body`; every Lua state created on this thread meanwhile records line coverage (a
-    /// line hook beside the time budget's count hook, so only when asked for). Read it with
+    /// line hook, which slows all Lua down, so only when asked for). Read it with
     /// `lineCoverage`.
     public static func recordingLineCoverage<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         loom_linecov_record_new_states(1)

@@ -50,7 +50,6 @@ public final class LuaState {
         limitsPointer.pointee.mem_limit = limits.memoryBytes
         limitsPointer.pointee.time_budget_ns = limits.timeBudgetNanoseconds
         limitsPointer.pointee.total_budget_ns = limits.totalTimeBudgetNanoseconds
-        limitsPointer.pointee.hook_count = 1000
         guard let L = loom_newstate(limitsPointer.raw) else {
             limitsPointer.free()
             throw LuaError(kind: .memory, message: "cannot create a Lua state")
@@ -59,7 +58,7 @@ public final class LuaState {
         mainThread = L
         LuaState.installDispatch
         registerInExtraSpace()
-        luaL_openlibs(L)
+        loom_openlibs(L)  // luaL_openlibs, coroutines telling the time budget's watchdog which thread runs
     }
 
     deinit {
@@ -118,8 +117,9 @@ public final class LuaState {
     /// Bytes currently charged to `owner` (a block is charged to whoever allocated or last grew it).
     public func memoryUsed(owner: Int32) -> Int { Int(loom_owner_used(limitsPointer.raw, owner)) }
 
-    /// Lua time measured so far against `limits.totalTimeBudgetNanoseconds` (from the clock
-    /// readings the budget checks make anyway: calls too short to reach one add nothing).
+    /// Lua time measured so far against `limits.totalTimeBudgetNanoseconds`: each call the time
+    /// budget's watchdog saw running at two of its 1 ms ticks, from its first sighting to its
+    /// return (calls shorter than a tick add nothing).
     public var totalTimeUsedNanoseconds: Int64 { limitsPointer.pointee.total_used_ns }
 
     /// "total Lua time limit exceeded (N s)".

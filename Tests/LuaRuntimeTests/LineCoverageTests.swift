@@ -2,7 +2,7 @@ import Foundation
 import LuaRuntime
 import XCTest
 
-/// Line coverage: a line hook beside the time budget's count hook, only on states that asked
+/// Line coverage: a line hook (joined by the time budget's count hook when a call is stopped), only on states that asked
 /// for it; executable lines come from the chunk's line information (nested functions included).
 final class LineCoverageTests: XCTestCase {
     /// Lines 1–13; `lua5.4`'s debug.getinfo(f, "L") gives main 1,2,7,11,12,13; t.a 3,4,6,7;

@@ -34,18 +34,12 @@ typedef struct loom_limits {
     int32_t owner;           // the owner Lua code inside a call is charged to (default 1)
     int64_t time_budget_ns;  // per protected call; 0 = unlimited
     int64_t total_budget_ns; // all calls of this state together; 0 = unlimited
-    int64_t total_used_ns;   // Lua time measured so far (from the budget checks' clock readings)
-    int64_t last_tick_ns;    // the last clock reading of the current call
+    int64_t total_used_ns;   // Lua time charged so far (by the watchdog's sightings: see loom_watchdog.c)
     int total_exhausted;     // the total budget is spent: every later loom_pcall fails at once
-    uint64_t call_seq;       // bumped by loom_pcall at every entry from the host
-    uint64_t seen_seq;       // the call whose deadline is armed
-    int64_t deadline_ns;     // monotonic deadline of the current call
     int in_host;             // > 0 while a Swift host function runs (allocations never fail then)
     int in_call;             // > 0 while inside loom_pcall
     int exceeded;            // LOOM_EXCEEDED_*: sticky until the host call returns
-    int hook_count;          // instructions between budget checks
     int alloc_refused;       // an allocation crossed the cap; Lua collects garbage and retries it once
-    size_t alloc_since_check; // bytes Lua code allocated since the allocator last checked the budget
     lua_State *main_thread;  // set by loom_newstate: re-armed too when a coroutine meets a limit
     loom_linecov *linecov;    // line coverage (loom_linecov.c); NULL: not recording
 } loom_limits;
@@ -60,8 +54,13 @@ size_t loom_owner_used(loom_limits *limits, int32_t owner);
 /// Frees what loom_newstate allocated beside the state (call after lua_close).
 void loom_limits_release(loom_limits *limits);
 
-/// A new state with Loom's allocator (memory cap) and hook (time budget). NULL on failure.
+/// A new state with Loom's allocator (memory cap), its time budget watched by the watchdog
+/// thread (loom_watchdog.c; started by the first state), no standing hook. NULL on failure
+/// (no memory, or the watchdog cannot start).
 lua_State *loom_newstate(loom_limits *limits);
+/// luaL_openlibs, with coroutine.resume, coroutine.wrap and coroutine.close replaced by copies
+/// that tell the watchdog which Lua thread runs (so that a limit stops a loop in a coroutine).
+void loom_openlibs(lua_State *L);
 /// The limits a state was created with.
 loom_limits *loom_limits_of(lua_State *L);
 /// Monotonic clock in nanoseconds.
@@ -73,8 +72,8 @@ int64_t loom_now_ns(void);
 void loom_check_budget(lua_State *L);
 
 /// Line coverage (loom_linecov.c), off unless asked for. While `on` is 1, every state the
-/// calling thread creates records the lines its Lua code runs (a line hook beside the budget's
-/// count hook) and the executable lines of every chunk that ran (nested functions included).
+/// calling thread creates records the lines its Lua code runs (a line hook; the budget's count
+/// hook joins it only when the watchdog stops a call) and the executable lines of every chunk that ran (nested functions included).
 void loom_linecov_record_new_states(int on);
 /// Starts recording on an existing state (coroutines it made earlier are not hooked). 0 on failure.
 int loom_linecov_start(lua_State *L);
