@@ -200,8 +200,13 @@ public enum StateAction: Sendable, Hashable {
                     }
                     let other = String(path.dropFirst(6))
                     guard let ot = known(other, not.position) else { ok = false; continue }
-                    guard case .bool = ot, case .bool = type else {
-                        d.error("$not negates a boolean: state '\(other)' is \(ScreenState.typeName(ot)), state '\(m.key)' is \(ScreenState.typeName(type))", at: at(not.position))
+                    guard case .bool = ot else {
+                        d.error("$not negates a boolean state; state '\(other)' is \(ScreenState.typeName(ot))", at: at(not.position))
+                        ok = false
+                        continue
+                    }
+                    guard case .bool = type else {
+                        d.error("state '\(m.key)' is \(ScreenState.typeName(type)), set to a boolean ($not)", at: at(not.position))
                         ok = false
                         continue
                     }

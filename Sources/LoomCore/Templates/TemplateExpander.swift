@@ -156,7 +156,7 @@ public struct TemplateExpander {
             switch n.kind {
             case .object(let o):
                 for m in o.members {
-                    if templateKeys.contains(m.key) { found = true; return }
+                    if templateKeys.contains(m.key) || (m.key == "action" && StateAction.isStateAction(m.value)) { found = true; return }
                     walk(m.value, depth + 1)
                 }
             case .array(let a): for x in a { walk(x, depth + 1) }
