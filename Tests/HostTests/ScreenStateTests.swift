@@ -86,6 +86,13 @@ final class ScreenStateTests: XCTestCase {
         XCTAssertTrue(wrong.body.contains("state 'qty' is an integer"), wrong.body)
     }
 
+    /// `s:tap` on a state action and `s:state()` in a scenario (Tests/Fixtures/state/scenarios).
+    func testScenarioTapsChangeTheState() throws {
+        let r = try Host.run(["test", "\(Self.project)/scenarios"], environment: ["CI": "true"])
+        XCTAssertEqual(r.status, 0, r.transcript)
+        XCTAssertTrue(r.stdout.contains("1 passed, 0 failed"), r.transcript)
+    }
+
     /// Each bad input: exit 1 and exactly one error, located.
     func assertOneError(_ args: [String], _ prefix: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let r = try Host.run(args)
