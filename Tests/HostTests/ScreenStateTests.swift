@@ -93,6 +93,24 @@ final class ScreenStateTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("1 passed, 0 failed"), r.transcript)
     }
 
+    /// The clickable preview taps a state action by the node's id (`steps=tap:fav`): the
+    /// screen drawn is the one with the new state, and `"state"` says it.
+    func testPreviewAppliesStateTaps() throws {
+        let server = try ServeCommandTests.Server(["--project", Self.project, "--workers", "1"])
+        let r = try server.call("/v1/preview/product?profile=gold&steps=tap:fav,tap:plus")
+        XCTAssertEqual(r.status, 200, r.body)
+        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any])
+        XCTAssertEqual(o["taken"] as? [String], ["tap:fav", "tap:plus"])
+        let state = try XCTUnwrap(o["state"] as? [String: Any])
+        XCTAssertEqual(state["favorite"] as? Bool, true)
+        XCTAssertEqual(state["qty"] as? Int, 2)
+        XCTAssertTrue(r.body.contains("Quantity: 2"), r.body)
+        XCTAssertTrue(r.body.contains("Saved"), r.body)
+        let start = try server.call("/v1/preview/product?profile=gold")
+        XCTAssertTrue(start.body.contains("Quantity: 1"), start.body)
+        XCTAssertTrue(start.body.contains(#""state":{"favorite":false,"qty":1}"#), start.body)
+    }
+
     /// Each bad input: exit 1 and exactly one error, located.
     func assertOneError(_ args: [String], _ prefix: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let r = try Host.run(args)
