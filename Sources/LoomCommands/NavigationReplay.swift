@@ -104,7 +104,11 @@ public struct NavigationReplay {
                 var tapped: [Int: [TreeChange]] = [:]
                 var after: [ScreenState?] = []
                 for step in list {
-                    if step.name == "tap", let id = step.param {
+                    if step.name == "tap" {
+                        guard let id = step.param, !id.isEmpty else {
+                            failure = .error("tap:ID names the id of a node to tap, e.g. tap:fav; found '\(TextEscape.escaped(step.description))'")
+                            break
+                        }
                         switch tap(id, sim: sim, request: request, profile: profile, file: file(of:), state: state(of:), in: ws) {
                         case .failure(let e): failure = e
                         case .success(let t):

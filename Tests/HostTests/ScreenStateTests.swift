@@ -137,5 +137,9 @@ final class ScreenStateTests: XCTestCase {
                            "\(Self.bad("no_state")):3:92: error: unknown state 'qty' (the screen declares no \"state\")")
         try assertOneError(["navigate", Self.product, "--user", "gold", "--steps", "tap:count"],
                            "error: tap:count: node 'count' on screen 'product' has no action")
+        try assertOneError(["navigate", Self.product, "--user", "gold", "--steps", "tap:nope"],
+                           "error: tap:nope: screen 'product' shows no node with id 'nope' to this user (tappable: fav, plus, minus, checkout)")
+        try assertOneError(["navigate", Self.product, "--user", "gold", "--steps", "tap:"],
+                           "error: tap:ID names the id of a node to tap")
     }
 }

@@ -94,6 +94,10 @@ final class ScreenStateTests: XCTestCase {
         XCTAssertEqual(s.values["qty"], .int(1))
         try run(#"{"increment":"price","max":2.75,"by":0.5}"#)
         XCTAssertEqual(s.values["price"], .double(2.75))
+        // A double past the largest stays (JSON has no infinity).
+        s.values["price"] = .double(1e308)
+        try run(#"{"increment":"price","by":1e308}"#)
+        XCTAssertEqual(s.values["price"], .double(1e308))
         // A navigation action is not a state action.
         XCTAssertNil(StateAction.from(actionText: "movie:42", state: s))
         // An integer at its largest stays (no trap).

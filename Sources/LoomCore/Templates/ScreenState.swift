@@ -299,7 +299,9 @@ public enum StateAction: Sendable, Hashable {
                 let (r, over) = a.addingReportingOverflow(b)
                 next = over ? current : .int(r)
             default:
-                next = .double((current.double ?? 0) + (by.double ?? 0))
+                // A sum past the largest double stays where it was (JSON has no infinity).
+                let sum = (current.double ?? 0) + (by.double ?? 0)
+                next = sum.isFinite ? .double(sum) : current
             }
             if let limit, let n = next.double, let l = limit.double {
                 let up = (by.double ?? 0) >= 0
