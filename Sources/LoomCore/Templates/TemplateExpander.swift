@@ -312,8 +312,9 @@ public struct TemplateExpander {
                 }
                 out.append(JSONObject.Member(key: m.key, keyPosition: m.keyPosition, value: v))
             }
-            if let state, !state.values.isEmpty, o["rule"] != nil {
-                // A rule of a screen with state reads it as attributes `state.NAME`.
+            if let state, !state.values.isEmpty, o["rule"] != nil, Self.nodeKeys.contains(where: { o[$0] != nil }) {
+                // A rule of a screen with state reads it as attributes `state.NAME` (a node's
+                // rule: an object with a rule and a node's key, not a meta value named rule).
                 let attrs = state.attributes
                 guard count(attrs.count, at: n.position, file: file) else { return nil }
                 out.append(JSONObject.Member(key: Self.scopeKey, keyPosition: n.position, value: Self.node(.object(attrs), at: n.position)))
@@ -407,6 +408,8 @@ public struct TemplateExpander {
     }
 
     static let eachKeys = ["$each", "as", "template"]
+    /// Keys that make an object with a `rule` a node (a component or an item).
+    static let nodeKeys = ["type", "kind", "id", "title"]
 
     /// `{"$each": PATH, "as": NAME, "template": {…}}`: one node per element.
     mutating func each(_ n: JSONNode, scope: TemplateScope, file: String, depth: Int) -> [JSONNode] {
