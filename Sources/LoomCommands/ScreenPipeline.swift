@@ -50,9 +50,9 @@ public enum ScreenPipeline {
         result.profile = profile
         // A data-fed screen (docs/data.md) given data or params is expanded for this request
         // alone, and resolved without the file's caches.
-        let fed = !request.data.isEmpty || ((!request.params.isEmpty && ws.isDataFed(located)) || ws.hasProvidedData(located))
+        let fed = !request.data.isEmpty || !request.state.isEmpty || ((!request.params.isEmpty && ws.isDataFed(located)) || ws.hasProvidedData(located))
         let preparation = fed
-            ? prepare(file: located, data: DataRequest(data: request.data, params: request.params, user: profile), in: ws)
+            ? prepare(file: located, data: DataRequest(data: request.data, params: request.params, user: profile, state: request.state), in: ws)
             : prepare(file: located, in: ws)
         diagnostics.append(contentsOf: preparation.diagnostics)
         guard var prepared = preparation.prepared else { return stopped(preparation.failure ?? preparation.diagnostics) }

@@ -96,6 +96,9 @@ public struct ScreenRequest: Sendable {
     /// Data given with the request (`--data NAME=FILE`, a POST body's `"data"`), replacing the
     /// screen's declared sources of those names (docs/data.md).
     public var data: [String: DataValue] = [:]
+    /// Starting values of the screen's state (`--state NAME=VALUE`, a POST body's `"state"`),
+    /// replacing the declared ones by name (docs/data.md, "State").
+    public var state: [String: ScreenState.Input] = [:]
 
     public init(screen: String?, user: UserSelection = UserSelection(), profile: UserProfile? = nil, params: [String: String] = [:],
                 patches: [String] = [], device: DeviceContext? = nil, compute: Compute = [.tree]) {

@@ -49,6 +49,13 @@ public struct StepOutcome: Sendable, Hashable {
     public var events: [NavigationEvent]
     public var stack: NavigationStack
 
+    /// An outcome made outside the simulator (a `tap:ID` on a state action: no navigation).
+    public init(input: String, events: [NavigationEvent], stack: NavigationStack) {
+        self.input = input
+        self.events = events
+        self.stack = stack
+    }
+
     /// ```
     /// ▶ movie:42
     ///   will-navigate home → movie_detail (push, flow main)

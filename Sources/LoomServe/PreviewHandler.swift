@@ -86,7 +86,8 @@ public enum PreviewHandler {
         var from = linkTaken == 1 ? (outcomes[0].stack.top ?? startEntry) : startEntry
         for k in linkTaken..<outcomes.count {
             let step = steps[k - linkTaken]
-            if !step.isBack {
+            // `tap:ID` (a state action's button) is checked by the replay itself: the node must be shown.
+            if !step.isBack && step.name != "tap" {
                 let sites = ws.visibleActions(screenID: from.screen, user: profile, params: from.params)?.actions ?? []
                 if !sites.contains(where: { Step(action: $0.action) == step }) {
                     outcomes.removeSubrange(k...)
@@ -103,7 +104,11 @@ public enum PreviewHandler {
         guard let current = ws.screenFiles()[screenID] else {
             return .problem(500, "Unknown screen", detail: "the navigation leads to screen '\(screenID)', which the project does not have")
         }
-        let made = RenderLayout.make(RenderLayout.request(current, user: user, device: inputs.device, showHidden: false, params: params), in: ws)
+        var drawn = RenderLayout.request(current, user: user, device: inputs.device, showHidden: false, params: params)
+        // The state of the screen on top, as the taps left it (docs/data.md, "State").
+        let shownState = outcomes.isEmpty ? ws.screenState(file: current).0 : (outcomes.count <= replay.states.count ? replay.states[outcomes.count - 1] : nil)
+        if let st = shownState { for (k, v) in st.values { drawn.state[k] = .value(v) } }
+        let made = RenderLayout.make(drawn, in: ws)
         let layout: RenderLayout
         switch made {
         case .success(let l): layout = l
@@ -113,7 +118,7 @@ public enum PreviewHandler {
             return .problem(500, "The screen has errors", detail: d?.message ?? "the screen cannot be laid out", diagnostics: stop.diagnostics.sorted)
         }
         let stack = outcomes.last?.stack ?? NavigationStack([startEntry])
-        let body: JSONValue = .object([
+        var body: JSONValue = .object([
             "screen": .string(screenID),
             "params": .object(.init(uniqueKeysWithValues: params.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })),
             "title": .string(layout.title),
@@ -125,6 +130,11 @@ public enum PreviewHandler {
             "layout": PreviewNodes.json(layout.result, content: layout.content),
             "diagnostics": TreeOutput.diagnosticsJSON(layout.diagnostics.sorted.filter { $0.severity != .note }),
         ])
+        // Only a screen with state has "state" (the preview of a screen without is unchanged).
+        if let st = shownState, case .object(var o) = body {
+            o["state"] = st.json
+            body = .object(o)
+        }
         return APIResponse(status: 200, body: body.serialized(pretty: false) + "\n")
     }
 }

@@ -24,6 +24,8 @@ public enum ServeHandler {
         public var params: [String: String] = [:]
         /// The body's `"data"`: values by data source name (docs/data.md).
         public var data: [String: DataValue] = [:]
+        /// The body's `"state"`: starting values of the screen's state (docs/data.md, "State").
+        public var state: [String: ScreenState.Input] = [:]
         public var device: DeviceContext?
         public var explain = false
         public var graph = false
@@ -87,9 +89,9 @@ public enum ServeHandler {
             return .problem(500, "The project has errors", detail: "the plugins or project files have errors; see diagnostics", diagnostics: load.sorted)
         }
         // A data-fed screen given data is expanded with it (the file's own expansion may lack it).
-        let loaded = inputs.data.isEmpty && !ws.hasProvidedData(file)
+        let loaded = inputs.data.isEmpty && inputs.state.isEmpty && !ws.hasProvidedData(file)
             ? ScreenPipeline.prepare(file: file, in: ws)
-            : ScreenPipeline.prepare(file: file, data: DataRequest(data: inputs.data, params: inputs.params, user: profile), in: ws)
+            : ScreenPipeline.prepare(file: file, data: DataRequest(data: inputs.data, params: inputs.params, user: profile, state: inputs.state), in: ws)
         guard let parsed = loaded.prepared?.screen else {
             return .problem(500, "The screen has errors", detail: "screen '\(id)' cannot be parsed", diagnostics: loaded.diagnostics.sorted)
         }
@@ -120,6 +122,7 @@ public enum ServeHandler {
         var request = ScreenRequest(screen: file, user: user, profile: profile, params: inputs.params,
                                     device: inputs.device, compute: compute)
         request.data = inputs.data
+        request.state = inputs.state
         let result = ScreenPipeline.resolve(request, in: ws)
         if let failure = result.failure {
             return .problem(500, "The screen has errors", detail: failure.errors.first?.message ?? "screen '\(id)' cannot be resolved", diagnostics: result.diagnostics.sorted)
@@ -162,6 +165,7 @@ public enum ServeHandler {
             if let n = body.now { i.now = n }
             for (k, v) in body.params { i.params[k] = v }
             i.data = body.data
+            i.state = body.state
             device = (body.device ?? device.0, body.orientation ?? device.1, body.traits ?? device.2)
             i.attributes = body.attributes.map { ($0.key, $0.value) }
         }

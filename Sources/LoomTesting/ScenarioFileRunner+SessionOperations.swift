@@ -16,6 +16,8 @@ extension ScenarioFileRunner {
         case "params":
             let p = s.simulator.current?.params ?? [:]
             return .object(OrderedDictionary(uniqueKeysWithValues: p.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
+        case "state":
+            return try s.currentState()?.json ?? .null
         case "user":
             var o = s.user.attributes
             if let n = s.user.name { o["profile"] = .string(n) }
@@ -154,6 +156,11 @@ extension ScenarioFileRunner {
                 throw ScenarioFailure("cannot tap '\(x)' \(where_(s)): it is hidden; visible actions: \(list)" + absentDetail(s, screen, x))
             }
             throw ScenarioFailure("cannot tap '\(x)' \(where_(s)): it is not a visible action, nor the id or title of a visible component or item; visible actions: \(list)\(DidYouMean.hint(x, among: Array(visibleActions)))")
+        }
+        if let state = try s.currentState(), let change = StateAction.from(actionText: action, state: state) {
+            // A state action: the screen stays, its state changes (docs/data.md, "State").
+            _ = try s.apply(change, to: state)
+            return s.screenID
         }
         guard let step = Step(action: action) else {
             throw ScenarioFailure("cannot tap '\(x)': its action '\(action)' is not a navigation step")

@@ -46,6 +46,8 @@ final class ScenarioSession {
     var lastChanges: [TreeChange]?
     /// The screens laid out for the session's device, by navigation entry (ScenarioSession+Layout).
     var layouts: [String: LayoutOutcome] = [:]
+    /// Each screen's state (docs/data.md, "State") by navigation entry, once read or tapped.
+    var states: [String: ScreenState] = [:]
 
     init(link: SessionLink, simulator: NavigationSimulator) {
         self.link = link
@@ -132,6 +134,42 @@ final class ScenarioSession {
             resolutionErrors.append((screenID, d))
         }
         return r
+    }
+
+    /// The state of the current screen (docs/data.md, "State"): as declared, then as taps
+    /// changed it (nil: the screen declares none).
+    func currentState() throws(ScenarioFailure) -> ScreenState? {
+        guard let top = simulator.current else { return nil }
+        let key = ScenarioSession.cacheKey(top)
+        if let st = states[key] { return st }
+        let entry = try currentEntry()
+        guard let st = ws.screenState(file: entry.prepared.file).0 else { return nil }
+        states[key] = st
+        return st
+    }
+
+    /// A tap on a state action: the current screen's state changes, the screen is expanded
+    /// again with it and resolved in place of the shown one; the changes are what
+    /// `s:expect_change` reads (as after `s:mutate`).
+    func apply(_ action: StateAction, to state: ScreenState) throws(ScenarioFailure) -> [TreeChange] {
+        guard let top = simulator.current else {
+            throw ScenarioFailure("there is no current screen: the navigation has ended (the entry flow finished)")
+        }
+        let (_, _, before) = try current()
+        let entry = try currentEntry()
+        let new = action.apply(to: state)
+        var given: [String: ScreenState.Input] = [:]
+        for (k, v) in new.values { given[k] = .value(v) }
+        let loaded = ScreenPipeline.prepare(file: entry.prepared.file, data: DataRequest(params: top.params, user: user, state: given), in: ws)
+        guard let prepared = loaded.prepared, !loaded.diagnostics.hasErrors else {
+            throw ScenarioFailure("screen '\(top.screen)' has errors with state \(new.text):\n" + loaded.diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
+        }
+        let after = replaceCurrent(prepared.screen, check: prepared.check)
+        states[ScenarioSession.cacheKey(top)] = new
+        let changes = TreeDiffer(old: before.tree.map { TreeOutput.json($0, explain: false) },
+                                 new: after.tree.map { TreeOutput.json($0, explain: false) }).changes
+        lastChanges = changes
+        return changes
     }
 
     /// Resolves the current screen (when there is one) so that its diagnostics are collected

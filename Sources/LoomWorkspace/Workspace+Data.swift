@@ -10,10 +10,14 @@ public struct DataRequest: Sendable {
     /// Who the screen is for: what plugin data providers (`host.data`) are called with (nil:
     /// no user, as `host check` loads screens; providers' sources use their `sample` then).
     public var user: UserProfile?
-    public init(data: [String: DataValue] = [:], params: [String: String] = [:], user: UserProfile? = nil) {
+    /// Starting values of the screen's state (`--state NAME=VALUE`, a POST body's `"state"`),
+    /// replacing the declared ones by name.
+    public var state: [String: ScreenState.Input]
+    public init(data: [String: DataValue] = [:], params: [String: String] = [:], user: UserProfile? = nil, state: [String: ScreenState.Input] = [:]) {
         self.data = data
         self.params = params
         self.user = user
+        self.state = state
     }
 }
 
@@ -141,10 +145,41 @@ extension Workspace {
             }
             values[decl.name] = value
         }
+        let (state, sd) = Self.state(of: doc, given: request?.state ?? [:])
+        d.append(contentsOf: sd)
+        if sd.hasErrors { failed = true }
         guard !failed else { return (nil, d) }
-        let (out, ed) = TemplateExpander.expand(doc, data: values, templates: project.templates, params: request?.params ?? [:], limits: project.fileLimits)
+        let (out, ed) = TemplateExpander.expand(doc, data: values, templates: project.templates, params: request?.params ?? [:], limits: project.fileLimits, state: state)
         d.append(contentsOf: ed)
         return (ed.hasErrors && out == nil ? nil : out, d)
+    }
+
+    /// The state `doc` declares with the `given` starting values (docs/data.md, "State"):
+    /// nil when it declares none; a name it does not declare, or a value of another type, is
+    /// an error.
+    public static func state(of doc: JSONDocument, given: [String: ScreenState.Input]) -> (ScreenState?, Diagnostics) {
+        var (declared, d) = ScreenState.parse(doc)
+        guard let state = declared else {
+            for name in given.keys.sorted() {
+                d.error("state '\(TextEscape.escaped(name))' was given, but \(doc.file) declares no \"state\"", at: doc.location(doc.root.position))
+            }
+            return (nil, d)
+        }
+        let at = doc.root.object?.member("state").map { doc.location($0.keyPosition) } ?? doc.location(doc.root.position)
+        let (given, gd) = state.with(given, at: at)
+        d.append(contentsOf: gd)
+        declared = given
+        return (declared, d)
+    }
+
+    /// The state of the screen in `file` with the `given` starting values (nil: it declares none).
+    public func screenState(file: String, given: [String: ScreenState.Input] = [:]) -> (ScreenState?, Diagnostics) {
+        do {
+            let doc = try SafeFile.parseJSON(atPath: file, displayPath: file, limits: project.fileLimits)
+            return Self.state(of: doc, given: given)
+        } catch {
+            return (nil, Diagnostics([error]))
+        }
     }
 
     /// The schema of a source: written, or `NAME.schema.json` beside its file when that exists.

@@ -152,7 +152,8 @@ const isBack = n => !n.action && n.role === 'button' && /^\s*back\s*$/i.test(((n
 // One laid-out node as an absolutely placed element at its frame; a node with an action (or a
 // Back button) is a <button> that takes the step.
 function drawNode(n, i) {
-  const step = n.action || (isBack(n) ? 'back' : null);
+  // A state action (its JSON text, docs/data.md "State") is tapped by the node's id.
+  const step = n.action ? (n.action.startsWith('{') ? (n.id ? 'tap:' + n.id : null) : n.action) : (isBack(n) ? 'back' : null);
   const d = el(step ? 'button' : 'div', {class: 'n r-' + n.role, 'data-path': n.path, 'data-role': n.role});
   if (n.id) d.setAttribute('data-id', n.id);
   if (step) { d.setAttribute('data-action', step); d.title = step; d.addEventListener('click', () => tap(i, step)); }

@@ -49,13 +49,14 @@ struct Run: ParsableCommand {
         var r = ScreenRequest(screen: screen, user: try user.selection(), params: params.values, patches: patch,
                               device: deviceOptions.chosen, compute: compute)
         r.data = try dataOptions.values(limits: engine.fileLimits)
+        r.state = try dataOptions.stateValues()
         return r
     }
 
     func run() throws {
         var cache: RunCacheEntry?
-        // Data files given with --data are not among the cache's hashed inputs: no cache then.
-        if let key = cacheOptions.cacheKey, dataOptions.data.isEmpty {
+        // Data files given with --data (and --state) are not among the cache's hashed inputs: no cache then.
+        if let key = cacheOptions.cacheKey, dataOptions.data.isEmpty, dataOptions.state.isEmpty {
             let c = RunCacheEntry(options: cacheOptions, key: key, screen: screen, engine: engine, user: user, patches: patch,
                                   flags: ["explain=\(explain)", "graph=\(!noGraph)", "layout=\(layout)"] + params.hashed + deviceOptions.hashed)
             if c.serve(format: format, explain: explain) { return }

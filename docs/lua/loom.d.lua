@@ -400,7 +400,7 @@ function loom_Session:mutate(id, op, payload) end
 ---@param kind string `inserted`, `deleted`, `moved`, `hard` or `soft`.
 function loom_Session:expect_change(id, kind) end
 
---- An id (or an item's title) taps that component's or item's action; otherwise `x` must be one of the current screen's visible actions, else the scenario fails listing them.
+--- An id (or an item's title) taps that component's or item's action; otherwise `x` must be one of the current screen's visible actions, else the scenario fails listing them. A state action (`{"increment": "qty"}`, docs/data.md "State") changes the screen's state, which is resolved again in place; `s:expect_change` then reads what changed.
 ---@param x string An id, an item title, or an action.
 ---@return string # The current screen's id afterwards.
 function loom_Session:tap(x) end
@@ -429,6 +429,10 @@ function loom_Session:actions() end
 --- The session's user attributes (with `profile`).
 ---@return loom.User # The attributes.
 function loom_Session:user() end
+
+--- The current screen's state (docs/data.md, "State"): its declared values, as taps changed them; nil when the screen declares none.
+---@return table<string, any>? # Values by state name.
+function loom_Session:state() end
 
 --- The parameters the current screen was opened with (`movie:42` gives `{ id = "42" }`).
 ---@return table<string, string> # Parameters by name (empty when none).

@@ -4,7 +4,7 @@
 /// all of them reported at once; nothing in the body is trusted beyond its shape (names and
 /// values are data, escaped wherever they are shown). Fuzzed by `FuzzServeBody`.
 public struct ScreenRequestBody: Sendable, Equatable {
-    public static let keys = ["user", "profile", "params", "now", "device", "orientation", "traits", "data"]
+    public static let keys = ["user", "profile", "params", "now", "device", "orientation", "traits", "data", "state"]
     /// The name the body gives the document in locations.
     public static let file = "request body"
 
@@ -16,6 +16,9 @@ public struct ScreenRequestBody: Sendable, Equatable {
     /// `"data"`: values by data source name, each replacing the screen's declared source of that
     /// name (docs/data.md), located in the body.
     public var data: [String: DataValue] = [:]
+    /// `"state"`: starting values of the screen's state by name (docs/data.md, "State"), typed
+    /// against the screen's declaration when it is expanded.
+    public var state: [String: ScreenState.Input] = [:]
     public var device: String?
     public var orientation: String?
     public var traits: String?
@@ -100,6 +103,22 @@ public struct ScreenRequestBody: Sendable, Equatable {
                 }
             } else {
                 problems.append(.error("\"data\" is an object of data source values, found \(v.kindDescription)", at: doc.location(v.position)))
+            }
+        }
+        if let v = o["state"] {
+            if let sobj = v.object {
+                for m in sobj.members {
+                    guard TemplateExpander.isName(m.key) else {
+                        problems.append(.error("\"state\" maps state names (letters, digits, _) to values, found \(JSONKeyText.quoted(m.key))", at: doc.location(m.keyPosition)))
+                        continue
+                    }
+                    switch m.value.plain {
+                    case .bool, .int, .double, .string: body.state[m.key] = .value(m.value.plain)
+                    default: problems.append(.error("state '\(m.key)' is a boolean, a number or a string, found \(m.value.kindDescription)", at: doc.location(m.value.position)))
+                    }
+                }
+            } else {
+                problems.append(.error("\"state\" is an object of state values, found \(v.kindDescription)", at: doc.location(v.position)))
             }
         }
         for k in ["device", "orientation", "traits"] {

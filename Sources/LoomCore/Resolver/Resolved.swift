@@ -216,18 +216,20 @@ public struct Resolution: Sendable {
     /// more than the outcomes of the screen's own rules (outcome-keyed caches must not share it).
     public var evaluatedCreatedRules = false
 
-    /// Every visible action (components and items), in document order.
+    /// Every visible navigation action (components and items), in document order. State
+    /// actions (`{"increment": "qty"}`, kept as their JSON text) change the screen's state, not
+    /// the screen: they lead nowhere and are not among them.
     public var actions: [(action: String, location: SourceLocation?, path: String, gated: Bool)] {
         var out: [(String, SourceLocation?, String, Bool)] = []
         func visit(_ n: ResolvedNode, gated: Bool) {
             if n.hidden { return }
             let g = gated || n.rule != nil
-            if let a = n.action { out.append((a, n.actionLocation, n.path, g)) }
+            if let a = n.action, !a.hasPrefix(StateAction.prefix) { out.append((a, n.actionLocation, n.path, g)) }
             if let h = n.header { visit(h, gated: g) }
             for c in n.children { visit(c, gated: g) }
             for i in n.items ?? [] where !i.hidden {
                 let ig = g || i.rule != nil
-                if let a = i.action { out.append((a, i.actionLocation, i.path, ig)) }
+                if let a = i.action, !a.hasPrefix(StateAction.prefix) { out.append((a, i.actionLocation, i.path, ig)) }
                 for c in i.children { visit(c, gated: ig) }
             }
             if let f = n.footer { visit(f, gated: g) }

@@ -149,14 +149,14 @@ public struct TemplateExpander {
 
     /// Whether `doc` has anything to expand (a `data` key or any `$`-form), so plain screens skip it.
     public static func needsExpansion(_ doc: JSONDocument) -> Bool {
-        if doc.root.object?["data"] != nil { return true }
+        if doc.root.object?["data"] != nil || doc.root.object?["state"] != nil { return true }
         var found = false
         func walk(_ n: JSONNode, _ depth: Int) {
             guard !found, depth < JSONReader.maxDepth else { return }
             switch n.kind {
             case .object(let o):
                 for m in o.members {
-                    if templateKeys.contains(m.key) { found = true; return }
+                    if templateKeys.contains(m.key) || (m.key == "action" && StateAction.isStateAction(m.value)) { found = true; return }
                     walk(m.value, depth + 1)
                 }
             case .array(let a): for x in a { walk(x, depth + 1) }
@@ -170,6 +170,9 @@ public struct TemplateExpander {
     let screenFile: String
     let templates: NamedTemplates
     let maxNodes: Int
+    /// The screen's state (docs/data.md, "State"): read as `state.NAME`, given to each rule
+    /// as attributes, and what state actions are checked against.
+    var state: ScreenState? = nil
     var diagnostics = Diagnostics()
     var nodes = 0
     var overBound = false
@@ -186,19 +189,22 @@ public struct TemplateExpander {
     /// The document with its templates expanded (nil after a bound was passed), and what went
     /// wrong. `data`: the values of the data sources by name; `params`: the screen's parameters.
     public static func expand(
-        _ doc: JSONDocument, data: [String: DataValue], templates: NamedTemplates, params: [String: String], limits: FileLimits
+        _ doc: JSONDocument, data: [String: DataValue], templates: NamedTemplates, params: [String: String], limits: FileLimits,
+        state: ScreenState? = nil
     ) -> (JSONDocument?, Diagnostics) {
         var e = TemplateExpander(screenFile: doc.file, templates: templates, maxNodes: maxNodes(limits))
+        e.state = state
         e.collectIDs(doc.root, depth: 0)
         var roots: OrderedDictionary<String, JSONValue> = [:]
         for name in data.keys.sorted() { roots[name] = data[name]!.node.plain }
         var p: OrderedDictionary<String, JSONValue> = [:]
         for k in params.keys.sorted() { p[k] = .string(params[k]!) }
         roots["params"] = .object(p)
+        if let state { roots["state"] = state.json }
         let scope = TemplateScope(roots: roots)
         var root = doc.root
         if case .object(var o) = root.kind {
-            o.members.removeAll { $0.key == "data" }
+            o.members.removeAll { $0.key == "data" || $0.key == "state" }
             root.kind = .object(o)
         }
         let out = e.value(root, scope: scope, file: doc.file, depth: 0)
@@ -282,8 +288,17 @@ public struct TemplateExpander {
                 return nil
             }
             var out: [JSONObject.Member] = []
-            out.reserveCapacity(o.members.count)
+            out.reserveCapacity(o.members.count + 1)
             for m in o.members {
+                if m.key == "action", StateAction.isStateAction(m.value) {
+                    // A state action: checked here, kept as its compact JSON (read at a tap).
+                    var ad = Diagnostics()
+                    let parsedAction = StateAction.parse(m.value, state: state, file: file, diagnostics: &ad)
+                    for x in ad.items { report(x) }
+                    guard parsedAction != nil else { return nil }
+                    out.append(JSONObject.Member(key: m.key, keyPosition: m.keyPosition, value: JSONNode(.string(StateAction.actionText(m.value)), at: m.value.position)))
+                    continue
+                }
                 // Other `$` keys are the screen's own (a meta key such as `$ref`): kept as
                 // written, with a warning when one looks like a misspelt template key.
                 if m.key.hasPrefix("$"), !Self.passedKeys.contains(m.key),
@@ -296,6 +311,13 @@ public struct TemplateExpander {
                     return nil
                 }
                 out.append(JSONObject.Member(key: m.key, keyPosition: m.keyPosition, value: v))
+            }
+            if let state, !state.values.isEmpty, o["rule"] != nil, Self.nodeKeys.contains(where: { o[$0] != nil }) {
+                // A rule of a screen with state reads it as attributes `state.NAME` (a node's
+                // rule: an object with a rule and a node's key, not a meta value named rule).
+                let attrs = state.attributes
+                guard count(attrs.count, at: n.position, file: file) else { return nil }
+                out.append(JSONObject.Member(key: Self.scopeKey, keyPosition: n.position, value: Self.node(.object(attrs), at: n.position)))
             }
             return JSONNode(.object(JSONObject(out)), at: n.position)
         default:
@@ -386,6 +408,8 @@ public struct TemplateExpander {
     }
 
     static let eachKeys = ["$each", "as", "template"]
+    /// Keys that make an object with a `rule` a node (a component or an item).
+    static let nodeKeys = ["type", "kind", "id", "title"]
 
     /// `{"$each": PATH, "as": NAME, "template": {…}}`: one node per element.
     mutating func each(_ n: JSONNode, scope: TemplateScope, file: String, depth: Int) -> [JSONNode] {
@@ -454,7 +478,13 @@ public struct TemplateExpander {
                 // The element, for the rules of this node only (as attributes `r.open`, …).
                 let attrs = inner.elementAttributes
                 guard count(attrs.count, at: n.position, file: file) else { return out }
-                mo.members.append(JSONObject.Member(key: Self.scopeKey, keyPosition: n.position, value: Self.node(.object(attrs), at: n.position)))
+                if let k = mo.members.firstIndex(where: { $0.key == Self.scopeKey }), case .object(var so) = mo.members[k].value.plain {
+                    // The screen's state is already there: the element joins it.
+                    for (a, v) in attrs { so[a] = v }
+                    mo.members[k].value = Self.node(.object(so), at: n.position)
+                } else {
+                    mo.members.append(JSONObject.Member(key: Self.scopeKey, keyPosition: n.position, value: Self.node(.object(attrs), at: n.position)))
+                }
             }
             made.kind = .object(mo)
             out.append(made)
