@@ -59,6 +59,9 @@ typedef struct loom_slot {
     _Atomic int fired_kind;
     uint64_t next_call;                // this thread's call counter
     pthread_t thread;                  // under the watchdog's lock
+    clockid_t cpu_clock;               // the thread's CPU-time clock (cpu_ok: it has one)
+    int cpu_ok;
+    int64_t seen_cpu_ns;               // the watchdog's own: the thread's CPU time at the first sighting
     int live;
     uint64_t signalled_call;           // the watchdog's own: the call it signalled, when, and the
     int64_t signalled_at_ns;           // wait before it signals it again

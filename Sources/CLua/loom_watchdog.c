@@ -14,7 +14,8 @@
 //   coroutine.resume / wrap / close is running; see loom_track_enter). A call costs a few stores
 //   and loads and no clock read.
 // - The watchdog ticks every millisecond. The first tick that sees a call running notes the
-//   time (`seen_at`): the call has run at least `now - seen_at` since. When that passes the
+//   time (`seen_at`) and the thread's CPU time: the call has run at least the CPU time the
+//   thread used since (so a thread that waits for a core is not charged for others' time). When that passes the
 //   call's budget or what is left of the total, it records the call as stopped (`fired_call`,
 //   `fired_kind`) and sends the thread a signal (a free real-time signal, SA_RESTART), again
 //   after 4 ms, 8, 16, ... (at most 128) while the call goes on. The handler, on the thread running Lua, arms the count hook on `current` to
@@ -81,6 +82,15 @@ static void on_signal(int sig) {
 // ---------------------------------------------------------------------------------------------
 // The watchdog thread.
 
+// The CPU time the slot's thread has used, or -1 when it has no CPU clock. Called under
+// wd_mutex, which a thread's exit takes too: the thread (and its clock) exist.
+static int64_t thread_cpu_ns(loom_slot *s) {
+    if (!s->cpu_ok) return -1;
+    struct timespec ts;
+    if (clock_gettime(s->cpu_clock, &ts) != 0) return -1;
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void watch_slot(loom_slot *s, int64_t now, int *busy) {
     uint64_t call = atomic_load_explicit(&s->call, memory_order_acquire);
     if (call == 0) return;
@@ -93,9 +103,15 @@ static void watch_slot(loom_slot *s, int64_t now, int *busy) {
         atomic_store_explicit(&s->seen_call, call, memory_order_relaxed);
         atomic_thread_fence(memory_order_release);
         atomic_store_explicit(&s->seen_at_ns, now, memory_order_relaxed);
+        s->seen_cpu_ns = thread_cpu_ns(s);
         return;
     }
-    int64_t ran = now - atomic_load_explicit(&s->seen_at_ns, memory_order_relaxed);
+    // What the call ran is the thread's CPU time since the first sighting (wall time when the
+    // thread has no CPU clock): a thread waiting for a core (256 workers on 2 cores) is not
+    // running Lua, and must not be stopped for the time others ran.
+    int64_t cpu = thread_cpu_ns(s);
+    int64_t ran = cpu >= 0 && s->seen_cpu_ns >= 0 ? cpu - s->seen_cpu_ns
+                                                  : now - atomic_load_explicit(&s->seen_at_ns, memory_order_relaxed);
     if (atomic_load_explicit(&s->confirmed_call, memory_order_relaxed) != call)
         atomic_store_explicit(&s->confirmed_call, call, memory_order_release);
     int kind = 0;
@@ -236,6 +252,7 @@ static loom_slot *register_slot(void) {
     atomic_store_explicit(&s->call, 0, memory_order_relaxed);
     atomic_store_explicit(&s->current, NULL, memory_order_relaxed);
     s->thread = pthread_self();
+    s->cpu_ok = pthread_getcpuclockid(s->thread, &s->cpu_clock) == 0;
     if (pthread_setspecific(wd_key, s) != 0) { pthread_mutex_unlock(&wd_mutex); return NULL; }
     // Threads of libdispatch's pool (where Swift's async work and concurrentPerform run) start
     // with nearly every signal blocked: a blocked signal would never stop the call. Nobody else
