@@ -90,12 +90,8 @@ public struct DiffRenderer: Sendable {
         let height = legendTop + DiffRenderer.legendHeight
         let pw = try SVGText.pixels(width * pixelScale), ph = try SVGText.pixels(height * pixelScale)
         var b = SVGBuilder()
-        b.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-        b.element("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("version", "1.1"), ("width", String(pw)),
-                          ("height", String(ph)), ("viewBox", "0 0 \(try SVGText.number(width)) \(try SVGText.number(height))")], close: false)
-        if let t = options.title { b.element("title", [], text: t) }
-        b.element("rect", [("class", "diff-background"), ("x", "0"), ("y", "0"), ("width", try SVGText.number(width)),
-                           ("height", try SVGText.number(height)), ("fill", "#E5E5EA")])
+        try b.beginDocument(width: width, height: height, pixelWidth: pw, pixelHeight: ph, title: options.title,
+                            background: (class: "diff-background", fill: "#E5E5EA"))
         var warnings: [Diagnostic] = []
         let screen = SVGRenderer(options: options)
         for (side, panel, x) in [(DiffOutline.Side.old, old, oldX), (.new, new, newX)] {

@@ -70,12 +70,8 @@ public struct MatrixRenderer: Sendable {
         let pw = try SVGText.pixels(width * pixelScale), ph = try SVGText.pixels(height * pixelScale)
 
         var b = SVGBuilder()
-        b.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-        b.element("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("version", "1.1"), ("width", String(pw)),
-                          ("height", String(ph)), ("viewBox", "0 0 \(try SVGText.number(width)) \(try SVGText.number(height))")], close: false)
-        if let t = options.title { b.element("title", [], text: t) }
-        b.element("rect", [("class", "matrix-background"), ("x", "0"), ("y", "0"), ("width", try SVGText.number(width)),
-                           ("height", try SVGText.number(height)), ("fill", "#E5E5EA")])
+        try b.beginDocument(width: width, height: height, pixelWidth: pw, pixelHeight: ph, title: options.title,
+                            background: (class: "matrix-background", fill: "#E5E5EA"))
         var warnings: [Diagnostic] = []
         let screen = SVGRenderer(options: options)
         for (i, c) in cells.enumerated() {

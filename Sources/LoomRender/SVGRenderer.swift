@@ -71,11 +71,7 @@ public struct SVGRenderer: Sendable {
     private func draw(_ r: LayoutResult, content: ScreenContent?, measurer: (any TextMeasuring)?) throws(SVGNumberError) -> SVGPicture {
         let pw = try SVGText.pixels(r.width * r.device.scale), ph = try SVGText.pixels(r.height * r.device.scale)
         var b = SVGBuilder()
-        b.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-        b.element("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("version", "1.1"),
-                          ("width", String(pw)), ("height", String(ph)),
-                          ("viewBox", "0 0 \(try SVGText.number(r.width)) \(try SVGText.number(r.height))")], close: false)
-        if let t = options.title { b.element("title", [], text: t) }
+        try b.beginDocument(width: r.width, height: r.height, pixelWidth: pw, pixelHeight: ph, title: options.title)
         var warnings: [Diagnostic] = []
         try drawScreen(r, content: content, measurer: measurer, idPrefix: "", into: &b, warnings: &warnings)
         b.end("svg")

@@ -83,6 +83,21 @@ struct SVGBuilder {
         return t
     }
 
+    /// The document's opening, as every picture starts: the XML declaration, `<svg>` of
+    /// `pixelWidth`×`pixelHeight` pixels over a `width`×`height` point view box (left open), its
+    /// title when there is one, and a background rectangle of class `background` when given.
+    mutating func beginDocument(width: Double, height: Double, pixelWidth: Int, pixelHeight: Int, title: String?,
+                                background: (class: String, fill: String)? = nil) throws(SVGNumberError) {
+        raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+        element("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("version", "1.1"), ("width", String(pixelWidth)),
+                        ("height", String(pixelHeight)), ("viewBox", "0 0 \(try SVGText.number(width)) \(try SVGText.number(height))")], close: false)
+        if let title { element("title", [], text: title) }
+        if let background {
+            element("rect", [("class", background.class), ("x", "0"), ("y", "0"), ("width", try SVGText.number(width)),
+                             ("height", try SVGText.number(height)), ("fill", background.fill)])
+        }
+    }
+
     /// `<name a="v" …/>` (`close: false`: `<name …>` and one level deeper).
     mutating func element(_ name: String, _ attributes: [(String, String)], close: Bool = true) {
         text += String(repeating: "  ", count: depth) + "<" + name
