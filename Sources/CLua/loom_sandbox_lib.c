@@ -312,11 +312,20 @@ static int auxresume(lua_State *L, lua_State *co, int narg) {
     return -1;
 }
 
-static int auxwrap(lua_State *L) {
+// A wrapped coroutine's call: its results, or its error raised in the caller with the call's
+// position. `close_dead`: a coroutine that died of an error is closed first (its __close
+// handlers run, on it), as Lua's own wrap does; the sandbox's wrap does not (see above).
+static int wrapped_call(lua_State *L, int close_dead) {
     lua_State *co = lua_tothread(L, lua_upvalueindex(1));
     int r = auxresume(L, co, lua_gettop(L));
     if (r < 0) {
         int stat = lua_status(co);
+        if (close_dead && stat != LUA_OK && stat != LUA_YIELD) {
+            lua_State *previous = loom_track_enter(co);
+            stat = lua_resetthread(co);  // runs its __close handlers, on it
+            loom_track_leave(previous);
+            lua_xmove(co, L, 1);
+        }
         if (stat != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
             luaL_where(L, 1);
             lua_insert(L, -2);
@@ -325,6 +334,18 @@ static int auxwrap(lua_State *L) {
         return lua_error(L);
     }
     return r;
+}
+
+static int auxwrap(lua_State *L) { return wrapped_call(L, 0); }
+
+// coroutine.wrap's body: a new coroutine running the function at 1, called through `call`.
+static int wrap_with(lua_State *L, lua_CFunction call) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *NL = lua_newthread(L);
+    lua_pushvalue(L, 1);
+    lua_xmove(L, NL, 1);
+    lua_pushcclosure(L, call, 1);
+    return 1;
 }
 
 // Lua 5.4's coroutine.resume, wrap and close (lcorolib.c, MIT licence, Copyright (C) 1994-2022
@@ -343,35 +364,9 @@ static int co_resume(lua_State *L) {
     return r + 1;
 }
 
-static int co_auxwrap(lua_State *L) {
-    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
-    int r = auxresume(L, co, lua_gettop(L));
-    if (r < 0) {
-        int stat = lua_status(co);
-        if (stat != LUA_OK && stat != LUA_YIELD) {
-            lua_State *previous = loom_track_enter(co);
-            stat = lua_resetthread(co);  // runs its __close handlers, on it
-            loom_track_leave(previous);
-            lua_xmove(co, L, 1);
-        }
-        if (stat != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
-            luaL_where(L, 1);
-            lua_insert(L, -2);
-            lua_concat(L, 2);
-        }
-        return lua_error(L);
-    }
-    return r;
-}
+static int co_auxwrap(lua_State *L) { return wrapped_call(L, 1); }
 
-static int co_wrap(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TFUNCTION);
-    lua_State *NL = lua_newthread(L);
-    lua_pushvalue(L, 1);
-    lua_xmove(L, NL, 1);
-    lua_pushcclosure(L, co_auxwrap, 1);
-    return 1;
-}
+static int co_wrap(lua_State *L) { return wrap_with(L, co_auxwrap); }
 
 static int co_close(lua_State *L) {
     lua_State *co = lua_tothread(L, 1);
@@ -410,14 +405,7 @@ void loom_openlibs(lua_State *L) {
     lua_pop(L, 1);
 }
 
-static int sb_cowrap(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TFUNCTION);
-    lua_State *NL = lua_newthread(L);
-    lua_pushvalue(L, 1);
-    lua_xmove(L, NL, 1);
-    lua_pushcclosure(L, auxwrap, 1);
-    return 1;
-}
+static int sb_cowrap(lua_State *L) { return wrap_with(L, auxwrap); }
 
 static int sb_coclose(lua_State *L) {
     lua_State *co = lua_tothread(L, 1);
