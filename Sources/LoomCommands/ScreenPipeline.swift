@@ -248,7 +248,8 @@ public final class PreparedScreen {
     public let screen: Screen
     /// The static check the resolver needs.
     public let check: ScreenCheck
-    /// Whether patches changed it: then it resolves without the file's caches.
+    /// Whether its nodes are not the file's (patches changed it, or it was expanded with a
+    /// request's data or state): then it resolves without the file's caches.
     public let patched: Bool
 
     public init(file: String, screen: Screen, check: ScreenCheck, patched: Bool) {
