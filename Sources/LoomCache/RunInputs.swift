@@ -32,6 +32,7 @@ public struct RunInputs: Sendable {
         }
         h.add(folder: project.screensDir, limits: fileLimits)
         h.add(folder: project.stylesDir, limits: fileLimits)
+        h.add(folder: project.stringsDir, limits: fileLimits)
         // Screens' data files (docs/data.md) live in the project's `data` folder by convention.
         h.add(folder: Project.join(projectRoot, "data"), limits: fileLimits)
         for d in project.pluginDirs + pluginDirs { h.add(folder: d, limits: fileLimits) }

@@ -16,9 +16,18 @@ public struct UserOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The evaluation time, ISO-8601 (time is an input: the wall clock is never read).", valueName: "time"))
     public var now: String?
 
+    @Option(name: .long, help: ArgumentHelp("The locale strings resolve for (strings/<locale>.json, falling back nb-NO → nb → loom.json's default_locale); a right-to-left locale mirrors the layout; pseudo-locales en-XA and ar-XB. The same as --context locale=TAG.", valueName: "tag"))
+    public var locale: String?
+
+    /// `--context` with `--locale` last (the `locale` attribute it sets wins).
+    public var allContext: [String] { context + (locale.map { ["locale=\"" + $0 + "\""] } ?? []) }
+
     /// A `--context` value that cannot be used (no `=`, nested too deep, clashing keys) is a
     /// usage error (exit 64), reported before anything loads.
     public func validate() throws {
+        if let locale, !StringCatalog.isTag(locale) {
+            throw ValidationError("--locale '\(TextEscape.escaped(locale))' is not a locale tag such as en, nb-NO or ar-XB")
+        }
         for kv in context {
             if case .failure(let d) = UserProfiles.contextAttribute(kv) {
                 throw ValidationError(TextEscape.escaped(d.message))
@@ -29,7 +38,7 @@ public struct UserOptions: ParsableArguments {
     /// The user these options select, as the pipeline takes it (`--context` already checked
     /// by `validate`, so the failure is only for callers that skipped it: a usage error).
     public func selection() throws -> UserSelection {
-        switch UserSelection.commandLine(profile: user, context: context, now: now) {
+        switch UserSelection.commandLine(profile: user, context: allContext, now: now) {
         case .success(let s): return s
         case .failure(let d): throw ValidationError(TextEscape.escaped(d.message))
         }
@@ -37,7 +46,7 @@ public struct UserOptions: ParsableArguments {
 
     /// The profile these options select in a workspace.
     public func profile(in ws: Workspace) -> Result<UserProfile, Diagnostic> {
-        ws.users.user(named: user, context: context, now: now)
+        ws.users.user(named: user, context: allContext, now: now)
     }
 }
 

@@ -95,7 +95,8 @@ public enum ScreenPipeline {
                 return stopped(.error("cannot lay out: the layout measures text with FreeType and needs a font: \(e.message)"))
             }
             let context = request.device ?? .standard
-            let out = engine.layout(resolved: resolution.tree, on: context, showHidden: compute.contains(.layoutHidden))
+            let out = engine.layout(resolved: resolution.tree, on: context, showHidden: compute.contains(.layoutHidden),
+                                    rightToLeft: isRightToLeft(profile, in: ws))
             diagnostics.append(contentsOf: out.diagnostics)
             result.layout = out.result
             result.layoutContext = context
@@ -179,9 +180,24 @@ public enum ScreenPipeline {
         ws.useDevice(request.device)
         let explain = request.compute.contains(.explain)
         // A patched screen has the file's name but other nodes: it must not share the file's cache.
-        return prepared.patched
+        var r = prepared.patched
             ? ws.resolveUncached(prepared.screen, check: prepared.check, user: user, explain: explain, params: request.params)
             : ws.resolve(prepared.screen, check: prepared.check, user: user, explain: explain, params: request.params)
+        // Strings resolve for the user's locale after the (locale-independent, cached) tree is
+        // made; without strings and without a locale asked for, nothing changes.
+        Localizer(catalog: ws.strings, user: user)?.apply(&r)
+        return r
+    }
+
+    /// The locale `user` asks for (the `locale` attribute: `--locale`, `?locale=`, a profile's;
+    /// else loom.json's `default_locale` when the project has strings), nil when none.
+    public static func locale(of user: UserProfile, in ws: Workspace) -> String? {
+        Localizer.locale(of: user, catalog: ws.strings)
+    }
+
+    /// Whether `user`'s locale is right to left (its layout mirrors: docs/localization.md).
+    public static func isRightToLeft(_ user: UserProfile, in ws: Workspace) -> Bool {
+        locale(of: user, in: ws).map(LocaleDirection.isRightToLeft) ?? false
     }
 
     /// The user a request names: its `profile` when the caller made it, else made from its

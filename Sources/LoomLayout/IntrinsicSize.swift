@@ -26,13 +26,29 @@ struct IntrinsicSizer {
     /// (`text_key`, `title_key`) measured as written (the key stands in for the translation).
     static func text(_ n: LNode) -> String? {
         for k in ["text", "title", "text_key", "title_key"] {
-            if let s = n.props[k]?.string { return s }
+            if let s = n.props[k]?.string { return withoutBidiControls(s) }
         }
         for k in ["text", "title"] {
             if let s = n.meta?[k]?.string { return s }
             if let s = n.meta?[k]?["key"]?.string { return s }
         }
         return nil
+    }
+
+    /// `s` without the bidirectional marks, embeddings, overrides and isolates (U+200E, U+200F,
+    /// U+202A–202E, U+2066–2069): they have no advance (a shaper draws nothing for them), while
+    /// the FreeType measurer would give each the font's .notdef width. `ar-XB`'s text
+    /// (docs/localization.md) is its words wrapped in such marks, and measures as the words.
+    static func withoutBidiControls(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: isBidiControl) else { return s }
+        var out = String.UnicodeScalarView()
+        for u in s.unicodeScalars where !isBidiControl(u) { out.append(u) }
+        return String(out)
+    }
+
+    static func isBidiControl(_ u: Unicode.Scalar) -> Bool {
+        let v = u.value
+        return v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
     }
 
     /// Text, font, lines, padding and one-line sizes of every label and button; sizes of images.

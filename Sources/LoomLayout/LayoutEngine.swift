@@ -133,8 +133,14 @@ struct ScreenGeometry {
 extension LayoutEngine {
     /// A resolution's tree laid out on a device context; a screen whose root is hidden (no tree)
     /// is the empty screen of that device: no nodes, no findings.
-    public func layout(resolved tree: ResolvedNode?, on context: DeviceContext, showHidden: Bool = false) -> LayoutOutcome {
-        if let tree { return layout(tree, device: context.device, orientation: context.orientation, showHidden: showHidden) }
+    /// `rightToLeft`: for a right-to-left locale (docs/localization.md) the layout is mirrored
+    /// (`LayoutResult.mirrored`): leading and trailing swap.
+    public func layout(resolved tree: ResolvedNode?, on context: DeviceContext, showHidden: Bool = false, rightToLeft: Bool = false) -> LayoutOutcome {
+        if let tree {
+            var out = layout(tree, device: context.device, orientation: context.orientation, showHidden: showHidden)
+            if rightToLeft { out.result = out.result.mirrored() }
+            return out
+        }
         let screen = ScreenGeometry(device: context.device, orientation: context.orientation)
         let empty = LayoutResult(device: context.device, orientation: context.orientation, width: screen.width, height: screen.height,
                                  safeArea: screen.safeArea, root: nil, findings: [])

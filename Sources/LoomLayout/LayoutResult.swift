@@ -197,3 +197,26 @@ public struct LayoutResult: Sendable {
         return found
     }
 }
+
+extension LayoutResult {
+    /// The layout mirrored for a right-to-left locale: every frame x′ = W − x − w (frames are
+    /// in screen points, so this is also the mirror of each frame inside its mirrored parent),
+    /// and the safe area's left and right swapped. Widths, heights and y are unchanged, so the
+    /// findings (overlap, truncation, sizes) are the same findings.
+    public func mirrored() -> LayoutResult {
+        var out = self
+        let w = width
+        func mirror(_ n: LaidOutNode) -> LaidOutNode {
+            var n = n
+            n.frame.x = w - n.frame.x - n.frame.width
+            // -0 would print as "-0": a frame at the screen's edge stays at 0.
+            if n.frame.x == 0 { n.frame.x = 0 }
+            n.children = n.children.map(mirror)
+            return n
+        }
+        out.root = root.map(mirror)
+        out.safeArea.left = safeArea.right
+        out.safeArea.right = safeArea.left
+        return out
+    }
+}

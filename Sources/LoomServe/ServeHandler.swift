@@ -147,7 +147,7 @@ public enum ServeHandler {
         return APIResponse(status: 200, body: picture.text, contentType: "image/svg+xml")
     }
 
-    /// A screen request's inputs: `profile`, `now`, `param.NAME`, `device`, `orientation`,
+    /// A screen request's inputs: `profile`, `now`, `locale`, `param.NAME`, `device`, `orientation`,
     /// `traits`, `explain`, `graph`, `format` from the query; the body's `profile`, `now`,
     /// `params` and device keys win over the query's, and its `user` attributes are kept with
     /// their JSON types.
@@ -170,6 +170,15 @@ public enum ServeHandler {
             i.attributes = body.attributes.map { ($0.key, $0.value) }
         }
         for (k, v) in req.query where k.hasPrefix("param.") { i.params[String(k.dropFirst(6))] = v }
+        // `?locale=` (or the body's "locale", which wins): the `locale` user attribute the
+        // screen's strings and direction follow (docs/localization.md).
+        if let l = req.body?.locale ?? req.query["locale"] {
+            if StringCatalog.isTag(l) {
+                i.attributes.append(("locale", .string(l)))
+            } else {
+                i.problems.append(.error("locale '\(TextEscape.escaped(l))' is not a locale tag such as nb-NO"))
+            }
+        }
         if device.0 != nil || device.1 != nil || device.2 != nil {
             switch DeviceContext.parse(device: device.0, orientation: device.1, traits: device.2) {
             case .success(let c): i.device = c

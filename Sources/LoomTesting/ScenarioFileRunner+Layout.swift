@@ -25,7 +25,7 @@ extension ScenarioSession {
         case .success(let e): engine = e
         case .failure(let e): throw ScenarioFailure("cannot lay out screen \(screenID): \(e.message)")
         }
-        let out = engine.layout(resolved: tree, on: layoutContext)
+        let out = engine.layout(resolved: tree, on: layoutContext, rightToLeft: ScreenPipeline.isRightToLeft(r.user, in: ws))
         layouts[key] = out
         return out
     }

@@ -46,6 +46,7 @@ extension ScenarioFileRunner {
         var userName: String?
         var context = OrderedDictionary<String, JSONValue>()
         var now: String?
+        var locale: String?
         var params: [String: String] = [:]
         var data: [String: DataValue] = [:]
         var device: (name: String?, orientation: String?, traits: String?) = (nil, nil, nil)
@@ -63,6 +64,12 @@ extension ScenarioFileRunner {
                     case "context":
                         guard case .object(let c) = v else { throw ScenarioFailure("t:open: options.context must be a table of attributes, found \(v.kindName)") }
                         context = c
+                    case "locale":
+                        // The `locale` attribute, as --locale sets it (docs/localization.md).
+                        guard case .string(let l) = v, StringCatalog.isTag(l) else {
+                            throw ScenarioFailure("t:open: options.locale must be a locale tag such as \"nb-NO\" (a string), found \(v.string.map { "'" + TextEscape.escaped($0) + "'" } ?? v.kindName)")
+                        }
+                        locale = l
                     case "now":
                         guard case .string(let n) = v else { throw ScenarioFailure("t:open: options.now must be an ISO-8601 string, found \(v.kindName)") }
                         now = n
@@ -84,7 +91,7 @@ extension ScenarioFileRunner {
                         guard case .string(let text) = v else { throw ScenarioFailure("t:open: options.\(k) must be a string, found \(v.kindName)") }
                         if k == "device" { device.name = text } else if k == "orientation" { device.orientation = text } else { device.traits = text }
                     default:
-                        let known = ["user", "context", "now", "params", "data", "device", "orientation", "traits"]
+                        let known = ["user", "context", "now", "locale", "params", "data", "device", "orientation", "traits"]
                         throw ScenarioFailure("t:open: unknown option '\(k)'\(DidYouMean.hint(k, among: known)); options are \(known.joined(separator: ", "))")
                     }
                 }
@@ -92,6 +99,7 @@ extension ScenarioFileRunner {
                 throw ScenarioFailure("t:open(screen, options): options must be a table { user = NAME, context = {…}, now = \"ISO\" } or a profile name, found \(args[1].kindName)")
             }
         }
+        if let locale { context["locale"] = .string(locale) }
         var parsedDevice: DeviceContext?
         if device.name != nil || device.orientation != nil || device.traits != nil {
             switch DeviceContext.parse(device: device.name, orientation: device.orientation, traits: device.traits) {

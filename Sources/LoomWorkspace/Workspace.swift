@@ -44,6 +44,9 @@ public final class Workspace {
     public let pluginHost: any PluginHost
     public var factory: Factory { pluginHost.factory }
     public private(set) var users = UserProfiles()
+    /// The project's strings (`strings/<locale>.json`, docs/localization.md): empty without a
+    /// strings folder.
+    public private(set) var strings = StringCatalog()
     /// Problems with the project itself (loom.json, users.json, plugin folders).
     public private(set) var diagnostics = Diagnostics()
     /// Parsed screens by file path.
@@ -105,6 +108,9 @@ public final class Workspace {
         let (u, ud) = UserProfiles.load(project.usersFile, limits: project.fileLimits)
         users = u
         diagnostics.append(contentsOf: ud)
+        let (catalog, sd) = StringCatalog.load(folder: project.stringsDir, defaultLocale: project.defaultLocale, limits: project.fileLimits)
+        strings = catalog
+        diagnostics.append(contentsOf: sd)
         useDevice(options.device)
     }
 

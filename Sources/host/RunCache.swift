@@ -49,7 +49,7 @@ struct RunCacheEntry {
                                pluginDirs: engine.plugins + [PluginDiscovery.standardPluginsDirectory()],
                                fileLimits: engine.fileLimits)
         inputs.patches = patches
-        inputs.arguments = ["user " + (user.user ?? "<anonymous>")] + user.context.map { "context " + $0 }
+        inputs.arguments = ["user " + (user.user ?? "<anonymous>")] + user.allContext.map { "context " + $0 }
             + ["now " + (user.now ?? "<none>")] + flags.map { "flag " + $0 }
             + ["limits \(engine.luaTimeLimit) \(engine.luaMemoryLimit) \(engine.luaTotalTimeLimit) \(engine.maxFileSize)"]
         self.cache = options.cache(project: root, fileLimits: engine.fileLimits)

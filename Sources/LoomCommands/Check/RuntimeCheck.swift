@@ -93,7 +93,7 @@ public enum RuntimeCheck {
             let deviceName = device.device.name
             for plan in plans {
                 // Users who see the same tree (a cache hit hands out the same node) share its layout.
-                var laidOut: [(tree: ResolvedNode, outcome: LayoutOutcome)] = []
+                var laidOut: [(tree: ResolvedNode, rtl: Bool, outcome: LayoutOutcome)] = []
                 for set in plan.sets {
                     let paramsText = set.isEmpty ? nil : set.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
                     for user in users {
@@ -106,12 +106,13 @@ public enum RuntimeCheck {
                         }
                         guard let engine, let tree = r.tree else { continue }
                         let outcome: LayoutOutcome
-                        if let hit = laidOut.first(where: { $0.tree.isSameNode(as: tree) }) {
+                        let rtl = ScreenPipeline.isRightToLeft(user.profile, in: ws)
+                        if let hit = laidOut.first(where: { $0.tree.isSameNode(as: tree) && $0.rtl == rtl }) {
                             outcome = hit.outcome
                         } else {
-                            outcome = engine.layout(resolved: tree, on: device)
+                            outcome = engine.layout(resolved: tree, on: device, rightToLeft: rtl)
                             out.layouts += 1
-                            laidOut.append((tree, outcome))
+                            laidOut.append((tree, rtl, outcome))
                         }
                         for d in layoutDiagnostics(outcome) where !skip.contains(d) { record(d, user: user.label, device: deviceName, params: paramsText) }
                     }

@@ -114,6 +114,8 @@ public struct MetaSchema: Sendable, Hashable {
         case (.text, .string): return true
         case (.text, .object(let o)):
             if o["key"]?.string != nil { return true }
+            // `{"localized_string": KEY, "args": {…}}` (docs/localization.md).
+            if o["localized_string"]?.string != nil, o["args"].map({ $0.object != nil }) ?? true { return true }
             return fail()
         case (.number, .int), (.number, .double): return true
         case (.integer, .int): return true

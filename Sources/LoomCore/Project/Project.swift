@@ -13,6 +13,12 @@ public struct Project: Sendable {
     public var scenariosDir: String
     /// The styles folder (`"styles"`, default `styles/`; optional unless named).
     public var stylesDir: String
+    /// The strings folder (`"strings"`, default `strings/`; optional unless named): one
+    /// `<locale>.json` per locale (docs/localization.md).
+    public var stringsDir: String
+    /// `"default_locale"`: the last locale of every fallback chain, and the locale of a request
+    /// that asks for none.
+    public var defaultLocale: String?
     public var entry: String?
     /// Whether loom.json names its plugin folders (then each must exist).
     public var pluginDirsDeclared = false
@@ -53,6 +59,7 @@ public struct Project: Sendable {
         flowsFile = Project.join(root, "flows.json")
         scenariosDir = Project.join(root, "scenarios")
         stylesDir = Project.join(root, "styles")
+        stringsDir = Project.join(root, "strings")
         entry = nil
     }
 
@@ -94,10 +101,10 @@ public struct Project: Sendable {
     public static func load(root: String, limits: FileLimits) -> (Project, Diagnostics) {
         var (p, d) = loadManifest(root: root, limits: limits)
         p.loadNamedRules(diagnostics: &d)
-        for key in ["users", "flows", "screens", "scenarios", "styles"] {
+        for key in ["users", "flows", "screens", "scenarios", "styles", "strings"] {
             guard let at = p.valueLocations[key] else { continue }
             let path = key == "users" ? p.usersFile : key == "flows" ? p.flowsFile : key == "screens" ? p.screensDir
-                : key == "styles" ? p.stylesDir : p.scenariosDir
+                : key == "styles" ? p.stylesDir : key == "strings" ? p.stringsDir : p.scenariosDir
             if !SafeFile.exists(path) {
                 let what = key == "users" || key == "flows" ? "file" : "folder"
                 d.error("\"\(key)\" names the \(what) '\(p.writtenPaths[key] ?? path)', which does not exist", at: at)
@@ -123,7 +130,7 @@ public struct Project: Sendable {
             d.error("loom.json holds an object, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
             return (p, d)
         }
-        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "name", "description", "templates"]
+        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "name", "description", "templates", "strings", "default_locale"]
         for m in o.members {
             let loc = doc.location(m.value.position)
             p.valueLocations[m.key] = loc
@@ -154,7 +161,13 @@ public struct Project: Sendable {
                 }
             case "devices":
                 p.devices = parseDevices(m.value, in: doc, diagnostics: &d)
-            case "screens", "users", "flows", "scenarios", "styles", "entry":
+            case "default_locale":
+                guard let s = m.value.string, StringCatalog.isTag(s) else {
+                    d.error("\"default_locale\" is a locale tag such as \"en\" or \"nb-NO\", found \(m.value.string.map { "'" + TextEscape.escaped($0) + "'" } ?? m.value.kindDescription)", at: loc)
+                    continue
+                }
+                p.defaultLocale = s
+            case "screens", "users", "flows", "scenarios", "styles", "strings", "entry":
                 guard let s = m.value.string else {
                     p.valueLocations[m.key] = nil
                     d.error("\"\(m.key)\" is a string, found \(m.value.kindDescription)", at: loc)
@@ -167,6 +180,7 @@ public struct Project: Sendable {
                 case "flows": p.flowsFile = join(root, s)
                 case "scenarios": p.scenariosDir = join(root, s)
                 case "styles": p.stylesDir = join(root, s)
+                case "strings": p.stringsDir = join(root, s)
                 default: p.entry = s
                 }
             case "name", "description", "$schema":

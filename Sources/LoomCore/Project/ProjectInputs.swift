@@ -16,7 +16,7 @@ public struct ProjectInputs: Sendable {
                          Project.join(project.root, "rules.json"), project.usersFile, project.flowsFile].map(Self.absolute))
         files.formUnion(extraFiles.map(Self.absolute))
         self.files = files
-        folders = ([project.stylesDir] + project.pluginDirs + extraFolders).map { Self.absolute($0) + "/" }
+        folders = ([project.stylesDir, project.stringsDir] + project.pluginDirs + extraFolders).map { Self.absolute($0) + "/" }
         screenFolder = Self.absolute(project.screensDir) + "/"
     }
 

@@ -4,12 +4,14 @@
 /// all of them reported at once; nothing in the body is trusted beyond its shape (names and
 /// values are data, escaped wherever they are shown). Fuzzed by `FuzzServeBody`.
 public struct ScreenRequestBody: Sendable, Equatable {
-    public static let keys = ["user", "profile", "params", "now", "device", "orientation", "traits", "data", "state"]
+    public static let keys = ["user", "profile", "params", "now", "device", "orientation", "traits", "data", "state", "locale"]
     /// The name the body gives the document in locations.
     public static let file = "request body"
 
     public var profile: String?
     public var now: String?
+    /// `"locale"`: the locale the screen's strings resolve for (a `locale` user attribute).
+    public var locale: String?
     /// `user`'s attributes, in the body's order (added to, or overriding, the profile's).
     public var attributes: [Attribute] = []
     public var params: [String: String] = [:]
@@ -75,6 +77,11 @@ public struct ScreenRequestBody: Sendable, Equatable {
         }
         if let n = o["now"] {
             if let s = n.string { body.now = s } else { problems.append(.error("\"now\" is an ISO-8601 time, a string", at: doc.location(n.position))) }
+        }
+        if let l = o["locale"] {
+            if let s = l.string, StringCatalog.isTag(s) { body.locale = s } else {
+                problems.append(.error("\"locale\" is a locale tag such as \"nb-NO\", a string", at: doc.location(l.position)))
+            }
         }
         if let u = o["user"] {
             if let attrs = u.object {

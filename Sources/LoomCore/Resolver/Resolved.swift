@@ -163,8 +163,8 @@ public struct ResolvedItem: Sendable {
             self.actionLocation = actionLocation; self.children = children; self.path = path; self.location = location
             self.origin = origin; self.size = size
         }
-        func with(children: [ResolvedNode]? = nil, origin: Item?? = nil) -> Storage {
-            Storage(kind: kind, id: id, title: title, view: view, props: props, action: action, actionLocation: actionLocation,
+        func with(children: [ResolvedNode]? = nil, origin: Item?? = nil, props: JSONValue? = nil) -> Storage {
+            Storage(kind: kind, id: id, title: title, view: view, props: props ?? self.props, action: action, actionLocation: actionLocation,
                     children: children ?? self.children, path: path, location: location, origin: origin ?? self.origin,
                     size: size)
         }
@@ -179,7 +179,10 @@ public struct ResolvedItem: Sendable {
     public var id: String? { storage.id }
     public var title: String? { storage.title }
     public var view: String { storage.view }
-    public var props: JSONValue { storage.props }
+    public var props: JSONValue {
+        get { storage.props }
+        set { storage = storage.with(props: newValue) }
+    }
     public var action: String? { storage.action }
     public var actionLocation: SourceLocation? { storage.actionLocation }
     public var children: [ResolvedNode] {

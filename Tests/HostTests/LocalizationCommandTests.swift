@@ -1,0 +1,226 @@
+import Foundation
+import XCTest
+
+/// Strings per locale through the CLI, scenarios and the server (docs/localization.md): three
+/// locales (one right to left) with plurals, the fallback chain, missing keys and bad messages
+/// located, `en-XA` finding a truncation and `ar-XB` mirroring every frame.
+final class LocalizationCommandTests: XCTestCase {
+    static let files: [String: String] = [
+        "loom.json": #"{"name": "l10n", "default_locale": "en"}"#,
+        "users.json": #"{"u": {"tier": "x"}, "norsk": {"locale": "nb-NO"}}"#,
+        "plugins/boxes/plugin.lua": """
+            return {
+              name = "boxes", version = "1.0", api = 1,
+              register = function(host)
+                host.cluster("box", function(node) return { view = "Box", props = {} } end, { layout_as = "container" })
+              end,
+            }
+            """,
+        "strings/en.json": """
+            {
+              "greeting": "Hello, {name}!",
+              "cart": "{count, plural, =0 {Your cart is empty} one {# item in your cart} other {# items in your cart}}",
+              "title": "Movies",
+              "banner": "Tonight's new releases are here"
+            }
+            """,
+        "strings/nb.json": """
+            {
+              "greeting": "Hei, {name}!",
+              "cart": "{count, plural, =0 {Handlekurven er tom} one {# vare i handlekurven} other {# varer i handlekurven}}",
+              "title": "Filmer",
+              "broken": "{count, plural, one {# vare}}"
+            }
+            """,
+        "strings/ar.json": """
+            {
+              "greeting": "مرحبا، {name}!",
+              "cart": "{count, plural, zero {السلة فارغة} one {عنصر واحد} two {عنصران} few {# عناصر} many {# عنصرًا} other {# عنصر}}",
+              "title": "أفلام"
+            }
+            """,
+        "screens/s.json": """
+            {"screen": "s", "root": {"type": "stack", "id": "root", "children": [
+              {"type": "label", "id": "greeting", "meta": {"text": {"localized_string": "greeting", "args": {"name": "Ada"}}}},
+              {"type": "label", "id": "cart0", "meta": {"text": {"localized_string": "cart", "args": {"count": 0}}}},
+              {"type": "label", "id": "cart1", "meta": {"text": {"localized_string": "cart", "args": {"count": 1}}}},
+              {"type": "label", "id": "cart2", "meta": {"text": {"localized_string": "cart", "args": {"count": 2}}}},
+              {"type": "label", "id": "cart3", "meta": {"text": {"localized_string": "cart", "args": {"count": 3}}}},
+              {"type": "label", "id": "cart11", "meta": {"text": {"localized_string": "cart", "args": {"count": 11}}}},
+              {"type": "label", "id": "title", "meta": {"text": {"key": "title", "type": "localized_string"}}},
+              {"type": "label", "id": "banner", "meta": {"text": {"key": "banner", "type": "localized_string"}}},
+              {"type": "label", "id": "missing", "meta": {"text": {"key": "nowhere", "type": "localized_string"}}}
+            ]}}
+            """,
+        "screens/m.json": """
+            {"screen": "m", "root": {"type": "box", "id": "root", "children": [
+              {"type": "label", "id": "title", "meta": {"text": {"key": "title", "type": "localized_string"}},
+               "constraints": ["top == safe_area.top + 10", "left == parent.left + 16"]},
+              {"type": "button", "id": "buy", "action": "buy", "meta": {"title": {"localized_string": "cart", "args": {"count": 2}}},
+               "constraints": ["top == prev.bottom + 8", "right == parent.right - 20"]},
+              {"type": "box", "id": "panel", "constraints": ["top == prev.bottom + 8", "left == parent.left + 40", "width == 200", "height == 100"], "children": [
+                {"type": "label", "id": "inner", "meta": {"text": "Inside"}, "constraints": ["top == parent.top + 4", "left == parent.left + 8"]}
+              ]}
+            ]}}
+            """,
+    ]
+
+    func project(_ extra: [String: String] = [:]) throws -> URL {
+        let root = try Host.temporaryFolder("l10n")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        var files = Self.files
+        for (k, v) in extra { files[k] = v }
+        try Host.write(files, under: root)
+        return root
+    }
+
+    /// The text prop of each child of the root, by id.
+    func texts(_ r: HostResult) throws -> [String: String] {
+        let o = try r.jsonObject()
+        var out: [String: String] = [:]
+        for c in TreeJSON.components(o["tree"]) {
+            let props = c["props"] as? [String: Any] ?? [:]
+            if let id = c["id"] as? String, let t = (props["text"] ?? props["title"]) as? String { out[id] = t }
+        }
+        return out
+    }
+
+    func run(_ root: URL, _ screen: String, _ extra: [String]) throws -> HostResult {
+        try Host.run(["run", "screens/\(screen).json", "--user", "u", "--no-graph", "--format", "json"] + extra, directory: root)
+    }
+
+    func testThreeLocalesWithPluralsAndFallbacks() throws {
+        let root = try project()
+        let expected: [String: [String: String]] = [
+            "en": ["greeting": "Hello, Ada!", "cart0": "Your cart is empty", "cart1": "1 item in your cart",
+                   "cart2": "2 items in your cart", "cart3": "3 items in your cart", "cart11": "11 items in your cart",
+                   "title": "Movies", "banner": "Tonight's new releases are here", "missing": "nowhere"],
+            // nb-NO → nb (no nb-NO file) → en for the banner.
+            "nb-NO": ["greeting": "Hei, Ada!", "cart0": "Handlekurven er tom", "cart1": "1 vare i handlekurven",
+                      "cart2": "2 varer i handlekurven", "cart3": "3 varer i handlekurven", "cart11": "11 varer i handlekurven",
+                      "title": "Filmer", "banner": "Tonight's new releases are here", "missing": "nowhere"],
+            // Arabic's six categories: zero, one, two, few (3), many (11).
+            "ar": ["greeting": "مرحبا، Ada!", "cart0": "السلة فارغة", "cart1": "عنصر واحد", "cart2": "عنصران",
+                   "cart3": "3 عناصر", "cart11": "11 عنصرًا", "title": "أفلام",
+                   "banner": "Tonight's new releases are here", "missing": "nowhere"],
+        ]
+        for (locale, want) in expected {
+            let r = try run(root, "s", ["--locale", locale])
+            assertExit(r, 0)
+            XCTAssertEqual(try texts(r), want, locale)
+        }
+        // No locale asked: the default locale; a profile's `locale` attribute; --context.
+        XCTAssertEqual(try texts(try run(root, "s", []))["greeting"], "Hello, Ada!")
+        let norsk = try Host.run(["run", "screens/s.json", "--user", "norsk", "--no-graph", "--format", "json"], directory: root)
+        XCTAssertEqual(try texts(norsk)["cart1"], "1 vare i handlekurven")
+        XCTAssertEqual(try texts(try run(root, "s", ["--context", "locale=ar"]))["cart2"], "عنصران")
+        // A locale without a table falls back to the default.
+        XCTAssertEqual(try texts(try run(root, "s", ["--locale", "fr-CA"]))["title"], "Movies")
+    }
+
+    func testMissingKeysAndBadMessagesAreLocatedWarnings() throws {
+        let root = try project()
+        let r = try Host.run(["run", "screens/s.json", "--user", "u", "--no-graph", "--locale", "nb-NO"], directory: root)
+        assertExit(r, 0)
+        assertContains(r.stderr, "screens/s.json:10:3: warning: no message for the key 'nowhere' in locale nb-NO (looked in nb, en): the key shows", in: r, "stderr")
+        assertContains(r.stderr, "strings/nb.json:5:14: warning: the message of 'broken' does not parse: the plural 'count' has no 'other' case (ICU requires one); the key shows instead", in: r, "stderr")
+        assertContains(r.stdout, #"label #missing  Label  text="nowhere""#, in: r, "stdout")
+        // A bad --locale is a usage error; a bad default_locale an error at it.
+        assertExit(try Host.run(["run", "screens/s.json", "--locale", "no good"], directory: root), 64)
+        let bad = try project(["loom.json": #"{"name": "l10n", "default_locale": 5}"#])
+        let b = try Host.run(["run", "screens/s.json", "--no-graph"], directory: bad)
+        assertContains(b.stderr, #"loom.json:1:36: error: "default_locale" is a locale tag"#, in: b, "stderr")
+    }
+
+    func testPseudoAccentedLocaleFindsTheTruncation() throws {
+        let root = try project()
+        let args = ["run", "screens/s.json", "--user", "u", "--no-graph", "--layout", "--device", "iphone-se-1st"]
+        let en = try Host.run(args, directory: root)
+        assertExit(en, 0)
+        XCTAssertFalse(en.stdout.contains("truncated"), en.transcript)
+        let xa = try Host.run(args + ["--locale", "en-XA"], directory: root)
+        assertExit(xa, 0)
+        assertContains(xa.stdout, #"text="[Ṁöṽîéš one]""#, in: xa, "stdout")
+        assertMatches(xa.stdout, #"truncated root/children\[7\]: the text of #banner .* is truncated"#, in: xa, "stdout")
+    }
+
+    /// Every frame under ar-XB is the en frame mirrored: x′ = width − x − w, the rest equal.
+    func testRightToLeftPseudoLocaleMirrorsEveryFrame() throws {
+        let root = try project()
+        for screen in ["m", "s"] {
+            for device in ["iphone-se-1st", "ipad"] {
+                func frames(_ locale: String) throws -> (Double, [String: [String: Double]]) {
+                    let r = try run(root, screen, ["--layout", "--device", device, "--locale", locale])
+                    assertExit(r, 0)
+                    let o = try r.jsonObject()
+                    let layout = try XCTUnwrap(o["layout"] as? [String: Any], r.transcript)
+                    let width = try XCTUnwrap(layout["width"] as? Double)
+                    var out: [String: [String: Double]] = [:]
+                    func visit(_ n: Any?, _ path: String) {
+                        guard let n = n as? [String: Any] else { return }
+                        if let f = n["frame"] as? [String: Double] { out[path] = f }
+                        for (i, c) in ((n["children"] as? [Any]) ?? []).enumerated() { visit(c, path + "/\(i)") }
+                    }
+                    visit(o["tree"], "root")
+                    return (width, out)
+                }
+                let (w, en) = try frames("en")
+                let (_, xb) = try frames("ar-XB")
+                XCTAssertEqual(Set(en.keys), Set(xb.keys))
+                XCTAssertGreaterThan(en.count, 3)
+                for (path, f) in en {
+                    let g = try XCTUnwrap(xb[path])
+                    XCTAssertEqual(g["x"]!, w - f["x"]! - f["width"]!, accuracy: 1e-9, "\(screen) \(device) \(path)")
+                    XCTAssertEqual(g["y"], f["y"]); XCTAssertEqual(g["width"], f["width"]); XCTAssertEqual(g["height"], f["height"])
+                }
+            }
+        }
+        // Arabic itself is right to left too.
+        let ar = try Host.run(["run", "screens/m.json", "--user", "u", "--no-graph", "--layout", "--device", "iphone-se-1st", "--locale", "ar"], directory: root)
+        assertMatches(ar.stdout, #"box #panel  Box  @ 80,"#, in: ar, "stdout")
+    }
+
+    func testScenarioOpensWithALocale() throws {
+        let root = try project(["scenarios/l10n.lua": """
+            scenario("norwegian and arabic", function(t)
+              local s = t:open("s", { user = "u", locale = "nb-NO" })
+              s:expect_prop("greeting", "text", "Hei, Ada!")
+              s:expect_prop("cart3", "text", "3 varer i handlekurven")
+              local m = t:open("m", { user = "u", locale = "ar-XB", device = "iphone-se-1st" })
+              m:expect_frame("panel", { x = 80, width = 200 })
+            end)
+            scenario("a bad locale", function(t)
+              expect_error(function() t:open("s", { locale = 5 }) end, "options.locale must be a locale tag")
+            end)
+            """])
+        let r = try Host.run(["test"], directory: root)
+        assertExit(r, 0)
+        assertContains(r.stdout, "2 passed", in: r, "stdout")
+    }
+
+    func testServeTakesTheLocaleFromTheQueryOrTheBody() throws {
+        let root = try project()
+        let server = try ServeCommandTests.Server(["--project", root.path])
+        let expected = try Host.run(["run", root.path + "/screens/s.json", "--user", "u", "--locale", "nb-NO", "--format", "json", "--no-graph"])
+        let got = try server.call("/v1/screens/s?profile=u&locale=nb-NO")
+        XCTAssertEqual(got.status, 200, got.body)
+        XCTAssertEqual(got.body, expected.stdout)
+        let posted = try server.call("/v1/screens/s", method: "POST", body: #"{"profile": "u", "locale": "nb-NO"}"#)
+        XCTAssertEqual(posted.body, expected.stdout)
+        let bad = try server.call("/v1/screens/s", method: "POST", body: #"{"locale": 5}"#)
+        XCTAssertEqual(bad.status, 422, bad.body)
+        let badQuery = try server.call("/v1/screens/s?locale=a%20b")
+        XCTAssertEqual(badQuery.status, 422, badQuery.body)
+    }
+
+    /// Without a strings folder and without a locale, a localized string shows its key as before.
+    func testNoStringsNoChange() throws {
+        let root = try project()
+        try FileManager.default.removeItem(at: root.appendingPathComponent("strings"))
+        try Data(#"{"name": "l10n"}"#.utf8).write(to: root.appendingPathComponent("loom.json"))
+        let r = try Host.run(["run", "screens/s.json", "--user", "u", "--no-graph"], directory: root)
+        assertExit(r, 0)
+        assertContains(r.stdout, #"label #title  Label  text_key="title""#, in: r, "stdout")
+        XCTAssertEqual(r.stderr, "")
+    }
+}

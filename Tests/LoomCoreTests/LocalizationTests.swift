@@ -1,0 +1,166 @@
+import OrderedCollections
+import XCTest
+@testable import LoomCore
+
+/// Strings per locale (docs/localization.md): CLDR plural categories against CLDR's own
+/// examples, the MessageFormat subset (formatting and located parse errors), the fallback chain
+/// and the pseudo-locales.
+final class LocalizationTests: XCTestCase {
+    func category(_ number: String, _ locale: String) -> String {
+        PluralRules.category(PluralOperands(number)!, locale: locale)
+    }
+
+    /// Every condition in the data parses (a typo would silently drop a category).
+    func testEveryRuleParses() {
+        for (lang, rules) in PluralRules.data {
+            for (cat, text) in rules {
+                XCTAssertNotNil(PluralRuleParser.parse(text), "\(lang) \(cat): \(text)")
+                XCTAssertTrue(PluralRules.categories.contains(cat))
+            }
+            XCTAssertEqual(PluralRules.compiled[lang]?.count, rules.count, lang)
+        }
+    }
+
+    /// The `@integer` / `@decimal` samples of CLDR 44's plurals.xml for each category
+    /// (https://github.com/unicode-org/cldr/blob/main/common/supplemental/plurals.xml).
+    func testCLDRExamples() {
+        let vectors: [(String, [String: [String]])] = [
+            ("en", ["one": ["1"], "other": ["0", "2", "16", "100", "1000", "0.0", "1.5", "1.0"]]),
+            ("de", ["one": ["1"], "other": ["0", "2", "16", "100", "0.1", "1.5"]]),
+            ("nb", ["one": ["1", "1.0", "1.00", "1.000"], "other": ["0", "2", "16", "100", "0.1", "1.5"]]),
+            ("no", ["one": ["1"], "other": ["0", "2"]]),
+            ("fr", ["one": ["0", "1", "0.0", "1.5"], "many": ["1000000"], "other": ["2", "17", "100", "1000", "2.0", "3.5"]]),
+            ("ar", ["zero": ["0"], "one": ["1"], "two": ["2"],
+                    "few": ["3", "4", "10", "103", "110", "1003"],
+                    "many": ["11", "12", "26", "111", "1011"],
+                    "other": ["100", "101", "102", "200", "202", "300", "0.1", "1.5"]]),
+            ("ru", ["one": ["1", "21", "31", "41", "51", "101", "1001"],
+                    "few": ["2", "3", "4", "22", "23", "24", "32", "34"],
+                    "many": ["0", "5", "11", "12", "14", "19", "100", "1000"],
+                    "other": ["0.0", "1.5", "10.0"]]),
+            ("pl", ["one": ["1"], "few": ["2", "3", "4", "22", "24", "32", "34"],
+                    "many": ["0", "5", "12", "14", "19", "100", "1000"], "other": ["0.0", "1.5"]]),
+            ("ja", ["other": ["0", "1", "2", "15", "100", "1.5"]]),
+            ("zh", ["other": ["0", "1", "2", "100"]]),
+            ("he", ["one": ["1", "0.1", "0.5"], "two": ["2"], "other": ["0", "3", "10", "17", "100", "1.5"]]),
+        ]
+        for (locale, byCategory) in vectors {
+            for (expected, numbers) in byCategory {
+                for n in numbers { XCTAssertEqual(category(n, locale), expected, "\(locale) \(n)") }
+            }
+        }
+        // Region subtags and pseudo-locales use their language's rules.
+        XCTAssertEqual(category("3", "ar-EG"), "few")
+        XCTAssertEqual(category("2", "nb-NO"), "other")
+        XCTAssertEqual(category("1", "xx"), "other")
+    }
+
+    func format(_ text: String, _ args: OrderedDictionary<String, JSONValue>, _ locale: String = "en") -> String {
+        guard case .success(let m) = MessageFormat.parse(text) else { XCTFail("does not parse: \(text)"); return "" }
+        var problems: [String] = []
+        return m.format(args, locale: locale, problems: &problems)
+    }
+
+    func testFormatting() {
+        let cart = "{count, plural, =0 {Your cart is empty} one {# item} other {# items}}"
+        XCTAssertEqual(format(cart, ["count": 0]), "Your cart is empty")
+        XCTAssertEqual(format(cart, ["count": 1]), "1 item")
+        XCTAssertEqual(format(cart, ["count": 7]), "7 items")
+        XCTAssertEqual(format(cart, ["count": .double(1.5)]), "1.5 items")
+        XCTAssertEqual(format("Hello, {name}!", ["name": "Ada"]), "Hello, Ada!")
+        let ar = "{n, plural, zero {صفر} one {واحد} two {اثنان} few {# قليل} many {# كثير} other {# آخر}}"
+        XCTAssertEqual(format(ar, ["n": 0], "ar"), "صفر")
+        XCTAssertEqual(format(ar, ["n": 2], "ar"), "اثنان")
+        XCTAssertEqual(format(ar, ["n": 5], "ar"), "5 قليل")
+        XCTAssertEqual(format(ar, ["n": 15], "ar"), "15 كثير")
+        XCTAssertEqual(format(ar, ["n": 100], "ar"), "100 آخر")
+        // offset: categories and # use n - offset; =N compares n.
+        let party = "{n, plural, offset:1 =0 {nobody} =1 {{host}} one {{host} and # other} other {{host} and # others}}"
+        XCTAssertEqual(format(party, ["n": 1, "host": "Kim"]), "Kim")
+        XCTAssertEqual(format(party, ["n": 2, "host": "Kim"]), "Kim and 1 other")
+        XCTAssertEqual(format(party, ["n": 4, "host": "Kim"]), "Kim and 3 others")
+        XCTAssertEqual(format("{g, select, female {She} male {He} other {They}} left", ["g": "male"]), "He left")
+        XCTAssertEqual(format("{g, select, female {She} other {They}} left", [:]), "They left")
+        // Apostrophes: '' is one, '{…}' is literal; # outside a plural is text.
+        XCTAssertEqual(format("It''s '{literal}' #1", [:]), "It's {literal} #1")
+        XCTAssertEqual(format("don't", [:]), "don't")
+        // A missing argument shows as written.
+        XCTAssertEqual(format("Hi {name}", [:]), "Hi {name}")
+    }
+
+    func testParseErrorsAreLocated() {
+        func error(_ text: String) -> MessageFormat.ParseError? {
+            if case .failure(let e) = MessageFormat.parse(text) { return e }
+            return nil
+        }
+        XCTAssertEqual(error("{count, plural, one {x}}")?.offset, 0)
+        XCTAssertTrue(error("{count, plural, one {x}}")!.message.contains("no 'other' case"))
+        XCTAssertEqual(error("ab {n, plural, one {x} lots {y} other {z}}")?.offset, 23)
+        XCTAssertTrue(error("ab {n, plural, one {x} lots {y} other {z}}")!.message.contains("'lots' is not a plural category"))
+        XCTAssertEqual(error("abc }")?.offset, 4)
+        XCTAssertNotNil(error("{n, number}"))
+        XCTAssertNotNil(error("{"))
+        XCTAssertNotNil(error("{}"))
+        XCTAssertNotNil(error("{n, plural, one {x} one {y} other {z}}"))
+        XCTAssertNotNil(error("{n, plural, other {x}"))
+        XCTAssertNotNil(error("'{unclosed"))
+        // Nesting is bounded.
+        var deep = "x"
+        for _ in 0..<20 { deep = "{n, select, other {" + deep + "}}" }
+        XCTAssertTrue(error(deep)!.message.contains("nest at most"))
+    }
+
+    func testStringsFileWarningsAreLocated() throws {
+        let text = """
+            {
+              "ok": "Hi {name}",
+              "bad": "{n, plural, one {x}}",
+              "num": 3
+            }
+            """
+        let doc = try JSONReader.parse(Array(text.utf8), file: "strings/en.json")
+        let (table, d) = StringCatalog.parse(doc)
+        XCTAssertNotNil(table["ok"]?.message)
+        XCTAssertNil(table["bad"]?.message)
+        XCTAssertEqual(d.items.map(\.description), [
+            "strings/en.json:3:11: warning: the message of 'bad' does not parse: the plural 'n' has no 'other' case (ICU requires one); the key shows instead",
+            "strings/en.json:4:10: warning: the message of 'num' is a string, found the number 3",
+        ])
+    }
+
+    func testFallbackChain() {
+        var c = StringCatalog(defaultLocale: "en")
+        func entry(_ s: String) -> StringCatalog.Entry {
+            guard case .success(let m) = MessageFormat.parse(s) else { fatalError() }
+            return .init(message: m, location: SourceLocation(file: "x"))
+        }
+        c.setTable("en", ["a": entry("A"), "b": entry("B"), "c": entry("C")])
+        c.setTable("nb", ["a": entry("nb A"), "b": entry("nb B")])
+        c.setTable("nb-no", ["a": entry("NO A")])
+        c.setTable("ar", ["a": entry("ar A")])
+        XCTAssertEqual(c.chain("nb-NO"), ["nb-no", "nb", "en"])
+        XCTAssertEqual(c.chain("no"), ["nb", "en"])
+        XCTAssertEqual(c.chain("nb_NO"), ["nb-no", "nb", "en"])
+        XCTAssertEqual(c.lookup("a", locale: "nb-NO")?.table, "nb-no")
+        XCTAssertEqual(c.lookup("b", locale: "nb-NO")?.table, "nb")
+        XCTAssertEqual(c.lookup("c", locale: "nb-NO")?.table, "en")
+        XCTAssertNil(c.lookup("d", locale: "nb-NO"))
+        XCTAssertEqual(c.chain("ar-XB"), ["en"])
+        XCTAssertEqual(c.chain("en-XA"), ["en"])
+        XCTAssertEqual(c.chain("fr-CA"), ["en"])
+    }
+
+    func testPseudoLocales() {
+        let xa = PseudoLocale("en-XA")!
+        XCTAssertEqual(xa.literal("Sign in"), "Šîĝñ îñ")
+        let t = xa.transform("Sign in now, please")  // 19 characters: 7 of padding
+        XCTAssertEqual(t, "[Šîĝñ îñ ñöŵ, þļéåšé one two]")
+        XCTAssertGreaterThanOrEqual(t.count - 2, Int((19 * 1.35).rounded(.up)))
+        let xb = PseudoLocale("ar-xb")!
+        XCTAssertEqual(xb.literal("Hi you"), "\u{200F}\u{202E}Hi\u{202C}\u{200F} \u{200F}\u{202E}you\u{202C}\u{200F}")
+        XCTAssertTrue(LocaleDirection.isRightToLeft("ar-XB"))
+        XCTAssertTrue(LocaleDirection.isRightToLeft("he-IL"))
+        XCTAssertFalse(LocaleDirection.isRightToLeft("en-XA"))
+        XCTAssertFalse(LocaleDirection.isRightToLeft("nb-NO"))
+    }
+}
