@@ -214,6 +214,7 @@ let package = Package(
         .executableTarget(name: "FuzzConstraints", dependencies: ["FuzzTargets"], path: "Sources/FuzzConstraints"),
         .executableTarget(name: "FuzzStyles", dependencies: ["FuzzTargets"], path: "Sources/FuzzStyles"),
         .executableTarget(name: "FuzzExpressions", dependencies: ["FuzzTargets"], path: "Sources/FuzzExpressions"),
+        .executableTarget(name: "FuzzMessages", dependencies: ["FuzzTargets"], path: "Sources/FuzzMessages"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime"], path: "Tests/LuaRuntimeTests"),
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
         .testTarget(name: "LoomNavigationTests", dependencies: ["LoomNavigation", "LoomCore"], path: "Tests/LoomNavigationTests"),

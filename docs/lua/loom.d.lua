@@ -311,6 +311,7 @@ ui = loom_UI
 ---@field user? string A profile of users.json (inside `t:each_user`, that profile by default).
 ---@field context? table<string, any> Attributes added or overridden, as `--context`.
 ---@field now? string The evaluation time, ISO-8601 (time is an input, never the wall clock).
+---@field locale? string The locale the screen's strings resolve for, as `--locale` (the `locale` attribute; docs/localization.md): `"nb-NO"`, `"ar"` (right to left: frames mirrored), pseudo-locales `"en-XA"` and `"ar-XB"`.
 ---@field params? table<string, string|integer> The parameters the screen is opened with, as a step would carry them (`{ id = "42" }`); a tap passes the step's parameters on to the next screen.
 ---@field data? table<string, any> Data for the screen's data sources by name (docs/data.md), replacing the declared sources of those names, checked against their schemas: `{ restaurants = { { id = 1, name = "Pasta Place", open = true } } }`.
 ---@field device? string A device of `host devices` the session's screens resolve for (styles, and the `device.*` attributes rules read); default `iphone-15`. An unknown name fails the scenario with a did-you-mean.
