@@ -217,6 +217,36 @@ extension LayoutResult {
         out.root = root.map(mirror)
         out.safeArea.left = safeArea.right
         out.safeArea.right = safeArea.left
+        // Findings quote frames as `Frame.text` (`@ x,y w×h`): those are mirrored too, so a
+        // message names the frame the output shows. (Fixes name the constraints as written.)
+        out.findings = findings.map { f in
+            var f = f
+            f.message = LayoutResult.mirroringFrames(in: f.message, width: w)
+            return f
+        }
         return out
+    }
+
+    /// `text` with each `@ x,y w×h` frame written in it mirrored in a screen `width` wide.
+    static func mirroringFrames(in text: String, width: Double) -> String {
+        guard text.contains("@ ") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let at = rest.range(of: "@ ") {
+            out += rest[..<at.upperBound]
+            rest = rest[at.upperBound...]
+            // x,y w×h: four numbers; anything else is left as written.
+            let end = rest.firstIndex(where: { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "," || $0 == " " || $0 == "×") }) ?? rest.endIndex
+            var frame = rest[..<end]
+            while frame.last == " " || frame.last == "," { frame = frame.dropLast() }
+            let parts = frame.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "×" })
+            if parts.count == 4, let x = Double(parts[0]), let y = Double(parts[1]), let w = Double(parts[2]), let h = Double(parts[3]) {
+                var mx = width - x - w
+                if mx == 0 { mx = 0 }
+                out += Frame(x: mx, y: y, width: w, height: h).text.dropFirst(2)
+                rest = rest[frame.endIndex...]
+            }
+        }
+        return out + rest
     }
 }
