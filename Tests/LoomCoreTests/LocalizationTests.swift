@@ -148,6 +148,11 @@ final class LocalizationTests: XCTestCase {
         XCTAssertEqual(c.chain("ar-XB"), ["en"])
         XCTAssertEqual(c.chain("en-XA"), ["en"])
         XCTAssertEqual(c.chain("fr-CA"), ["en"])
+        XCTAssertTrue(StringCatalog.isTag("zh-Hant-TW"))
+        XCTAssertFalse(StringCatalog.isTag(String(repeating: "a-", count: 40) + "a"))
+        XCTAssertFalse(StringCatalog.isTag("1en"))
+        XCTAssertFalse(StringCatalog.isTag("en--US"))
+        XCTAssertFalse(StringCatalog.isTag("toolongsubtag"))
     }
 
     func testPseudoLocales() {

@@ -16,7 +16,9 @@ public struct Localizer {
     /// The locale a user asks for: the `locale` attribute (`--locale`, `?locale=`, a profile's),
     /// else loom.json's `default_locale` when the project has strings; nil: nothing to do.
     public static func locale(of user: UserProfile, catalog: StringCatalog) -> String? {
-        if let l = user.attributes["locale"]?.string, !l.isEmpty { return l }
+        // A `locale` attribute that is not a tag (a number, 200 characters) is not a locale:
+        // the default applies (users.json and --context are checked no further here).
+        if let l = user.attributes["locale"]?.string, StringCatalog.isTag(l) { return l }
         return catalog.isEmpty ? nil : catalog.defaultLocale
     }
 

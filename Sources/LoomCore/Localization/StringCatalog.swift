@@ -27,8 +27,10 @@ public struct StringCatalog: Sendable {
         tag.lowercased().replacingOccurrences(of: "_", with: "-")
     }
 
-    /// Whether `tag` is a well-formed locale tag (letters, digits and `-`/`_`, subtags of 1–8).
+    /// Whether `tag` is a well-formed locale tag (letters, digits and `-`/`_`, subtags of 1–8,
+    /// at most 64 characters: a request's tag is bounded before its fallback chain is made).
     public static func isTag(_ tag: String) -> Bool {
+        guard tag.utf8.count <= 64 else { return false }
         let subtags = tag.split(separator: "-", omittingEmptySubsequences: false).flatMap { $0.split(separator: "_", omittingEmptySubsequences: false) }
         return !subtags.isEmpty && subtags.allSatisfy { s in (1...8).contains(s.count) && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
             && subtags[0].allSatisfy(\.isLetter)
