@@ -142,6 +142,11 @@ final class LocalizationCommandTests: XCTestCase {
         assertExit(xa, 0)
         assertContains(xa.stdout, #"text="[Ṁöṽîéš one]""#, in: xa, "stdout")
         assertMatches(xa.stdout, #"truncated root/children\[7\]: the text of #banner .* is truncated"#, in: xa, "stdout")
+        // host check's layout findings follow each profile's locale.
+        let checked = try project(["users.json": #"{"u": {"tier": "x"}, "pseudo": {"locale": "en-XA"}}"#])
+        let c = try Host.run(["check"], directory: checked)
+        assertContains(c.stderr + c.stdout, "screens/s.json:9:3: warning: truncated: the text of #banner (root/children[7]) is truncated: it needs 2 lines and has 1 at width 320 (profile 'pseudo' on iphone-se-1st)", in: c)
+        XCTAssertFalse((c.stderr + c.stdout).contains("profile 'u' on iphone-se-1st); fix: set its style's 'lines'"), c.transcript)
     }
 
     /// Every frame under ar-XB is the en frame mirrored: x′ = width − x − w, the rest equal.
