@@ -4,7 +4,7 @@ extension Sandbox {
     static let bootstrap = #"""
 local findmodule, hostlog, logroom, sb = ...
 local G = _G
-local error, pairs, select, tostring, rawset = error, pairs, select, tostring, rawset
+local error, pairs, select, tostring, rawset, pcall = error, pairs, select, tostring, rawset, pcall
 local real_load, real_cg, table_concat = load, collectgarbage, table.concat
 local string_sub, string_byte = string.sub, string.byte
 local floor = math.floor
@@ -160,7 +160,11 @@ function make_env(label, folder)
     if type(name) ~= "string" then
       error("require: module name must be a string, found " .. type(name), 2)
     end
-    if string_sub(name, 1, 5) == "loom." then return require_shared(name) end
+    if string_sub(name, 1, 5) == "loom." then
+      -- Not a tail call: require_shared's errors (level 3) name the line that called require.
+      local m = require_shared(name)
+      return m
+    end
     local result = loaded[name]
     if result ~= nil then return result end
     -- The host validates the name and resolves it inside the plugin's folder.
