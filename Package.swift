@@ -205,6 +205,7 @@ let package = Package(
         .executableTarget(name: "FuzzJSON", dependencies: ["FuzzTargets"], path: "Sources/FuzzJSON"),
         .executableTarget(name: "FuzzScreen", dependencies: ["FuzzTargets"], path: "Sources/FuzzScreen"),
         .executableTarget(name: "FuzzRules", dependencies: ["FuzzTargets"], path: "Sources/FuzzRules"),
+        .executableTarget(name: "FuzzTZif", dependencies: ["FuzzTargets"], path: "Sources/FuzzTZif"),
         .executableTarget(name: "FuzzFlows", dependencies: ["FuzzTargets"], path: "Sources/FuzzFlows"),
         .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzTargets"], path: "Sources/FuzzLuaBridge"),
         .executableTarget(name: "FuzzNamedRules", dependencies: ["FuzzTargets"], path: "Sources/FuzzNamedRules"),

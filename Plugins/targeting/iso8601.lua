@@ -23,6 +23,24 @@ function M.days_from_civil(y, m, d)
   return era * 146097 + doe - 719468
 end
 
+--- The date y, m, d of a day number (days since 1970-01-01): the inverse of days_from_civil.
+function M.civil_from_days(z)
+  z = z + 719468
+  local era = (z >= 0 and z or z - 146096) // 146097
+  local doe = z - era * 146097                                -- [0, 146096]
+  local yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+  local doy = doe - (365 * yoe + yoe // 4 - yoe // 100)       -- [0, 365]
+  local mp = (5 * doy + 2) // 153
+  local d = doy - (153 * mp + 2) // 5 + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  return yoe + era * 400 + (m <= 2 and 1 or 0), m, d
+end
+
+--- ISO weekday of a day number: 1 = Monday ... 7 = Sunday (1970-01-01 was a Thursday).
+function M.weekday(days)
+  return (days + 3) % 7 + 1
+end
+
 local function is_leap(y)
   return (y % 4 == 0 and y % 100 ~= 0) or y % 400 == 0
 end

@@ -7,6 +7,8 @@
 --   below      {"attr": value, ...}          attribute <  value (numbers or versions)
 --   rollout    {"percent", "group", "stickiness"?}   Unleash flexibleRollout
 --   between    {"from"?, "to"?}              from <= user.now < to
+--   schedule   {"days"?, "from"?, "to"?, "timezone", "dates"?}   user.now's wall clock in a zone
+--              is inside a weekly window (host.local_time reads the system's tzdata)
 --
 -- A missing (nil) user attribute makes every comparison false, never an error. Each rule
 -- declares its arguments (`args`): the host checks them at load time and writes the
@@ -183,6 +185,101 @@ local function evaluate_between(user, args)
 end
 
 ---------------------------------------------------------------------------------------
+-- schedule
+---------------------------------------------------------------------------------------
+
+local DAY_NUMBER = { mon = 1, tue = 2, wed = 3, thu = 4, fri = 5, sat = 6, sun = 7 }
+local DAY_NAMES = { "mon", "tue", "wed", "thu", "fri", "sat", "sun" }
+
+-- "hh:mm" -> minutes since midnight (the host has checked the format).
+local function minutes(s)
+  local h, m = s:match("^(%d%d):(%d%d)$")
+  return tonumber(h) * 60 + tonumber(m)
+end
+
+-- "YYYY-MM-DD" -> day number (days since 1970-01-01).
+local function day_number(s)
+  local y, m, d = s:match("^(%d%d%d%d)%-(%d%d)%-(%d%d)$")
+  return iso8601.days_from_civil(tonumber(y), tonumber(m), tonumber(d))
+end
+
+-- The window in minutes: from inclusive (default 00:00), to exclusive (default 24:00).
+local function window(args)
+  return args.from and minutes(args.from) or 0, args.to and minutes(args.to) or 1440
+end
+
+local function check_schedule(args)
+  local from, to = window(args)
+  if from == to then
+    return string.format("'from' and 'to' are the same time %s: leave both out for the whole day",
+      show(args.from or args.to))
+  end
+  local dates = args.dates
+  if dates ~= nil and dates.from ~= nil and dates.to ~= nil and day_number(dates.from) > day_number(dates.to) then
+    return string.format("dates: 'from' %s is after 'to' %s", show(dates.from), show(dates.to))
+  end
+  return nil
+end
+
+-- Whether a window may start on this day (a day number): its weekday is listed (or no days
+-- are), and it is within the dates (both inclusive).
+local function day_allowed(args, day)
+  local days = args.days
+  if days ~= nil then
+    local wd, found = iso8601.weekday(day), false
+    for i = 1, #days do
+      if DAY_NUMBER[days[i]] == wd then found = true break end
+    end
+    if not found then return false end
+  end
+  local dates = args.dates
+  if dates ~= nil then
+    if dates.from ~= nil and day < day_number(dates.from) then return false end
+    if dates.to ~= nil and day > day_number(dates.to) then return false end
+  end
+  return true
+end
+
+-- `local_time` is host.local_time: (epoch seconds, zone) -> y, m, d, hour, minute, ... on the
+-- system's tzdata, so daylight-saving transitions are exact.
+local function schedule_rule(local_time)
+  return function(user, args)
+    local now = user.now
+    if now == nil then return false end
+    local instant, reason = iso8601.parse(now)
+    if not instant then
+      error(string.format("schedule: user.now must be an ISO-8601 date-time, found %s (%s)",
+        show(now), reason), 0)
+    end
+    local zone = args.timezone
+    if type(zone) == "table" then
+      local attribute = zone.attribute
+      zone = user[attribute]
+      if zone == nil then return false end   -- a missing attribute: false, as every comparison
+      if type(zone) ~= "string" then
+        error(string.format("schedule: user.%s must be a time zone name like \"Europe/Oslo\", found %s",
+          attribute, show(zone)), 0)
+      end
+    end
+    if local_time == nil then error("schedule: this host has no host.local_time", 0) end
+    -- An unknown zone (from a user attribute: arguments were checked at load) is an error.
+    local ok, y, m, d, hour, minute = pcall(local_time, instant.seconds, zone)
+    if not ok then error("schedule: " .. tostring(y):gsub("^host%.local_time: ", ""), 0) end
+    local today = iso8601.days_from_civil(y, m, d)
+    local t = hour * 60 + minute
+    local from, to = window(args)
+    if from < to then
+      return from <= t and t < to and day_allowed(args, today)
+    end
+    -- The window crosses midnight: [from, 24:00) on the day it starts on, [00:00, to) on the
+    -- next; the part after midnight belongs to the day before.
+    if t >= from then return day_allowed(args, today) end
+    if t < to then return day_allowed(args, today - 1) end
+    return false
+  end
+end
+
+---------------------------------------------------------------------------------------
 -- equals / in / not_in
 ---------------------------------------------------------------------------------------
 
@@ -338,6 +435,48 @@ return {
         { user = gold, args = { from = "2024-13-01" }, expect = "month must be 01-12" },
         { user = gold, args = { from = "2025-01-01", to = "2024-12-01" }, expect = "must be before 'to'" },
         { user = gold, args = {}, expect = "needs 'from', 'to' or both" },
+      },
+    })
+    host.rule("schedule", schedule_rule(host.local_time), {
+      reads = { "now" },
+      description = "user.now's wall clock in a time zone is in a weekly window: "
+        .. "{\"days\": [\"mon\", \"fri\"], \"from\": \"11:00\", \"to\": \"14:00\", \"timezone\": \"Europe/Oslo\"}",
+      args = {
+        type = "object", required = true,
+        description = 'e.g. {"days": ["mon", "tue"], "from": "11:00", "to": "14:00", "timezone": "Europe/Oslo"}',
+        fields = {
+          days = { type = "list", of = { type = "string", values = DAY_NAMES }, min = 1,
+                   description = "the weekdays a window may start on (default: every day)" },
+          from = { type = "clock", description = "the window's first minute, inclusive (default 00:00)" },
+          to = { type = "clock", description = "the window's end, exclusive (default 24:00); before 'from': the window crosses midnight" },
+          timezone = { type = { "timezone", "object" }, required = true,
+                       fields = { attribute = { type = "string", min = 1, required = true,
+                                                description = "the user attribute holding the zone name" } },
+                       description = 'an IANA zone like "Europe/Oslo", or {"attribute": "tz"}: the zone a user attribute names' },
+          dates = { type = "object", description = "the dates (in the zone) a window may start on, both inclusive",
+                    fields = { from = { type = "date", description = "the first date" },
+                               to = { type = "date", description = "the last date" } } },
+        },
+      },
+      check = check_schedule,
+      examples = {
+        -- 2026-06-01 is a Monday; Oslo is on summer time (UTC+2): 10:30Z is 12:30 there.
+        { user = { now = "2026-06-01T10:30:00Z" }, args = { days = { "mon" }, from = "11:00", to = "14:00", timezone = "Europe/Oslo" }, expect = true },
+        { user = { now = "2026-06-01T12:00:00Z" }, args = { days = { "mon" }, from = "11:00", to = "14:00", timezone = "Europe/Oslo" }, expect = false },
+        { user = { now = "2026-06-01T09:00:00Z" }, args = { from = "11:00", to = "14:00", timezone = "Europe/Oslo" }, expect = true },
+        -- Tuesday 01:30 in Oslo belongs to Monday's 22:00-02:00 window.
+        { user = { now = "2026-06-01T23:30:00Z" }, args = { days = { "mon" }, from = "22:00", to = "02:00", timezone = "Europe/Oslo" }, expect = true },
+        { user = { now = "2026-06-01T23:30:00Z", tz = "America/New_York" }, args = { from = "22:00", to = "02:00", timezone = { attribute = "tz" } }, expect = false },
+        { user = { now = "2026-06-01T10:30:00Z" }, args = { timezone = { attribute = "tz" } }, expect = false },
+        { user = {}, args = { timezone = "Europe/Oslo" }, expect = false },
+        { user = { now = "2026-06-01T10:30:00Z" }, args = { dates = { from = "2026-06-02" }, timezone = "UTC" }, expect = false },
+        { user = { now = "2026-06-01T10:30:00Z", tz = "Mars/Olympus" }, args = { timezone = { attribute = "tz" } }, expect = "unknown time zone 'Mars/Olympus'" },
+        { user = gold, args = { timezone = "Europe/Olso" }, expect = "did you mean 'Europe/Oslo'?" },
+        { user = gold, args = { days = { "monday" }, timezone = "UTC" }, expect = "must be one of" },
+        { user = gold, args = { from = "25:00", timezone = "UTC" }, expect = "hour must be 00-23" },
+        { user = gold, args = { from = "09:00", to = "09:00", timezone = "UTC" }, expect = "the same time" },
+        { user = gold, args = { dates = { from = "2026-06-02", to = "2026-06-01" }, timezone = "UTC" }, expect = "is after 'to'" },
+        { user = gold, args = { from = "09:00" }, expect = "'timezone' is required" },
       },
     })
   end,

@@ -77,8 +77,8 @@ end
 -- version against every gated component): remember the last results, boundedly.
 local memo, memo_size, MEMO_MAX = {}, 0, 512
 
---- Parse a version string (see parse above). The table returned is shared: do not modify it.
-function M.parse(s)
+-- Parse through the memo. The table returned is the memo's own: used only inside this file.
+local function parsed(s)
   local hit = memo[s]
   if hit ~= nil then
     if hit[1] then return hit[1] end
@@ -93,8 +93,18 @@ function M.parse(s)
   return v, reason
 end
 
+--- Parse a version string (see parse above): a fresh table each call, so a caller that changes
+--- it changes no one else's (this module is shared by plugins as `loom.semver`).
+function M.parse(s)
+  local v, reason = parsed(s)
+  if not v then return nil, reason end
+  local pre = {}
+  for i = 1, #v.pre do pre[i] = v.pre[i] end
+  return { core = { v.core[1], v.core[2], v.core[3] }, pre = pre, build = v.build }
+end
+
 function M.is_version(s)
-  return M.parse(s) ~= nil
+  return parsed(s) ~= nil
 end
 
 -- Compare two pre-release identifiers (§11.4).
@@ -110,9 +120,11 @@ end
 --- Compare two versions (strings or parsed tables). Returns -1, 0 or 1, or nil plus a reason
 --- when either side is not a version. Build metadata is ignored.
 function M.compare(a, b)
-  local va, ra = type(a) == "table" and a or M.parse(a)
+  local va, ra
+  if type(a) == "table" then va = a else va, ra = parsed(a) end
   if not va then return nil, ra end
-  local vb, rb = type(b) == "table" and b or M.parse(b)
+  local vb, rb
+  if type(b) == "table" then vb = b else vb, rb = parsed(b) end
   if not vb then return nil, rb end
   for i = 1, 3 do
     local c = cmp_digits(va.core[i], vb.core[i])

@@ -20,6 +20,7 @@ public enum FuzzTargets {
         ("FuzzConstraints", constraints), ("FuzzStyles", styles),
         ("FuzzExpressions", expressions),
         ("FuzzMessages", messages),
+        ("FuzzTZif", tzif),
         ]
     }
 
@@ -139,6 +140,25 @@ public enum FuzzTargets {
     /// RuleExpression.parse on any JSON value (the document itself, and every `"rule"` value
     /// inside it, so that whole screens serve as seeds), its text form and references; an
     /// accepted expression has no errors, non-empty names, and parses the same inside a screen.
+    /// ZoneInfo.parse (TZif, RFC 8536, with its POSIX TZ footer): any bytes are read or refused
+    /// with a message, never a trap; a zone read answers a local time at every instant up to
+    /// the bound (and none beyond), with a whole-minute-or-less offset within ±26 hours and a
+    /// wall clock inside its calendar.
+    public static func tzif(_ data: [UInt8]) {
+        guard case .success(let zone) = ZoneInfo.parse(data, name: "fuzz") else { return }
+        for t: Int64 in [Int64.min, -ZoneInfo.instantBound - 1, -ZoneInfo.instantBound, -1, 0, 1_782_864_000, 4_102_444_800,
+                         ZoneInfo.instantBound, Int64.max] {
+            guard let local = zone.localTime(at: t) else {
+                precondition(t < -ZoneInfo.instantBound || t > ZoneInfo.instantBound, "no local time at \(t)")
+                continue
+            }
+            precondition(abs(local.offset) <= 26 * 3600, "offset \(local.offset)")
+            precondition((1...12).contains(local.month) && (1...CivilDate.daysInMonth(local.year, local.month)).contains(local.day))
+            precondition((0...23).contains(local.hour) && (0...59).contains(local.minute) && (0...59).contains(local.second))
+            precondition((1...7).contains(local.weekday))
+        }
+    }
+
     public static func rules(_ data: [UInt8]) {
         guard let doc = try? JSONReader.parse(data, file: "rule.json") else { return }
         var nodes = [doc.root]

@@ -342,3 +342,36 @@ extension InputSyntax {
         pthread_setspecific(key, http ? UnsafeRawPointer(bitPattern: 1) : nil)
     }
 }
+
+// MARK: The time zone cache
+
+/// The per-process cache of parsed zones (bounded: names are checked before a file is read,
+/// and at most `cap` distinct names, found or not, are kept). Unchecked Sendable: its mutable
+/// state (the two dictionaries) is read and written only while `lock` is held.
+final class ZoneCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var zones: [String: Result<ZoneInfo, ZoneError>] = [:]
+    private var allNames: [String]?
+    let cap = 4096
+
+    func get(_ name: String) -> Result<ZoneInfo, ZoneError>? {
+        lock.lock(); defer { lock.unlock() }
+        return zones[name]
+    }
+
+    func put(_ name: String, _ r: Result<ZoneInfo, ZoneError>) {
+        lock.lock(); defer { lock.unlock() }
+        if zones.count >= cap { zones.removeAll() }
+        zones[name] = r
+    }
+
+    func names() -> [String] {
+        lock.lock()
+        if let n = allNames { lock.unlock(); return n }
+        lock.unlock()
+        let n = ZoneDatabase.readNames()
+        lock.lock(); defer { lock.unlock() }
+        allNames = n
+        return n
+    }
+}

@@ -54,10 +54,43 @@ extension PluginEngine {
             return .success(0)
         }
         state.setField(-2, "log")
+        state.pushFunction { call in PluginEngine.localTime(call) }
+        state.setField(-2, "local_time")
         state.push(LoomVersion.pluginAPI)
         state.setField(-2, "api")
         state.push(LoomVersion.string)
         state.setField(-2, "version")
+    }
+
+    /// `host.local_time(seconds, zone)`: the wall clock of an instant (integer epoch seconds) in
+    /// an IANA zone of the system's tzdata (LoomCore's ZoneDatabase), as year, month, day, hour,
+    /// minute, second, ISO weekday (1 = Monday … 7 = Sunday), UTC offset in seconds and whether
+    /// daylight-saving time is in effect. A bad instant or an unknown zone raises an error.
+    static func localTime(_ call: LuaCall) -> Result<Int32, LuaHostError> {
+        let bound = ZoneInfo.instantBound
+        let seconds: Int64
+        if let i = call.int(1) {
+            seconds = Int64(i)
+        } else if call.type(1) == .number, let d = call.state.toDouble(1), d == d.rounded(), abs(d) <= Double(bound) {
+            seconds = Int64(d)
+        } else {
+            return .failure(LuaHostError("host.local_time(seconds, zone): seconds must be an integer number of seconds since 1970-01-01T00:00:00Z, found a \(call.typeName(1))"))
+        }
+        guard seconds >= -bound, seconds <= bound else {
+            return .failure(LuaHostError("host.local_time(seconds, zone): seconds \(seconds) is beyond ±\(bound)"))
+        }
+        guard call.type(2) == .string, let zone = call.string(2) else {
+            return .failure(LuaHostError("host.local_time(seconds, zone): zone must be a time zone name like \"Europe/Oslo\", found a \(call.typeName(2))"))
+        }
+        switch ZoneDatabase.zone(named: zone) {
+        case .failure(let e):
+            return .failure(LuaHostError("host.local_time: \(e.message)"))
+        case .success(let z):
+            guard let t = z.localTime(at: seconds) else { return .failure(LuaHostError("host.local_time: seconds out of range")) }
+            for v in [t.year, t.month, t.day, t.hour, t.minute, t.second, t.weekday, t.offset] { call.state.push(v) }
+            call.state.push(t.isDST)
+            return .success(9)
+        }
     }
 
     func checkRegistering(_ what: String, _ info: PluginInfo) -> LuaHostError? {

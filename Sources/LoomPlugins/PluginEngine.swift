@@ -101,6 +101,7 @@ public final class PluginEngine {
     public init(limits: LuaLimits = .default) throws(LuaError) {
         sandbox = try Sandbox(limits: limits)
         sandbox.virtualFiles = StandardPlugins.virtualFiles
+        sandbox.sharedModules = StandardPlugins.sharedModules
         sandbox.logSink = { [unowned self] label, line in
             self.log.append((label, line))
             if self.logToStderr { FileHandle.standardError.write(Data("[\(TextEscape.escaped(label))] \(TextEscape.escaped(line))\n".utf8)) }

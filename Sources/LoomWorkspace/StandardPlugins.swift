@@ -11,6 +11,14 @@ public enum StandardPlugins {
         return out
     }()
 
+    /// The shared library modules plugins `require` (docs/plugin-api.md, "Shared modules"): the
+    /// targeting plugin's helpers, by name → embedded file.
+    public static let sharedModules: [String: String] = [
+        "loom.semver": root + "/targeting/semver.lua",
+        "loom.time": root + "/targeting/iso8601.lua",
+        "loom.murmur3": root + "/targeting/murmur3.lua",
+    ]
+
     public static func isVirtual(_ path: String) -> Bool { path.hasPrefix("<builtin>") }
 
     public static func folders(under dir: String) -> [PluginFolder] {

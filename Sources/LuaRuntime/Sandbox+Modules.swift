@@ -53,7 +53,18 @@ extension Sandbox {
             return fail("require: module name '\(Sandbox.shown(bytes))' is not a plain module name (letters, digits and _, separated by dots, at most \(Sandbox.moduleNameCap) characters)")
         }
         let name = String(decoding: bytes, as: UTF8.self)
-        guard let folder = call.string(1) else { return fail("require: no module folder for this code") }
+        if name.hasPrefix("loom.") {
+            // A shared library module: from the host's table only, never a file.
+            guard let path = sharedModules[name], let text = virtualFiles[path] else {
+                let known = sharedModules.keys.sorted()
+                return fail("require: no shared module '\(name)'; the shared modules are \(known.joined(separator: ", "))")
+            }
+            knownFiles.insert(path)
+            state.push(text)
+            state.push(path)
+            return .success(2)
+        }
+        guard call.type(1) == .string, let folder = call.string(1) else { return fail("require: no module folder for this code") }
         let rel = name.replacingOccurrences(of: ".", with: "/")
         let notFound = "module '\(name)' not found in the plugin's folder (plugins may require only their own files)"
         let candidates = [folder + "/" + rel + ".lua", folder + "/" + rel + "/init.lua"]

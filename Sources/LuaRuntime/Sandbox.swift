@@ -25,6 +25,9 @@ public final class Sandbox {
     private var freezeRef: LuaRef!
     /// Files served before the disk (the standard plugins embedded in the binary).
     public var virtualFiles: [String: String] = [:]
+    /// The shared library modules `require("loom.NAME")` gives (one frozen instance per state):
+    /// name → a path of `virtualFiles`.
+    public var sharedModules: [String: String] = [:]
     private var logBytes: [String: Int] = [:]
     public var logCapBytes = 64 * 1024
 

@@ -4,7 +4,7 @@ extension Sandbox {
     static let bootstrap = #"""
 local findmodule, hostlog, logroom, sb = ...
 local G = _G
-local error, pairs, select, tostring, rawset = error, pairs, select, tostring, rawset
+local error, pairs, select, tostring, rawset, pcall = error, pairs, select, tostring, rawset, pcall
 local real_load, real_cg, table_concat = load, collectgarbage, table.concat
 local string_sub, string_byte = string.sub, string.byte
 local floor = math.floor
@@ -94,7 +94,29 @@ base.collectgarbage = safe_collectgarbage
 local LOAD_CAP = 1024 * 1024
 local LOAD_CAP_MESSAGE = "load: chunk larger than 1 MiB (" .. LOAD_CAP .. " bytes), the limit for a chunk a plugin loads"
 
-local function make_env(label, folder)
+-- Shared library modules (`require("loom.semver")`): each loaded once per state, in its own
+-- environment, and handed to every plugin as the same frozen (read-only) table.
+local shared = {}
+local make_env
+local function require_shared(name)
+  local m = shared[name]
+  if m == false then error("require: module '" .. name .. "' requires itself while loading", 3) end
+  if m ~= nil then return m end
+  -- The host knows the shared modules (no file is looked for): (source, chunk name) or (nil, message).
+  local src, path = findmodule(false, name)
+  if src == nil then error(path, 3) end
+  shared[name] = false
+  local fn, err = real_load(src, "@" .. path, "t", make_env(name, nil))
+  if not fn then shared[name] = nil; error(err, 0) end
+  local ok, result = pcall(fn, name)
+  if not ok then shared[name] = nil; error(result, 0) end
+  if result == nil then result = true end
+  if type(result) == "table" then result = sb.freeze(result, name) end
+  shared[name] = result
+  return result
+end
+
+function make_env(label, folder)
   local env = {}
   for k, v in pairs(base) do env[k] = v end
   for name, lib in pairs(libs) do env[name] = libproxy(copy(lib, without[name]), name) end
@@ -137,6 +159,11 @@ local function make_env(label, folder)
   env.require = function(name)
     if type(name) ~= "string" then
       error("require: module name must be a string, found " .. type(name), 2)
+    end
+    if string_sub(name, 1, 5) == "loom." then
+      -- Not a tail call: require_shared's errors (level 3) name the line that called require.
+      local m = require_shared(name)
+      return m
     end
     local result = loaded[name]
     if result ~= nil then return result end

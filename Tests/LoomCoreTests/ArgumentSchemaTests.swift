@@ -86,6 +86,21 @@ final class ArgumentSchemaTests: XCTestCase {
         try assertProblem(s, #"{"at": 1700000000}"#, "'at' must be an ISO-8601 date or date-time string")
     }
 
+    func testDatesClocksAndTimeZones() throws {
+        let s = try schema(#"{"d": "date", "c": "clock", "z": "timezone"}"#)
+        try assertFits(s, #"{"d": "2024-02-29", "c": "00:00", "z": "Europe/Oslo"}"#)
+        try assertFits(s, #"{"c": "23:59", "z": "America/Argentina/Buenos_Aires"}"#)
+        for (v, why) in [("2023-02-29", "day must be 01-28 in 2023-02"), ("2024-06-01T12:00Z", "a date without a time"), ("2024-6-1", "expected YYYY-MM-DD")] {
+            try assertProblem(s, #"{"d": "\#(v)"}"#, "'d' must be a date \"YYYY-MM-DD\", found \"\(v)\" (\(why)")
+        }
+        for (v, why) in [("24:00", "hour must be 00-23"), ("12:60", "minute must be 00-59"), ("9:30", "expected hh:mm"), ("09:30:00", "expected hh:mm")] {
+            try assertProblem(s, #"{"c": "\#(v)"}"#, "found \"\(v)\" (\(why)")
+        }
+        try assertProblem(s, #"{"z": "Europe/Olso"}"#, "did you mean 'Europe/Oslo'?")
+        try assertProblem(s, #"{"z": "../../etc/passwd"}"#, "not a zone name")
+        try assertProblem(s, #"{"z": 1}"#, "'z' must be an IANA time zone name")
+    }
+
     func testDecimalsAndUnions() throws {
         let s = try schema(#"{"type": "map", "of": {"type": ["number", "version", "decimal"]}}"#)
         try assertFits(s, #"{"a": 1, "b": "5.2", "c": "5.2.0", "d": "-2.5e3", "e": ".5"}"#)
@@ -167,7 +182,7 @@ final class ArgumentSchemaTests: XCTestCase {
         XCTAssertEqual(try schemaError(#"{"n": {"type": "number", "default": "x"}}"#), #"options.args.n.default: the arguments must be a number, found "x""#)
         XCTAssertEqual(try schemaError(#"{"n": {"type": "number", "required": true, "default": 1}}"#), "options.args.n: a required argument has no default")
         XCTAssertEqual(try schemaError(#"{"n": 3}"#), "options.args.n: a spec is a type name or a table with a type, found a number")
-        XCTAssertEqual(try schemaError(#"{"n": {"required": true}}"#), "options.args.n: a spec needs a type (one of string, number, integer, boolean, version, datetime, decimal, any, list, map, object)")
+        XCTAssertEqual(try schemaError(#"{"n": {"required": true}}"#), "options.args.n: a spec needs a type (one of string, number, integer, boolean, version, datetime, date, clock, timezone, decimal, any, list, map, object)")
         XCTAssertEqual(try schemaError(#"{"n": {"type": "object"}}"#), "options.args.n: an object needs `fields` (a table of field name = spec)")
     }
 

@@ -16,7 +16,7 @@ final class PluginLoadingTests: XCTestCase {
         "vstack": ("mortar", .cluster, "cluster"), "hstack": ("mortar", .cluster, "cluster"),
         "container": ("mortar", .cluster, "cluster"),
     ]
-    static let rules = ["equals", "in", "not_in", "at_least", "below", "rollout", "between"]
+    static let rules = ["equals", "in", "not_in", "at_least", "below", "rollout", "between", "schedule"]
 
     /// The standard plugins from `dir`, loaded into a fresh engine.
     func loadStandard(_ dir: String) throws -> PluginEngine {

@@ -13,8 +13,8 @@
 --- The meta fields a component reads: `{ field = TYPE, ... }`.
 ---@alias loom.MetaSchema table<string, loom.MetaType>
 
---- An argument type: `version` is a SemVer 2.0 string (`"5.2.0"`, a leading `v` and missing minor/patch allowed), `datetime` an ISO-8601 date or date-time string, `decimal` a decimal number written as a string (`"5.2"`), `list` a JSON array (`of` its elements), `map` an object of any names to values (`of` the values), `object` an object with the declared `fields`.
----@alias loom.ArgType "string"|"number"|"integer"|"boolean"|"version"|"datetime"|"decimal"|"any"|"list"|"map"|"object"
+--- An argument type: `version` is a SemVer 2.0 string (`"5.2.0"`, a leading `v` and missing minor/patch allowed), `datetime` an ISO-8601 date or date-time string, `date` a calendar date `"YYYY-MM-DD"`, `clock` a time of day `"hh:mm"` (00:00 to 23:59), `timezone` an IANA time zone name of the system's tzdata (`"Europe/Oslo"`; a misspelt one gets a did-you-mean), `decimal` a decimal number written as a string (`"5.2"`), `list` a JSON array (`of` its elements), `map` an object of any names to values (`of` the values), `object` an object with the declared `fields`.
+---@alias loom.ArgType "string"|"number"|"integer"|"boolean"|"version"|"datetime"|"date"|"clock"|"timezone"|"decimal"|"any"|"list"|"map"|"object"
 
 --- A rule's `args`: a table of field = spec (the arguments are an object with those fields; required when a field is), or one spec for the whole argument (a table whose `type` is a type name or a list of them, e.g. `{ type = "list", of = "string" }` or `{ type = "map", of = "string", min = 1 }`).
 ---@alias loom.ArgSchema loom.ArgType|loom.ArgSpec|table<string, loom.ArgType|loom.ArgSpec>
@@ -86,6 +86,20 @@ function loom_Host.data(name, provide) end
 --- Writes one line to the host's log (shown with `--verbose`), the values joined by tabs (nil as `nil`, tables by type name); capped in size per plugin. `print` writes to the same log.
 ---@param ... any Values to write.
 function loom_Host.log(...) end
+
+--- The wall clock of an instant in an IANA time zone, read from the system's tzdata (TZif files under /usr/share/zoneinfo): daylight-saving transitions exact. Callable any time (in rules too: keep `host.local_time` from `register`). An unknown zone or a bad instant raises an error.
+---@param seconds integer Seconds since 1970-01-01T00:00:00Z (`loom.time.parse(s).seconds`).
+---@param zone string An IANA zone name, e.g. `"Europe/Oslo"`.
+---@return integer year
+---@return integer month
+---@return integer day
+---@return integer hour
+---@return integer minute
+---@return integer second
+---@return integer weekday # 1 = Monday ... 7 = Sunday
+---@return integer offset # seconds east of UTC
+---@return boolean dst # daylight-saving time in effect
+function loom_Host.local_time(seconds, zone) end
 
 --- The `options` of `host.single`, `host.wrapper`, `host.cluster` and `host.collection`.
 ---@class loom.ComponentOptions
@@ -453,6 +467,79 @@ function loom_Session:visible(x) end
 ---@class loom.RegisteredRule
 ---@field evaluate fun(user: loom.User|table<string, any>, args: any, node: loom.Node|table<string, any>|nil): boolean The rule's `evaluate`.
 ---@field check? fun(args: any): string|string[]|boolean|nil The rule's `options.check`, when it has one.
+
+--- `require("loom.semver")`: Semantic Versioning 2.0.0 as the targeting rules read it (a leading `v`, missing minor/patch as 0). A read-only table, the same one for every plugin of a state.
+---@class loom.semver
+local loom_semver = {}
+
+--- Parses a version: a fresh table the caller may change.
+---@param s string The version string.
+---@return {core: string[], pre: string[], build: string?}|nil
+---@return string? reason # why it is not a version
+function loom_semver.parse(s) end
+
+--- Whether `s` is a version.
+---@param s any Any value.
+---@return boolean
+function loom_semver.is_version(s) end
+
+--- SemVer precedence of two versions (strings or parsed tables); build metadata ignored.
+---@param a string|table A version.
+---@param b string|table A version.
+---@return integer|nil order # -1, 0 or 1; nil when either is not a version
+---@return string? reason
+function loom_semver.compare(a, b) end
+
+--- `require("loom.time")`: ISO-8601 date-times to instants and civil-calendar arithmetic, in integers (no wall clock, no local zone; for a zone's wall clock use `host.local_time`). A read-only table, the same one for every plugin of a state.
+---@class loom.time
+local loom_time = {}
+
+--- Parses `YYYY-MM-DD` or `YYYY-MM-DDThh:mm[:ss[.fraction]]` with `Z` or an offset (none: UTC) to an instant.
+---@param s string The date or date-time.
+---@return {seconds: integer, nanos: integer}|nil
+---@return string? reason # why it is not one
+function loom_time.parse(s) end
+
+--- Orders two parsed instants.
+---@param a {seconds: integer, nanos: integer} An instant.
+---@param b {seconds: integer, nanos: integer} An instant.
+---@return integer order # -1, 0 or 1
+function loom_time.compare(a, b) end
+
+--- Days since 1970-01-01 of a proleptic Gregorian date.
+---@param y integer Year.
+---@param m integer Month 1-12.
+---@param d integer Day.
+---@return integer
+function loom_time.days_from_civil(y, m, d) end
+
+--- The date of a day number (the inverse of `days_from_civil`).
+---@param days integer Days since 1970-01-01.
+---@return integer year
+---@return integer month
+---@return integer day
+function loom_time.civil_from_days(days) end
+
+--- Days in a month, leap years included.
+---@param y integer Year.
+---@param m integer Month 1-12.
+---@return integer
+function loom_time.days_in_month(y, m) end
+
+--- ISO weekday of a day number.
+---@param days integer Days since 1970-01-01.
+---@return integer weekday # 1 = Monday ... 7 = Sunday
+function loom_time.weekday(days) end
+
+--- `require("loom.murmur3")`: MurmurHash3 x86_32 in pure Lua integers (the hash Unleash's rollouts use). A read-only table, the same one for every plugin of a state.
+---@class loom.murmur3
+local loom_murmur3 = {}
+
+--- Hashes a string's bytes.
+---@param s string The bytes to hash.
+---@param seed? integer? A 32-bit seed (default 0).
+---@return integer hash # an unsigned 32-bit integer
+function loom_murmur3.x86_32(s, seed) end
 
 -- Scenario files only: Extra globals of scenario files (which run in a fresh sandbox environment with the plugins' read-only standard library).
 

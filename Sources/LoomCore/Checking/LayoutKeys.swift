@@ -11,7 +11,7 @@ enum LayoutKeys {
     static func fieldType(_ s: ArgumentSchema) -> MetaSchema.FieldType {
         if let values = s.values, values.allSatisfy({ $0.string != nil }) { return .enumeration(values.compactMap(\.string)) }
         switch s.kind {
-        case .string, .version, .datetime, .decimal: return .string
+        case .string, .version, .datetime, .date, .clock, .timezone, .decimal: return .string
         case .number: return .number
         case .integer: return .integer
         case .boolean: return .boolean

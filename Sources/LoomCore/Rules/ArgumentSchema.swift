@@ -6,6 +6,9 @@ import OrderedCollections
 public struct ArgumentSchema: Sendable, Hashable {
     public indirect enum Kind: Sendable, Hashable {
         case string, number, integer, boolean, version, datetime, decimal, any
+        /// A calendar date "YYYY-MM-DD", a wall-clock time "hh:mm" (00:00 to 23:59), an IANA
+        /// time zone of the system's tzdata ("Europe/Oslo").
+        case date, clock, timezone
         /// A list whose every element matches the schema.
         case list(ArgumentSchema)
         /// An object of any names (non-empty) to values matching the schema (`{"tier": "gold"}`).
@@ -45,7 +48,7 @@ public struct ArgumentSchema: Sendable, Hashable {
         self.suggestFor = suggestFor
     }
 
-    public static let typeNames = ["string", "number", "integer", "boolean", "version", "datetime", "decimal", "any", "list", "map", "object"]
+    public static let typeNames = ["string", "number", "integer", "boolean", "version", "datetime", "date", "clock", "timezone", "decimal", "any", "list", "map", "object"]
     static let specKeys = ["type", "of", "fields", "values", "min", "max", "required", "default", "description", "hint", "suggest_for"]
 
     // MARK: Reading a schema declared in Lua (already JSON)
@@ -161,6 +164,9 @@ public struct ArgumentSchema: Sendable, Hashable {
         case "boolean": return .success(.boolean)
         case "version": return .success(.version)
         case "datetime": return .success(.datetime)
+        case "date": return .success(.date)
+        case "clock": return .success(.clock)
+        case "timezone": return .success(.timezone)
         case "decimal": return .success(.decimal)
         case "any": return .success(.any)
         case "list": return element().map { .list($0) }

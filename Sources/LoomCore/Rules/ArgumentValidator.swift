@@ -142,6 +142,9 @@ public enum ArgumentValidator {
         case (.version, .string(let s)): return SemanticVersion.problem(s) == nil
         case (.datetime, .string(let s)): return ISODateTime.problem(s) == nil
         case (.decimal, .string(let s)): return DecimalString.isValid(s)
+        case (.date, .string(let s)): return CalendarDate.problem(s) == nil
+        case (.clock, .string(let s)): return ClockTime.problem(s) == nil
+        case (.timezone, .string(let s)): return ZoneDatabase.problem(s) == nil
         case (.list, .array), (.map, .object), (.object, .object): return true
         case (.oneOf(let kinds), _): return kinds.contains { matches(v, $0) }
         default: return false
@@ -154,11 +157,15 @@ public enum ArgumentValidator {
         switch k {
         case .version: return SemanticVersion.problem(s)
         case .datetime: return ISODateTime.problem(s)
+        case .date: return CalendarDate.problem(s)
+        case .clock: return ClockTime.problem(s)
+        case .timezone: return ZoneDatabase.problem(s)
         case .oneOf(let kinds):
             if kinds.contains(.version), s.first.map({ $0.isNumber || $0 == "v" || $0 == "V" }) == true {
                 return SemanticVersion.problem(s)
             }
             if kinds.contains(.datetime), s.first?.isNumber == true { return ISODateTime.problem(s) }
+            if kinds.contains(.timezone) { return ZoneDatabase.problem(s) }
             return nil
         default: return nil
         }
@@ -241,6 +248,9 @@ public enum ArgumentValidator {
         case .version: return "a version string like \"5.2.0\" (SemVer 2.0)"
         case .datetime: return "an ISO-8601 date or date-time string like \"2025-01-01T00:00:00Z\""
         case .decimal: return "a decimal number written as a string"
+        case .date: return "a date \"YYYY-MM-DD\""
+        case .clock: return "a time of day \"hh:mm\" (00:00 to 23:59)"
+        case .timezone: return "an IANA time zone name like \"Europe/Oslo\""
         case .any: return "any value"
         case .list(let e): return "a list of \(plural(e))"
         case .map(let e): return "an object of names to \(plural(e))"

@@ -97,6 +97,38 @@ public enum ISODateTime {
     }
 }
 
+/// Calendar dates "YYYY-MM-DD" (no time): why a string is not one.
+public enum CalendarDate {
+    public static func problem(_ s: String) -> String? {
+        guard s.utf8.count == 10 else {
+            if s.utf8.count > 10, ISODateTime.problem(String(s.prefix(10))) == nil { return "a date without a time, like \"2025-01-01\"" }
+            return ISODateTime.problem(s) ?? "expected YYYY-MM-DD"
+        }
+        return ISODateTime.problem(s)
+    }
+
+    /// (year, month, day) of a valid date.
+    public static func parts(_ s: String) -> (Int, Int, Int)? {
+        guard problem(s) == nil else { return nil }
+        let p = s.split(separator: "-").compactMap { Int($0) }
+        return p.count == 3 ? (p[0], p[1], p[2]) : nil
+    }
+}
+
+/// Wall-clock times of day "hh:mm", 00:00 to 23:59: why a string is not one.
+public enum ClockTime {
+    public static func problem(_ s: String) -> String? {
+        let c = Array(s.utf8)
+        guard c.count == 5, c[2] == 58, [c[0], c[1], c[3], c[4]].allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            return "expected hh:mm, like \"09:30\""
+        }
+        let h = Int(c[0] - 48) * 10 + Int(c[1] - 48), m = Int(c[3] - 48) * 10 + Int(c[4] - 48)
+        if h > 23 { return "hour must be 00-23" }
+        if m > 59 { return "minute must be 00-59" }
+        return nil
+    }
+}
+
 /// Decimal numbers written as strings, as the targeting rules compare them.
 public enum DecimalString {
     /// A decimal number written as a string: "5", "-2.5", "1e3" (no hex, no spaces, no inf/nan).
