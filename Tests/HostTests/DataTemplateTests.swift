@@ -241,3 +241,40 @@ final class DataExplainTests: XCTestCase {
         assertContains(forged.stderr, "'$bound' is set by the host", in: forged)
     }
 }
+
+/// A step into a screen whose data a Lua provider gives is followed with that user's data, not
+/// the source's sample (docs/data.md, "Screens rebuilt with their data"): the feed's only
+/// `detail` action comes from the provider (the sample offers `open` only).
+final class DataNavigationTests: XCTestCase {
+    func testAStepIntoAProviderFedScreenUsesTheUsersData() throws {
+        let root = try Host.temporaryFolder("nav-data")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "nav-data", "plugins": "plugins", "screens": "screens", "users": "users.json", "flows": "flows.json", "entry": "main"}"#,
+            "users.json": #"{"gold": {"tier": "gold"}}"#,
+            "flows.json": #"{"flows": {"main": {"presentation": "stack", "start": "start", "steps": {"open": {"push": "feed"}, "detail": {"push": "detail"}}}}}"#,
+            "screens/start.json": #"{"screen": "start", "root": {"type": "button", "id": "go", "meta": {"title": "Go"}, "action": "open"}}"#,
+            "screens/detail.json": #"{"screen": "detail", "root": {"type": "label", "id": "d", "meta": {"text": "Detail"}}}"#,
+            "screens/feed.json": #"""
+                {"screen": "feed", "data": {"entries": {"plugin": "feed", "sample": "data/sample.json"}},
+                 "root": {"type": "stack", "id": "feed", "children": {"$each": "entries", "as": "e", "template": {
+                   "type": "button", "id": {"$format": "entry-{e.id}"}, "meta": {"title": {"$bind": "e.title"}}, "action": {"$format": "{e.step}:{e.id}"}}}}}
+                """#,
+            "data/sample.json": #"[{"id": 1, "title": "Sample", "step": "open"}]"#,
+            "plugins/feed/plugin.lua": """
+                return {
+                  name = "feed", version = "1.0.0", api = 1,
+                  register = function(host)
+                    host.data("feed", function(ctx) return { { id = 7, title = "For " .. ctx.user.tier, step = "detail" } } end)
+                  end,
+                }
+                """,
+        ], under: root)
+        let r = try Host.run(["navigate", "start", "--project", root.path, "--user", "gold", "--steps", "open,detail:7"])
+        XCTAssertEqual(r.status, 0, r.transcript)
+        assertContains(r.stdout, "stack: main: start › feed › detail", in: r)
+        // The sample's action is not what this user's feed shows.
+        let sample = try Host.run(["navigate", "start", "--project", root.path, "--user", "gold", "--steps", "open,open:1"])
+        XCTAssertNotEqual(sample.status, 0, sample.transcript)
+    }
+}
