@@ -39,8 +39,9 @@ public struct RenderLayout {
 
     /// Carries out `request` (which asks for `.layout`); the failure holds every diagnostic
     /// to report when the screen, the user or the fonts cannot be used.
-    public static func make(_ request: ScreenRequest, in ws: Workspace) -> Result<RenderLayout, Stopped> {
-        let out = ScreenPipeline.resolve(request, in: ws)
+    /// `prepared`: the screen already prepared for this request (`ScreenPipeline.resolve`'s).
+    public static func make(_ request: ScreenRequest, prepared: Preparation? = nil, in ws: Workspace) -> Result<RenderLayout, Stopped> {
+        let out = ScreenPipeline.resolve(request, prepared: prepared, in: ws)
         guard out.failure == nil, let layout = out.layout else { return .failure(Stopped(diagnostics: out.diagnostics)) }
         return .success(RenderLayout(result: layout, content: ScreenContent(tree: out.resolution?.tree),
                                      tree: out.resolution?.tree, diagnostics: out.diagnostics,

@@ -15,7 +15,11 @@ public enum ScreenPipeline {
     /// the user, the screen's syntax, a patch or the fonts cannot be used, the result's `failure`
     /// says why and nothing else in it is meaningful (its `diagnostics` hold everything found
     /// until then, the failure included).
-    public static func resolve(_ request: ScreenRequest, in ws: Workspace) -> ScreenResult {
+    ///
+    /// `prepared`: the screen the caller has prepared already for this very request (`host
+    /// serve` prepares it to answer a screen that does not parse with its own status), used as
+    /// is: a data-fed screen is expanded, and its Lua data providers called, once per request.
+    public static func resolve(_ request: ScreenRequest, prepared given: Preparation? = nil, in ws: Workspace) -> ScreenResult {
         ws.useDevice(request.device)
         let compute = request.compute
         guard compute.contains(.tree) else { return exploreGraph(request, in: ws) }
@@ -50,10 +54,10 @@ public enum ScreenPipeline {
         result.profile = profile
         // A data-fed screen (docs/data.md) given data or params is expanded for this request
         // alone, and resolved without the file's caches.
-        let fed = !request.data.isEmpty || !request.state.isEmpty || ((!request.params.isEmpty && ws.isDataFed(located)) || ws.hasProvidedData(located))
-        let preparation = fed
+        let fed = expandsForRequest(located, data: request.data, state: request.state, params: request.params, in: ws)
+        let preparation = given ?? (fed
             ? prepare(file: located, data: DataRequest(data: request.data, params: request.params, user: profile, state: request.state), in: ws)
-            : prepare(file: located, in: ws)
+            : prepare(file: located, in: ws))
         diagnostics.append(contentsOf: preparation.diagnostics)
         guard var prepared = preparation.prepared else { return stopped(preparation.failure ?? preparation.diagnostics) }
         let explain = compute.contains(.explain)
@@ -103,6 +107,14 @@ public enum ScreenPipeline {
         }
         result.diagnostics = diagnostics
         return result
+    }
+
+    /// Whether a request for the screen file `file` expands it anew for itself (docs/data.md):
+    /// given data or state, parameters for a data-fed screen, or a screen whose data a Lua
+    /// provider gives per user.
+    public static func expandsForRequest(_ file: String, data: [String: DataValue], state: [String: ScreenState.Input],
+                                         params: [String: String], in ws: Workspace) -> Bool {
+        !data.isEmpty || !state.isEmpty || (!params.isEmpty && ws.isDataFed(file)) || ws.hasProvidedData(file)
     }
 
     // MARK: Stages

@@ -48,6 +48,11 @@ extension PluginEngine {
     func madeTables(owner: Int32, context: ResolutionContext, subject: RuleSubject, hasArgs: Bool, at location: SourceLocation,
                     defaults: Int32) -> (user: Int32, node: Int32, args: Int32)? {
         guard hotOwner == owner, hotContext == ObjectIdentifier(context) else { return nil }
+        // A template element's node is called with its own view (the user's with the element's
+        // attributes, ScopedUserViews.swift), not the hot plain view: the slow path makes it.
+        // (Taking the plain view here read `m.available` as absent from the second call on:
+        // an element's second rule leaf, or its first in a later resolution.)
+        guard subject.scope == nil else { return nil }
         let key: UInt
         switch subject {
         case .component(let c):

@@ -142,26 +142,11 @@ public enum ServeApp {
             return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.post("v1/screens/:id") { request, context -> Response in
-            let started = Date()
-            let id = pathID(context)
-            var req = request
-            let bytes: ByteBuffer
-            do {
-                bytes = try await req.collectBody(upTo: options.maxBodyBytes)
-            } catch {
-                let r = APIResponse.problem(413, "Request body too large", detail: "the body is larger than \(options.maxBodyBytes) bytes (--max-body)")
-                metrics.record(route: "/v1/screens/{id}", status: 413, seconds: Date().timeIntervalSince(started))
-                return response(r, request: request)
-            }
-            let body: ScreenRequestBody
-            switch ScreenRequestBody.parse(bytes: Array(bytes.readableBytesView)) {
-            case .success(let b): body = b
-            case .failure(let refusal):
-                let r = APIResponse.problem(422, refusal.malformed ? "Malformed JSON" : "Invalid request", detail: refusal.detail, diagnostics: refusal.diagnostics)
-                metrics.record(route: "/v1/screens/{id}", status: 422, seconds: Date().timeIntervalSince(started))
-                return response(r, request: request)
-            }
-            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: body, query: query(request)), pool, metrics, options, handler)
+            await post(request, route: "/v1/screens/{id}", kind: .screen(pathID(context)), pool, metrics, options, handler)
+        }
+        // The picture takes the same body: drawn with its data and state (docs/serve.md).
+        router.post("v1/render/:id") { request, context -> Response in
+            await post(request, route: "/v1/render/{id}", kind: .render(pathID(context)), pool, metrics, options, handler)
         }
         router.get("v1/graph/:id") { request, context -> Response in
             let id = pathID(context)
@@ -202,6 +187,32 @@ public enum ServeApp {
     /// What an SVG answer (a wireframe, a graph) may do when a browser opens it as a document:
     /// nothing but draw (no script, no request, sandboxed). As an `<img>` it runs no script anyway.
     static let svgPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+    /// `POST /v1/screens/{id}` and `POST /v1/render/{id}`: the body read (bounded by `--max-body`)
+    /// and parsed (a refusal answered 413 or 422 here), then answered as a GET with that body.
+    static func post(_ request: Request, route: String, kind: APIRequest.Kind, _ pool: WorkerPool<Workspace>,
+                     _ metrics: ServeMetrics, _ options: ServeOptions,
+                     _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse) async -> Response {
+        let started = Date()
+        var req = request
+        let bytes: ByteBuffer
+        do {
+            bytes = try await req.collectBody(upTo: options.maxBodyBytes)
+        } catch {
+            let r = APIResponse.problem(413, "Request body too large", detail: "the body is larger than \(options.maxBodyBytes) bytes (--max-body)")
+            metrics.record(route: route, status: 413, seconds: Date().timeIntervalSince(started))
+            return response(r, request: request)
+        }
+        let body: ScreenRequestBody
+        switch ScreenRequestBody.parse(bytes: Array(bytes.readableBytesView)) {
+        case .success(let b): body = b
+        case .failure(let refusal):
+            let r = APIResponse.problem(422, refusal.malformed ? "Malformed JSON" : "Invalid request", detail: refusal.detail, diagnostics: refusal.diagnostics)
+            metrics.record(route: route, status: 422, seconds: Date().timeIntervalSince(started))
+            return response(r, request: request)
+        }
+        return await answer(request, route: route, APIRequest(kind: kind, body: body, query: query(request)), pool, metrics, options, handler)
+    }
 
     static func answer(_ request: Request, route: String, _ api: APIRequest, _ pool: WorkerPool<Workspace>,
                        _ metrics: ServeMetrics, _ options: ServeOptions,

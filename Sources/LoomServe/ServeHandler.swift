@@ -89,9 +89,10 @@ public enum ServeHandler {
             return .problem(500, "The project has errors", detail: "the plugins or project files have errors; see diagnostics", diagnostics: load.sorted)
         }
         // A data-fed screen given data is expanded with it (the file's own expansion may lack it).
-        let loaded = inputs.data.isEmpty && inputs.state.isEmpty && !ws.hasProvidedData(file)
-            ? ScreenPipeline.prepare(file: file, in: ws)
-            : ScreenPipeline.prepare(file: file, data: DataRequest(data: inputs.data, params: inputs.params, user: profile, state: inputs.state), in: ws)
+        // (The same choice as the pipeline's: this preparation is the one it resolves.)
+        let loaded = ScreenPipeline.expandsForRequest(file, data: inputs.data, state: inputs.state, params: inputs.params, in: ws)
+            ? ScreenPipeline.prepare(file: file, data: DataRequest(data: inputs.data, params: inputs.params, user: profile, state: inputs.state), in: ws)
+            : ScreenPipeline.prepare(file: file, in: ws)
         guard let parsed = loaded.prepared?.screen else {
             return .problem(500, "The screen has errors", detail: "screen '\(id)' cannot be parsed", diagnostics: loaded.diagnostics.sorted)
         }
@@ -111,7 +112,11 @@ public enum ServeHandler {
             // when the request names none.
             var request = RenderLayout.request(file, user: user, device: inputs.device, showHidden: false, params: inputs.params)
             request.profile = profile  // made once, above
-            return wireframe(RenderLayout.make(request, in: ws))
+            // Drawn with the request's data and state, from the screen prepared above (its
+            // providers are not called again).
+            request.data = inputs.data
+            request.state = inputs.state
+            return wireframe(RenderLayout.make(request, prepared: loaded, in: ws))
         }
         var compute: ScreenRequest.Compute = [.tree, .inputNotes]
         if inputs.explain { compute.insert(.explain) }
@@ -123,7 +128,9 @@ public enum ServeHandler {
                                     device: inputs.device, compute: compute)
         request.data = inputs.data
         request.state = inputs.state
-        let result = ScreenPipeline.resolve(request, in: ws)
+        // The screen prepared above is the one resolved: a data-fed screen is expanded, and
+        // its Lua data providers called, once per request.
+        let result = ScreenPipeline.resolve(request, prepared: loaded, in: ws)
         if let failure = result.failure {
             return .problem(500, "The screen has errors", detail: failure.errors.first?.message ?? "screen '\(id)' cannot be resolved", diagnostics: result.diagnostics.sorted)
         }
@@ -179,6 +186,8 @@ public enum ServeHandler {
                 i.problems.append(.error("locale '\(TextEscape.escaped(l))' is not a locale tag such as nb-NO"))
             }
         }
+        // `state.NAME=VALUE` in the query (read as the declared type, as --state), the body's winning.
+        for (k, v) in req.query where k.hasPrefix("state.") && i.state[String(k.dropFirst(6))] == nil { i.state[String(k.dropFirst(6))] = .text(v) }
         if device.0 != nil || device.1 != nil || device.2 != nil {
             switch DeviceContext.parse(device: device.0, orientation: device.1, traits: device.2) {
             case .success(let c): i.device = c

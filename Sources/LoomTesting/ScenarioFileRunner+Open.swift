@@ -49,6 +49,7 @@ extension ScenarioFileRunner {
         var locale: String?
         var params: [String: String] = [:]
         var data: [String: DataValue] = [:]
+        var startState: [String: ScreenState.Input] = [:]
         var device: (name: String?, orientation: String?, traits: String?) = (nil, nil, nil)
         if args.count > 2, case .string(let d) = args[2] { userName = d }
         if args.count > 1 {
@@ -87,11 +88,16 @@ extension ScenarioFileRunner {
                         for (name, value) in d {
                             data[name] = DataValue(node: TemplateExpander.node(value, at: SourcePosition(line: 1, column: 1)), file: self.file.path)
                         }
+                    case "state":
+                        // Starting values of the screen's state, checked as --state's are
+                        // (declared name, declared type) when the screen is expanded below.
+                        guard case .object(let st) = v else { throw ScenarioFailure("t:open: options.state must be a table of state values ({ qty = 3 }), found \(v.kindName)") }
+                        for (name, value) in st { startState[name] = .value(value) }
                     case "device", "orientation", "traits":
                         guard case .string(let text) = v else { throw ScenarioFailure("t:open: options.\(k) must be a string, found \(v.kindName)") }
                         if k == "device" { device.name = text } else if k == "orientation" { device.orientation = text } else { device.traits = text }
                     default:
-                        let known = ["user", "context", "now", "locale", "params", "data", "device", "orientation", "traits"]
+                        let known = ["user", "context", "now", "locale", "params", "data", "state", "device", "orientation", "traits"]
                         throw ScenarioFailure("t:open: unknown option '\(k)'\(DidYouMean.hint(k, among: known)); options are \(known.joined(separator: ", "))")
                     }
                 }
@@ -115,10 +121,18 @@ extension ScenarioFileRunner {
         }
         for (k, v) in context { profile.attributes[k] = v }
         var target = try openTarget(screenArg)
-        if !data.isEmpty || ws.hasProvidedData(target.screen.file) {
-            // Expanded for this open: its data, or its providers' for this user; prepared as its
-            // own screen, resolved without the file's caches.
-            let loaded = ScreenPipeline.prepare(file: target.screen.file, data: DataRequest(data: data, params: params, user: profile), in: ws)
+        var opening: ScreenState?
+        if !startState.isEmpty {
+            let (st, sd) = ws.screenState(file: target.screen.file, given: startState)
+            guard let st, !sd.hasErrors else {
+                throw ScenarioFailure("t:open: options.state does not fit screen \(target.screen.file):\n" + sd.errors.map { "  \($0)" }.joined(separator: "\n"))
+            }
+            opening = st
+        }
+        if ScreenPipeline.expandsForRequest(target.screen.file, data: data, state: startState, params: params, in: ws) {
+            // Expanded for this open: its data, state and parameters, or its providers' for this
+            // user; prepared as its own screen, resolved without the file's caches.
+            let loaded = ScreenPipeline.prepare(file: target.screen.file, data: DataRequest(data: data, params: params, user: profile, state: startState), in: ws)
             guard let prepared = loaded.prepared, !loaded.diagnostics.hasErrors else {
                 throw ScenarioFailure("t:open: screen \(target.screen.file) has errors with this data:\n" + loaded.diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
             }
@@ -126,6 +140,8 @@ extension ScenarioFileRunner {
         }
         let parsed = target.screen
         let link = SessionLink(ws: ws, user: profile, device: deviceContext, target: target)
+        // A tap that changes the opened screen's state expands it again with the data it was opened with.
+        link.openedData = data
         let sim: NavigationSimulator
         do {
             // Each screen resolves with the parameters of the step that opened it (the opened
@@ -142,6 +158,9 @@ extension ScenarioFileRunner {
             throw ScenarioFailure("t:open: \(error.message)")
         }
         let session = ScenarioSession(link: link, simulator: sim)
+        if let opening, let top = sim.current, top.screen == parsed.id {
+            session.states[ScenarioSession.cacheKey(top)] = opening
+        }
         let h = sessions.add(session)
         session.coverage = coverage
         coverage?.opened(user: profile)

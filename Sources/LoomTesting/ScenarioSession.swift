@@ -110,7 +110,11 @@ final class ScenarioSession {
         guard let file = ws.screenFiles()[top.screen] else {
             throw ScenarioFailure("screen '\(top.screen)' is on the stack, but no screen file has that id in \(ws.project.screensDir)")
         }
-        let loaded = ScreenPipeline.prepare(file: file, in: ws)
+        // A screen fed by data is rebuilt as a request for it is: with its declared data, this
+        // user's providers and the parameters of the step that opened it.
+        let loaded = ScreenPipeline.expandsForRequest(file, data: [:], state: [:], params: top.params, in: ws)
+            ? ScreenPipeline.prepare(file: file, data: DataRequest(params: top.params, user: user), in: ws)
+            : ScreenPipeline.prepare(file: file, in: ws)
         let d = loaded.diagnostics
         guard let prepared = loaded.prepared, !d.hasErrors else {
             throw ScenarioFailure("screen '\(top.screen)' has errors:\n" + d.errors.map { "  \($0)" }.joined(separator: "\n"))
@@ -160,7 +164,8 @@ final class ScenarioSession {
         let new = action.apply(to: state)
         var given: [String: ScreenState.Input] = [:]
         for (k, v) in new.values { given[k] = .value(v) }
-        let loaded = ScreenPipeline.prepare(file: entry.prepared.file, data: DataRequest(params: top.params, user: user, state: given), in: ws)
+        let data = top.screen == link.target.screen.id ? link.openedData : [:]
+        let loaded = ScreenPipeline.prepare(file: entry.prepared.file, data: DataRequest(data: data, params: top.params, user: user, state: given), in: ws)
         guard let prepared = loaded.prepared, !loaded.diagnostics.hasErrors else {
             throw ScenarioFailure("screen '\(top.screen)' has errors with state \(new.text):\n" + loaded.diagnostics.errors.map { "  \($0)" }.joined(separator: "\n"))
         }
@@ -389,6 +394,8 @@ final class SessionLink {
     let device: DeviceContext?
     let target: OpenTarget
     var slot: (key: String, resolution: Resolution)?
+    /// The data `t:open(…, {data = …})` gave the opened screen: kept when a tap expands it again.
+    var openedData: [String: DataValue] = [:]
 
     init(ws: Workspace, user: UserProfile, device: DeviceContext?, target: OpenTarget) {
         self.ws = ws

@@ -79,6 +79,14 @@ extension Workspace {
             check = c
         } else {
             guard let file = screenFiles()[screenID] else { return nil }
+            if (!params.isEmpty && isDataFed(file)) || hasProvidedData(file) {
+                // A screen fed by data is rebuilt as a request for it is (ScreenPipeline): with
+                // its declared data, this user's providers and the step's parameters, not the
+                // file's expansion (a provider's sample, no parameters).
+                let loaded = self.screen(file: file, request: DataRequest(params: params, user: user))
+                guard let s = loaded.screen, let c = loaded.check else { return ScreenActions(actions: [], file: file) }
+                return actions(of: resolveUncached(s, check: c, user: user, params: params), file: file)
+            }
             let loaded = self.screen(file: file)
             guard let s = loaded.screen, let c = loaded.check else { return ScreenActions(actions: [], file: file) }
             screen = s

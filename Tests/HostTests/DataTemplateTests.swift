@@ -154,11 +154,127 @@ final class DataProviderTests: XCTestCase {
     }
 }
 
+/// A request calls a screen's data provider once: `host serve` prepares the screen (to answer
+/// one that does not parse with its own status) and the pipeline resolves that very preparation.
+/// Tests/Fixtures/data-counted's provider numbers its calls (a worker keeps its plugin state).
+final class DataProviderCallTests: XCTestCase {
+    static let project = "Tests/Fixtures/data-counted"
+
+    /// The N of the `call-N` label in an answer.
+    func call(_ body: String) throws -> Int {
+        let r = try XCTUnwrap(body.range(of: #"call-[0-9]+"#, options: .regularExpression), body)
+        return try XCTUnwrap(Int(body[r].dropFirst(5)), body)
+    }
+
+    func testTheProviderIsCalledOncePerRequest() throws {
+        let run = try Host.run(["run", "\(Self.project)/screens/calls.json", "--format", "json", "--no-graph"])
+        XCTAssertEqual(run.status, 0, run.transcript)
+        XCTAssertEqual(try call(run.stdout), 1, "host run calls the provider once")
+        let server = try ServeCommandTests.Server(["--project", Self.project, "--workers", "1"])
+        let first = try server.call("/v1/screens/calls", method: "POST", body: #"{"state": {"qty": 2}}"#)
+        XCTAssertEqual(first.status, 200, first.body)
+        XCTAssertTrue(first.body.contains("qty 2"), first.body)
+        let second = try server.call("/v1/screens/calls")
+        XCTAssertEqual(second.status, 200, second.body)
+        // One call per request: the second request's number is the first's plus one (twice
+        // prepared, it was plus two).
+        XCTAssertEqual(try call(second.body), try call(first.body) + 1, second.body)
+        // The picture of a data-fed screen with state: drawn with the request's state, and
+        // its provider called once too.
+        let picture = try server.call("/v1/render/calls", method: "POST", body: #"{"state": {"qty": 4}}"#)
+        if picture.status == 501 { throw XCTSkip("no fonts: \(picture.body)") }
+        XCTAssertEqual(picture.status, 200, picture.body)
+        XCTAssertTrue(picture.body.contains("qty 4"), picture.body)
+        XCTAssertEqual(try call(picture.body), try call(second.body) + 1, picture.body)
+    }
+}
+
 /// `t:open(screen, {data = …})` in scenarios (docs/data.md).
 final class DataScenarioTests: XCTestCase {
     func testScenariosOpenScreensWithData() throws {
         let r = try Host.run(["test", "\(DataTemplateTests.project)/scenarios"], environment: ["CI": "true"])
         XCTAssertEqual(r.status, 0, r.transcript)
         XCTAssertTrue(r.stdout.contains("3 passed") || r.stdout.contains("passed: 3") || r.stdout.contains("3 scenarios"), r.transcript)
+    }
+}
+
+/// `--explain` names where each bound value came from (docs/data.md): a data source's path with
+/// the element's index, a state name, or an expression with the paths it read.
+final class DataExplainTests: XCTestCase {
+    /// The node with `id` in a `host run --format json` tree.
+    func node(_ id: String, in json: Any) -> [String: Any]? {
+        if let o = json as? [String: Any] {
+            if o["id"] as? String == id { return o }
+            for (_, v) in o { if let n = node(id, in: v) { return n } }
+        } else if let a = json as? [Any] {
+            for v in a { if let n = node(id, in: v) { return n } }
+        }
+        return nil
+    }
+
+    func testExplainNamesEachBoundValuesSource() throws {
+        let r = try Host.run(["run", DataTemplateTests.screen("rail_named"), "--user", "gold", "--explain", "--no-graph"])
+        XCTAssertEqual(r.status, 0, r.transcript)
+        assertContains(r.stdout, #"meta.text ← $format "{r.name} · {r.eta} min · {r.rating}" (restaurants[2].name, restaurants[2].eta, restaurants[2].rating)"#, in: r)
+        assertContains(r.stdout, #"id ← $format "restaurant-{r.id}" (restaurants[3].id)"#, in: r)
+        // Without --explain no sources are shown.
+        let plain = try Host.run(["run", DataTemplateTests.screen("rail_named"), "--user", "gold", "--no-graph"])
+        XCTAssertFalse(plain.stdout.contains(" ← "), plain.stdout)
+        // State and expressions; JSON carries "bindings".
+        let state = try Host.run(["run", ScreenStateTests.product, "--user", "gold", "--explain", "--no-graph", "--format", "json"])
+        XCTAssertEqual(state.status, 0, state.transcript)
+        let fav = try XCTUnwrap(node("fav", in: try state.jsonObject()))
+        XCTAssertEqual(fav["bindings"] as? [String: String], [
+            "meta.title": #"$expr "state.favorite ? 'Saved' : 'Save'" (state.favorite)"#,
+            "meta.selected": "state.favorite",
+        ])
+        // The sample app's items name their data file's element.
+        let home = try Host.run(["run", Host.homeScreen, "--user", "gold", "--explain", "--no-graph"])
+        assertContains(home.stdout, "title ← wishlist[1].title", in: home)
+        // A screen may not write the host's own key.
+        let dir = try Host.temporaryFolder("bound")
+        let file = dir.appendingPathComponent("forged.json")
+        try #"{"screen": "forged", "data": {}, "root": {"type": "label", "id": "x", "$bound": {"meta.text": "lies"}, "meta": {"text": "t"}}}"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        let forged = try Host.run(["run", file.path, "--no-graph"])
+        XCTAssertEqual(forged.status, 1, forged.transcript)
+        assertContains(forged.stderr, "'$bound' is set by the host", in: forged)
+    }
+}
+
+/// A step into a screen whose data a Lua provider gives is followed with that user's data, not
+/// the source's sample (docs/data.md, "Screens rebuilt with their data"): the feed's only
+/// `detail` action comes from the provider (the sample offers `open` only).
+final class DataNavigationTests: XCTestCase {
+    func testAStepIntoAProviderFedScreenUsesTheUsersData() throws {
+        let root = try Host.temporaryFolder("nav-data")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "nav-data", "plugins": "plugins", "screens": "screens", "users": "users.json", "flows": "flows.json", "entry": "main"}"#,
+            "users.json": #"{"gold": {"tier": "gold"}}"#,
+            "flows.json": #"{"flows": {"main": {"presentation": "stack", "start": "start", "steps": {"open": {"push": "feed"}, "detail": {"push": "detail"}}}}}"#,
+            "screens/start.json": #"{"screen": "start", "root": {"type": "button", "id": "go", "meta": {"title": "Go"}, "action": "open"}}"#,
+            "screens/detail.json": #"{"screen": "detail", "root": {"type": "label", "id": "d", "meta": {"text": "Detail"}}}"#,
+            "screens/feed.json": #"""
+                {"screen": "feed", "data": {"entries": {"plugin": "feed", "sample": "data/sample.json"}},
+                 "root": {"type": "stack", "id": "feed", "children": {"$each": "entries", "as": "e", "template": {
+                   "type": "button", "id": {"$format": "entry-{e.id}"}, "meta": {"title": {"$bind": "e.title"}}, "action": {"$format": "{e.step}:{e.id}"}}}}}
+                """#,
+            "data/sample.json": #"[{"id": 1, "title": "Sample", "step": "open"}]"#,
+            "plugins/feed/plugin.lua": """
+                return {
+                  name = "feed", version = "1.0.0", api = 1,
+                  register = function(host)
+                    host.data("feed", function(ctx) return { { id = 7, title = "For " .. ctx.user.tier, step = "detail" } } end)
+                  end,
+                }
+                """,
+        ], under: root)
+        let r = try Host.run(["navigate", "start", "--project", root.path, "--user", "gold", "--steps", "open,detail:7"])
+        XCTAssertEqual(r.status, 0, r.transcript)
+        assertContains(r.stdout, "stack: main: start › feed › detail", in: r)
+        // The sample's action is not what this user's feed shows.
+        let sample = try Host.run(["navigate", "start", "--project", root.path, "--user", "gold", "--steps", "open,open:1"])
+        XCTAssertNotEqual(sample.status, 0, sample.transcript)
     }
 }

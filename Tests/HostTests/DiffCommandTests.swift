@@ -41,14 +41,19 @@ final class DiffCommandTests: XCTestCase {
 
     func testAppendTwoUpdateOneIsTwoInsertedAndOneSoftForEveryProfile() throws {
         let p = try sampleCopy()
+        // The watched list comes from data/watched.json (through the movie_item template): the
+        // new screen reads a new data file, one movie retitled and two appended.
+        let watched = p.appendingPathComponent("data/watched.json")
+        var movies = try JSONSerialization.jsonObject(with: Data(contentsOf: watched)) as! [[String: Any]]
+        movies[1]["title"] = "Heat (director's cut)"
+        movies.append(["id": 11645, "title": "Ran", "year": 1985, "available": true, "new_release": false])
+        movies.append(["id": 3782, "title": "Ikiru", "year": 1952, "available": true, "new_release": false])
+        try JSONSerialization.data(withJSONObject: movies, options: [.prettyPrinted, .sortedKeys])
+            .write(to: p.appendingPathComponent("data/watched_new.json"))
         try editHome(p, { doc in
-            watchedList(&doc) { list in
-                var items = list["items"] as! [[String: Any]]
-                items[1]["title"] = "Heat (director's cut)"
-                items.append(["title": "Ran", "subtitle": "1985", "kind": "movie", "action": "movie:11645"])
-                items.append(["title": "Ikiru", "subtitle": "1952", "kind": "movie", "action": "movie:3782"])
-                list["items"] = items
-            }
+            var data = doc["data"] as! [String: Any]
+            data["watched"] = ["file": "data/watched_new.json", "schema": "data/movies.schema.json"]
+            doc["data"] = data
         }, to: "home_new.json")
         let old = p.appendingPathComponent("screens/home.json").path, new = p.appendingPathComponent("screens/home_new.json").path
         let r = try Host.run(["diff", old, new, "--users", "all", "--format", "json"])

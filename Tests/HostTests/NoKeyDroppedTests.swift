@@ -174,6 +174,10 @@ struct KeyWalker {
                 add(m, "screen field") { run in run.top[m.key].map { Self.equivalent($0, want) } ?? false }
             case "$schema":
                 continue  // for editors; documented as not checked
+            case "data" where native:
+                // The screen's data sources (docs/data.md): used when the screen resolves; what
+                // they make is checked at each `$each` (its elements in the output).
+                add(m, "data sources") { run in run.tree != nil }
             default:
                 add(m, "screen key") { _ in false }
             }
@@ -216,6 +220,12 @@ struct KeyWalker {
                 for (i, c) in list.enumerated() {
                     match(c, childIndex: i, siblings: list, under: p, path: "\(p)/\(i)", runs: &runs)
                     component(c, path: "\(p)/\(i)", parent: p, runs: &runs)
+                }
+            case "items" where m.value.object?["$each"] != nil:
+                // Items made from data by a template: covered when its elements (ids from the
+                // template) are among the output's items.
+                add(m, "items from data ($each)", span: span, owner: p) { run in
+                    (run.nodes[p]?["items"]?.array ?? []).contains { $0["id"] != nil }
                 }
             case "items":
                 let list = m.value.array ?? []

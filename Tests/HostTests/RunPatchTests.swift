@@ -14,7 +14,7 @@ final class RunPatchTests: XCTestCase {
         let p = try patch("""
             [{"component": "watched", "append": [{"title": "Ran", "subtitle": "1985", "kind": "movie", "action": "movie:11645"},
                                                 {"title": "Ikiru", "subtitle": "1952", "kind": "movie", "action": "movie:3782"}]},
-             {"component": "watched", "update": {"index": 0, "item": {"title": "Alien (1979)", "subtitle": "1979", "kind": "movie", "action": "movie:42"}}}]
+             {"component": "watched", "update": {"index": 0, "item": {"id": "movie-42", "title": "Alien (1979)", "subtitle": "1979", "kind": "movie", "action": "movie:42"}}}]
             """)
         let r = try Host.run(["run", Host.homeScreen, "--user", "gold", "--patch", p, "--format", "json", "--no-graph"])
         assertExit(r, 0)

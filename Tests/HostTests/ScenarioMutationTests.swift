@@ -44,7 +44,7 @@ final class ScenarioMutationTests: XCTestCase {
         assertContains(r.stdout, "bad.lua:7: s:mutate(id, op, payload): delete index 9 is out of range: 'watched' has 3 items here (0…2)", in: r)
         assertContains(r.stdout, "bad.lua:11: s:expect_change(id, kind): no s:mutate in this session yet", in: r)
         assertContains(r.stdout, "bad.lua:16: expected a hard change of 'watched' or inside it; the last s:mutate made:", in: r)
-        assertContains(r.stdout, "deleted  item movie (root/children[0]/children[0]/children[0]/items[0])", in: r)
+        assertContains(r.stdout, "deleted  item 'movie-42' (root/children[0]/children[0]/children[0]/items[0])", in: r)
         assertContains(r.stdout, "no component 'wached'", in: r)
         assertContains(r.stdout, "0 passed, 5 failed", in: r)
     }

@@ -90,7 +90,7 @@ final class ScreenStateTests: XCTestCase {
     func testScenarioTapsChangeTheState() throws {
         let r = try Host.run(["test", "\(Self.project)/scenarios"], environment: ["CI": "true"])
         XCTAssertEqual(r.status, 0, r.transcript)
-        XCTAssertTrue(r.stdout.contains("1 passed, 0 failed"), r.transcript)
+        XCTAssertTrue(r.stdout.contains("2 passed, 0 failed"), r.transcript)
     }
 
     /// The clickable preview taps a state action by the node's id (`steps=tap:fav`): the

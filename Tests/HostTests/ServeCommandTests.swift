@@ -154,7 +154,8 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(before.body.contains("\"Heat\""), before.body)
         // The project as started is version 1 (docs/serve.md), not 0.
         XCTAssertTrue(try server.call("/v1/status").body.contains("\"version\": 1"))
-        let home = project.appendingPathComponent("screens/home.json")
+        // The watched list comes from data/watched.json: a change there is a change of the project.
+        let home = project.appendingPathComponent("data/watched.json")
         try (try String(contentsOf: home, encoding: .utf8)).replacingOccurrences(of: "\"title\": \"Heat\"", with: "\"title\": \"Heat (1995)\"")
             .write(to: home, atomically: false, encoding: .utf8)
         XCTAssertNotNil(server.running.wait(for: "reloaded after changes", inStderr: true), server.running.transcript)

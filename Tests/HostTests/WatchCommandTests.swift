@@ -65,15 +65,17 @@ final class WatchCommandTests: XCTestCase {
 
     private func drive(extra: [String]) throws {
         let p = try sampleCopy()
-        let home = p.appendingPathComponent("screens/home.json")
-        let w = try Running(["watch", home.path, "--user", "gold"] + extra)
+        let screen = p.appendingPathComponent("screens/home.json")
+        // The watched list comes from data/watched.json (docs/data.md): the data folder is an input.
+        let home = p.appendingPathComponent("data/watched.json")
+        let w = try Running(["watch", screen.path, "--user", "gold"] + extra)
         defer { _ = w.stop() }
         XCTAssertNotNil(w.wait(for: "Ctrl-C stops", inStderr: true), w.transcript)
         XCTAssertTrue(w.stdout.contains("tab_bar #tabs"), "the first result is printed whole\n\(w.transcript)")
         // A prop edit: one soft change, printed within a second of the save (plus the debounce).
         let started = Date()
         try edit(home, "\"title\": \"Heat\"", "\"title\": \"Heat (1995)\"")
-        XCTAssertNotNil(w.wait(for: "soft     item movie"), w.transcript)
+        XCTAssertNotNil(w.wait(for: "soft     item 'movie-949'"), w.transcript)
         let seconds = Date().timeIntervalSince(started)
         XCTAssertLessThan(seconds, 5, "generous bound on a shared machine; the benchmark-free expectation is < 1 s")
         XCTAssertTrue(w.stdout.contains("--- changed: "), w.transcript)
@@ -87,7 +89,7 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(w.stdout.components(separatedBy: "--- changed: ").count, changesBefore, w.transcript)
         // A broken save: a located error, the last good result kept.
         try edit(home, "\"title\": \"Heat (1995)\"", "\"title\": ")
-        XCTAssertNotNil(w.wait(for: "home.json:", inStderr: true), w.transcript)
+        XCTAssertNotNil(w.wait(for: "watched.json:", inStderr: true), w.transcript)
         XCTAssertNotNil(w.wait(for: "errors: keeping the last good result"), w.transcript)
         // The next good save recovers, compared with the last good result.
         try edit(home, "\"title\": ,", "\"title\": \"Heat (1995)\",")
@@ -129,7 +131,7 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertTrue(wait("Ctrl-C stops"), text())
         Thread.sleep(forTimeInterval: 1)
         XCTAssertFalse(text().contains("--- changed"), "the log's own writes are no change:\n\(text())")
-        try edit(p.appendingPathComponent("screens/home.json"), "\"title\": \"Heat\"", "\"title\": \"Heat (1995)\"")
+        try edit(p.appendingPathComponent("data/watched.json"), "\"title\": \"Heat\"", "\"title\": \"Heat (1995)\"")
         XCTAssertTrue(wait(#"  props.title: "Heat" → "Heat (1995)""#), text())
         Thread.sleep(forTimeInterval: 1)
         let t = text()

@@ -121,6 +121,10 @@ final class TemplateTests: XCTestCase {
         // The element, for the node's rule only.
         XCTAssertEqual(children?[1][TemplateExpander.scopeKey]?["r.open"], .bool(true))
         XCTAssertNil(children?[1]["children"]?.array?.first?[TemplateExpander.scopeKey])
+        // A nested element's sources go through its outer element: d is r.dishes[0] of rs[0].
+        XCTAssertEqual(children?[1]["children"]?.array?.first?[TemplateExpander.boundKey]?["meta.text"], "rs[0].dishes[0].n")
+        // A meta object is no node: its bindings belong to the node holding it.
+        XCTAssertNil(children?[1]["children"]?.array?.first?["meta"]?[TemplateExpander.boundKey])
     }
 
     func testNamedTemplateDeepMergeOverridesWin() {
@@ -128,7 +132,11 @@ final class TemplateTests: XCTestCase {
         let screen = #"{"root": {"type": "view", "children": {"$each": "rs", "as": "r", "template": {"$template": "card", "meta": {"kind": "wide", "size": {"h": 3}}}}}}"#
         let (out, diags) = expand(screen, data: rs, templates: templates)
         XCTAssertEqual(diags, [])
-        XCTAssertEqual(out?["root"]?["children"]?.array?.first, ["type": "label", "id": "c-1", "meta": ["text": "A", "kind": "wide", "size": ["w": 1, "h": 3]]])
+        XCTAssertEqual(out?["root"]?["children"]?.array?.first, [
+            "type": "label", "id": "c-1", "meta": ["text": "A", "kind": "wide", "size": ["w": 1, "h": 3]],
+            // Where each bound value came from (--explain): the field as written → its source.
+            TemplateExpander.boundKey: ["id": #"$format "c-{r.id}" (rs[0].id)"#, "meta.text": "rs[0].name"],
+        ])
     }
 
     func testOneLocatedErrorEach() {

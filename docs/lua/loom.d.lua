@@ -328,6 +328,7 @@ ui = loom_UI
 ---@field locale? string The locale the screen's strings resolve for, as `--locale` (the `locale` attribute; docs/localization.md): `"nb-NO"`, `"ar"` (right to left: frames mirrored), pseudo-locales `"en-XA"` and `"ar-XB"`.
 ---@field params? table<string, string|integer> The parameters the screen is opened with, as a step would carry them (`{ id = "42" }`); a tap passes the step's parameters on to the next screen.
 ---@field data? table<string, any> Data for the screen's data sources by name (docs/data.md), replacing the declared sources of those names, checked against their schemas: `{ restaurants = { { id = 1, name = "Pasta Place", open = true } } }`.
+---@field state? table<string, boolean|number|string> Starting values of the screen's state by name (docs/data.md, "State"), replacing the declared ones, checked as `--state`'s are (a declared name, with a did-you-mean; the declared type): `{ qty = 3, favorite = true }`. Taps change it from there (`s:state()`).
 ---@field device? string A device of `host devices` the session's screens resolve for (styles, and the `device.*` attributes rules read); default `iphone-15`. An unknown name fails the scenario with a did-you-mean.
 ---@field orientation? string `portrait` (default) or `landscape`.
 ---@field traits? string Size classes, horizontal then vertical (`"compact regular"`), as `--traits`; default: the device's for the orientation.

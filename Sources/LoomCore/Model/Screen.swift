@@ -54,6 +54,11 @@ public final class Component: Sendable {
     /// A template element's node: the element's fields as attributes its rule reads beside the
     /// user's (`r.open` for `"as": "r"`; docs/data.md). Nil for every other node.
     public let scope: OrderedDictionary<String, JSONValue>?
+    /// Where each bound value of a data-fed node came from (`TemplateExpander.boundKey`): the
+    /// field as written (`meta.text`) → its source (`restaurants[2].name`, `state.qty`,
+    /// `params.id`, or an expression with the sources it read), shown by `--explain`. Nil
+    /// for a node without bindings.
+    public let bindings: OrderedDictionary<String, String>?
 
     public init(
         type: String, typeLocation: SourceLocation, id: String?, idLocation: SourceLocation?, meta: JSONNode?,
@@ -61,8 +66,9 @@ public final class Component: Sendable {
         layout: JSONNode?, header: Component?, footer: Component?, title: String?, action: String?,
         actionLocation: SourceLocation?, style: JSONNode?, location: SourceLocation, path: String, serial: Int,
         constraints: JSONNode? = nil, creation: Creation? = nil, itemForm: Item? = nil, isItemOnly: Bool = false,
-        scope: OrderedDictionary<String, JSONValue>? = nil
+        scope: OrderedDictionary<String, JSONValue>? = nil, bindings: OrderedDictionary<String, String>? = nil
     ) {
+        self.bindings = bindings
         self.type = type
         self.typeLocation = typeLocation
         self.id = id
@@ -144,13 +150,17 @@ public final class Item: Sendable {
     public let defaultProps: JSONValue
     /// A template element's item: the element's fields as attributes its rule reads (see `Component.scope`).
     public let scope: OrderedDictionary<String, JSONValue>?
+    /// Where each bound value came from (see `Component.bindings`).
+    public let bindings: OrderedDictionary<String, String>?
 
     public init(
         id: String?, title: String?, subtitle: String?, text: String?, image: String?, kind: String?,
         kindLocation: SourceLocation?, action: String?, actionLocation: SourceLocation?, meta: JSONNode?,
         size: JSONNode? = nil, rule: RuleExpression?, hasRule: Bool, children: [Component], location: SourceLocation,
-        path: String, serial: Int, scope: OrderedDictionary<String, JSONValue>? = nil
+        path: String, serial: Int, scope: OrderedDictionary<String, JSONValue>? = nil,
+        bindings: OrderedDictionary<String, String>? = nil
     ) {
+        self.bindings = bindings
         self.id = id
         self.title = title
         self.subtitle = subtitle

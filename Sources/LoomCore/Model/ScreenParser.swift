@@ -6,13 +6,13 @@ import OrderedCollections
 public struct ScreenParser {
     public static let componentKeys: Set<String> = [
         "type", "id", "meta", "children", "rule", "items", "layout", "header", "footer", "action", "style", "title",
-        "constraints", TemplateExpander.scopeKey,
+        "constraints", TemplateExpander.scopeKey, TemplateExpander.boundKey,
     ]
     /// Spots' ComponentModel keys, accepted in Spots files (`kind` is the type, `span` goes to the layout).
     public static let spotsComponentKeys: Set<String> = ["kind", "span"]
     public static let itemKeys: Set<String> = [
         "id", "title", "subtitle", "text", "image", "kind", "action", "meta", "rule", "children", "size",
-        TemplateExpander.scopeKey,
+        TemplateExpander.scopeKey, TemplateExpander.boundKey,
     ]
     /// Spots' older item keys (`type` is the kind, `target.uri` the action).
     public static let spotsItemKeys: Set<String> = ["type", "target"]
@@ -201,7 +201,15 @@ public struct ScreenParser {
             items: items, hasItems: obj["items"] != nil, layout: layout, header: header, footer: footer,
             title: title?.0, action: action?.0, actionLocation: action?.1, style: obj["style"],
             location: loc(node.position), path: path, serial: serial, constraints: obj["constraints"],
-            scope: Self.scope(obj))
+            scope: Self.scope(obj), bindings: Self.bindings(obj))
+    }
+
+    /// The sources of a node's bound values `TemplateExpander` set (`$bound`).
+    static func bindings(_ obj: JSONObject) -> OrderedDictionary<String, String>? {
+        guard let s = obj[TemplateExpander.boundKey], case .object(let o) = s.plain else { return nil }
+        var out: OrderedDictionary<String, String> = [:]
+        for (k, v) in o { if case .string(let text) = v { out[k] = text } }
+        return out.isEmpty ? nil : out
     }
 
     /// The element attributes `TemplateExpander` set on a template's node (`$scope`).
@@ -241,18 +249,18 @@ public struct ScreenParser {
                 type: it.kind ?? "item", typeLocation: l, id: it.id, idLocation: nil, meta: it.meta, children: [],
                 rule: it.rule, hasRule: it.hasRule, items: [], hasItems: false, layout: nil, header: nil, footer: nil,
                 title: it.title, action: it.action, actionLocation: it.actionLocation, style: nil, location: it.location,
-                path: path, serial: it.serial, itemForm: it, isItemOnly: true, scope: it.scope)
+                path: path, serial: it.serial, itemForm: it, isItemOnly: true, scope: it.scope, bindings: it.bindings)
         }
         guard let c = component(node, path: path) else { return nil }
         let it = Item(
             id: c.id, title: c.title, subtitle: nil, text: nil, image: nil, kind: c.type, kindLocation: c.typeLocation,
             action: c.action, actionLocation: c.actionLocation, meta: c.meta, rule: c.rule, hasRule: c.hasRule,
-            children: [], location: c.location, path: c.path, serial: c.serial, scope: c.scope)
+            children: [], location: c.location, path: c.path, serial: c.serial, scope: c.scope, bindings: c.bindings)
         return Component(
             type: c.type, typeLocation: c.typeLocation, id: c.id, idLocation: c.idLocation, meta: c.meta, children: [],
             rule: c.rule, hasRule: c.hasRule, items: [], hasItems: false, layout: nil, header: nil, footer: nil,
             title: c.title, action: c.action, actionLocation: c.actionLocation, style: nil, location: c.location,
-            path: c.path, serial: c.serial, constraints: c.constraints, itemForm: it, isItemOnly: false, scope: c.scope)
+            path: c.path, serial: c.serial, constraints: c.constraints, itemForm: it, isItemOnly: false, scope: c.scope, bindings: c.bindings)
     }
 
     mutating func item(_ node: JSONNode, path: String) -> Item? {
@@ -294,6 +302,6 @@ public struct ScreenParser {
             text: string(obj, "text", what: "item")?.0, image: string(obj, "image", what: "item")?.0, kind: kind?.0,
             kindLocation: kind?.1, action: action?.0, actionLocation: action?.1, meta: meta, size: obj["size"],
             rule: ruleFailed ? nil : rule, hasRule: obj["rule"] != nil, children: children,
-            location: loc(node.position), path: path, serial: serial, scope: Self.scope(obj))
+            location: loc(node.position), path: path, serial: serial, scope: Self.scope(obj), bindings: Self.bindings(obj))
     }
 }

@@ -58,7 +58,7 @@ extension Component {
             layout: layout, header: header, footer: footer, title: title, action: action,
             actionLocation: actionLocation, style: style, location: location, path: path, serial: serial,
             constraints: constraints, itemForm: itemForm?.copy(children: [], path: path, serial: serial),
-            isItemOnly: isItemOnly, scope: scope)
+            isItemOnly: isItemOnly, scope: scope, bindings: bindings)
     }
 }
 
@@ -69,6 +69,6 @@ extension Item {
             id: id, title: title, subtitle: subtitle, text: text, image: image, kind: kind,
             kindLocation: kindLocation, action: action, actionLocation: actionLocation, meta: meta,
             size: size, rule: rule, hasRule: hasRule, children: children, location: location,
-            path: path, serial: serial, scope: scope)
+            path: path, serial: serial, scope: scope, bindings: bindings)
     }
 }

@@ -49,6 +49,7 @@ public enum TreeOutput {
             }
         }
         if explain, let r = n.rule { o["rule"] = r.json }
+        if explain, let b = n.origin?.bindings { o["bindings"] = bindingsJSON(b) }
         if explain, n.isCreated { o["created_at"] = .string(n.location.description) }
         if let h = n.header { o["header"] = partJSON(h, explain: explain, frames: frames) }
         if !n.children.isEmpty { o["children"] = .array(n.children.map { json($0, explain: explain, frames: frames) }) }
@@ -79,6 +80,7 @@ public enum TreeOutput {
             if let f = frames?.byPath[i.path] { o["frame"] = f.json }
         }
         if explain, let r = i.rule { o["rule"] = r.json }
+        if explain, let b = i.origin?.bindings { o["bindings"] = bindingsJSON(b) }
         if !i.children.isEmpty { o["children"] = .array(i.children.map { json($0, explain: explain, frames: frames) }) }
         if let a = i.action { o["action"] = .string(a) }
         return .object(o)
@@ -127,6 +129,18 @@ public enum TreeOutput {
         }
         line(tree, prefix: "", isLast: true, isRoot: true, style: style, explain: explain, frames: frames, out: &out)
         return out
+    }
+
+    /// `{"meta.text": "restaurants[2].name", …}`: where each bound value came from (`--explain`).
+    static func bindingsJSON(_ b: OrderedDictionary<String, String>) -> JSONValue {
+        .object(b.mapValues { .string($0) })
+    }
+
+    /// `meta.text ← restaurants[2].name`, one line per bound field (`--explain`).
+    static func bindingLines(_ b: OrderedDictionary<String, String>, prefix: String, style: Style, out: inout String) {
+        for (field, source) in b {
+            out += prefix + style.dim(TextEscape.escaped(field) + " ← " + TextEscape.escaped(source)) + "\n"
+        }
     }
 
     /// `{key: {"from": "file:line", "overrode": ["file:line", …]}}` (`--explain`).
@@ -181,6 +195,7 @@ public enum TreeOutput {
             out += childPrefix + "    " + style.dim("style: " + compact(st)) + "\n"
         }
         if !n.hidden, let m = n.extraMeta { out += childPrefix + "    " + style.dim("extra meta: " + compact(m)) + "\n" }
+        if explain, let b = n.origin?.bindings { bindingLines(b, prefix: childPrefix + "    ", style: style, out: &out) }
         if explain, let t = n.rule, !t.children.isEmpty {
             explainLines(t, prefix: childPrefix + "    ", style: style, out: &out)
         }
@@ -233,6 +248,7 @@ public enum TreeOutput {
         if explain, let r = i.rule { s += style.dim("  [rule " + e(r.expression) + " = " + ruleValue(r) + "]") }
         out += s + "\n"
         let ip = childPrefix + (last ? "   " : "│  ")
+        if explain, let b = i.origin?.bindings { bindingLines(b, prefix: ip + "    ", style: style, out: &out) }
         if explain, let t = i.rule, !t.children.isEmpty {
             explainLines(t, prefix: ip + "    ", style: style, out: &out)
         }

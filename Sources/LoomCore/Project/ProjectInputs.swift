@@ -2,7 +2,8 @@ import Foundation
 
 /// The files a screen's resolution reads from a project, for `host watch`: `loom.json`,
 /// `rules.json`, the users and flows files, the screens (`.json` files below the screens
-/// folder), everything below the styles and plugin folders, and any other file or folder the
+/// folder), everything below the styles, plugin and `data` folders (the data files screens
+/// declare, docs/data.md, by convention), and any other file or folder the
 /// caller names (a screen file outside the project, `--plugins` folders). Any other file in the
 /// project folder (a log the watch's own output is redirected to, a build product, a note) is
 /// not an input: a change to it resolves nothing and prints nothing.
@@ -16,7 +17,7 @@ public struct ProjectInputs: Sendable {
                          Project.join(project.root, "rules.json"), project.usersFile, project.flowsFile].map(Self.absolute))
         files.formUnion(extraFiles.map(Self.absolute))
         self.files = files
-        folders = ([project.stylesDir, project.stringsDir] + project.pluginDirs + extraFolders).map { Self.absolute($0) + "/" }
+        folders = ([project.stylesDir, project.stringsDir, Project.join(project.root, "data")] + project.pluginDirs + extraFolders).map { Self.absolute($0) + "/" }
         screenFolder = Self.absolute(project.screensDir) + "/"
     }
 

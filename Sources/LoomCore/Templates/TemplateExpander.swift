@@ -138,6 +138,9 @@ public struct TemplateExpander {
     /// (a file holds at most about one node per two bytes; a template multiplies them).
     public static func maxNodes(_ limits: FileLimits) -> Int { min(limits.maxBytes / 64, 1_000_000) }
     public static let scopeKey = "$scope"
+    /// Set by the host on a node with bound values: field as written → where its value came
+    /// from (`"meta.text": "restaurants[2].name"`), read into `Component.bindings` for `--explain`.
+    public static let boundKey = "$bound"
     static let bindingKeys: Set<String> = ["$bind", "$format", "$expr"]
     static let passedKeys: Set<String> = ["$schema", "$param"]
     static let templateKeys = ["$each", "$template", "$bind", "$format", "$expr"]
@@ -185,6 +188,19 @@ public struct TemplateExpander {
     /// Each binding string parsed once, however many elements use it (by form and text).
     var parsed: [String: Result<TemplateExpression, TemplateExpression.Failure>] = [:]
     var formats: [String: Result<[TemplateFormat.Part], TemplateExpression.Failure>] = [:]
+    /// The sources of the bound values met since the innermost node began (paths relative to
+    /// the value being expanded), gathered into that node's `$bound` (docs/data.md, --explain).
+    var pending: [(path: String, source: String)] = []
+    /// The source of the binding `bound` evaluated last.
+    var lastSource = ""
+    /// Whether the value `value` expands next is a node (a component or an item: the root, an
+    /// entry of a node's children or items, its header or footer, a template's element), or a
+    /// list of nodes; read and cleared as `value` begins. Only nodes get `$bound` (a meta
+    /// object that has a `title` key is no node).
+    var nextIsNode = false
+    var nextIsNodeList = false
+    static let nodeListKeys: Set<String> = ["children", "items"]
+    static let nodePartKeys: Set<String> = ["header", "footer"]
 
     /// The document with its templates expanded (nil after a bound was passed), and what went
     /// wrong. `data`: the values of the data sources by name; `params`: the screen's parameters.
@@ -248,6 +264,9 @@ public struct TemplateExpander {
 
     /// One node expanded (nil: left out, the reason reported).
     mutating func value(_ n: JSONNode, scope: TemplateScope, file inFile: String, depth: Int) -> JSONNode? {
+        let isNode = nextIsNode, isNodeList = nextIsNodeList
+        nextIsNode = false
+        nextIsNodeList = false
         guard !overBound else { return nil }
         let file = overrideRoots.contains(n.position) ? screenFile : inFile
         guard depth < JSONReader.maxDepth else {
@@ -262,9 +281,16 @@ public struct TemplateExpander {
             out.reserveCapacity(list.count)
             for x in list {
                 if let o = x.object, o["$each"] != nil {
-                    out.append(contentsOf: each(x, scope: scope, file: file, depth: depth + 1))
-                } else if let v = value(x, scope: scope, file: file, depth: depth + 1) {
-                    out.append(v)
+                    out.append(contentsOf: each(x, scope: scope, file: file, depth: depth + 1, nodes: isNodeList))
+                } else {
+                    let start = pending.count
+                    nextIsNode = isNodeList
+                    if let v = value(x, scope: scope, file: file, depth: depth + 1) {
+                        for j in start..<pending.count { pending[j].path = Self.joined("[\(out.count)]", pending[j].path) }
+                        out.append(v)
+                    } else {
+                        pending.removeSubrange(start...)
+                    }
                 }
             }
             return JSONNode(.array(out), at: n.position)
@@ -274,19 +300,31 @@ public struct TemplateExpander {
                     fail("\(m.key) stands alone in its object; found also \(o.keys.filter { $0 != m.key }.joined(separator: ", "))", at: n.position, file: file)
                     return nil
                 }
-                return bound(m, scope: scope, file: file).map { Self.node($0, at: n.position) }
+                guard let v = bound(m, scope: scope, file: file) else { return nil }
+                pending.append((path: "", source: lastSource))
+                return Self.node(v, at: n.position)
             }
             if o["$each"] != nil {
-                return JSONNode(.array(each(n, scope: scope, file: file, depth: depth + 1)), at: n.position)
+                return JSONNode(.array(each(n, scope: scope, file: file, depth: depth + 1, nodes: isNodeList)), at: n.position)
             }
             if o["$template"] != nil {
                 guard let (merged, tfile) = named(n, file: file, depth: 0) else { return nil }
+                nextIsNode = isNode
+                nextIsNodeList = isNodeList
                 return value(merged, scope: scope, file: tfile, depth: depth + 1)
             }
-            if let m = o.member(Self.scopeKey) {
-                fail("'\(Self.scopeKey)' is set by the host for a template's element; a screen does not write it", at: m.keyPosition, file: file)
-                return nil
+            for key in [Self.scopeKey, Self.boundKey] {
+                if let m = o.member(key) {
+                    fail("'\(key)' is set by the host for a template's element; a screen does not write it", at: m.keyPosition, file: file)
+                    return nil
+                }
             }
+            // The bindings of this node's own fields are gathered here; a node's children are
+            // nodes of their own (their bindings stay with them).
+            let saved = pending
+            pending = []
+            var finished = false
+            defer { if !finished { pending = saved } }
             var out: [JSONObject.Member] = []
             out.reserveCapacity(o.members.count + 1)
             for m in o.members {
@@ -305,13 +343,36 @@ public struct TemplateExpander {
                    let near = DidYouMean.suggest(m.key, among: Self.templateKeys) {
                     report(.warning("'\(m.key)' is not a template key and is kept as written; did you mean '\(near)'?", at: m.keyPosition.located(in: file)))
                 }
+                let start = pending.count
+                if isNode {
+                    nextIsNode = Self.nodePartKeys.contains(m.key)
+                    nextIsNodeList = Self.nodeListKeys.contains(m.key)
+                } else if depth == 0 {
+                    // The document: its root component (`root`, Matrioska's `structure`) or
+                    // Spots' list of components.
+                    nextIsNode = m.key == "root" || m.key == "structure"
+                    nextIsNodeList = m.key == "components"
+                }
                 guard let v = value(m.value, scope: scope, file: file, depth: depth + 1) else {
                     // A binding that failed leaves its node out; the object stays without it only
                     // when it was an optional field: ids and lists are kept whole or not at all.
                     return nil
                 }
+                for j in start..<pending.count { pending[j].path = Self.joined(m.key, pending[j].path) }
                 out.append(JSONObject.Member(key: m.key, keyPosition: m.keyPosition, value: v))
             }
+            if isNode {
+                if !pending.isEmpty {
+                    guard count(1 + pending.count, at: n.position, file: file) else { return nil }
+                    var sources: OrderedDictionary<String, JSONValue> = [:]
+                    for p in pending { sources[p.path] = .string(p.source) }
+                    out.append(JSONObject.Member(key: Self.boundKey, keyPosition: n.position, value: Self.node(.object(sources), at: n.position)))
+                }
+                pending = saved
+            } else {
+                pending = saved + pending
+            }
+            finished = true
             if let state, !state.values.isEmpty, o["rule"] != nil, Self.nodeKeys.contains(where: { o[$0] != nil }) {
                 // A rule of a screen with state reads it as attributes `state.NAME` (a node's
                 // rule: an object with a rule and a node's key, not a meta value named rule).
@@ -353,11 +414,39 @@ public struct TemplateExpander {
             result = e.flatMap { $0.evaluate(in: scope) }
         }
         switch result {
-        case .success(let v): return v
+        case .success(let v):
+            lastSource = Self.source(m.key, text: text, parsed: m.key == "$format" ? formats[text] : nil,
+                                     expression: m.key == "$format" ? nil : parsed[m.key + ":" + text], scope: scope)
+            return v
         case .failure(let f):
             report(.error("\(m.key): \(f.message)", at: Self.column(f.offset, inStringAt: m.value.position, text: text, file: file)))
             return nil
         }
+    }
+
+    /// `a.b`, `a[0]`: a field path joined to the path below it.
+    static func joined(_ head: String, _ tail: String) -> String {
+        tail.isEmpty ? head : (tail.hasPrefix("[") ? head + tail : head + "." + tail)
+    }
+
+    /// Where a bound value came from, as `--explain` shows it: a `$bind`'s path in the data
+    /// (`restaurants[2].name`, `state.qty`, `params.id`); a `$format` or `$expr` as written,
+    /// with the paths it read (`$format "{r.name} min" (restaurants[2].name)`).
+    static func source(_ key: String, text: String, parsed parts: Result<[TemplateFormat.Part], TemplateExpression.Failure>?,
+                       expression: Result<TemplateExpression, TemplateExpression.Failure>?, scope: TemplateScope) -> String {
+        var paths: [[TemplateExpression.PathStep]] = []
+        if case .success(let ps)? = parts {
+            for p in ps { if case .expression(let e) = p { paths += e.paths } }
+        }
+        if case .success(let e)? = expression { paths += e.paths }
+        var seen: [String] = []
+        for p in paths {
+            let s = scope.source(of: p)
+            if !seen.contains(s) { seen.append(s) }
+        }
+        if key == "$bind", seen.count == 1 { return seen[0] }
+        let shown = "\(key) \"\(text)\""
+        return seen.isEmpty ? shown : shown + " (" + seen.joined(separator: ", ") + ")"
     }
 
     /// Where byte `offset` of a string written at `p` is: the column after the opening quote plus
@@ -412,7 +501,8 @@ public struct TemplateExpander {
     static let nodeKeys = ["type", "kind", "id", "title"]
 
     /// `{"$each": PATH, "as": NAME, "template": {…}}`: one node per element.
-    mutating func each(_ n: JSONNode, scope: TemplateScope, file: String, depth: Int) -> [JSONNode] {
+    /// `nodes`: the elements are nodes (of a node's children or items), given their `$bound`.
+    mutating func each(_ n: JSONNode, scope: TemplateScope, file: String, depth: Int, nodes: Bool = true) -> [JSONNode] {
         guard let o = n.object, let source = o["$each"] else { return [] }
         for m in o.members where !Self.eachKeys.contains(m.key) {
             fail("unknown key '\(m.key)' in $each\(DidYouMean.hint(m.key, among: Self.eachKeys))", at: m.keyPosition, file: file)
@@ -435,7 +525,11 @@ public struct TemplateExpander {
             return []
         }
         let list: [JSONValue]
-        switch TemplateExpression.parsePath(path).flatMap({ $0.evaluate(in: scope) }) {
+        let parsedPath = TemplateExpression.parsePath(path)
+        // Where the list is in the data, for the elements' origins (`r.dishes` → `restaurants[2].dishes`).
+        var listSource = path
+        if case .success(.path(let steps, _)) = parsedPath { listSource = scope.source(of: steps) }
+        switch parsedPath.flatMap({ $0.evaluate(in: scope) }) {
         case .failure(let f):
             report(.error("$each: \(f.message)", at: Self.column(f.offset, inStringAt: source.position, text: path, file: file)))
             return []
@@ -459,7 +553,8 @@ public struct TemplateExpander {
         out.reserveCapacity(list.count)
         for (i, element) in list.enumerated() {
             guard !overBound else { return out }
-            let inner = scope.binding(name, to: element)
+            let inner = scope.binding(name, to: element, origin: "\(listSource)[\(i)]")
+            nextIsNode = nodes
             guard var made = value(t, scope: inner, file: tfile, depth: depth + 1), case .object(var mo) = made.kind else { continue }
             let idAt = overrideRoots.contains(idNode.position) ? screenFile : tfile
             guard let idv = mo["id"]?.string ?? mo["id"]?.int.map(String.init), !idv.isEmpty else {

@@ -110,6 +110,18 @@ public indirect enum TemplateExpression: Sendable, Hashable {
         }
     }
 
+    /// The paths the expression reads, in order (for `--explain`'s sources).
+    public var paths: [[PathStep]] {
+        switch self {
+        case .literal: return []
+        case .path(let steps, _): return [steps]
+        case .unary(_, let e, _): return e.paths
+        case .binary(_, let a, let b, _): return a.paths + b.paths
+        case .conditional(let a, let b, let c, _): return a.paths + b.paths + c.paths
+        case .call(_, let args, _): return args.flatMap(\.paths)
+        }
+    }
+
     // MARK: Evaluation
 
     /// The value in `scope`; a missing root or field, a wrong type or an arithmetic error is a
@@ -281,13 +293,16 @@ public struct TemplateScope: Sendable {
     public private(set) var roots: OrderedDictionary<String, JSONValue>
     /// The names bound by `$each` (elements), innermost last: what rules may read of a node.
     public private(set) var elements: [String] = []
+    /// Where each element name's value is in the data (`r` → `restaurants[2]`), for `--explain`.
+    public private(set) var origins: [String: String] = [:]
 
     public init(roots: OrderedDictionary<String, JSONValue> = [:]) { self.roots = roots }
 
-    /// This scope with `name` bound to an element of a `$each`.
-    public func binding(_ name: String, to value: JSONValue) -> TemplateScope {
+    /// This scope with `name` bound to an element of a `$each` (`origin`: where it is in the data).
+    public func binding(_ name: String, to value: JSONValue, origin: String? = nil) -> TemplateScope {
         var s = self
         s.roots[name] = value
+        s.origins[name] = origin
         s.elements.removeAll { $0 == name }
         s.elements.append(name)
         return s
@@ -303,6 +318,19 @@ public struct TemplateScope: Sendable {
             for (k, x) in o { flatten(prefix + "." + k, x, depth: depth + 1) }
         }
         for name in elements { if let v = roots[name] { flatten(name, v, depth: 0) } }
+        return out
+    }
+
+    /// Where a path reads in the data: its first name replaced by the element's origin
+    /// (`r.name` → `restaurants[2].name`); a data source, `state` or `params` path as written.
+    public func source(of steps: [TemplateExpression.PathStep]) -> String {
+        var out = ""
+        for (i, step) in steps.enumerated() {
+            switch step {
+            case .key(let k): out += i == 0 ? (origins[k] ?? k) : "." + k
+            case .index(let n): out += "[\(n)]"
+            }
+        }
         return out
     }
 

@@ -60,3 +60,20 @@ scenario("the 4K button and its upgrade offer share one named rule", function(t)
   old:expect_hidden("play_4k")
   old:expect_visible("upgrade_4k")
 end)
+
+-- The lists come from data/*.json through the movie_item template (loom.json): each element's
+-- rule reads the element (m.available, m.new_release) beside the user, in every resolution.
+scenario("the lists come from data: an unavailable movie is hidden, Arrival needs 5.2.0", function(t)
+  local gold = t:open("home", { user = "gold" })
+  gold:expect_visible("movie-329865")
+  gold:expect_hidden("Nosferatu")
+  gold:expect_prop("movie-42", "year", "1979")
+  local free = t:open("home", { user = "free" })
+  free:expect_hidden("movie-329865")
+  free:expect_visible("movie-679")
+  free:expect_hidden("movie-426063")
+  -- Resolved again after other users: element rules still read their own element.
+  gold = t:open("home", { user = "gold" })
+  gold:expect_visible("movie-679")
+  gold:expect_visible("movie-329865")
+end)

@@ -10,7 +10,7 @@ scenario("appending two movies and retitling one: 2 inserted, 1 soft", function(
   expect(#changes == 2, "two insertions")
   s:expect_change("watched", "inserted")
   s:expect_visible("Ran")
-  changes = s:mutate("watched", "update", { index = 0, item = { title = "Alien (1979)", kind = "movie", action = "movie:42" } })
+  changes = s:mutate("watched", "update", { index = 0, item = { id = "movie-42", title = "Alien (1979)", kind = "movie", action = "movie:42" } })
   expect(#changes == 1, "one update")
   expect(changes[1].change == "soft", "a retitle is configured in place")
   s:expect_change("watched", "soft")
