@@ -148,7 +148,7 @@ public enum ServeHandler {
     }
 
     /// A screen request's inputs: `profile`, `now`, `param.NAME`, `device`, `orientation`,
-    /// `traits`, `explain`, `graph`, `format` from the query; the body's `profile`, `now`,
+    /// `traits`, `text_size`, `explain`, `graph`, `format` from the query; the body's `profile`, `now`,
     /// `params` and device keys win over the query's, and its `user` attributes are kept with
     /// their JSON types.
     static func inputs(_ req: APIRequest) -> ServeInputs {
@@ -160,6 +160,7 @@ public enum ServeHandler {
         i.graph = yes.contains(req.query["graph"] ?? "")
         i.svg = req.query["format"] == "svg"
         var device = (req.query["device"], req.query["orientation"], req.query["traits"])
+        let textSize = req.query["text_size"]
         if let body = req.body {
             if let p = body.profile { i.profile = p }
             if let n = body.now { i.now = n }
@@ -170,8 +171,8 @@ public enum ServeHandler {
             i.attributes = body.attributes.map { ($0.key, $0.value) }
         }
         for (k, v) in req.query where k.hasPrefix("param.") { i.params[String(k.dropFirst(6))] = v }
-        if device.0 != nil || device.1 != nil || device.2 != nil {
-            switch DeviceContext.parse(device: device.0, orientation: device.1, traits: device.2) {
+        if device.0 != nil || device.1 != nil || device.2 != nil || textSize != nil {
+            switch DeviceContext.parse(device: device.0, orientation: device.1, traits: device.2, textSize: textSize) {
             case .success(let c): i.device = c
             case .failure(let d): i.problems.append(d)
             }
