@@ -108,4 +108,33 @@ final class AccessibilityCheckTests: XCTestCase {
         assertExit(r, 0)
         assertContains(r.stdout, "3 passed", in: r)
     }
+
+    /// `host matrix --findings` on the sample's 1,000 users: the banner's truncation on an
+    /// iPhone SE reaches exactly the users who see the banner (the matrix's own count of
+    /// `upsell_banner`), the same at any --jobs; csv and html are refused.
+    func testMatrixFindingsCountTheUsersEachFindingReaches() throws {
+        let movies = Host.moviesProject
+        func run(_ jobs: String) throws -> HostResult {
+            try Host.run(["matrix", "home", "--project", movies, "--users", movies + "/population.jsonl", "--by", "tier",
+                          "--device", "iphone-se-1st", "--findings", "--format", "json", "--jobs", jobs])
+        }
+        let one = try run("1"), two = try run("2")
+        assertExit(one, 0)
+        XCTAssertEqual(one.stdout, two.stdout)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(one.stdout.utf8)) as? [String: Any], one.transcript)
+        let segments = try XCTUnwrap(json["segments"] as? [[String: Any]])
+        let sees = segments.flatMap { ($0["rows"] as? [[String: Any]]) ?? [] }.filter { $0["id"] as? String == "upsell_banner" }.compactMap { $0["users"] as? Int }.reduce(0, +)
+        let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
+        XCTAssertEqual(findings.count, 1, one.stdout)
+        XCTAssertEqual(findings.first?["kind"] as? String, "truncated")
+        XCTAssertTrue((findings.first?["finding"] as? String)?.contains("#upsell_banner") == true)
+        XCTAssertGreaterThan(sees, 0)
+        XCTAssertEqual(findings.first?["users"] as? Int, sees)
+        // On an iPhone 15 the banner fits: no findings at all.
+        let fifteen = try Host.run(["matrix", "home", "--project", movies, "--users", movies + "/population.jsonl", "--findings"])
+        assertMatches(fifteen.stdout, #"^findings: 0 \(users each reaches, of 1000\)$"#, in: fifteen, "stdout")
+        let csv = try Host.run(["matrix", "home", "--project", movies, "--users", movies + "/population.jsonl", "--findings", "--format", "csv"])
+        assertExit(csv, 64)
+        assertContains(csv.stderr, "--findings prints with --format text or json", in: csv, "stderr")
+    }
 }

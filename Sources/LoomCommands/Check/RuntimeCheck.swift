@@ -160,6 +160,13 @@ public enum RuntimeCheck {
     /// The finding kinds `host check` reports (overlap is left to `host render` and
     /// `run --layout`: siblings may overlap on purpose).
     static let reported: Set<LayoutFinding.Kind> = [.unsatisfiable, .ambiguous, .outsideScreen, .outsideSafeArea, .truncated, .smallTapTarget]
+    /// The findings `host check --a11y` reports of a layout, each as its line
+    /// (`LayoutFinding.line`): what `host matrix --findings` counts.
+    public static func checkedFindings(_ o: LayoutOutcome) -> [String] {
+        let kinds = reported.union(accessibilityKinds)
+        return o.result.findings.filter { kinds.contains($0.kind) && !($0.kind == .outsideSafeArea && $0.path == "root") }.map(\.line)
+    }
+
     /// And with `--a11y`.
     static let accessibilityKinds: Set<LayoutFinding.Kind> = [.lowContrast, .missingLabel]
 
