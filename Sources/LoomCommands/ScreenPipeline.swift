@@ -222,7 +222,12 @@ public enum ScreenPipeline {
     /// Lay out: the engine every layout of a resolved tree goes through, or why there is none
     /// (the layout measures text with FreeType and needs a font).
     public static func layoutEngine(in ws: Workspace) -> Result<LayoutEngine, FontError> {
-        FontLibrary.shared.map { LayoutEngine(factory: ws.factory, measurer: $0) }
+        FontLibrary.shared.map {
+            var engine = LayoutEngine(factory: ws.factory, measurer: $0)
+            // A wrong colour is reported by `host check` (CheckTextSizes.screenBackground).
+            if let bg = ws.project.screenBackground.flatMap({ RGBA.hex($0.text) }) { engine.screenBackground = bg }
+            return engine
+        }
     }
 
     /// The text metrics the layout measures with (pictures drawn from a layout measure their

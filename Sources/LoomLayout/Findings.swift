@@ -11,12 +11,19 @@ import LoomCore
 /// - overlap: two children of a stack, vstack, hstack, collection, navigation or tab bar whose
 ///   frames intersect with a positive area (a container and the root allow overlap);
 /// - truncated: a label or button whose text needs more lines than it has at its width;
-/// - small_tap_target: a node with an action narrower or shorter than 44 points.
+/// - small_tap_target: a node with an action narrower or shorter than 44 points;
+/// - low_contrast, missing_label: with `accessibility` only (`AccessibilityCheck`).
 struct FindingsCheck {
     static let minimumTapTarget = 44.0
     static let tolerance = 1e-9
     let tree: LayoutTree
     let screen: ScreenGeometry
+    var accessibility: AccessibilityCheck?
+
+    init(tree: LayoutTree, screen: ScreenGeometry) {
+        self.tree = tree
+        self.screen = screen
+    }
 
     func findings(_ result: LayoutResult) -> [LayoutFinding] {
         guard let root = result.root else { return [] }
@@ -73,6 +80,7 @@ struct FindingsCheck {
                 out.append(LayoutFinding(kind: .smallTapTarget, path: tree.nodes[i].path, message: "\(name()) is tappable but \(Frame.number(f.width))×\(Frame.number(f.height)) points, smaller than 44×44", location: tree.nodes[i].location,
                                          recipe: .enlarge(f)))
             }
+            if let a = accessibility { a.findings(i, &out) }
         }
         return out
     }

@@ -19,6 +19,8 @@ struct IntrinsicSizer {
     static let widthSlack = 1e-6
 
     let measurer: any TextMeasuring
+    /// The Dynamic Type size fonts are scaled to (docs/accessibility.md).
+    var textSize = TextSize.standard
 
     static func isText(_ role: LayoutRole) -> Bool { role == .label || role == .button }
 
@@ -51,6 +53,25 @@ struct IntrinsicSizer {
         return v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
     }
 
+    /// The font a label or button is laid out with at `textSize` (docs/accessibility.md,
+    /// "Dynamic Type"): the style's `font` (default DejaVuSans) with its size
+    /// - for a style naming a `text_style`: that style's size at `textSize` (iOS's table,
+    ///   `TextStyle`), or, when the style also gives a font, the font's size scaled by the text
+    ///   style's size at `textSize` over its size at L (as `UIFontMetrics(forTextStyle:)` scales
+    ///   a custom font);
+    /// - otherwise Body text: the font's size (default 17, Body at L) scaled as Body is.
+    /// At L with no `text_style`, the font as written.
+    static func font(style: JSONValue?, textSize: TextSize) -> FontRequest {
+        let given = StyleRead.font(style?["font"])
+        var font = given ?? FontRequest(name: defaultFontName, size: defaultFontSize)
+        if let name = style?["text_style"]?.string, let ts = TextStyle(rawValue: name) {
+            font.size = given == nil ? ts.points(at: textSize) : font.size * ts.points(at: textSize) / ts.points(at: .standard)
+        } else {
+            font.size = TextStyle.scaled(font.size, at: textSize)
+        }
+        return font
+    }
+
     /// Text, font, lines, padding and one-line sizes of every label and button; sizes of images.
     func measureOneLine(_ tree: inout LayoutTree) {
         for i in tree.nodes.indices {
@@ -65,7 +86,7 @@ struct IntrinsicSizer {
         switch n.role {
         case .label, .button:
             n.text = IntrinsicSizer.text(n)
-            if let f = StyleRead.font(n.style?["font"]) { n.font = f }
+            n.font = IntrinsicSizer.font(style: n.style, textSize: textSize)
             n.lines = StyleRead.count(n.style?["lines"]) ?? 1
             n.padding = StyleRead.insets(n.style?["padding"]) ?? (n.role == .button ? IntrinsicSizer.buttonPadding : EdgeInsets())
             if let t = n.text {

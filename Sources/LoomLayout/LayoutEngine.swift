@@ -59,6 +59,13 @@ public struct LayoutEngine {
     /// Rows this long and longer are substituted through a window (`Solver.windowFrom`; tests
     /// compare with the plain path, `Int.max`).
     var windowFrom = Solver.defaultWindowFrom
+    /// Whether the findings include the accessibility checks, `low_contrast` and
+    /// `missing_label` (docs/accessibility.md): `host check --a11y`, `s:expect_accessible`.
+    /// Off by default, so that layouts without them (run, render, expect_fits) are unchanged.
+    public var accessibility = false
+    /// The colour under the screen's content where no ancestor has a `background`
+    /// (docs/accessibility.md: white unless loom.json's `"screen_background"` says otherwise).
+    public var screenBackground = RGBA.white
 
     public init(factory: Factory, measurer: any TextMeasuring) {
         self.factory = factory
@@ -68,10 +75,11 @@ public struct LayoutEngine {
     /// Lays `root` out on `device` in `orientation`. Nodes hidden by rules (present only in an
     /// explained resolution) are skipped, or with `showHidden` laid out as if shown and marked
     /// `hidden`.
-    public func layout(_ root: ResolvedNode, device: Device, orientation: Orientation, showHidden: Bool = false) -> LayoutOutcome {
+    /// `textSize`: the Dynamic Type size fonts are scaled to (`IntrinsicSizer.font`).
+    public func layout(_ root: ResolvedNode, device: Device, orientation: Orientation, showHidden: Bool = false, textSize: TextSize = .standard) -> LayoutOutcome {
         let screen = ScreenGeometry(device: device, orientation: orientation)
         var tree = LayoutTree(root: root, factory: factory, showHidden: showHidden)
-        let intrinsic = IntrinsicSizer(measurer: measurer)
+        let intrinsic = IntrinsicSizer(measurer: measurer, textSize: textSize)
         intrinsic.measureOneLine(&tree)
 
         // Pass 1 with one-line text sizes; pass 2 (only when a wrapping label came out narrower
@@ -104,7 +112,9 @@ public struct LayoutEngine {
         let laidOut = tree.nodes.isEmpty ? nil : tree.laidOut(0, solved: system, grid: grid)
         var result = LayoutResult(device: device, orientation: orientation, width: screen.width, height: screen.height,
                                   safeArea: screen.safeArea, root: laidOut, findings: [])
-        findings.append(contentsOf: FindingsCheck(tree: tree, screen: screen).findings(result))
+        var check = FindingsCheck(tree: tree, screen: screen)
+        if accessibility { check.accessibility = AccessibilityCheck(tree: tree, screenBackground: screenBackground) }
+        findings.append(contentsOf: check.findings(result))
         result.findings = findings
         var outcome = LayoutOutcome(result: result, diagnostics: diagnostics, export: system.exportSource(tree))
         outcome.work = system.solver.work
@@ -137,7 +147,7 @@ extension LayoutEngine {
     /// (`LayoutResult.mirrored`): leading and trailing swap.
     public func layout(resolved tree: ResolvedNode?, on context: DeviceContext, showHidden: Bool = false, rightToLeft: Bool = false) -> LayoutOutcome {
         if let tree {
-            var out = layout(tree, device: context.device, orientation: context.orientation, showHidden: showHidden)
+            var out = layout(tree, device: context.device, orientation: context.orientation, showHidden: showHidden, textSize: context.textSize)
             if rightToLeft { out.result = out.result.mirrored() }
             return out
         }

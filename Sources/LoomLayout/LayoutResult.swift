@@ -133,6 +133,12 @@ public struct LayoutFinding: Sendable, Hashable {
         case unsatisfiable
         /// A node whose frame the constraints do not determine.
         case ambiguous
+        /// Text whose colour on its background is below WCAG 2.2's contrast minimum
+        /// (accessibility checks only).
+        case lowContrast = "low_contrast"
+        /// An image, or a button without text, with no accessibility label (accessibility
+        /// checks only).
+        case missingLabel = "missing_label"
     }
     public var kind: Kind
     public var path: String

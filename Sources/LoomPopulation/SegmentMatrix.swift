@@ -189,12 +189,18 @@ public final class MatrixWorker {
     /// it are not counted, as `host eval`'s output ends with the users before it.
     public let failFast: Bool
 
-    public init(screens: PopulationScreens, parser: UserParser, by: [String], graph: Bool, failFast: Bool = false) {
+    /// `host matrix --findings`: the findings of a user's resolved tree laid out (each a line),
+    /// counted once per user; nil: not asked for.
+    public let findings: ((ResolvedNode?) -> [String])?
+
+    public init(screens: PopulationScreens, parser: UserParser, by: [String], graph: Bool, failFast: Bool = false,
+                findings: ((ResolvedNode?) -> [String])? = nil) {
         self.screens = screens
         self.parser = parser
         self.by = by
         self.graph = graph
         self.failFast = failFast
+        self.findings = findings
     }
 
     public func process(_ batch: UserBatch) -> MatrixPart {
@@ -203,6 +209,7 @@ public final class MatrixWorker {
         var m = SegmentMatrix(by: by)
         var failures: [Diagnostic] = []
         var notes = ResolutionNotes()
+        var found: [String: Int] = [:]
         guard let s = screens.screens.first else { return MatrixPart(matrix: m, failures: failures, notes: notes) }
         for k in 0..<batch.count {
             let p = batch.pending(k)
@@ -236,9 +243,15 @@ public final class MatrixWorker {
                     g = out.graph
                 }
                 m.add(user, sees: MatrixSight.keys(r, graph: g))
+                if let findings {
+                    // A finding counts a user once, however often it is reported for them.
+                    for line in Set(findings(r.tree)) { found[line, default: 0] += 1 }
+                }
             }
         }
-        return MatrixPart(matrix: m, failures: failures, notes: notes)
+        var part = MatrixPart(matrix: m, failures: failures, notes: notes)
+        part.findings = found
+        return part
     }
 }
 
@@ -247,6 +260,8 @@ public struct MatrixPart: Sendable {
     public var matrix: SegmentMatrix
     public var failures: [Diagnostic]
     public var notes: ResolutionNotes
+    /// `--findings`: each finding's line → how many of the batch's users it reaches.
+    public var findings: [String: Int] = [:]
     public init(matrix: SegmentMatrix, failures: [Diagnostic], notes: ResolutionNotes) {
         self.matrix = matrix
         self.failures = failures

@@ -155,7 +155,7 @@ public enum ServeHandler {
     }
 
     /// A screen request's inputs: `profile`, `now`, `locale`, `param.NAME`, `device`, `orientation`,
-    /// `traits`, `explain`, `graph`, `format` from the query; the body's `profile`, `now`,
+    /// `traits`, `text_size`, `explain`, `graph`, `format` from the query; the body's `profile`, `now`,
     /// `params` and device keys win over the query's, and its `user` attributes are kept with
     /// their JSON types.
     static func inputs(_ req: APIRequest) -> ServeInputs {
@@ -167,6 +167,7 @@ public enum ServeHandler {
         i.graph = yes.contains(req.query["graph"] ?? "")
         i.svg = req.query["format"] == "svg"
         var device = (req.query["device"], req.query["orientation"], req.query["traits"])
+        let textSize = req.query["text_size"]
         if let body = req.body {
             if let p = body.profile { i.profile = p }
             if let n = body.now { i.now = n }
@@ -188,8 +189,8 @@ public enum ServeHandler {
         }
         // `state.NAME=VALUE` in the query (read as the declared type, as --state), the body's winning.
         for (k, v) in req.query where k.hasPrefix("state.") && i.state[String(k.dropFirst(6))] == nil { i.state[String(k.dropFirst(6))] = .text(v) }
-        if device.0 != nil || device.1 != nil || device.2 != nil {
-            switch DeviceContext.parse(device: device.0, orientation: device.1, traits: device.2) {
+        if device.0 != nil || device.1 != nil || device.2 != nil || textSize != nil {
+            switch DeviceContext.parse(device: device.0, orientation: device.1, traits: device.2, textSize: textSize) {
             case .success(let c): i.device = c
             case .failure(let d): i.problems.append(d)
             }

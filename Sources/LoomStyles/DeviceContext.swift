@@ -6,18 +6,23 @@ public struct DeviceContext: Sendable, Hashable {
     public var device: Device
     public var orientation: Orientation
     public var traits: Traits
+    /// The Dynamic Type size text is laid out at (`--text-size`, default `l`: fonts as written).
+    /// Like iOS's trait collection's content size category, it is part of the environment a
+    /// screen is shown in; the layout pass reads it, styles and rules do not.
+    public var textSize: TextSize
 
-    public init(device: Device, orientation: Orientation = .portrait, traits: Traits? = nil) {
+    public init(device: Device, orientation: Orientation = .portrait, traits: Traits? = nil, textSize: TextSize = .standard) {
         self.device = device
         self.orientation = orientation
         self.traits = traits ?? device.defaultTraits(orientation)
+        self.textSize = textSize
     }
 
     /// The default: `DeviceCatalog.defaultName`, portrait, its default size classes.
     public static let standard = DeviceContext(device: DeviceCatalog.device(named: DeviceCatalog.defaultName)!)
 
-    /// From the command line's `--device`, `--orientation` and `--traits` (each optional).
-    public static func parse(device: String?, orientation: String?, traits: String?) -> Result<DeviceContext, Diagnostic> {
+    /// From the command line's `--device`, `--orientation`, `--traits` and `--text-size` (each optional).
+    public static func parse(device: String?, orientation: String?, traits: String?, textSize: String? = nil) -> Result<DeviceContext, Diagnostic> {
         var d = DeviceCatalog.device(named: DeviceCatalog.defaultName)!
         if let name = device {
             switch DeviceCatalog.lookup(name) {
@@ -40,7 +45,14 @@ public struct DeviceContext: Sendable, Hashable {
             case .failure(let e): return .failure(e)
             }
         }
-        return .success(DeviceContext(device: d, orientation: o, traits: t))
+        var size = TextSize.standard
+        if let text = textSize {
+            switch TextSize.parse(text) {
+            case .success(let x): size = x
+            case .failure(let e): return .failure(.error("\(InputSyntax.current.option("text-size")): " + e.message))
+            }
+        }
+        return .success(DeviceContext(device: d, orientation: o, traits: t, textSize: size))
     }
 
     /// The attributes rules may read: `device.name`, `device.idiom`, `device.width`,
@@ -59,5 +71,5 @@ public struct DeviceContext: Sendable, Hashable {
     }
 
     /// `iphone-15 portrait, compact regular`.
-    public var summary: String { "\(device.name) \(orientation.rawValue), \(traits)" }
+    public var summary: String { "\(device.name) \(orientation.rawValue), \(traits)" + (textSize == .standard ? "" : ", text size \(textSize.rawValue)") }
 }

@@ -5,26 +5,29 @@ import LoomStyles
 import LoomText
 
 // Layout in scenarios (docs/layout.md, "In scenarios"): the current screen laid out for the
-// session's device, `s:expect_frame(id, {x=, y=, width=, height=})` and `s:expect_fits(id)`.
+// session's device, `s:expect_frame(id, {x=, y=, width=, height=})`, `s:expect_fits(id)` and
+// `s:expect_accessible(id)`.
 
 extension ScenarioSession {
     /// The device context frames are computed for: the one `t:open` named, else the default.
     var layoutContext: DeviceContext { device ?? .standard }
 
-    /// The current screen laid out for `layoutContext` (once per navigation entry).
-    func layout() throws(ScenarioFailure) -> LayoutOutcome {
+    /// The current screen laid out for `layoutContext` (once per navigation entry);
+    /// `accessibility`: with the accessibility findings (`s:expect_accessible`), kept apart.
+    func layout(accessibility: Bool = false) throws(ScenarioFailure) -> LayoutOutcome {
         let (_, _, r) = try current()
         guard let top = simulator.current else { throw ScenarioFailure("there is no current screen to lay out") }
-        let key = ScenarioSession.cacheKey(top)
+        let key = ScenarioSession.cacheKey(top) + (accessibility ? "\u{1}a11y" : "")
         if let l = layouts[key] { return l }
         guard let tree = r.tree else {
             throw ScenarioFailure("screen \(screenID) shows nothing for \(userLabel) (its root is hidden): there is nothing to lay out")
         }
-        let engine: LayoutEngine
+        var engine: LayoutEngine
         switch ScreenPipeline.layoutEngine(in: ws) {
         case .success(let e): engine = e
         case .failure(let e): throw ScenarioFailure("cannot lay out screen \(screenID): \(e.message)")
         }
+        engine.accessibility = accessibility
         let out = engine.layout(resolved: tree, on: layoutContext, rightToLeft: ScreenPipeline.isRightToLeft(r.user, in: ws))
         layouts[key] = out
         return out
@@ -33,9 +36,9 @@ extension ScenarioSession {
 
 extension ScenarioFileRunner {
     /// The laid-out node `x` names (an id, else a path), or a failure saying why there is none.
-    func laidOutNode(_ s: ScenarioSession, _ x: String, _ what: String) throws(ScenarioFailure) -> (LaidOutNode, LayoutOutcome) {
+    func laidOutNode(_ s: ScenarioSession, _ x: String, _ what: String, accessibility: Bool = false) throws(ScenarioFailure) -> (LaidOutNode, LayoutOutcome) {
         let m = try visibleMatch(s, x, what)  // fails as s:expect_prop does when not visible
-        let laid = try s.layout()
+        let laid = try s.layout(accessibility: accessibility)
         if let n = laid.result.node(m.itemPath ?? m.path) ?? laid.result.node(x) { return (n, laid) }
         throw ScenarioFailure("\(what)('\(x)'): \(m.label) is visible but was not laid out on \(s.layoutContext.summary) (an unselected tab is not on screen)")
     }
@@ -78,6 +81,20 @@ extension ScenarioFileRunner {
         let problems = laid.result.findings.filter { inside($0.path) }.map { "  " + $0.line }
         if !problems.isEmpty {
             throw ScenarioFailure("expected '\(x)' (\(node.type)) to fit on \(s.layoutContext.summary) (\(node.frame.text)), but:\n" + problems.joined(separator: "\n"))
+        }
+    }
+
+    /// `s:expect_accessible(id)`: no low_contrast or missing_label finding (docs/accessibility.md)
+    /// concerns the node or a node inside it, and none of its text is truncated, on the
+    /// session's device at its text size (`t:open{ text_size = "ax3" }`).
+    func expectAccessible(_ s: ScenarioSession, _ args: [JSONValue]) throws(ScenarioFailure) {
+        let x = try string(args, 0, "s:expect_accessible(id): id")
+        let (node, laid) = try laidOutNode(s, x, "s:expect_accessible", accessibility: true)
+        let inside = { (path: String) in path == node.path || path.hasPrefix(node.path + "/") }
+        let kinds: Set<LayoutFinding.Kind> = [.lowContrast, .missingLabel, .truncated]
+        let problems = laid.result.findings.filter { kinds.contains($0.kind) && inside($0.path) }.map { "  " + $0.line }
+        if !problems.isEmpty {
+            throw ScenarioFailure("expected '\(x)' (\(node.type)) to be accessible on \(s.layoutContext.summary), but:\n" + problems.joined(separator: "\n"))
         }
     }
 

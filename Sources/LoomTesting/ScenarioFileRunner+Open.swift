@@ -50,7 +50,7 @@ extension ScenarioFileRunner {
         var params: [String: String] = [:]
         var data: [String: DataValue] = [:]
         var startState: [String: ScreenState.Input] = [:]
-        var device: (name: String?, orientation: String?, traits: String?) = (nil, nil, nil)
+        var device: (name: String?, orientation: String?, traits: String?, textSize: String?) = (nil, nil, nil, nil)
         if args.count > 2, case .string(let d) = args[2] { userName = d }
         if args.count > 1 {
             switch args[1] {
@@ -93,11 +93,16 @@ extension ScenarioFileRunner {
                         // (declared name, declared type) when the screen is expanded below.
                         guard case .object(let st) = v else { throw ScenarioFailure("t:open: options.state must be a table of state values ({ qty = 3 }), found \(v.kindName)") }
                         for (name, value) in st { startState[name] = .value(value) }
-                    case "device", "orientation", "traits":
+                    case "device", "orientation", "traits", "text_size":
                         guard case .string(let text) = v else { throw ScenarioFailure("t:open: options.\(k) must be a string, found \(v.kindName)") }
-                        if k == "device" { device.name = text } else if k == "orientation" { device.orientation = text } else { device.traits = text }
+                        switch k {
+                        case "device": device.name = text
+                        case "orientation": device.orientation = text
+                        case "traits": device.traits = text
+                        default: device.textSize = text
+                        }
                     default:
-                        let known = ["user", "context", "now", "locale", "params", "data", "state", "device", "orientation", "traits"]
+                        let known = ["user", "context", "now", "locale", "params", "data", "state", "device", "orientation", "traits", "text_size"]
                         throw ScenarioFailure("t:open: unknown option '\(k)'\(DidYouMean.hint(k, among: known)); options are \(known.joined(separator: ", "))")
                     }
                 }
@@ -107,8 +112,8 @@ extension ScenarioFileRunner {
         }
         if let locale { context["locale"] = .string(locale) }
         var parsedDevice: DeviceContext?
-        if device.name != nil || device.orientation != nil || device.traits != nil {
-            switch DeviceContext.parse(device: device.name, orientation: device.orientation, traits: device.traits) {
+        if device.name != nil || device.orientation != nil || device.traits != nil || device.textSize != nil {
+            switch DeviceContext.parse(device: device.name, orientation: device.orientation, traits: device.traits, textSize: device.textSize) {
             case .success(let c): parsedDevice = c
             case .failure(let d): throw ScenarioFailure("t:open: " + d.message)
             }

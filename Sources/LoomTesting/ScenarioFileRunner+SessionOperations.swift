@@ -82,6 +82,9 @@ extension ScenarioFileRunner {
         case "expect_fits":
             try expectFits(s, args)
             return .null
+        case "expect_accessible":
+            try expectAccessible(s, args)
+            return .null
         case "mutate":
             return try mutate(s, args)
         case "expect_change":

@@ -66,7 +66,7 @@ Session.__index = Session
 local session_ops = {
   "expect_visible", "expect_hidden", "expect_screen", "expect_stack", "expect_prop", "expect_snapshot", "expect_diagnostic",
   "tap", "back", "link", "screen", "stack", "actions", "props", "visible", "user", "mutate", "expect_change",
-  "params", "expect_style", "expect_frame", "expect_fits", "state",
+  "params", "expect_style", "expect_frame", "expect_fits", "expect_accessible", "state",
 }
 for _, op in ipairs(session_ops) do
   Session[op] = function(self, ...)

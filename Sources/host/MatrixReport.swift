@@ -9,6 +9,28 @@ import OrderedCollections
 struct MatrixReport {
     let matrix: SegmentMatrix
     let screen: String
+    /// `--findings`: each layout finding's line → the users it reaches; nil without.
+    var findings: [String: Int]?
+
+    init(matrix: SegmentMatrix, screen: String) {
+        self.matrix = matrix
+        self.screen = screen
+    }
+
+    /// The findings, most users first, then by line (the same order at any `--jobs`).
+    var findingRows: [(line: String, users: Int)] {
+        (findings ?? [:]).map { (line: $0.key, users: $0.value) }.sorted { $0.users != $1.users ? $0.users > $1.users : $0.line < $1.line }
+    }
+
+    /// The `--findings` section of the text output.
+    var findingsText: String {
+        guard findings != nil else { return "" }
+        let rows = findingRows
+        var out = "\nfindings: \(rows.count) (users each reaches, of \(matrix.population))\n"
+        let width = String(rows.first?.users ?? 0).count
+        for r in rows { out += "  \(String(r.users).leftPadded(width))  \(TextEscape.escaped(r.line))\n" }
+        return out
+    }
 
     struct Row {
         var segment: [JSONValue]
@@ -40,7 +62,7 @@ struct MatrixReport {
 
     func rendered(_ format: MatrixFormat) -> String {
         switch format {
-        case .text: return text
+        case .text: return text + findingsText
         case .csv: return csv
         case .json: return json.serialized(pretty: true) + "\n"
         case .html: return html
@@ -101,8 +123,14 @@ struct MatrixReport {
             })
             segs.append(.object(s))
         }
-        return ["screen": .string(screen), "by": .array(matrix.by.map { .string($0) }), "population": .int(matrix.population),
-                "segments": .array(segs)]
+        var o: OrderedDictionary<String, JSONValue> = ["screen": .string(screen), "by": .array(matrix.by.map { .string($0) }),
+                                                      "population": .int(matrix.population), "segments": .array(segs)]
+        if findings != nil {
+            o["findings"] = .array(findingRows.map { r in
+                ["kind": .string(String(r.line.prefix { $0 != " " })), "finding": .string(r.line), "users": .int(r.users)]
+            })
+        }
+        return .object(o)
     }
 }
 

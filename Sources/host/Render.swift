@@ -112,7 +112,7 @@ struct Render: ParsableCommand {
                 return all.isEmpty ? [nil] : all
             }()
             let contexts = (devices.map(RenderMatrix.list) ?? RenderMatrix.defaultDevices).map { name in
-                (try? DeviceContext.parse(device: name, orientation: deviceOptions.orientation, traits: deviceOptions.traits).get()) ?? .standard
+                (try? DeviceContext.parse(device: name, orientation: deviceOptions.orientation, traits: deviceOptions.traits, textSize: deviceOptions.textSize).get()) ?? .standard
             }
             let cells: [MatrixCell]
             switch RenderMatrix.cells(screen, in: ws, user: try user.selection(), users: names, devices: contexts,

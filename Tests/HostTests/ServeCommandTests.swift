@@ -92,6 +92,16 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(wire.headers["content-type"], "image/svg+xml")
         let rendered = try Host.run(["render", Host.homeScreen, "--user", "gold", "--device", "iphone-se-1st"])
         XCTAssertEqual(wire.body, rendered.stdout)
+        // The text size, as `--text-size` gives it (docs/accessibility.md): larger text, another picture.
+        let detail = Host.moviesProject + "/screens/movie_detail.json"
+        let big = try server.call("/v1/render/movie_detail?profile=gold&param.id=42&text_size=ax3")
+        XCTAssertEqual(big.status, 200)
+        XCTAssertEqual(big.body, try Host.run(["render", detail, "--user", "gold", "--param", "id=42", "--text-size", "ax3"]).stdout)
+        XCTAssertTrue(big.body.contains(#"font-size="40""#), "Body text at AX3 is 40 points")
+        XCTAssertNotEqual(big.body, try server.call("/v1/render/movie_detail?profile=gold&param.id=42").body)
+        let badSize = try server.call("/v1/render/home?profile=gold&text_size=huge")
+        XCTAssertEqual(badSize.status, 422)
+        XCTAssertTrue(badSize.body.contains("a text size is one of xs"), badSize.body)
         XCTAssertEqual(try server.call("/v1/render/hom?profile=gold").status, 404)
         XCTAssertEqual(try server.call("/healthz").body, "ok\n")
         let metrics = try server.call("/metrics")

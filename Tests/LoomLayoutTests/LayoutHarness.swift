@@ -99,10 +99,14 @@ enum Harness {
     }
 
     static func layout(_ json: String, device: String = "iphone-15", orientation: Orientation = .portrait,
-                       styles: [String: JSONValue] = [:], showHidden: Bool = false, explain: Bool = false) throws -> LayoutOutcome {
+                       styles: [String: JSONValue] = [:], showHidden: Bool = false, explain: Bool = false,
+                       textSize: TextSize = .standard, accessibility: Bool = false, screenBackground: RGBA? = nil) throws -> LayoutOutcome {
         let (root, f, _) = try resolve(json, styles: styles, explain: explain)
         let d = try XCTUnwrap(DeviceCatalog.device(named: device))
-        return LayoutEngine(factory: f, measurer: FixedAdvanceMeasurer()).layout(root, device: d, orientation: orientation, showHidden: showHidden)
+        var engine = LayoutEngine(factory: f, measurer: FixedAdvanceMeasurer())
+        engine.accessibility = accessibility
+        if let screenBackground { engine.screenBackground = screenBackground }
+        return engine.layout(root, device: d, orientation: orientation, showHidden: showHidden, textSize: textSize)
     }
 }
 

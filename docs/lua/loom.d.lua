@@ -332,6 +332,7 @@ ui = loom_UI
 ---@field device? string A device of `host devices` the session's screens resolve for (styles, and the `device.*` attributes rules read); default `iphone-15`. An unknown name fails the scenario with a did-you-mean.
 ---@field orientation? string `portrait` (default) or `landscape`.
 ---@field traits? string Size classes, horizontal then vertical (`"compact regular"`), as `--traits`; default: the device's for the orientation.
+---@field text_size? string The Dynamic Type size text is laid out at (`xs`, `s`, `m`, `l`, `xl`, `xxl`, `xxxl`, `ax1` … `ax5`), as `--text-size`; default `l` (docs/accessibility.md).
 
 --- `t`, the scenario handle `fn(t)` receives.
 ---@class loom.Test
@@ -394,6 +395,10 @@ function loom_Session:expect_frame(id, frame) end
 --- The component or item and everything in it fits on the current screen laid out for the session's device: no layout finding (outside the screen or the safe area, overlapping siblings, truncated text, a tap target under 44×44 points, a broken or ambiguous constraint) concerns it or a node inside it. Fails listing the findings.
 ---@param id string A component or item id, or a node path.
 function loom_Session:expect_fits(id) end
+
+--- The component or item and everything in it passes the accessibility checks on the current screen laid out for the session's device at its text size (`t:open{ text_size = "ax3" }`; docs/accessibility.md): no text below WCAG 2.2's contrast minimum on its background (low_contrast), no image or button without text lacking an `accessibility_label` (missing_label), no truncated text. Fails listing the findings.
+---@param id string A component or item id, or a node path.
+function loom_Session:expect_accessible(id) end
 
 --- Compares the current screen, as this user sees it, with its golden snapshot (recorded when missing, except under `CI=true`). `s:expect_snapshot{ graph = "screen" }` keeps only this screen's edges in it, `{ graph = false }` no graph.
 ---@param name? string|loom.SnapshotOptions A suffix for a second snapshot in one scenario, or the options.

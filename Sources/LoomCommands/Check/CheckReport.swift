@@ -12,6 +12,8 @@ public struct CheckReport {
     /// The users of the matrix: "no user", then the profiles (P counts both, docs/cli.md).
     public var users: [String]
     public var devices: [String]
+    /// The Dynamic Type sizes of loom.json's `"text_sizes"` (default `l`).
+    public var textSizes: [String] = ["l"]
     public var diagnostics: Diagnostics
     /// Screen file → the parameter sets it was resolved with.
     public var params: OrderedDictionary<String, [[String: String]]>
@@ -19,8 +21,9 @@ public struct CheckReport {
     public var strict: Bool
 
     /// Checks `screens` (files or ids; every screen of the project when empty). `strict`:
-    /// every warning is an error.
-    public static func check(_ screens: [String], in ws: Workspace, strict: Bool = false) -> CheckReport {
+    /// every warning is an error. `accessibility` (`--a11y`): the layout findings include
+    /// low_contrast and missing_label (docs/accessibility.md).
+    public static func check(_ screens: [String], in ws: Workspace, strict: Bool = false, accessibility: Bool = false) -> CheckReport {
         var diagnostics = ws.loadDiagnostics
         diagnostics.append(contentsOf: ws.styleLoadDiagnostics)
         var files: [String] = []
@@ -49,10 +52,15 @@ public struct CheckReport {
         diagnostics.append(contentsOf: ws.checkNavigation())
         let (devices, deviceDiagnostics) = CheckDevices.contexts(ws.project)
         diagnostics.append(contentsOf: deviceDiagnostics)
+        let (sizes, sizeDiagnostics) = CheckTextSizes.sizes(ws.project)
+        diagnostics.append(contentsOf: sizeDiagnostics)
         let styles = StyleValuesCheck.check(ws, devices: devices)
         diagnostics.append(contentsOf: styles.diagnostics)
         let users = RuntimeCheck.users(in: ws)
-        let matrix = RuntimeCheck.run(files, users: users, devices: devices, in: ws, skip: styles.found.union(constraintErrors))
+        // Each device at each text size (styles do not depend on the text size: checked once).
+        let contexts = devices.flatMap { d in sizes.map { s in var c = d; c.textSize = s; return c } }
+        let matrix = RuntimeCheck.run(files, users: users, devices: contexts, in: ws, skip: styles.found.union(constraintErrors),
+                                      accessibility: accessibility)
         diagnostics.append(contentsOf: matrix.diagnostics)
         if strict {
             diagnostics = Diagnostics(diagnostics.items.map { d in
@@ -61,8 +69,10 @@ public struct CheckReport {
                 return e
             })
         }
-        return CheckReport(files: files, users: users.map(\.label), devices: devices.map(\.device.name), diagnostics: diagnostics,
-                           params: matrix.params, strict: strict)
+        var report = CheckReport(files: files, users: users.map(\.label), devices: devices.map(\.device.name), diagnostics: diagnostics,
+                                 params: matrix.params, strict: strict)
+        report.textSizes = sizes.map(\.rawValue)
+        return report
     }
 
     /// The diagnostics as printed (duplicates removed, sorted), and their counts.
@@ -74,7 +84,9 @@ public struct CheckReport {
         let printed = self.printed
         let errors = printed.filter { $0.severity == .error }.count, warnings = printed.filter { $0.severity == .warning }.count
         func n(_ k: Int, _ word: String) -> String { "\(k) \(word)\(k == 1 ? "" : "s")" }
-        return "checked \(n(files.count, "screen")) × \(n(users.count, "profile")) × \(n(devices.count, "device")): "
+        // The text sizes only when more than the default one, so the line is as before without them.
+        let sizes = textSizes == ["l"] ? "" : " × \(n(textSizes.count, "text size"))"
+        return "checked \(n(files.count, "screen")) × \(n(users.count, "profile")) × \(n(devices.count, "device"))\(sizes): "
             + "\(n(errors, "error")), \(n(warnings, "warning"))"
     }
 
@@ -86,6 +98,7 @@ public struct CheckReport {
         o["screens"] = .array(files.map { .string($0) })
         o["profiles"] = .array(users.map { $0 == "no user" ? .null : .string($0) })
         o["devices"] = .array(devices.map { .string($0) })
+        o["text_sizes"] = .array(textSizes.map { .string($0) })
         var p: OrderedDictionary<String, JSONValue> = [:]
         for (f, sets) in params {
             p[f] = .array(sets.map { set in .object(OrderedDictionary(uniqueKeysWithValues: set.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })) })
@@ -117,6 +130,26 @@ public enum CheckDevices {
             out = Project.defaultDevices.compactMap { DeviceCatalog.device(named: $0).map { DeviceContext(device: $0, orientation: .portrait) } }
         }
         return (out, d)
+    }
+}
+
+/// loom.json's `"text_sizes"` as text sizes (an unknown name is an error at it with a
+/// did-you-mean, and is left out; none left: `l`), and its `"screen_background"` checked.
+public enum CheckTextSizes {
+    public static func sizes(_ project: Project) -> ([TextSize], Diagnostics) {
+        var d = Diagnostics()
+        var out: [TextSize] = []
+        for (name, at) in project.textSizes {
+            switch TextSize.parse(name) {
+            case .success(let s) where !out.contains(s): out.append(s)
+            case .success: d.append(Diagnostic(.error, "text size '\(TextEscape.escaped(name))' is listed twice in \"text_sizes\"", at: at))
+            case .failure(let e): d.append(Diagnostic(.error, "\"text_sizes\": " + e.message, at: at))
+            }
+        }
+        if let bg = project.screenBackground, RGBA.hex(bg.text) == nil {
+            d.append(Diagnostic(.error, "\"screen_background\" is a colour \"#RRGGBB\" (or \"#AARRGGBB\"), found '\(TextEscape.escaped(bg.text))'; white is used", at: bg.location))
+        }
+        return (out.isEmpty ? [.standard] : out, d)
     }
 }
 

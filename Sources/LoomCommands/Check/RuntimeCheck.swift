@@ -46,7 +46,13 @@ public enum RuntimeCheck {
 
     /// `skip`: diagnostics already reported by another pass (the style values' check reports
     /// every value of the property files; a resolution repeats those that win).
-    public static func run(_ files: [String], users: [User], devices: [DeviceContext], in ws: Workspace, skip: Set<Diagnostic> = []) -> Outcome {
+    /// `devices` may repeat a device at several text sizes (loom.json's `"text_sizes"`): a
+    /// device at a size other than `l` is named `DEVICE at SIZE`. `accessibility`: the
+    /// layouts' low_contrast and missing_label findings are reported too.
+    /// `locales`: the locales each screen is resolved in — the hook for loom.json's locales
+    /// (issue 42 item 1); empty today, which resolves in the project's one language as before.
+    public static func run(_ files: [String], users: [User], devices: [DeviceContext], in ws: Workspace, skip: Set<Diagnostic> = [],
+                           accessibility: Bool = false, locales: [String] = []) -> Outcome {
         var out = Outcome()
         let examples = ExampleParams(ws: ws, files: ws.project.screenFiles(), contexts: users.map { ws.navigationContext(user: $0.profile) })
         var found = OrderedDictionary<Diagnostic, Occurrence>()
@@ -85,12 +91,17 @@ public enum RuntimeCheck {
         }
         var engine: LayoutEngine?
         switch ScreenPipeline.layoutEngine(in: ws) {
-        case .success(let e): engine = e
+        case .success(var e):
+            e.accessibility = accessibility
+            engine = e
         case .failure(let e): out.diagnostics.warning("screens are not laid out: \(e.message)")
         }
         let previous = ws.deviceContext
-        for device in devices {
-            let deviceName = device.device.name
+        let reported = accessibility ? RuntimeCheck.reported.union(RuntimeCheck.accessibilityKinds) : RuntimeCheck.reported
+        // Each locale the matrix runs in (one, the project's language, while there are none).
+        let localeLabels: [String?] = locales.isEmpty ? [nil] : locales.map { $0 }
+        for (device, locale) in devices.flatMap({ d in localeLabels.map { (d, $0) } }) {
+            let deviceName = label(device) + (locale.map { " in " + $0 } ?? "")
             for plan in plans {
                 // Users who see the same tree (a cache hit hands out the same node) share its layout.
                 var laidOut: [(tree: ResolvedNode, rtl: Bool, outcome: LayoutOutcome)] = []
@@ -114,13 +125,13 @@ public enum RuntimeCheck {
                             out.layouts += 1
                             laidOut.append((tree, rtl, outcome))
                         }
-                        for d in layoutDiagnostics(outcome) where !skip.contains(d) { record(d, user: user.label, device: deviceName, params: paramsText) }
+                        for d in layoutDiagnostics(outcome, reported: reported) where !skip.contains(d) { record(d, user: user.label, device: deviceName, params: paramsText) }
                     }
                 }
             }
         }
         ws.deviceContext = previous
-        let allDevices = devices.map(\.device.name)
+        let allDevices = devices.flatMap { d in localeLabels.map { label(d) + ($0.map { " in " + $0 } ?? "") } }
         for (d, o) in found {
             var e = d
             e.message = d.message + " (" + describe(o, allDevices: allDevices) + ")"
@@ -132,7 +143,7 @@ public enum RuntimeCheck {
     /// The layout's findings `host check` reports (docs/cli.md), each a warning at the node
     /// with its fix, and the layout's errors other than unsatisfiable constraints (those are
     /// findings) and its notes.
-    static func layoutDiagnostics(_ o: LayoutOutcome) -> [Diagnostic] {
+    static func layoutDiagnostics(_ o: LayoutOutcome, reported: Set<LayoutFinding.Kind> = RuntimeCheck.reported) -> [Diagnostic] {
         var out: [Diagnostic] = []
         // The root fills the screen (the layout pass's rule, docs/layout.md): a root that is a
         // leaf is under the bars on every device, and no constraint of the screen can change it.
@@ -150,6 +161,21 @@ public enum RuntimeCheck {
     /// The finding kinds `host check` reports (overlap is left to `host render` and
     /// `run --layout`: siblings may overlap on purpose).
     static let reported: Set<LayoutFinding.Kind> = [.unsatisfiable, .ambiguous, .outsideScreen, .outsideSafeArea, .truncated, .smallTapTarget]
+    /// The findings `host check --a11y` reports of a layout, each as its line
+    /// (`LayoutFinding.line`): what `host matrix --findings` counts.
+    public static func checkedFindings(_ o: LayoutOutcome) -> [String] {
+        let kinds = reported.union(accessibilityKinds)
+        return o.result.findings.filter { kinds.contains($0.kind) && !($0.kind == .outsideSafeArea && $0.path == "root") }.map(\.line)
+    }
+
+    /// And with `--a11y`.
+    static let accessibilityKinds: Set<LayoutFinding.Kind> = [.lowContrast, .missingLabel]
+
+    /// How occurrences name a device context: `iphone-15`, or `iphone-15 at ax3` at a text size
+    /// other than the default.
+    static func label(_ c: DeviceContext) -> String {
+        c.textSize == .standard ? c.device.name : "\(c.device.name) at \(c.textSize.rawValue)"
+    }
 
     /// A parameter the screen binds that no action, flow or deep link gives a value for.
     static func unexampledWarning(_ name: String, screen: Screen, entries: [String]) -> Diagnostic {

@@ -39,6 +39,14 @@ public struct Project: Sendable {
     /// against the device catalog by `host check` (LoomStyles knows the catalog).
     public var devices: [(name: String, location: SourceLocation?)] = Project.defaultDevices.map { ($0, nil) }
 
+    /// The Dynamic Type sizes `host check` lays every screen out at (`"text_sizes"`, default
+    /// `["l"]`), each with where loom.json writes it. Only the list's shape is checked here; the
+    /// names are checked by `host check` (LoomStyles knows the sizes).
+    public var textSizes: [(name: String, location: SourceLocation?)] = [("l", nil)]
+    /// loom.json's `"screen_background"`: the colour under a screen's content where no node has
+    /// a `background`, for the contrast check (default white), as written, and where.
+    public var screenBackground: (text: String, location: SourceLocation?)?
+
     /// The devices `host check` uses when loom.json names none: the smallest phone still
     /// supported, a current phone and a tablet.
     public static let defaultDevices = ["iphone-se-1st", "iphone-15", "ipad"]
@@ -130,7 +138,7 @@ public struct Project: Sendable {
             d.error("loom.json holds an object, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
             return (p, d)
         }
-        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "name", "description", "templates", "strings", "default_locale"]
+        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "text_sizes", "screen_background", "name", "description", "templates", "strings", "default_locale"]
         for m in o.members {
             let loc = doc.location(m.value.position)
             p.valueLocations[m.key] = loc
@@ -167,6 +175,12 @@ public struct Project: Sendable {
                     continue
                 }
                 p.defaultLocale = s
+            case "text_sizes":
+                p.textSizes = parseNames(m.value, key: "text_sizes", what: "text size", hint: "xs … xxxl, ax1 … ax5", fallback: ["l"], in: doc, diagnostics: &d)
+            case "screen_background":
+                if let s = m.value.string { p.screenBackground = (s, loc) } else {
+                    d.error("\"screen_background\" is a colour \"#RRGGBB\", found \(m.value.kindDescription)", at: loc)
+                }
             case "screens", "users", "flows", "scenarios", "styles", "strings", "entry":
                 guard let s = m.value.string else {
                     p.valueLocations[m.key] = nil
@@ -195,13 +209,20 @@ public struct Project: Sendable {
     /// `"devices"`: a non-empty list of device names (strings), each once. A wrong entry is an
     /// error at it and left out; a list left empty falls back to the default devices.
     static func parseDevices(_ v: JSONNode, in doc: JSONDocument, diagnostics d: inout Diagnostics) -> [(name: String, location: SourceLocation?)] {
-        let fallback: [(name: String, location: SourceLocation?)] = defaultDevices.map { ($0, nil) }
+        parseNames(v, key: "devices", what: "device", hint: "see `host devices`", fallback: defaultDevices, in: doc, diagnostics: &d)
+    }
+
+    /// A non-empty list of names (strings), each once (`"devices"`, `"text_sizes"`). A wrong
+    /// entry is an error at it and left out; a list left empty falls back to `fallback`.
+    static func parseNames(_ v: JSONNode, key: String, what: String, hint: String, fallback names: [String], in doc: JSONDocument,
+                           diagnostics d: inout Diagnostics) -> [(name: String, location: SourceLocation?)] {
+        let fallback: [(name: String, location: SourceLocation?)] = names.map { ($0, nil) }
         guard let a = v.array else {
-            d.error("\"devices\" is a list of device names (see `host devices`), found \(v.kindDescription)", at: doc.location(v.position))
+            d.error("\"\(key)\" is a list of \(what) names (\(hint)), found \(v.kindDescription)", at: doc.location(v.position))
             return fallback
         }
         if a.isEmpty {
-            d.error("\"devices\" lists at least one device (see `host devices`); default: \(defaultDevices.joined(separator: ", "))", at: doc.location(v.position))
+            d.error("\"\(key)\" lists at least one \(what) (\(hint)); default: \(names.joined(separator: ", "))", at: doc.location(v.position))
             return fallback
         }
         var out: [(name: String, location: SourceLocation?)] = []
@@ -209,11 +230,11 @@ public struct Project: Sendable {
         for x in a {
             let at = doc.location(x.position)
             guard let s = x.string else {
-                d.error("\"devices\" lists device names (strings), found \(x.kindDescription)", at: at)
+                d.error("\"\(key)\" lists \(what) names (strings), found \(x.kindDescription)", at: at)
                 continue
             }
             if let first = seen[s] {
-                d.error("device '\(TextEscape.escaped(s))' is listed twice in \"devices\" (first at \(first))", at: at)
+                d.error("\(what) '\(TextEscape.escaped(s))' is listed twice in \"\(key)\" (first at \(first))", at: at)
                 continue
             }
             seen[s] = at
