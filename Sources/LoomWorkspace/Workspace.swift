@@ -105,6 +105,9 @@ public final class Workspace {
         let (u, ud) = UserProfiles.load(project.usersFile, limits: project.fileLimits)
         users = u
         diagnostics.append(contentsOf: ud)
+        let (clients, cd) = ClientTable.load(project.clientsFile, limits: project.fileLimits)
+        factory.clients = clients
+        diagnostics.append(contentsOf: cd)
         useDevice(options.device)
     }
 
