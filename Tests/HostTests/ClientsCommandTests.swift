@@ -201,4 +201,37 @@ final class ClientsCommandTests: XCTestCase {
             assertContains(r.stderr, message, in: r, "stderr")
         }
     }
+
+    /// Nodes a builder creates (`ui.*`) have no fallback: one the client cannot render is removed
+    /// with the warning, per client, however the trees are cached (users alternate clients).
+    func testNodesABuilderCreatesAreCheckedAgainstTheClient() throws {
+        let root = try project()
+        try Host.write([
+            "plugins/card/plugin.lua": """
+            return { name = "card", version = "1.0.0", api = 1, register = function(host)
+              host.single("card", function(node)
+                return { view = "Card", children = { ui.label{ text = "T" }, ui.button{ title = "Buy" } } }
+              end, { meta = {} })
+            end }
+            """,
+            "screens/home.json": #"{"screen": "home", "root": {"type": "vstack", "id": "root", "children": [{"type": "card", "id": "deal"}]}}"#,
+            "clients.json": #"{"version_attribute": "v", "clients": [{"versions": "<2", "components": ["vstack", "card", "label"]}, {"versions": ">=2", "components": ["vstack", "card", "label", "button"]}]}"#,
+            "pop.jsonl": (0..<40).map { #"{"id": "\#($0)", "v": "\#($0 % 2 == 0 ? "1.0.0" : "2.0.0")"}"# }.joined(separator: "\n"),
+        ], under: root)
+        let r = try Host.run(["eval", "home", "--users", "pop.jsonl", "--select", "unsupported", "--jobs", "1"], directory: root)
+        assertExit(r, 0)
+        let lines = r.stdoutLines.filter { !$0.isEmpty }
+        XCTAssertEqual(lines.count, 40)
+        for (i, line) in lines.enumerated() {
+            if i % 2 == 0 {
+                XCTAssertTrue(line.contains(#""type":"button""#), line)
+            } else {
+                XCTAssertTrue(line.hasSuffix(#""unsupported":[]}"#), line)
+            }
+        }
+        let tree = try Host.run(["eval", "home", "--users", "pop.jsonl", "--select", "tree", "--jobs", "2"], directory: root)
+        for (i, line) in tree.stdoutLines.filter({ !$0.isEmpty }).enumerated() {
+            XCTAssertEqual(line.contains(#""type":"button""#), i % 2 == 1, line)
+        }
+    }
 }

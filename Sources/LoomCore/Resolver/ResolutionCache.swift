@@ -44,13 +44,12 @@ public final class ResolutionCache {
     }
 
     /// The copies of the screen clients receive (clients.json), by client index (-1: unknown),
-    /// each with its own cache; nil: that client receives the screen as is.
-    private var clientVariants: [Int: (ClientVariant?, ResolutionCache?)] = [:]
+    /// each with its own cache.
+    private var clientVariants: [Int: (ClientVariant, ResolutionCache)] = [:]
 
-    func clientVariant(_ index: Int, make: () -> ClientVariant?) -> (variant: ClientVariant?, cache: ResolutionCache?) {
+    func clientVariant(_ index: Int, make: () -> ClientVariant) -> (variant: ClientVariant, cache: ResolutionCache?) {
         if let hit = clientVariants[index] { return hit }
-        let v = make()
-        let entry: (ClientVariant?, ResolutionCache?) = (v, v == nil ? nil : ResolutionCache())
+        let entry = (make(), ResolutionCache())
         clientVariants[index] = entry
         return entry
     }

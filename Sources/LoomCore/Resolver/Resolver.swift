@@ -15,6 +15,8 @@ public struct Resolver {
     /// how diagnostics name that client.
     var clientVariant: ClientVariant?
     var clientLabel = ""
+    /// The types that client renders (for nodes builders create, not in the copy).
+    var clientSupported: Set<String> = []
 
     public init(factory: Factory, screen: Screen, check: ScreenCheck, cache: ResolutionCache? = nil) {
         self.factory = factory
@@ -24,8 +26,8 @@ public struct Resolver {
     }
 
     /// With clients.json (`factory.clients`), the resolver of the screen the user's client
-    /// receives: nil when it is this one (no clients.json, already applied, or the client
-    /// renders every type the screen uses). An unknown client is warned about here, once per
+    /// receives (its copy of the screen, `ClientVariant`, with the client's caches): nil without
+    /// a clients.json or when applied already. An unknown client is warned about here, once per
     /// resolution.
     func clientResolver(for user: UserProfile, ctx: ResolutionContext) -> Resolver? {
         guard let clients = factory.clients, !ctx.log.clientsApplied else { return nil }
@@ -40,16 +42,20 @@ public struct Resolver {
                 "unknown client: \(cls.why ?? "no range holds the user's version"); only the \(clients.common.count) component types every client of clients.json renders are shown",
                 at: clients.versionAttributeLocation)
         }
-        let made: (variant: ClientVariant?, cache: ResolutionCache?)
-        if let cache {
-            made = cache.clientVariant(cls.index ?? -1) { ClientVariant.make(screen, supported: clients.components(cls)) }
-        } else {
-            made = (ClientVariant.make(screen, supported: clients.components(cls)), nil)
+        // Each client has its own copy and caches, even when the copy is the screen as it is:
+        // nodes a builder creates are checked against the client as they are made, so a tree
+        // kept for one client is not another's.
+        let supported = clients.components(cls)
+        func make() -> ClientVariant {
+            ClientVariant.make(screen, supported: supported) ?? ClientVariant(screen: screen, removed: [:], replaced: [:])
         }
-        guard let v = made.variant else { return nil }
+        let made: (variant: ClientVariant, cache: ResolutionCache?)
+        if let cache { made = cache.clientVariant(cls.index ?? -1, make: make) } else { made = (make(), nil) }
+        let v = made.variant
         var r = Resolver(factory: factory, screen: v.screen, check: check, cache: made.cache)
         r.clientVariant = v
         r.clientLabel = label
+        r.clientSupported = supported
         return r
     }
 
@@ -66,6 +72,7 @@ public struct Resolver {
                 var r = Resolver(factory: factory, screen: screen, check: check, cache: scoped)
                 r.clientVariant = clientVariant
                 r.clientLabel = clientLabel
+                r.clientSupported = clientSupported
                 return r.resolve(for: user, context: ctx)
             }
         }
@@ -190,6 +197,12 @@ public struct Resolver {
                 return hiddenNode(c, reason: "\(clientLabel) cannot render '\(c.type)'", rule: trace, ctx: ctx)
             }
             if let u = v.replaced[c.serial] { ctx.diagnostics.append(.unsupported(u, client: clientLabel)) }
+            // A node a builder created (`ui.*`) has no fallback: one the client cannot render is removed.
+            if c.creation != nil, !clientSupported.contains(c.type) {
+                let u = UnsupportedNode(type: c.type, id: c.id, path: c.path, location: c.location, fallback: nil, dropped: false)
+                ctx.diagnostics.append(.unsupported(u, client: clientLabel))
+                return hiddenNode(c, reason: "\(clientLabel) cannot render '\(c.type)'", rule: trace, ctx: ctx)
+            }
         }
         let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
         let reg = isSpotsRoot ? nil : registration(c)
