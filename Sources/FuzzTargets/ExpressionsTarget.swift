@@ -8,6 +8,7 @@ extension FuzzTargets {
     /// as `$expr`, `$format` and `$bind` expands to a document or to located errors, never a trap.
     public static func expressions(_ data: [UInt8]) {
         let text = String(decoding: data, as: UTF8.self)
+        semverRange(text)
         let count = text.utf8.count
         let element: JSONValue = ["id": 7, "name": "A", "eta": 20, "rating": 4.5, "open": true, "tags": ["x", "y"], "n": ["m": nil]]
         let scope = TemplateScope(roots: ["rs": .array([element]), "params": ["id": "1"]]).binding("r", to: element)
@@ -44,5 +45,40 @@ extension FuzzTargets {
             check(e.location != nil && e.location!.line == 1, "expansion diagnostic not located on the screen's line: \(e)")
         }
         if let out { _ = ScreenParser.parse(out, defaultID: "fuzz") }
+    }
+}
+
+extension FuzzTargets {
+    /// clients.json's SemVer ranges (SemVerRange, docs/clients.md), on the same text: it parses or
+    /// fails with a reason; a parsed range's desugared form parses to a range that holds the same
+    /// probe versions; the text as a version parses or fails likewise, and a version is in a range
+    /// or not, the same twice. The text as a clients.json `versions` gives a table or located errors.
+    static func semverRange(_ text: String) {
+        let probes = ["0.0.0", "0.0.1", "0.1.0", "1.0.0-0", "1.0.0-alpha", "1.0.0", "1.2.3", "1.2.3-pre", "2.0.0-0", "2.0.0", "5.1.0", "6.2.0", "10.0.0"]
+            .map { try! SemVer.parse($0).get() }
+        var versions = probes
+        if case .success(let v) = SemVer.parse(text) {
+            check(!v.description.isEmpty, "a version prints as nothing")
+            check(try! SemVer.parse(v.description).get() == v, "a version does not read back: \(v)")
+            versions.append(v)
+        }
+        switch SemVerRange.parse(text) {
+        case .failure(let e): check(!e.message.isEmpty, "a range fails without a reason")
+        case .success(let r):
+            guard case .success(let again) = SemVerRange.parse(r.description) else {
+                fuzzFailure("the desugared range \(r.description) of \(text) does not parse")
+            }
+            for v in versions {
+                check(r.contains(v) == r.contains(v), "containment not deterministic")
+                check(r.contains(v) == again.contains(v), "\(r.description) and \(text) differ on \(v)")
+            }
+        }
+        let doc = #"{"version_attribute": "app_version", "clients": [{"versions": "# + JSONValue.string(text).serialized(pretty: false)
+            + #", "components": ["label"]}]}"#
+        guard let parsed = try? JSONReader.parse(Array(doc.utf8), file: "clients.json") else { fuzzFailure("the fuzz clients.json does not parse") }
+        var d = Diagnostics()
+        let table = ClientTable.parse(parsed, file: "clients.json", diagnostics: &d)
+        check(table != nil || d.hasErrors, "clients.json refused without an error")
+        for x in d.items { check(x.location != nil, "clients.json diagnostic without a location: \(x)") }
     }
 }

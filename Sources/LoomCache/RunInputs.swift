@@ -27,7 +27,7 @@ public struct RunInputs: Sendable {
         h.add("screen " + screen)
         if SafeFile.exists(screen) { h.add(file: screen, limits: fileLimits) }
         for f in [Project.join(projectRoot, Project.manifestName), Project.join(projectRoot, "rules.json"),
-                  project.usersFile, project.flowsFile] {
+                  project.usersFile, project.clientsFile, project.flowsFile] {
             h.add(file: f, limits: fileLimits)
         }
         h.add(folder: project.screensDir, limits: fileLimits)

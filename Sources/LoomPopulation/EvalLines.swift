@@ -45,6 +45,11 @@ public struct EvalLineWriter: Sendable {
         case .tree: return r.tree.map { TreeOutput.json($0, explain: false) } ?? .null
         case .actions: return .array(r.actions.map { .string($0.action) })
         case .hash: return .string(TreeDigest.hex(r.tree))
+        case .unsupported:
+            return .array(r.unsupported.map { u in
+                .object(["node": .string(u.name), "type": .string(u.type),
+                         "fallback": u.fallback.map { .string($0) } ?? (u.dropped ? .string("drop") : .null)])
+            })
         }
     }
 

@@ -135,7 +135,10 @@ public final class EvalWorker {
         self.screens = screens
         self.parser = parser
         self.writer = writer
+        // A plan keys its answers by rule outcomes alone: with clients.json what a user sees
+        // depends on their client too, so every user is resolved in full.
         let usePlan = writer.select == .visible && writer.format != .csv && !EvalWorker.noPlan
+            && screens.workspace.factory.clients == nil
         let useMemo = memo && !EvalWorker.noMemo
         screenIDs = screens.screens.map(\.id)
         // Plans for every screen, or none (users are then resolved in full).

@@ -3,8 +3,10 @@ import LoomNavigation
 import LoomWorkspace
 import OrderedCollections
 
-/// What a matrix row counts: a visible component or item of the screen, or an edge of the
-/// navigation graph the user can walk from it.
+/// What a matrix row counts: a visible component or item of the screen, an edge of the
+/// navigation graph the user can walk from it, or (with clients.json) a node the user's client
+/// cannot render and the user would otherwise receive (`unsupported`, named as a component;
+/// replaced by its fallback or removed, docs/clients.md).
 ///
 /// Names: a component by its id, else its path; an item by its id, else by its collection and
 /// position (`trending/items[2]`: the component holding it, by id or path, and its index in
@@ -13,7 +15,7 @@ import OrderedCollections
 /// target in `flow` (never the graph's `screen@flow` node ids, which depend on how many flows
 /// one user's graph shows the screen in).
 public struct MatrixKey: Hashable, Sendable {
-    public enum Kind: String, Sendable { case component, item, edge }
+    public enum Kind: String, Sendable { case component, item, edge, unsupported }
     public var kind: Kind
     public var name: String
     /// For an edge: the flow its target screen is shown in (nil outside any flow).
@@ -165,6 +167,7 @@ public enum MatrixSight {
             if let f = n.footer { visit(f) }
         }
         if let t = r.tree { visit(t) }
+        for u in r.unsupported { add(MatrixKey(kind: .unsupported, name: u.name)) }
         if let graph {
             // Node ids are `screen@flow` only when this user's graph shows the screen in several
             // flows: keyed by screen ids and the target's flow, one edge is one row for everyone.

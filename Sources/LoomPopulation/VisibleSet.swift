@@ -11,6 +11,9 @@ public enum EvalSelect: String, Sendable, CaseIterable {
     case actions
     /// A stable digest of the resolved tree (`TreeDigest`).
     case hash
+    /// The nodes the user's client could not render (clients.json, docs/clients.md): each
+    /// `{"node": ID or path, "type": T, "fallback": FALLBACK ID | "drop" | null}`.
+    case unsupported
 }
 
 /// The visible components and items of a resolved tree, in document order (a node, its header,

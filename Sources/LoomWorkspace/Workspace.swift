@@ -111,6 +111,9 @@ public final class Workspace {
         let (catalog, sd) = StringCatalog.load(folder: project.stringsDir, defaultLocale: project.defaultLocale, limits: project.fileLimits)
         strings = catalog
         diagnostics.append(contentsOf: sd)
+        let (clients, cd) = ClientTable.load(project.clientsFile, limits: project.fileLimits)
+        factory.clients = clients
+        diagnostics.append(contentsOf: cd)
         useDevice(options.device)
     }
 

@@ -114,7 +114,7 @@ struct Eval: ParsableCommand {
     @Option(name: .long, help: "Output format: jsonl, csv or json.")
     var format: EvalOutputFormat = .jsonl
 
-    @Option(name: .long, help: "What each line holds: visible (component and item ids), tree, actions or hash.")
+    @Option(name: .long, help: "What each line holds: visible (component and item ids), tree, actions, hash, or unsupported (the nodes the user's client cannot render, with clients.json).")
     var select: EvalSelect = .visible
 
     func validate() throws {

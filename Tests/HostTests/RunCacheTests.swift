@@ -48,6 +48,15 @@ final class RunCacheTests: XCTestCase {
         // A --context override is an input too.
         let ctx = try Host.run(args + ["--context", "churn_score=0.1"])
         assertContains(ctx.stderr, "view-state cache miss", in: ctx)
+        // So is clients.json: a client that cannot render the home screen's root gets nothing.
+        assertExit(try Host.run(args), 0)
+        let primed = try Host.run(args)
+        assertContains(primed.stderr, "served from the view-state cache", in: primed)
+        try #"{"version_attribute": "app_version", "clients": [{"versions": "*", "components": []}]}"#
+            .write(to: p.appendingPathComponent("clients.json"), atomically: true, encoding: .utf8)
+        let clients = try Host.run(args)
+        assertContains(clients.stderr, "view-state cache miss", in: clients)
+        assertContains(clients.stderr, "cannot render", in: clients)
     }
 
     func testTruncatedCacheFileIsIgnoredWithAWarningAndRewritten() throws {

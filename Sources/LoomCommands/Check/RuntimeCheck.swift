@@ -115,6 +115,12 @@ public enum RuntimeCheck {
                         for d in r.diagnostics.errors where !isUnexampled(d, plan.unexampled) && !skip.contains(d) {
                             record(d, user: user.label, device: deviceName, params: paramsText)
                         }
+                        // With clients.json: each node a profile's client cannot render (replaced
+                        // by its fallback: a note; removed for want of one: a warning), with the
+                        // profiles it concerns (docs/clients.md).
+                        for d in r.diagnostics.items where d.unsupported != nil {
+                            record(d, user: user.label, device: deviceName, params: paramsText)
+                        }
                         guard let engine, let tree = r.tree else { continue }
                         let outcome: LayoutOutcome
                         let rtl = ScreenPipeline.isRightToLeft(user.profile, in: ws)

@@ -145,6 +145,7 @@ public enum ScreenChecker {
             for child in c.children { visit(child, parent: reg) }
             for item in c.items { visitItem(item, in: c) }
             if let f = c.footer { visitPart(f, role: "footer", of: c) }
+            if case .component(let f) = c.fallback { visit(f, parent: parent) }
         }
 
         /// A header or footer: a component, or an item as Spots reads it. Spots shows an

@@ -63,6 +63,8 @@ public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
     /// A suggested change that makes the problem go away (a layout finding's constraint to
     /// add, the value to change): printed after the message (`…; fix: …`) and as `"fix"` in JSON.
     public var fix: String?
+    /// Set on the diagnostic of a node the user's client cannot render (`ClientVariant`).
+    public var unsupported: UnsupportedNode?
 
     public init(_ severity: Severity, _ message: String, at location: SourceLocation? = nil, fix: String? = nil) {
         self.severity = severity

@@ -213,6 +213,9 @@ public struct DataProviderRegistration {
 }
 
 public final class Factory {
+    /// The project's clients.json (docs/clients.md): when set, every resolution gives the user
+    /// the screen their client can render (`ClientVariant`).
+    public var clients: ClientTable?
     public private(set) var components: [String: ComponentRegistration] = [:]
     /// Alias → canonical type.
     public private(set) var aliases: [String: String] = [:]

@@ -59,6 +59,9 @@ public final class Component: Sendable {
     /// `params.id`, or an expression with the sources it read), shown by `--explain`. Nil
     /// for a node without bindings.
     public let bindings: OrderedDictionary<String, String>?
+    /// What a client that cannot render this type gets instead (`"fallback"`, docs/clients.md):
+    /// another component, or nothing (`"drop"`). Nil when the screen writes none.
+    public let fallback: Fallback?
 
     public init(
         type: String, typeLocation: SourceLocation, id: String?, idLocation: SourceLocation?, meta: JSONNode?,
@@ -66,9 +69,10 @@ public final class Component: Sendable {
         layout: JSONNode?, header: Component?, footer: Component?, title: String?, action: String?,
         actionLocation: SourceLocation?, style: JSONNode?, location: SourceLocation, path: String, serial: Int,
         constraints: JSONNode? = nil, creation: Creation? = nil, itemForm: Item? = nil, isItemOnly: Bool = false,
-        scope: OrderedDictionary<String, JSONValue>? = nil, bindings: OrderedDictionary<String, String>? = nil
+        scope: OrderedDictionary<String, JSONValue>? = nil, bindings: OrderedDictionary<String, String>? = nil, fallback: Fallback? = nil
     ) {
         self.bindings = bindings
+        self.fallback = fallback
         self.type = type
         self.typeLocation = typeLocation
         self.id = id
@@ -124,6 +128,14 @@ extension RuleSubject {
         case .item(let i): return i.scope
         }
     }
+}
+
+/// A component's `"fallback"`: shown instead when the user's client cannot render its type.
+public enum Fallback: Sendable {
+    /// A component of its own (own `id`), shown in the node's place, under the node's rule.
+    case component(Component)
+    /// Nothing is shown, and no warning is given.
+    case drop
 }
 
 /// A Spots-style item of a collection.

@@ -6,7 +6,7 @@ import OrderedCollections
 public struct ScreenParser {
     public static let componentKeys: Set<String> = [
         "type", "id", "meta", "children", "rule", "items", "layout", "header", "footer", "action", "style", "title",
-        "constraints", TemplateExpander.scopeKey, TemplateExpander.boundKey,
+        "constraints", "fallback", TemplateExpander.scopeKey, TemplateExpander.boundKey,
     ]
     /// Spots' ComponentModel keys, accepted in Spots files (`kind` is the type, `span` goes to the layout).
     public static let spotsComponentKeys: Set<String> = ["kind", "span"]
@@ -191,6 +191,7 @@ public struct ScreenParser {
             layout = JSONNode(.object(JSONObject(members)), at: layout?.position ?? span.position)
         }
         let footer = obj["footer"].flatMap { part($0, path: "\(path)/footer") }
+        let fallback = obj["fallback"].flatMap { parseFallback($0, path: "\(path)/fallback") }
         let title = string(obj, "title", what: "component")
         let action = string(obj, "action", what: "component")
         // A malformed rule or child list hides the component: fail closed.
@@ -201,7 +202,7 @@ public struct ScreenParser {
             items: items, hasItems: obj["items"] != nil, layout: layout, header: header, footer: footer,
             title: title?.0, action: action?.0, actionLocation: action?.1, style: obj["style"],
             location: loc(node.position), path: path, serial: serial, constraints: obj["constraints"],
-            scope: Self.scope(obj), bindings: Self.bindings(obj))
+            scope: Self.scope(obj), bindings: Self.bindings(obj), fallback: fallback)
     }
 
     /// The sources of a node's bound values `TemplateExpander` set (`$bound`).
@@ -210,6 +211,29 @@ public struct ScreenParser {
         var out: OrderedDictionary<String, String> = [:]
         for (k, v) in o { if case .string(let text) = v { out[k] = text } }
         return out.isEmpty ? nil : out
+    }
+
+    /// `"fallback"`: `"drop"`, or a component with its own `id` and no `rule` (it is shown
+    /// where its node would be, under the node's rule; docs/clients.md).
+    mutating func parseFallback(_ node: JSONNode, path: String) -> Fallback? {
+        if let s = node.string {
+            if s == "drop" { return .drop }
+            diagnostics.error("\"fallback\" is a component or \"drop\", found the string \(JSONKeyText.quoted(s))", at: loc(node.position))
+            return nil
+        }
+        guard let o = node.object else {
+            diagnostics.error("\"fallback\" is a component or \"drop\", found \(node.kindDescription)", at: loc(node.position))
+            return nil
+        }
+        if let r = o.member("rule") {
+            diagnostics.error("a fallback has no \"rule\" of its own: it is shown where its node would be, under the node's rule", at: loc(r.keyPosition))
+            return nil
+        }
+        guard o["id"]?.string != nil else {
+            diagnostics.error("a fallback component needs an \"id\" of its own", at: loc(node.position))
+            return nil
+        }
+        return component(node, path: path).map { .component($0) }
     }
 
     /// The element attributes `TemplateExpander` set on a template's node (`$scope`).

@@ -30,8 +30,10 @@ extension Screen {
         let children = c.children.enumerated().map { i, ch in renumber(ch, path: "\(path)/children[\(i)]", serial: &serial) }
         let items = c.items.enumerated().map { i, it in renumber(it, path: "\(path)/items[\(i)]", serial: &serial) }
         let footer = c.footer.map { renumber($0, path: path + "/footer", serial: &serial) }
+        var fallback = c.fallback
+        if case .component(let f) = c.fallback { fallback = .component(renumber(f, path: path + "/fallback", serial: &serial)) }
         return c.copy(children: children, items: items, hasItems: c.hasItems || !items.isEmpty, header: header,
-                      footer: footer, path: path, serial: mine)
+                      footer: footer, path: path, serial: mine, fallback: fallback)
     }
 
     private static func renumber(_ it: Item, path: String, serial: inout Int) -> Item {
@@ -51,14 +53,14 @@ extension Component {
 
     /// The one place a component is copied with other parts: every other field as it is.
     public func copy(children: [Component], items: [Item], hasItems: Bool, header: Component?, footer: Component?,
-                     path: String, serial: Int) -> Component {
+                     path: String, serial: Int, fallback: Fallback?? = nil) -> Component {
         Component(
             type: type, typeLocation: typeLocation, id: id, idLocation: idLocation, meta: meta,
             children: children, rule: rule, hasRule: hasRule, items: items, hasItems: hasItems,
             layout: layout, header: header, footer: footer, title: title, action: action,
             actionLocation: actionLocation, style: style, location: location, path: path, serial: serial,
             constraints: constraints, itemForm: itemForm?.copy(children: [], path: path, serial: serial),
-            isItemOnly: isItemOnly, scope: scope, bindings: bindings)
+            isItemOnly: isItemOnly, scope: scope, bindings: bindings, fallback: fallback ?? self.fallback)
     }
 }
 

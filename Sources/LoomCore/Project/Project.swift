@@ -9,6 +9,8 @@ public struct Project: Sendable {
     public var pluginDirs: [String]
     public var screensDir: String
     public var usersFile: String
+    /// `clients.json` (loom.json `"clients"`): what each client version renders (docs/clients.md).
+    public var clientsFile: String
     public var flowsFile: String
     public var scenariosDir: String
     /// The styles folder (`"styles"`, default `styles/`; optional unless named).
@@ -64,6 +66,7 @@ public struct Project: Sendable {
         pluginDirs = [Project.join(root, "plugins")]
         screensDir = Project.join(root, "screens")
         usersFile = Project.join(root, "users.json")
+        clientsFile = Project.join(root, "clients.json")
         flowsFile = Project.join(root, "flows.json")
         scenariosDir = Project.join(root, "scenarios")
         stylesDir = Project.join(root, "styles")
@@ -109,12 +112,12 @@ public struct Project: Sendable {
     public static func load(root: String, limits: FileLimits) -> (Project, Diagnostics) {
         var (p, d) = loadManifest(root: root, limits: limits)
         p.loadNamedRules(diagnostics: &d)
-        for key in ["users", "flows", "screens", "scenarios", "styles", "strings"] {
+        for key in ["users", "clients", "flows", "screens", "scenarios", "styles", "strings"] {
             guard let at = p.valueLocations[key] else { continue }
-            let path = key == "users" ? p.usersFile : key == "flows" ? p.flowsFile : key == "screens" ? p.screensDir
+            let path = key == "users" ? p.usersFile : key == "clients" ? p.clientsFile : key == "flows" ? p.flowsFile : key == "screens" ? p.screensDir
                 : key == "styles" ? p.stylesDir : key == "strings" ? p.stringsDir : p.scenariosDir
             if !SafeFile.exists(path) {
-                let what = key == "users" || key == "flows" ? "file" : "folder"
+                let what = key == "users" || key == "flows" || key == "clients" ? "file" : "folder"
                 d.error("\"\(key)\" names the \(what) '\(p.writtenPaths[key] ?? path)', which does not exist", at: at)
             }
         }
@@ -138,7 +141,7 @@ public struct Project: Sendable {
             d.error("loom.json holds an object, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
             return (p, d)
         }
-        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "text_sizes", "screen_background", "name", "description", "templates", "strings", "default_locale"]
+        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "text_sizes", "screen_background", "name", "description", "templates", "strings", "default_locale", "clients"]
         for m in o.members {
             let loc = doc.location(m.value.position)
             p.valueLocations[m.key] = loc
@@ -181,7 +184,7 @@ public struct Project: Sendable {
                 if let s = m.value.string { p.screenBackground = (s, loc) } else {
                     d.error("\"screen_background\" is a colour \"#RRGGBB\", found \(m.value.kindDescription)", at: loc)
                 }
-            case "screens", "users", "flows", "scenarios", "styles", "strings", "entry":
+            case "screens", "users", "clients", "flows", "scenarios", "styles", "strings", "entry":
                 guard let s = m.value.string else {
                     p.valueLocations[m.key] = nil
                     d.error("\"\(m.key)\" is a string, found \(m.value.kindDescription)", at: loc)
@@ -191,6 +194,7 @@ public struct Project: Sendable {
                 switch m.key {
                 case "screens": p.screensDir = join(root, s)
                 case "users": p.usersFile = join(root, s)
+                case "clients": p.clientsFile = join(root, s)
                 case "flows": p.flowsFile = join(root, s)
                 case "scenarios": p.scenariosDir = join(root, s)
                 case "styles": p.stylesDir = join(root, s)

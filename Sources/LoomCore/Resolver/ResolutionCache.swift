@@ -43,6 +43,17 @@ public final class ResolutionCache {
         return c
     }
 
+    /// The copies of the screen clients receive (clients.json), by client index (-1: unknown),
+    /// each with its own cache.
+    private var clientVariants: [Int: (ClientVariant, ResolutionCache)] = [:]
+
+    func clientVariant(_ index: Int, make: () -> ClientVariant) -> (variant: ClientVariant, cache: ResolutionCache?) {
+        if let hit = clientVariants[index] { return hit }
+        let entry = (make(), ResolutionCache())
+        clientVariants[index] = entry
+        return entry
+    }
+
     /// The parameters this cache is for (nil: the cache of resolutions without any).
     private var scope: [String: String]?
 

@@ -38,6 +38,8 @@ public struct ResolutionEnvironment {
 /// used. Written while resolving, read after.
 public final class ResolutionLog {
     public var diagnostics = Diagnostics()
+    /// Whether clients.json was applied to this resolution already (`Resolver.clientResolver`).
+    var clientsApplied = false
     /// Calls made into plugins (rules, builders, item views) in this resolution: rules are
     /// counted where they are evaluated, builders by the engine (answers it serves from its
     /// caches do not count).

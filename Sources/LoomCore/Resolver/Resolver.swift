@@ -11,6 +11,12 @@ public struct Resolver {
     /// (builders are deterministic and these see only their own node). One per screen and
     /// factory; nil disables it.
     public let cache: ResolutionCache?
+    /// Set on the resolver of the copy of the screen a client receives (`ClientVariant`), with
+    /// how diagnostics name that client.
+    var clientVariant: ClientVariant?
+    var clientLabel = ""
+    /// The types that client renders (for nodes builders create, not in the copy).
+    var clientSupported: Set<String> = []
 
     public init(factory: Factory, screen: Screen, check: ScreenCheck, cache: ResolutionCache? = nil) {
         self.factory = factory
@@ -19,16 +25,55 @@ public struct Resolver {
         self.cache = cache
     }
 
+    /// With clients.json (`factory.clients`), the resolver of the screen the user's client
+    /// receives (its copy of the screen, `ClientVariant`, with the client's caches): nil without
+    /// a clients.json or when applied already. An unknown client is warned about here, once per
+    /// resolution.
+    func clientResolver(for user: UserProfile, ctx: ResolutionContext) -> Resolver? {
+        guard let clients = factory.clients, !ctx.log.clientsApplied else { return nil }
+        ctx.log.clientsApplied = true
+        let cls = clients.classify(user)
+        let label: String
+        if let i = cls.index {
+            label = "the user's client (clients[\(i)], \(TextEscape.escaped(clients.clients[i].range.text)))"
+        } else {
+            label = "an unknown client"
+            ctx.diagnostics.warning(
+                "unknown client: \(cls.why ?? "no range holds the user's version"); only the \(clients.common.count) component types every client of clients.json renders are shown",
+                at: clients.versionAttributeLocation)
+        }
+        // Each client has its own copy and caches, even when the copy is the screen as it is:
+        // nodes a builder creates are checked against the client as they are made, so a tree
+        // kept for one client is not another's.
+        let supported = clients.components(cls)
+        func make() -> ClientVariant {
+            ClientVariant.make(screen, supported: supported) ?? ClientVariant(screen: screen, removed: [:], replaced: [:])
+        }
+        let made: (variant: ClientVariant, cache: ResolutionCache?)
+        if let cache { made = cache.clientVariant(cls.index ?? -1, make: make) } else { made = (make(), nil) }
+        let v = made.variant
+        var r = Resolver(factory: factory, screen: v.screen, check: check, cache: made.cache)
+        r.clientVariant = v
+        r.clientLabel = label
+        r.clientSupported = supported
+        return r
+    }
+
     public func resolve(
         for user: UserProfile, explain: Bool = false, context: ResolutionContext? = nil, params: [String: String] = [:]
     ) -> Resolution {
         let ctx = context ?? ResolutionContext(user: user, screenID: screen.id, explain: explain, params: params)
+        if let r = clientResolver(for: user, ctx: ctx) { return r.resolve(for: user, context: ctx) }
         // What builders made and which trees the rules chose depend on the parameters too: each
         // set of parameters has caches of its own.
         if let cache, !ctx.params.isEmpty {
             let scoped = cache.scoped(to: ctx.params)
             if scoped !== cache {
-                return Resolver(factory: factory, screen: screen, check: check, cache: scoped).resolve(for: user, context: ctx)
+                var r = Resolver(factory: factory, screen: screen, check: check, cache: scoped)
+                r.clientVariant = clientVariant
+                r.clientLabel = clientLabel
+                r.clientSupported = clientSupported
+                return r.resolve(for: user, context: ctx)
             }
         }
         guard !ctx.explain, let cache else {
@@ -53,6 +98,9 @@ public struct Resolver {
     /// tree built here is not added to the cache's trees (a caller keeping its own answer by
     /// outcomes, like `host eval`'s, would only churn that bounded table).
     public func resolve(for user: UserProfile, context ctx: ResolutionContext, replaying leaves: [UInt8], keepTree: Bool = true) -> Resolution {
+        // The outcomes are those of this screen's rule program: a client's copy of the screen
+        // has a program of its own, run there.
+        if let r = clientResolver(for: user, ctx: ctx) { return r.resolve(for: user, context: ctx) }
         guard let cache, ctx.params.isEmpty, !ctx.explain else { return resolve(for: user, context: ctx) }
         return resolveCached(user: user, ctx: ctx, cache: cache, leaves: leaves, keepTree: keepTree)
     }
@@ -141,6 +189,19 @@ public struct Resolver {
                 return hiddenNode(
                     c, reason: t.value == false ? "rule \(rule.text) is false" : "rule \(rule.text) failed: \(t.error ?? "error")",
                     rule: t, ctx: ctx)
+            }
+        }
+        if let v = clientVariant {
+            if let u = v.removed[c.serial] {
+                ctx.diagnostics.append(.unsupported(u, client: clientLabel))
+                return hiddenNode(c, reason: "\(clientLabel) cannot render '\(c.type)'", rule: trace, ctx: ctx)
+            }
+            if let u = v.replaced[c.serial] { ctx.diagnostics.append(.unsupported(u, client: clientLabel)) }
+            // A node a builder created (`ui.*`) has no fallback: one the client cannot render is removed.
+            if c.creation != nil, !clientSupported.contains(c.type) {
+                let u = UnsupportedNode(type: c.type, id: c.id, path: c.path, location: c.location, fallback: nil, dropped: false)
+                ctx.diagnostics.append(.unsupported(u, client: clientLabel))
+                return hiddenNode(c, reason: "\(clientLabel) cannot render '\(c.type)'", rule: trace, ctx: ctx)
             }
         }
         let isSpotsRoot = c.type == ScreenParser.spotsRootType && c.path == "components"
