@@ -3,6 +3,7 @@ import Foundation
 import LoomCore
 import LoomWorkspace
 import LoomTesting
+import LoomCommands
 
 struct Test: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -115,8 +116,43 @@ struct Test: ParsableCommand {
     func run() throws {
         if accept { return try ScenarioOutput.accept(options) }
         if watch { return try watchLoop() }
-        try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport)
+        // The project's journeys run after the scenarios (without PATHs), whether or not they passed.
+        var scenarioFailure: Error?
+        do { try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport) } catch { scenarioFailure = error }
+        let journeysPassed = paths.isEmpty ? try runJourneys() : true
+        if let scenarioFailure { throw scenarioFailure }
+        if !journeysPassed { throw ExitCode(1) }
         // Every scenario passed (or there is none): the project's configuration errors still fail the run.
         if paths.isEmpty { try ConfigurationCheck.exitOnErrors(engine) }
+    }
+
+    /// The project's journeys.json (docs/navigation.md, "Journeys"), each journey and segment a
+    /// result like a scenario's (`--filter` selects them by name too); false when one fails or
+    /// the file has an error. Nothing when the project has none.
+    func runJourneys() throws -> Bool {
+        let ws = try engine.workspace(screen: nil)
+        guard let report = Journeys.report(ws, users: nil) else { return true }
+        var results: [ScenarioResult] = []
+        for entry in report.entries {
+            for c in entry.checks {
+                let name = "journey \(entry.journey.name) [\(report.segments[c.segment].label)]"
+                if let filter, !name.contains(filter) { continue }
+                var message = "\(entry.journey.location): \(c.verdict.summary)"
+                if !c.verdict.path.isEmpty { message += "\npath: " + JourneyReport.pathText(c.verdict.path) }
+                if let h = c.verdict.hidden?.hiddenBy {
+                    message += "\nhidden by: \(h.reason) at \(h.path)" + (h.location.map { " (\($0))" } ?? "")
+                }
+                results.append(ScenarioResult(
+                    file: ws.journeysFile, name: name, line: entry.journey.location.line,
+                    status: c.verdict.outcome == .pass ? .passed : .failed, durationMilliseconds: 0,
+                    message: c.verdict.outcome == .pass ? nil : message))
+            }
+        }
+        var out = "\n" + ScenarioOutput.render(results, style: Console.outStyle)
+        let failed = results.filter { $0.status == .failed }.count
+        out += "journeys: \(results.count - failed) passed, \(failed) failed\n"
+        Console.out(out)
+        let diagnosticsFailed = Console.report(report.diagnostics)
+        return failed == 0 && !diagnosticsFailed
     }
 }

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import LoomCommandLine
+import LoomCommands
+import LoomCore
+import LoomNavigation
+import LoomPopulation
+import LoomWorkspace
+
+struct Journeys: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "journeys",
+        abstract: "Check the project's journeys.json for every user segment: who reaches which screen, within how many taps, and who never does.",
+        discussion: """
+            journeys.json (project root) lists journeys:
+              [{"name": "gold reaches checkout", "users": "is_gold", "from": "home", "reach": "checkout", "within": 3},
+               {"name": "free never sees the lounge", "users": {"NOT": "is_gold"}, "from": "home", "never": "premium_lounge"}]
+            "users" is any rule expression (a registered or named rule, AND / OR / NOT); without it, every user.
+            Each journey is checked for every profile of users.json it selects, or with --users for every user of a
+            population (users.json, JSON Lines or CSV, as host eval), users grouped by identical navigation graphs.
+            A failure shows the shortest counterexample: the taps, and for an unreachable screen the action hidden
+            on the way and the rule that hid it. --generate DIR writes one scenario per journey and segment that
+            walks its shortest path (put DIR under the project's scenarios folder). See docs/navigation.md.
+            Exit status: 0 when every journey passes, 1 when one fails or the journeys file has an error.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("The users: users.json profiles (.json), JSON Lines or CSV (.csv), as host eval reads them; default: the project's users.json profiles.", valueName: "file"))
+    var users: String?
+
+    @Option(name: .long, help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    @Option(name: .long, help: ArgumentHelp("Write one scenario file per journey and segment into DIR (created when missing) walking its shortest path.", valueName: "dir"))
+    var generate: String?
+
+    @OptionGroup var engine: EngineOptions
+
+    func validate() throws {
+        if format != .text && format != .json { throw ValidationError("--format is text or json") }
+    }
+
+    func run() throws {
+        let ws = try engine.workspace(screen: nil)
+        guard let report = Journeys.report(ws, users: users) else {
+            Console.report(Diagnostics([.error("no journeys file: \(TextEscape.escaped(ws.journeysFile)) does not exist")]))
+            throw ExitCode(1)
+        }
+        var diagnostics = report.diagnostics
+        switch format {
+        case .json: Console.out(report.json.serialized(pretty: true) + "\n")
+        default: Console.out(report.text(style: Console.outStyle))
+        }
+        if let generate {
+            let writer = SafeWriter(root: ws.project.root, confined: false)
+            for (file, text) in report.scenarios() {
+                let path = (generate as NSString).appendingPathComponent(file)
+                do { try writer.write(text, to: path, createFolders: true) } catch {
+                    diagnostics.error("cannot write the scenario: \(error.message)", at: error.location)
+                }
+            }
+        }
+        let failed = Console.report(diagnostics)
+        if failed || !report.succeeded { throw ExitCode(1) }
+    }
+
+    /// The journeys checked for the project's profiles, or for the users of `users`; nil when the
+    /// project has no journeys file. Errors reading the users are diagnostics of the report.
+    static func report(_ ws: Workspace, users path: String?) -> JourneyReport? {
+        guard let (journeys, d) = ws.journeys() else { return nil }
+        var users: [(profile: UserProfile, isProfile: Bool, label: String)] = []
+        var problems = Diagnostics()
+        if let path {
+            switch UserInput.open(path, format: nil, fileLimits: ws.project.fileLimits) {
+            case .failure(let e): problems.append(e)
+            case .success(let input):
+                let profiles = input.parser.format == .profiles
+                while let batch = input.nextBatch()?.split() {
+                    for k in 0..<batch.count {
+                        switch input.parser.parse(batch.pending(k)) {
+                        case .success(let r):
+                            let label = r.profile.name ?? (r.label.string ?? "line \(r.line)")
+                            users.append((r.profile, false, profiles ? label : label))
+                        case .failure(let e): problems.append(e)
+                        }
+                    }
+                }
+                if let e = input.readError { problems.append(e) }
+            }
+        } else {
+            for (name, attributes) in ws.users.profiles {
+                users.append((UserProfile(name: name, attributes: attributes), true, name))
+            }
+        }
+        var report = JourneyReport.check(journeys, users: users, in: ws)
+        var all = d
+        all.append(contentsOf: problems)
+        all.append(contentsOf: report.diagnostics)
+        report.diagnostics = all
+        return report
+    }
+}
