@@ -98,7 +98,8 @@ public enum JourneysFile {
             func string(_ key: String) -> (String, SourceLocation)? {
                 guard let m = o.member(key) else { return nil }
                 guard let s = m.value.string, !Step.trim(s[...]).isEmpty else {
-                    d.error("\"\(key)\" must be a non-empty string, found \(m.value.kindName)", at: loc(m.value.position))
+                    let found = m.value.string != nil ? "an empty string" : m.value.kindName
+                    d.error("\"\(key)\" must be a non-empty string, found \(found)", at: loc(m.value.position))
                     ok = false
                     return nil
                 }
@@ -138,7 +139,11 @@ public enum JourneysFile {
                     within = n
                 } else {
                     let found: String
-                    if case .int(let n) = m.value.kind { found = String(n) } else { found = m.value.kindName }
+                    switch m.value.kind {
+                    case .int(let n): found = String(n)
+                    case .double(let x): found = String(x)
+                    default: found = m.value.kindName
+                    }
                     d.error("\"within\" is a number of taps, a whole number from 0 to \(maxWithin), found \(found)", at: loc(m.value.position))
                     ok = false
                 }

@@ -35,10 +35,6 @@ struct Journeys: ParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
-    func validate() throws {
-        if format != .text && format != .json { throw ValidationError("--format is text or json") }
-    }
-
     func run() throws {
         let ws = try engine.workspace(screen: nil)
         guard let report = Journeys.report(ws, users: users) else {
@@ -46,9 +42,14 @@ struct Journeys: ParsableCommand {
             throw ExitCode(1)
         }
         var diagnostics = report.diagnostics
+        // A journeys file with errors and nothing left to check: only the errors.
+        if report.entries.isEmpty && diagnostics.hasErrors {
+            Console.report(diagnostics)
+            throw ExitCode(1)
+        }
         switch format {
         case .json: Console.out(report.json.serialized(pretty: true) + "\n")
-        default: Console.out(report.text(style: Console.outStyle))
+        case .text: Console.out(report.text(style: Console.outStyle))
         }
         if let generate {
             let writer = SafeWriter(root: ws.project.root, confined: false)
@@ -73,13 +74,12 @@ struct Journeys: ParsableCommand {
             switch UserInput.open(path, format: nil, fileLimits: ws.project.fileLimits) {
             case .failure(let e): problems.append(e)
             case .success(let input):
-                let profiles = input.parser.format == .profiles
                 while let batch = input.nextBatch()?.split() {
                     for k in 0..<batch.count {
                         switch input.parser.parse(batch.pending(k)) {
                         case .success(let r):
                             let label = r.profile.name ?? (r.label.string ?? "line \(r.line)")
-                            users.append((r.profile, false, profiles ? label : label))
+                            users.append((r.profile, false, label))
                         case .failure(let e): problems.append(e)
                         }
                     }

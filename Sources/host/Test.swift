@@ -148,7 +148,8 @@ struct Test: ParsableCommand {
                     message: c.verdict.outcome == .pass ? nil : message))
             }
         }
-        var out = "\n" + ScenarioOutput.render(results, style: Console.outStyle)
+        // Rendered as scenario results, without durations (the journeys are checked together).
+        var out = "\n" + ScenarioOutput.render(results, style: Console.outStyle, durations: false)
         let failed = results.filter { $0.status == .failed }.count
         out += "journeys: \(results.count - failed) passed, \(failed) failed\n"
         Console.out(out)

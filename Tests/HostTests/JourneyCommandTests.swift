@@ -203,19 +203,26 @@ final class JourneyCommandTests: XCTestCase {
         let r = try Host.run(["journeys", "--project", p.path])
         assertExit(r, 1)
         for pattern in [
-            #"journeys\.json:1:24: error: journey 'a': no screen 'hom' \(did you mean 'home'\?\)"#,
+            #"journeys\.json:1:24: error: journey 'a': no screen 'hom'; did you mean 'home'\?"#,
             #"journeys\.json:2:2: error: journey 'b' needs "reach" \(a screen it gets to\) or "never""#,
-            #"journeys\.json:3:60: error: "within" is a number of taps, a whole number from 0 to 1000000, found -1"#,
-            #"journeys\.json:4:40: error: journey 'd': no screen 'checkot' \(did you mean 'checkout'\?\)"#,
-            #"journeys\.json:4:60: error: journey 'd': unknown rule 'is_goldd' in "users" \(did you mean 'is_gold'\?\)"#,
-            #"journeys\.json:5:\d+: error: 'AND' needs at least one rule"#,
-            #"journeys\.json:6:\d+: error: journey 'f' has both "reach" and "never""#,
-            #"journeys\.json:6:\d+: error: unknown key 'whithin' in a journey; expected name, users, from, reach, never, within \(did you mean 'within'\?\)"#,
-            #"journeys\.json:7:\d+: error: journey 'a' is declared twice"#,
+            #"journeys\.json:3:63: error: "within" is a number of taps, a whole number from 0 to 1000000, found -1"#,
+            #"journeys\.json:4:41: error: journey 'd': no screen 'checkot'; did you mean 'checkout'\?"#,
+            #"journeys\.json:4:61: error: journey 'd': unknown rule 'is_goldd' in "users"; did you mean 'is_gold'\?"#,
+            #"journeys\.json:5:70: error: 'AND' needs at least one rule"#,
+            #"journeys\.json:6:53: error: journey 'f' has both "reach" and "never""#,
+            #"journeys\.json:6:72: error: unknown key 'whithin' in a journey; expected name, users, from, reach, never, within; did you mean 'within'\?"#,
+            #"journeys\.json:7:11: error: journey 'a' is declared twice"#,
             #"journeys\.json:8:2: error: a journey is an object"#,
         ] {
             assertMatches(r.stderr, pattern, in: r, "stderr")
         }
+        XCTAssertEqual(r.stdout, "", "nothing left to check: only the errors\n\(r.transcript)")
+        // Numbers that are not whole, an empty name.
+        try Host.write(["journeys.json": #"[{"name": "x", "from": "home", "reach": "checkout", "within": 2.5}, {"name": "", "from": "home", "never": "lounge"}]"#], under: p)
+        let n = try Host.run(["journeys", "--project", p.path])
+        assertExit(n, 1)
+        assertMatches(n.stderr, #"journeys\.json:1:63: error: "within" is a number of taps, a whole number from 0 to 1000000, found 2\.5"#, in: n, "stderr")
+        assertMatches(n.stderr, #"journeys\.json:1:\d+: error: "name" must be a non-empty string, found an empty string"#, in: n, "stderr")
         // Not a list at all.
         try Host.write(["journeys.json": #"{"name": "x"}"#], under: p)
         let o = try Host.run(["journeys", "--project", p.path])
