@@ -6,7 +6,7 @@ import LoomNavigation
 /// traps (`fuzzFailure`) when an invariant it checks does not hold, so that libFuzzer records
 /// the input. The executables `FuzzJSON`, `FuzzScreen`, `FuzzRules`, `FuzzFlows`,
 /// `FuzzLuaBridge`, `FuzzNamedRules`, `FuzzRecords`, `FuzzServeBody`, `FuzzPatches` (PatchesTarget.swift),
-/// `FuzzConstraints` and `FuzzStyles` wrap them (libFuzzer entry point, or a replay driver in
+/// `FuzzConstraints`, `FuzzStyles` and `FuzzJourneys` (JourneysTarget.swift) wrap them (libFuzzer entry point, or a replay driver in
 /// normal builds), and `FuzzFixtureTests` replays the fixtures in Tests/Fixtures/fuzz through them.
 public enum FuzzTargets {
     /// Every target by name: the executable's name and the fixture folder's name.
@@ -19,6 +19,7 @@ public enum FuzzTargets {
         ("FuzzPatches", patches),
         ("FuzzConstraints", constraints), ("FuzzStyles", styles),
         ("FuzzExpressions", expressions),
+        ("FuzzJourneys", journeys),
         ]
     }
 
