@@ -130,6 +130,18 @@ final class JourneyCommandTests: XCTestCase {
         XCTAssertEqual(try Host.run(["journeys", "--project", p.path]).stdout, t.stdout)
     }
 
+    /// The sample app's journeys pass (host test runs them too).
+    func testSampleAppJourneysPass() throws {
+        let r = try Host.run(["journeys", "--project", Host.moviesProject, "--format", "json"])
+        assertExit(r, 0)
+        let v = try verdicts(r)
+        XCTAssertEqual(v["loyal gold members reach the lounge in one tap"]?["gold"]?.2, "home -premium-> premium_lounge", r.stdout)
+        XCTAssertEqual(v["loyal gold members reach the lounge in one tap"]?["gold_at_risk"] == nil, true, "gold at risk is not selected\n\(r.stdout)")
+        XCTAssertEqual(v["everyone reaches a movie's cast in two taps"]?["guest"]?.2,
+                       "home -movie:42-> movie_detail movie_detail -cast:10205-> cast_detail", r.stdout)
+        XCTAssertEqual(Set(v["free users never see the lounge"]?.keys.map { $0 } ?? []), ["free", "guest"], r.stdout)
+    }
+
     func testOnlyPassingJourneysExitZero() throws {
         let p = try project()
         try Host.write(["journeys.json": #"[{"name": "free never sees the lounge", "users": {"NOT": "is_gold"}, "from": "home", "never": "lounge"}]"#], under: p)
