@@ -65,7 +65,11 @@ extension FuzzTargets {
             if t.hiddenBy != nil { check(v.hidden != nil && v.outcome == .fail, "a hidden tap in a path without a hidden verdict") }
             at = t.toScreen
         }
-        if let h = v.hidden { check(v.path.first { $0.hiddenBy != nil } == h, "the hidden tap is not the path's first") }
+        if let h = v.hidden {
+            check(v.outcome == .fail, "a passing verdict names a hidden action")
+            if let first = v.path.first(where: { $0.hiddenBy != nil }) { check(first == h, "the hidden tap is not the path's first") }
+            else { check(h.hiddenBy != nil && v.path.count > (j.within ?? Int.max), "a hidden action beside a visible path that is not too long") }
+        }
         switch j.goal {
         case .reach(let target):
             let reachable = best.map { b in j.within.map { b <= $0 } ?? true } ?? false

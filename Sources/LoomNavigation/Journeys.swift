@@ -187,7 +187,8 @@ public struct JourneyVerdict: Sendable, Hashable {
     /// (the fewest hidden taps, then the fewest taps), if there is one.
     public var path: [JourneyTap]
     /// For a failing `reach`: the first hidden action on `path` (the nearest one toward the
-    /// target that a rule hid).
+    /// target that a rule hid); when `path` is visible but too long, the first hidden action of
+    /// the shortest way that fits `within` (fewest taps, then fewest hidden ones), if any.
     public var hidden: JourneyTap?
     /// One line saying why.
     public var summary: String
@@ -213,7 +214,7 @@ extension Journey {
 
         /// Shortest path by (hidden taps, taps): 0-1 BFS over two costs, done as Dijkstra on
         /// small integers; with `allowHidden` false, hidden edges are not taken.
-        func shortest(allowHidden: Bool) -> [Int]? {
+        func shortest(allowHidden: Bool, tapsFirst: Bool = false) -> [Int]? {
             let n = graph.nodes.count
             var best = [(Int, Int)?](repeating: nil, count: n)
             var via = [Int?](repeating: nil, count: n)
@@ -239,7 +240,8 @@ extension Journey {
                 for (e, w) in out[v] where !done[w] {
                     let hidden = graph.edges[e].hiddenBy != nil
                     if hidden && !allowHidden { continue }
-                    let c = (cost.0 + (hidden ? 1 : 0), cost.1 + 1)
+                    // (hidden taps, taps), or with `tapsFirst` (taps, hidden taps).
+                    let c = tapsFirst ? (cost.0 + 1, cost.1 + (hidden ? 1 : 0)) : (cost.0 + (hidden ? 1 : 0), cost.1 + 1)
                     if best[w] == nil || c < best[w]! {
                         best[w] = c
                         via[w] = e
@@ -265,6 +267,12 @@ extension Journey {
         case .reach:
             if let path = visible {
                 if let within, path.count > within {
+                    // A shorter way through a hidden action, if one fits: the rule that hid it.
+                    if let short = shortest(allowHidden: true, tapsFirst: true).map(taps), short.count <= within,
+                       let first = short.first(where: { $0.hiddenBy != nil }) {
+                        return JourneyVerdict(outcome: .fail, path: path, hidden: first,
+                            summary: "'\(target)' takes \(count(path.count)), more than \(within); \(count(short.count)) through action '\(first.action)' on screen '\(first.fromScreen)', which is hidden (\(first.hiddenBy!.reason))")
+                    }
                     return JourneyVerdict(outcome: .fail, path: path, hidden: nil,
                         summary: "'\(target)' takes \(count(path.count)), more than \(within)")
                 }

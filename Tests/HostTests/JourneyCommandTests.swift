@@ -123,7 +123,8 @@ final class JourneyCommandTests: XCTestCase {
         // Text: the same verdicts, deterministic.
         let t = try Host.run(["journeys", "--project", p.path])
         assertExit(t, 1)
-        assertContains(t.stdout, "✗ gold_se: 'checkout' takes 4 taps, more than 3", in: t)
+        // …and the express button, hidden from Sweden, would make it in one.
+        assertContains(t.stdout, "✗ gold_se: 'checkout' takes 4 taps, more than 3; 1 tap through action 'checkout' on screen 'home', which is hidden (rule", in: t)
         assertContains(t.stdout, "path: home -browse-> browse -product:7-> product -cart-> cart -checkout-> checkout", in: t)
         assertContains(t.stdout, "✗ banned: 'checkout' is not reachable: action 'checkout' on screen 'home' is hidden", in: t)
         assertContains(t.stdout, "4 journeys, 4 segments: 7 passed, 3 failed", in: t)
@@ -229,6 +230,10 @@ final class JourneyCommandTests: XCTestCase {
             assertMatches(r.stderr, pattern, in: r, "stderr")
         }
         XCTAssertEqual(r.stdout, "", "nothing left to check: only the errors\n\(r.transcript)")
+        // host check reads the file too.
+        let c = try Host.run(["check", "--project", p.path])
+        assertExit(c, 1)
+        assertMatches(c.stderr, #"journeys\.json:1:24: error: journey 'a': no screen 'hom'; did you mean 'home'\?"#, in: c, "stderr")
         // Numbers that are not whole, an empty name.
         try Host.write(["journeys.json": #"[{"name": "x", "from": "home", "reach": "checkout", "within": 2.5}, {"name": "", "from": "home", "never": "lounge"}]"#], under: p)
         let n = try Host.run(["journeys", "--project", p.path])
