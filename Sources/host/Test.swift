@@ -11,7 +11,8 @@ struct Test: ParsableCommand {
         abstract: "Run scripted scenarios (Lua) with golden snapshots: the regression tests of a project.",
         discussion: """
             With no PATH, runs the *.lua files under the project's scenarios folder and under each of the \
-            project's own plugin folders' scenarios/. With PATHs, exactly those files and folders (a folder: \
+            project's own plugin folders' scenarios/, then checks the project's journeys.json (host journeys), \
+            each journey and profile a result. With PATHs, exactly those files and folders (a folder: \
             every *.lua below it, skipping __snapshots__). A file's project is the nearest loom.json above it; \
             a plugin's own PLUGIN/scenarios/ is a project of its own (screens/, users.json beside the scenarios) \
             with that plugin loaded.
