@@ -40,18 +40,29 @@ public struct JourneyReport {
 
     public init() {}
 
+    /// A report of nothing but an error (the users could not be read).
+    public static func unreadable(_ e: Diagnostic) -> JourneyReport {
+        var r = JourneyReport()
+        r.diagnostics.append(e)
+        return r
+    }
+
+    /// What users of one segment share: the graphs from each journey start, which journeys select them.
+    struct Key: Hashable {
+        var graphs: [NavigationGraph]
+        var selected: [Bool]
+    }
+
     /// Checks `journeys` for `users` (in their order). Users are grouped by the graphs they walk
     /// from each journey's `from` and by which journeys select them; a rule that cannot be decided
     /// for a user is an error naming the user (that user is left out).
-    public static func check(_ journeys: [Journey], users: [(profile: UserProfile, isProfile: Bool, label: String)],
+    /// `users` is read once, in order, and not kept: memory holds one profile and the graphs per
+    /// segment, so a population streams.
+    public static func check(_ journeys: [Journey], users: some Sequence<(profile: UserProfile, isProfile: Bool, label: String)>,
                              in ws: Workspace) -> JourneyReport {
         var report = JourneyReport()
         report.entries = journeys.map { Entry(journey: $0, checks: []) }
         let starts = Array(OrderedSet(journeys.map(\.from)))
-        struct Key: Hashable {
-            var graphs: [NavigationGraph]
-            var selected: [Bool]
-        }
         var groups: [Key: Int] = [:]
         var keys: [Key] = []
         for u in users {

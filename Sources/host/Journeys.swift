@@ -68,28 +68,46 @@ struct Journeys: ParsableCommand {
     /// project has no journeys file. Errors reading the users are diagnostics of the report.
     static func report(_ ws: Workspace, users path: String?) -> JourneyReport? {
         guard let (journeys, d) = ws.journeys() else { return nil }
-        var users: [(profile: UserProfile, isProfile: Bool, label: String)] = []
+        typealias User = (profile: UserProfile, isProfile: Bool, label: String)
         var problems = Diagnostics()
+        let users: AnySequence<User>
         if let path {
             switch UserInput.open(path, format: nil, fileLimits: ws.project.fileLimits) {
-            case .failure(let e): problems.append(e)
+            case .failure(let e):
+                // The users cannot be read: the journeys file's problems and that error, nothing checked.
+                var r = JourneyReport.unreadable(e)
+                r.diagnostics = d
+                r.diagnostics.append(e)
+                return r
             case .success(let input):
-                while let batch = input.nextBatch()?.split() {
-                    for k in 0..<batch.count {
-                        switch input.parser.parse(batch.pending(k)) {
-                        case .success(let r):
-                            let label = r.profile.name ?? (r.label.string ?? "line \(r.line)")
-                            users.append((r.profile, false, label))
+                // Streamed batch by batch: a population is never held whole.
+                var batch: UserBatch?
+                var k = 0
+                var ended = false
+                users = AnySequence(AnyIterator<User> {
+                    while !ended {
+                        if batch == nil || k >= batch!.count {
+                            guard let b = input.nextBatch()?.split() else {
+                                ended = true
+                                if let e = input.readError { problems.append(e) }
+                                return nil
+                            }
+                            batch = b
+                            k = 0
+                            continue
+                        }
+                        let pending = batch!.pending(k)
+                        k += 1
+                        switch input.parser.parse(pending) {
+                        case .success(let r): return (r.profile, false, r.profile.name ?? (r.label.string ?? "line \(r.line)"))
                         case .failure(let e): problems.append(e)
                         }
                     }
-                }
-                if let e = input.readError { problems.append(e) }
+                    return nil
+                })
             }
         } else {
-            for (name, attributes) in ws.users.profiles {
-                users.append((UserProfile(name: name, attributes: attributes), true, name))
-            }
+            users = AnySequence(ws.users.profiles.map { User(profile: UserProfile(name: $0.key, attributes: $0.value), isProfile: true, label: $0.key) })
         }
         var report = JourneyReport.check(journeys, users: users, in: ws)
         var all = d

@@ -163,6 +163,15 @@ final class JourneyCommandTests: XCTestCase {
         XCTAssertEqual(v["everyone reaches checkout"]?["2 users like u2"]?.0, "pass", r.stdout)
         XCTAssertEqual(v["everyone reaches checkout"]?["u5"]?.0, "fail", r.stdout)
         XCTAssertEqual(v["free never sees the lounge"]?["u5"]?.0, "pass", r.stdout)
+        // A line that is not JSON: a located error, exit 1; a missing file: only the error.
+        try Host.write(["bad.jsonl": "{\"tier\": \"gold\"}\nnot json\n"], under: p)
+        let bad = try Host.run(["journeys", "--project", p.path, "--users", p.appendingPathComponent("bad.jsonl").path])
+        assertExit(bad, 1)
+        assertMatches(bad.stderr, #"bad\.jsonl:2:1: error: "#, in: bad, "stderr")
+        let missing = try Host.run(["journeys", "--project", p.path, "--users", p.appendingPathComponent("nope.jsonl").path])
+        assertExit(missing, 1)
+        XCTAssertEqual(missing.stdout, "", missing.transcript)
+        assertContains(missing.stderr, "cannot read users from", in: missing, "stderr")
     }
 
     func testGeneratedScenariosPassUnderHostTest() throws {
