@@ -209,6 +209,7 @@ let package = Package(
         .executableTarget(name: "FuzzFlows", dependencies: ["FuzzTargets"], path: "Sources/FuzzFlows"),
         .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzTargets"], path: "Sources/FuzzLuaBridge"),
         .executableTarget(name: "FuzzNamedRules", dependencies: ["FuzzTargets"], path: "Sources/FuzzNamedRules"),
+        .executableTarget(name: "FuzzJourneys", dependencies: ["FuzzTargets"], path: "Sources/FuzzJourneys"),
         .executableTarget(name: "FuzzRecords", dependencies: ["FuzzTargets"], path: "Sources/FuzzRecords"),
         .executableTarget(name: "FuzzServeBody", dependencies: ["FuzzTargets"], path: "Sources/FuzzServeBody"),
         .executableTarget(name: "FuzzPatches", dependencies: ["FuzzTargets"], path: "Sources/FuzzPatches"),

@@ -15,7 +15,7 @@ extension Exploration {
         let graphEdges = edges.map { e in
             NavigationGraph.Edge(
                 from: ids[e.from], to: ids[e.to], step: e.step, presentation: e.kind, exampleParam: e.example,
-                gated: e.gated, flow: e.flow, location: e.location, exampleParams: e.params)
+                gated: e.gated, flow: e.flow, location: e.location, exampleParams: e.params, hiddenBy: e.hiddenBy)
         }.sorted { a, b in
             (a.from, a.step, a.to) < (b.from, b.step, b.to)
         }

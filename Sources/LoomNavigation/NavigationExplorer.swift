@@ -114,6 +114,14 @@ final class Exploration {
         let key = EdgeKey(from: from, step: origin.step.name, to: to)
         if let i = edgeIndex[key] {
             if !origin.site.gated { edges[i].gated = false }
+            // A visible action producing the edge makes it visible (journey graphs only).
+            if edges[i].hiddenBy != nil, origin.site.hiddenBy == nil {
+                edges[i].hiddenBy = nil
+                edges[i].location = origin.site.location
+                edges[i].example = origin.step.param
+                edges[i].params = params
+                return
+            }
             if edges[i].example == nil, let p = origin.step.param {
                 edges[i].example = p
                 edges[i].params = params
@@ -123,7 +131,8 @@ final class Exploration {
         edgeIndex[key] = edges.count
         edges.append(EdgeBuild(
             from: from, to: to, step: origin.step.name, kind: kind, example: origin.step.param,
-            gated: origin.site.gated, flow: flow, location: origin.site.location, params: params))
+            gated: origin.site.gated, flow: flow, location: origin.site.location, params: params,
+            hiddenBy: origin.site.hiddenBy))
     }
 
     // MARK: Exploration
@@ -354,5 +363,6 @@ extension Exploration {
         var flow: String?
         var location: SourceLocation?
         var params: [String: String] = [:]
+        var hiddenBy: HiddenReason?
     }
 }

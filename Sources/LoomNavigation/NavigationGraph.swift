@@ -10,12 +10,30 @@ public struct ActionSite: Sendable, Hashable {
     /// True when the site sits under a rule-guarded component (visible for this user because a
     /// rule passed).
     public var gated: Bool
+    /// Set only for the actions a journey check adds (`Workspace.journeyGraph`): the site is
+    /// hidden for this user, and why (the rule that hid it, with its location).
+    public var hiddenBy: HiddenReason?
 
-    public init(action: String, location: SourceLocation? = nil, componentPath: String = "", gated: Bool = false) {
+    public init(action: String, location: SourceLocation? = nil, componentPath: String = "", gated: Bool = false, hiddenBy: HiddenReason? = nil) {
         self.action = action
         self.location = location
         self.componentPath = componentPath
         self.gated = gated
+        self.hiddenBy = hiddenBy
+    }
+}
+
+/// Why an action is hidden for a user: the node that hid it (its path in the screen) and the
+/// reason (`rule is_gold is false`), located at the rule (or the node when no rule hid it).
+public struct HiddenReason: Sendable, Hashable {
+    public var path: String
+    public var reason: String
+    public var location: SourceLocation?
+
+    public init(path: String, reason: String, location: SourceLocation?) {
+        self.path = path
+        self.reason = reason
+        self.location = location
     }
 }
 
@@ -70,11 +88,16 @@ public struct NavigationGraph: Sendable, Hashable {
         public var location: SourceLocation?
         /// The parameters the example step passes to the screen (`{"id": "42"}`).
         public var exampleParams: [String: String]
+        /// Only in a journey check's graph: every action producing the edge is hidden for the
+        /// user; the first one's reason.
+        public var hiddenBy: HiddenReason?
 
         public init(
             from: String, to: String, step: String, presentation: ContributionKind, exampleParam: String? = nil,
-            gated: Bool = false, flow: String? = nil, location: SourceLocation? = nil, exampleParams: [String: String] = [:]
+            gated: Bool = false, flow: String? = nil, location: SourceLocation? = nil, exampleParams: [String: String] = [:],
+            hiddenBy: HiddenReason? = nil
         ) {
+            self.hiddenBy = hiddenBy
             self.exampleParams = exampleParams
             self.from = from
             self.to = to

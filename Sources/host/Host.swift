@@ -25,7 +25,7 @@ struct Host: ParsableCommand {
               host render home --user gold --device iphone-15 --format png -o home.png
             """,
         version: LoomVersion.string,
-        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self, Diff.self, Watch.self, CacheCommand.self, StyleCommand.self, DevicesCommand.self, Eval.self, Matrix.self, Serve.self, Render.self]
+        subcommands: [Run.self, Check.self, Plugins.self, Graph.self, Navigate.self, Test.self, Init.self, Schema.self, Diff.self, Watch.self, CacheCommand.self, StyleCommand.self, DevicesCommand.self, Eval.self, Matrix.self, Serve.self, Render.self, Journeys.self]
     )
 
     /// The arguments with their exact bytes: a file name that is not UTF-8 is still found.

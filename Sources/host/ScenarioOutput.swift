@@ -60,18 +60,19 @@ enum ScenarioOutput {
     }
 
     /// `✓ name (12 ms)` / `✗ name` with the failure indented below.
-    static func render(_ results: [ScenarioResult], style: Style) -> String {
+    static func render(_ results: [ScenarioResult], style: Style, durations: Bool = true) -> String {
         var out = ""
         let e = TextEscape.escaped
         for r in results {
             let ms = r.durationMilliseconds < 10 ? String(format: "%.1f", r.durationMilliseconds) : String(Int(r.durationMilliseconds.rounded()))
+            let time = durations ? " " + style.dim("(\(ms) ms)") : ""
             switch r.status {
             case .passed:
-                out += style.ok("✓") + " \(e(r.name)) " + style.dim("(\(ms) ms)") + "\n"
+                out += style.ok("✓") + " \(e(r.name))" + time + "\n"
             case .skipped:
                 out += style.warning("-") + " \(e(r.name)) " + style.dim("(skipped\(r.message.map { ": " + e($0) } ?? ""))") + "\n"
             case .failed:
-                out += style.error("✗") + " \(e(r.name)) " + style.dim("(\(ms) ms)") + "\n"
+                out += style.error("✗") + " \(e(r.name))" + time + "\n"
                 // A failure is several lines by design (diffs): each line escaped, and indented.
                 for line in (r.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false) {
                     out += "    " + colored(e(String(line)), style) + "\n"

@@ -2,7 +2,7 @@ import ArgumentParser
 import LoomCore
 
 enum SchemaKind: String, ExpressibleByArgument, CaseIterable {
-    case screen, users, clients, flows, loom
+    case screen, users, clients, flows, loom, journeys
 
     /// The schema as docs/schema holds it (the binary carries a copy).
     var text: String { EmbeddedResources.files["schema/\(rawValue).schema.json"]! }
@@ -11,7 +11,7 @@ enum SchemaKind: String, ExpressibleByArgument, CaseIterable {
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
-        abstract: "Print the JSON Schema (draft 2020-12) of a project file: a screen, users.json, clients.json, flows.json or loom.json.",
+        abstract: "Print the JSON Schema (draft 2020-12) of a project file: a screen, users.json, clients.json, flows.json, loom.json or journeys.json.",
         discussion: """
             The schemas are those of docs/schema, carried by the binary. A file names its schema with a \
             top-level "$schema" key, which the host ignores.

@@ -3,6 +3,7 @@ import Foundation
 import LoomCore
 import LoomWorkspace
 import LoomTesting
+import LoomCommands
 
 struct Test: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +11,8 @@ struct Test: ParsableCommand {
         abstract: "Run scripted scenarios (Lua) with golden snapshots: the regression tests of a project.",
         discussion: """
             With no PATH, runs the *.lua files under the project's scenarios folder and under each of the \
-            project's own plugin folders' scenarios/. With PATHs, exactly those files and folders (a folder: \
+            project's own plugin folders' scenarios/, then checks the project's journeys.json (host journeys), \
+            each journey and profile a result. With PATHs, exactly those files and folders (a folder: \
             every *.lua below it, skipping __snapshots__). A file's project is the nearest loom.json above it; \
             a plugin's own PLUGIN/scenarios/ is a project of its own (screens/, users.json beside the scenarios) \
             with that plugin loaded.
@@ -115,8 +117,44 @@ struct Test: ParsableCommand {
     func run() throws {
         if accept { return try ScenarioOutput.accept(options) }
         if watch { return try watchLoop() }
-        try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport)
+        // The project's journeys run after the scenarios (without PATHs), whether or not they passed.
+        var scenarioFailure: Error?
+        do { try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport) } catch { scenarioFailure = error }
+        let journeysPassed = paths.isEmpty ? try runJourneys() : true
+        if let scenarioFailure { throw scenarioFailure }
+        if !journeysPassed { throw ExitCode(1) }
         // Every scenario passed (or there is none): the project's configuration errors still fail the run.
         if paths.isEmpty { try ConfigurationCheck.exitOnErrors(engine) }
+    }
+
+    /// The project's journeys.json (docs/navigation.md, "Journeys"), each journey and segment a
+    /// result like a scenario's (`--filter` selects them by name too); false when one fails or
+    /// the file has an error. Nothing when the project has none.
+    func runJourneys() throws -> Bool {
+        let ws = try engine.workspace(screen: nil)
+        guard let report = Journeys.report(ws, users: nil) else { return true }
+        var results: [ScenarioResult] = []
+        for entry in report.entries {
+            for c in entry.checks {
+                let name = "journey \(entry.journey.name) [\(report.segments[c.segment].label)]"
+                if let filter, !name.contains(filter) { continue }
+                var message = "\(entry.journey.location): \(c.verdict.summary)"
+                if !c.verdict.path.isEmpty { message += "\npath: " + JourneyReport.pathText(c.verdict.path) }
+                if let h = c.verdict.hidden?.hiddenBy {
+                    message += "\nhidden by: \(h.reason) at \(h.path)" + (h.location.map { " (\($0))" } ?? "")
+                }
+                results.append(ScenarioResult(
+                    file: ws.journeysFile, name: name, line: entry.journey.location.line,
+                    status: c.verdict.outcome == .pass ? .passed : .failed, durationMilliseconds: 0,
+                    message: c.verdict.outcome == .pass ? nil : message))
+            }
+        }
+        // Rendered as scenario results, without durations (the journeys are checked together).
+        var out = "\n" + ScenarioOutput.render(results, style: Console.outStyle, durations: false)
+        let failed = results.filter { $0.status == .failed }.count
+        out += "journeys: \(results.count - failed) passed, \(failed) failed\n"
+        Console.out(out)
+        let diagnosticsFailed = Console.report(report.diagnostics)
+        return failed == 0 && !diagnosticsFailed
     }
 }

@@ -50,6 +50,8 @@ public struct CheckReport {
             }
         }
         diagnostics.append(contentsOf: ws.checkNavigation())
+        // journeys.json read and checked against the screens and rules (not walked: host journeys does).
+        if let (_, jd) = ws.journeys() { diagnostics.append(contentsOf: jd) }
         let (devices, deviceDiagnostics) = CheckDevices.contexts(ws.project)
         diagnostics.append(contentsOf: deviceDiagnostics)
         let (sizes, sizeDiagnostics) = CheckTextSizes.sizes(ws.project)

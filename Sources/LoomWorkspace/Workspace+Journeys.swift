@@ -1,0 +1,118 @@
+import LoomCore
+import LoomNavigation
+
+extension Workspace {
+    /// `journeys.json` at the project root.
+    public var journeysFile: String { Project.join(project.root, "journeys.json") }
+
+    /// The project's journeys, checked against the project: each `from`, `reach` and `never`
+    /// names a screen (with a did-you-mean), each rule its `users` names is registered or named.
+    /// A journey with a problem is left out; nil when the project has no journeys file.
+    public func journeys() -> (journeys: [Journey], diagnostics: Diagnostics)? {
+        guard SafeFile.exists(journeysFile) else { return nil }
+        var (list, d) = JourneysFile.load(atPath: journeysFile, limits: project.fileLimits)
+        let screens = screenFiles()
+        var ruleNames: DidYouMean.Candidates?
+        list = list.filter { j in
+            var ok = true
+            for (screen, at) in [(j.from, j.fromLocation), (j.goal.screen, j.goalLocation)] where screens[screen] == nil {
+                d.error("journey '\(j.name)': no screen '\(screen)'" + DidYouMean.hint(screen, among: screens.keys), at: at)
+                ok = false
+            }
+            for ref in j.users?.references ?? [] where factory.rules[ref.name] == nil {
+                if ruleNames == nil { ruleNames = DidYouMean.Candidates(factory.rules.keys, budget: DidYouMean.batchBudget) }
+                d.error("journey '\(j.name)': unknown rule '\(ref.name)' in \"users\"" + ruleNames!.hint(ref.name), at: ref.location)
+                ok = false
+            }
+            return ok
+        }
+        return (list, d)
+    }
+
+    /// Whether a journey is about this user (its `users` rule; every user without one).
+    public func selects(_ journey: Journey, _ user: UserProfile) -> Result<Bool, Diagnostic> {
+        guard let rule = journey.users else { return .success(true) }
+        return RuleDecision.decide(rule, factory: factory, user: user)
+    }
+
+    /// The graph a user can walk from `screen` (in the flow that shows it first, as `host
+    /// navigate SCREEN`), with the actions hidden from the user added as hidden edges (each with
+    /// the rule that hid it): what a journey check reads.
+    public func journeyGraph(from screen: String, user: UserProfile) -> NavigationGraph {
+        let (flows, _) = self.flows()
+        return NavigationExplorer.explore(
+            flows: flows, entry: flows.entryPoint(forScreen: screen), screens: screenLocations(),
+            context: navigationContext(user: user),
+            linkContext: { self.navigationContext(user: user, params: $0?.params ?? [:]) }
+        ) { id in
+            self.actionsWithHidden(screenID: id, user: user)
+        }
+    }
+
+    /// A screen's visible actions for a user, then the hidden ones: every action written under
+    /// a component or item the user does not see, with the node that hid it and why.
+    func actionsWithHidden(screenID: String, user: UserProfile) -> ScreenActions? {
+        guard let file = screenFiles()[screenID] else { return nil }
+        let loaded = self.screen(file: file)
+        guard let screen = loaded.screen, let check = loaded.check else { return ScreenActions(actions: [], file: file) }
+        let r = resolve(screen, check: check, user: user, explain: true)
+        var sites = r.actions.map { ActionSite(action: $0.action, location: $0.location, componentPath: $0.path, gated: $0.gated) }
+
+        // The source nodes by path: a hidden node keeps no children, its source does.
+        var components: [String: Component] = [:]
+        var items: [String: Item] = [:]
+        func index(_ c: Component) {
+            components[c.path] = c
+            if let h = c.header { index(h) }
+            for x in c.children { index(x) }
+            for i in c.items {
+                items[i.path] = i
+                for x in i.children { index(x) }
+            }
+            if let f = c.footer { index(f) }
+        }
+        index(screen.root)
+
+        func hiddenSites(_ c: Component, _ why: HiddenReason) {
+            if let a = c.action, !a.hasPrefix(StateAction.prefix) {
+                sites.append(ActionSite(action: a, location: c.actionLocation, componentPath: c.path, gated: true, hiddenBy: why))
+            }
+            if let h = c.header { hiddenSites(h, why) }
+            for x in c.children { hiddenSites(x, why) }
+            for i in c.items { hiddenSites(i, why) }
+            if let f = c.footer { hiddenSites(f, why) }
+        }
+        func hiddenSites(_ i: Item, _ why: HiddenReason) {
+            if let a = i.action, !a.hasPrefix(StateAction.prefix) {
+                sites.append(ActionSite(action: a, location: i.actionLocation, componentPath: i.path, gated: true, hiddenBy: why))
+            }
+            for x in i.children { hiddenSites(x, why) }
+        }
+        func reason(path: String, _ text: String?, _ rule: RuleTrace?, at node: SourceLocation) -> HiddenReason {
+            HiddenReason(path: path, reason: text ?? "hidden", location: rule?.location ?? node)
+        }
+        func visit(_ n: ResolvedNode) {
+            if n.hidden {
+                if let c = components[n.path] { hiddenSites(c, reason(path: n.path, n.hiddenReason, n.rule, at: n.location)) }
+                return
+            }
+            if let h = n.header { visit(h) }
+            for x in n.children { visit(x) }
+            for i in n.items ?? [] {
+                if i.hidden {
+                    if let src = items[i.path] { hiddenSites(src, reason(path: i.path, i.hiddenReason, i.rule, at: i.location)) }
+                    continue
+                }
+                for x in i.children { visit(x) }
+            }
+            if let f = n.footer { visit(f) }
+        }
+        if let tree = r.tree {
+            visit(tree)
+        } else {
+            // The root itself is hidden (the explain tree keeps no node for it).
+            hiddenSites(screen.root, HiddenReason(path: screen.root.path, reason: "the screen's root is hidden", location: screen.root.location))
+        }
+        return ScreenActions(actions: sites, file: file)
+    }
+}
