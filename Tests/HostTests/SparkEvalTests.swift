@@ -148,8 +148,8 @@ final class SparkEvalTests: XCTestCase {
     func testSparkDiffEqualsOneHostDiffRun() throws {
         try requireSpark()
         let (old, new, dir) = try PopulationDiffTests.project()
+        // The sample app's population, in the project's copy.
         let users = dir.appendingPathComponent("population.jsonl")
-        try FileManager.default.copyItem(atPath: Host.repoRoot.appendingPathComponent("docs/examples/movies/population.jsonl").path, toPath: users.path)
         let binary = try Host.requireBinary()
         let single = try Host.run(["diff", old, new, "--users", users.path, "--by", "tier,country", "--format", "json"], timeout: 600)
         assertExit(single, 1)
