@@ -2,8 +2,24 @@ import ArgumentParser
 import Foundation
 import LoomCommands
 import LoomCore
+import LoomPopulation
 import LoomRender
 import LoomWorkspace
+
+/// `host diff --format`: text and json for profiles; markdown and html too for a population.
+enum DiffFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, markdown, html
+
+    var profiles: OutputFormat? {
+        switch self {
+        case .text: return .text
+        case .json: return .json
+        case .markdown, .html: return nil
+        }
+    }
+
+    var population: PopulationDiffReport.Format { PopulationDiffReport.Format(rawValue: rawValue)! }
+}
 
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,6 +36,14 @@ struct Diff: ParsableCommand {
             the two versions side by side (--look styled or wire, as host render), inserted, deleted, moved and \
             updated nodes outlined in green, red, blue and orange, with a legend; in SVG each outline is a \
             <rect class="change" data-id data-change data-path data-side> (docs/diff.md).
+            --users FILE: a population (users.json profiles, JSON Lines or CSV, as host eval reads them; - for \
+            standard input): every user resolved with both versions, and per segment of the --by attributes (one \
+            segment of all users without --by; a user without an attribute is in its null segment) and per component, \
+            item (those inside a component that appears or disappears too) and navigation edge (FROM -STEP-> TO), how \
+            many users gained it, lost it, saw it updated (hard or soft) or moved. --users takes a population when its \
+            value is -, names an existing file, or ends in .json, .jsonl, .ndjson or .csv; otherwise 'all' or profile \
+            names. Streamed on --jobs workers (only counts are kept), the same output at any --jobs; --format text, \
+            json, markdown (a PR comment) or html (a sortable page). See docs/populations.md.
             Exit status: 0 nothing changed, 1 something changed, 2 errors in inputs.
             """)
 
@@ -31,8 +55,26 @@ struct Diff: ParsableCommand {
 
     @OptionGroup var user: UserOptions
 
-    @Option(name: .long, help: ArgumentHelp("'all': every profile in users.json, then an impact table; or a comma-separated list of profiles.", valueName: "all|names"))
+    @Option(name: .long, help: ArgumentHelp("'all': every profile in users.json, then an impact table; a comma-separated list of profiles; or a population file (- , an existing file, or a name ending in .json, .jsonl, .ndjson or .csv: counts per segment and node).", valueName: "all|names|file"))
     var users: String?
+
+    @Option(name: .customLong("users-format"), help: ArgumentHelp("With a population: how it is written, jsonl, csv or profiles (default: by the file's extension; standard input: jsonl).", valueName: "format"))
+    var usersFormat: UserFileFormat?
+
+    @Option(name: .long, help: ArgumentHelp("With a population: comma-separated attributes whose values make the segments (default: one segment of all users).", valueName: "attrs"))
+    var by: String?
+
+    @Option(name: .shortAndLong, parsing: .unconditional, help: ArgumentHelp("With a population: worker threads, each with its own Lua states (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
+    var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
+
+    @Option(name: .customLong("first-line"), parsing: .unconditional, help: ArgumentHelp("With a population: the line number of its first line, for a part of a larger file (\(NumericFlag.firstLine.text)).", valueName: "n"), transform: NumericFlag.firstLine.parse)
+    var firstLine: Int = 1
+
+    @Flag(name: .customLong("fail-fast"), help: "With a population: stop at the first user that cannot be read or resolved.")
+    var failFast = false
+
+    @Flag(name: .customLong("segment-users"), help: "With a population and --format json: also list every segment with its users, and the --by attributes some user has (to add up parts of a population: scripts/spark-eval diff).")
+    var segmentUsers = false
 
     @Option(name: .long, help: ArgumentHelp("Compare the project at this git revision (old) with the working tree (new).", valueName: "rev"))
     var rev: String?
@@ -46,8 +88,8 @@ struct Diff: ParsableCommand {
     /// The engine's workspace options with the chosen device context.
     var workspaceOptions: Workspace.Options { engine.workspaceOptions(device: deviceOptions.chosen) }
 
-    @Option(name: .long, help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @Option(name: .long, help: "Output format: text or json; with a population also markdown or html.")
+    var format: DiffFormat = .text
 
     @Flag(name: .long, help: "Also draw the two versions side by side with the changes outlined (needs -o FILE.svg|.png|.html).")
     var render = false
@@ -64,12 +106,45 @@ struct Diff: ParsableCommand {
         output.flatMap { PictureFormat(rawValue: (($0 as NSString).pathExtension).lowercased()) }
     }
 
+    /// `--users` names a population (not 'all' or profile names): `-`, an existing file, or a
+    /// name a population file has.
+    var populationPath: String? {
+        guard let u = users, u != "all" else { return nil }
+        let lower = u.lowercased()
+        if u == "-" || [".json", ".jsonl", ".ndjson", ".csv"].contains(where: { lower.hasSuffix($0) }) { return u }
+        var dir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: u, isDirectory: &dir), !dir.boolValue { return u }
+        return nil
+    }
+
+    var byAttributes: [String] {
+        guard let by else { return [] }
+        return by.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
     func validate() throws {
+        try NumericFlag.jobs.check(jobs)
+        try NumericFlag.firstLine.check(firstLine)
+        if populationPath == nil {
+            for (given, flag) in [(by != nil, "--by"), (usersFormat != nil, "--users-format"), (segmentUsers, "--segment-users"), (failFast, "--fail-fast")] where given {
+                throw ValidationError("\(flag) is for a population: give --users FILE (users.json, .jsonl or .csv)")
+            }
+            if format.profiles == nil { throw ValidationError("--format \(format.rawValue) is for a population: give --users FILE, or use text or json") }
+        } else {
+            if !user.context.isEmpty { throw ValidationError("--context applies to one profile: a population's users bring their own attributes") }
+            if let by {
+                var seen = Set<String>()
+                for name in byAttributes {
+                    if name.isEmpty { throw ValidationError("--by '\(TextEscape.escaped(by))': an attribute name is empty; give names separated by commas, e.g. --by tier,country") }
+                    if !seen.insert(name).inserted { throw ValidationError("--by '\(TextEscape.escaped(by))' names '\(TextEscape.escaped(name))' twice") }
+                }
+            }
+        }
         let modes = [new != nil, rev != nil, pluginsOld != nil].filter { $0 }.count
         if modes == 0 { throw ValidationError("give two screens (OLD NEW), or one screen with --rev REV or --plugins-old DIR") }
         if modes > 1 { throw ValidationError("use one of: two screens, --rev, --plugins-old") }
         if users != nil && user.user != nil { throw ValidationError("--user and --users cannot be used together") }
-        if let u = users, u.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+        if populationPath == nil, let u = users, u.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw ValidationError("--users takes 'all' or a comma-separated list of profile names")
         }
         if render {
@@ -85,6 +160,7 @@ struct Diff: ParsableCommand {
 
     func run() throws {
         var checkout: GitRevisionCheckout?
+        let oldSpec: PopulationDiffSide, newSpec: PopulationDiffSide
         let oldSide: DiffSide, newSide: DiffSide
         do {
             if let rev {
@@ -93,23 +169,32 @@ struct Diff: ParsableCommand {
                 checkout = c
                 var o = workspaceOptions
                 o.project = c.projectRoot
-                oldSide = try DiffSide(label: "\(rev)", options: o, screen: c.screen)
-                newSide = try DiffSide(label: "working tree", options: workspaceOptions, screen: old)
+                oldSpec = PopulationDiffSide(label: "\(rev)", options: o, screen: c.screen)
+                newSpec = PopulationDiffSide(label: "working tree", options: workspaceOptions, screen: old)
             } else if let pluginsOld {
                 var o = workspaceOptions
                 o.replacesProjectPlugins = [pluginsOld]
-                oldSide = try DiffSide(label: "plugins \(pluginsOld)", options: o, screen: old)
-                newSide = try DiffSide(label: "project plugins", options: workspaceOptions, screen: old)
+                oldSpec = PopulationDiffSide(label: "plugins \(pluginsOld)", options: o, screen: old)
+                newSpec = PopulationDiffSide(label: "project plugins", options: workspaceOptions, screen: old)
             } else {
-                oldSide = try DiffSide(label: old, options: workspaceOptions, screen: old)
-                newSide = try DiffSide(label: new!, options: workspaceOptions, screen: new!)
+                oldSpec = PopulationDiffSide(label: old, options: workspaceOptions, screen: old)
+                newSpec = PopulationDiffSide(label: new!, options: workspaceOptions, screen: new!)
             }
+            if let path = populationPath {
+                // Each worker opens both sides itself (a workspace and its Lua state per thread).
+                try withExtendedLifetime(checkout) { try runPopulation(old: oldSpec, new: newSpec, path: path) }
+                return
+            }
+            oldSide = try oldSpec.open()
+            newSide = try newSpec.open()
         } catch let d as Diagnostic {
             Console.report(Diagnostics([d]))
             throw ExitCode(2)
         } catch let e as DiffInputError {
             Console.report(e.diagnostics)
             throw ExitCode(2)
+        } catch let e as ExitCode {
+            throw e
         } catch {
             Console.error("cannot start the Lua runtime: \(error)")
             throw ExitCode(2)
@@ -123,7 +208,7 @@ struct Diff: ParsableCommand {
             Console.report(error.diagnostics)
             throw ExitCode(2)
         }
-        Console.out(report.rendered(format))
+        Console.out(report.rendered(format.profiles ?? .text))
         Console.report(report.diagnostics)
         if render, !drawPicture(report, old: oldSide, new: newSide, user: selection) { throw ExitCode(2) }
         throw ExitCode(report.changed ? 1 : 0)

@@ -142,6 +142,39 @@ final class SparkEvalTests: XCTestCase {
     /// spark-eval gives one run's errors, summary and exit status. Spark hands lines over
     /// without their line break, and spark-eval adds one, so the last record (17 MiB, no final
     /// line break in the file) is the same error as in the single run.
+    /// `spark-eval diff`: the partitions' counts added up are one `host diff --users` run's JSON,
+    /// row for row and in order, with its exit status (1: changed); a bad line fails as one run
+    /// fails (exit 2, nothing written).
+    func testSparkDiffEqualsOneHostDiffRun() throws {
+        try requireSpark()
+        let (old, new, dir) = try PopulationDiffTests.project()
+        // The sample app's population, in the project's copy.
+        let users = dir.appendingPathComponent("population.jsonl")
+        let binary = try Host.requireBinary()
+        let single = try Host.run(["diff", old, new, "--users", users.path, "--by", "tier,country", "--format", "json"], timeout: 600)
+        assertExit(single, 1)
+        let out = dir.appendingPathComponent("diff.json")
+        let spark = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), [
+            "python3", "scripts/spark-eval", "diff", "--users", users.path, "--screen", old, "--screen", new, "--by", "tier,country",
+            "--host", binary.path, "--output", out.path, "--master", "local[2]", "--partitions", "3",
+        ], timeout: 900)
+        assertExit(spark, 1)
+        let want = try XCTUnwrap(try JSONSerialization.jsonObject(with: single.stdoutData) as? NSDictionary)
+        let got = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? NSDictionary)
+        XCTAssertGreaterThan((want["rows"] as? [Any])?.count ?? 0, 20, single.transcript)
+        XCTAssertEqual(got, want, "spark-eval diff against one host diff run\n\(spark.transcript)")
+        assertContains(spark.stderr, "spark-eval diff: 1000 users, none failed", in: spark)
+
+        try Data(((try String(contentsOf: users, encoding: .utf8)) + "{\"tier\": \n").utf8).write(to: users)
+        let bad = try Host.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), [
+            "python3", "scripts/spark-eval", "diff", "--users", users.path, "--screen", old, "--screen", new, "--by", "tier",
+            "--host", binary.path, "--master", "local[2]", "--partitions", "3",
+        ], timeout: 900)
+        assertExit(bad, 2)
+        assertContains(bad.stderr, "population.jsonl:1001:", in: bad)
+        XCTAssertEqual(bad.stdout, "", bad.transcript)
+    }
+
     func testARecordOverTheLimitFailsAsInOneRun() throws {
         try requireSpark()
         let dir = try Host.temporaryFolder("spark-long")
