@@ -29,10 +29,19 @@ final class PopulationDiffTests: XCTestCase {
         var tabs = root["children"] as! [[String: Any]]
         var stack = (tabs[0]["children"] as! [[String: Any]])[0]
         var lists = stack["children"] as! [[String: Any]]
-        var items = lists[0]["items"] as! [[String: Any]]
-        items[1]["title"] = "Heat (director's cut)"
-        items.append(["title": "Ran", "subtitle": "1985", "kind": "movie", "action": "movie:11645"])
-        lists[0]["items"] = items
+        // The watched list is fed by data/watched.json through a template (docs/data.md): the new
+        // home reads a copy with one movie retitled and one added.
+        let watchedURL = p.appendingPathComponent("data/watched.json")
+        var watched = try JSONSerialization.jsonObject(with: Data(contentsOf: watchedURL)) as! [[String: Any]]
+        watched[1]["title"] = "Heat (director's cut)"
+        watched.append(["id": 11645, "title": "Ran", "year": 1985, "available": true, "new_release": false])
+        try JSONSerialization.data(withJSONObject: watched, options: [.prettyPrinted, .sortedKeys])
+            .write(to: p.appendingPathComponent("data/watched_new.json"))
+        var sources = doc["data"] as! [String: Any]
+        var watchedSource = sources["watched"] as! [String: Any]
+        watchedSource["file"] = "data/watched_new.json"
+        sources["watched"] = watchedSource
+        doc["data"] = sources
         lists[1]["rule"] = ["rollout": ["percent": 100, "group": "new_recommendations"]]
         stack["children"] = lists
         tabs[0]["children"] = [stack]
@@ -193,7 +202,10 @@ final class PopulationDiffTests: XCTestCase {
             XCTAssertEqual(got, want.rows, "every row against the per-user diffs (\(file), --jobs \(jobs))")
             // Something of each change was counted (the edits make all four happen).
             for c in ["gained", "lost", "updated", "moved"] { XCTAssertTrue(rows.contains { $0["change"] as? String == c }, c) }
-            XCTAssertTrue(rows.contains { $0["kind"] as? String == "item" && $0["change"] as? String == "gained" && ($0["id"] as? String ?? "").contains("carousel") },
+            // The carousel's items are the recommendations' movies (ids `movie-ID` from the template).
+            let recommended = Set(try (JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("data/recommendations.json"))) as! [[String: Any]])
+                .map { "movie-\($0["id"]!)" })
+            XCTAssertTrue(rows.contains { $0["kind"] as? String == "item" && $0["change"] as? String == "gained" && recommended.contains($0["id"] as? String ?? "") },
                           "items inside the carousel that appears\n\(r.transcript)")
             XCTAssertTrue(rows.contains { $0["id"] as? String == "premium_greeting" && $0["change"] as? String == "gained" }, r.transcript)
             // Ordered by segment, then id, then change (segments as the host orders them: by
@@ -223,7 +235,7 @@ final class PopulationDiffTests: XCTestCase {
             XCTAssertEqual(row["users"] as? Int, Self.users.count)
         }
         // The soft update of the retitled movie reaches every user.
-        XCTAssertTrue(rows.contains { $0["id"] as? String == "item 1 of list 'watched'" && $0["change"] as? String == "updated" && $0["count"] as? Int == Self.users.count },
+        XCTAssertTrue(rows.contains { $0["id"] as? String == "movie-949" && $0["change"] as? String == "updated" && $0["count"] as? Int == Self.users.count },
                       r.transcript)
         let text = try Host.run(["diff", old, new, "--users", files.jsonl])
         assertExit(text, 1)
