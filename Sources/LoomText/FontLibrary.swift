@@ -28,6 +28,7 @@ public final class FontLibrary: TextMeasuring {
     private var shaping: [String: HarfBuzzFont] = [:]  // file → HarfBuzz font, under `lock`
     private var fallbackFiles: [String: String] = [:]  // "r"/"b" + character → fallback file ("" none), under `lock`
     private var fallbackOrders: [Bool: [String]] = [:]  // bold → fallback face names, under `lock`
+    private var shapedLines: [ShapedLineKey: [Cluster]] = [:]  // under `lock`; see `shapedClusters`
     private var resolved: [String: FontFace] = [:]    // requested name → face, under `lock`
 
     /// Scans `directories` (recursively, sorted; see `FontDirectoryScan`) for `.ttf` and `.otf`
@@ -150,7 +151,9 @@ public final class FontLibrary: TextMeasuring {
             })
         let bold = FontLibrary.isBold(face.name)
         let textShaper = TextShaper(primary: shaper, fallback: { self.fallbackFont(for: $0, bold: bold) })
-        let layout = TextLayout(text: text, shape: shaped ? textShaper.clusters : { FontLibrary.unshapedClusters($0, glyphs) },
+        let file = face.file
+        let layout = TextLayout(text: text, shape: shaped ? { self.shapedClusters($0, file: file, bold: bold, textShaper) }
+                                                         : { FontLibrary.unshapedClusters($0, glyphs) },
                                 breaker: breaker, limit: limit)
         let lineHeight = points(glyphs.height)
         let m = TextMetrics(face: face, lines: layout.lines.map { $0.map(\.text).joined() },
@@ -159,6 +162,26 @@ public final class FontLibrary: TextMeasuring {
                             ascender: points(glyphs.ascender), neededLines: layout.neededLines,
                             truncated: layout.truncated, size: size)
         return (m, widest * advanceScale)
+    }
+
+    /// A hard line's shaped clusters in a face, remembered: a layout measures the same label text
+    /// again at other widths, for other users and devices, and shaping is most of a measurement's
+    /// cost. Lines over 256 characters are not kept, and the memory is emptied when it holds 8,192
+    /// lines, so it stays bounded.
+    private func shapedClusters(_ characters: [Character], file: String, bold: Bool, _ shaper: TextShaper) -> [Cluster] {
+        guard characters.count <= 256 else { return shaper.clusters(characters) }
+        let key = ShapedLineKey(file: file, bold: bold, text: String(characters))
+        if let clusters = shapedLines[key] { return clusters }
+        let clusters = shaper.clusters(characters)
+        if shapedLines.count >= 8_192 { shapedLines.removeAll() }
+        shapedLines[key] = clusters
+        return clusters
+    }
+
+    private struct ShapedLineKey: Hashable {
+        var file: String
+        var bold: Bool
+        var text: String
     }
 
     /// `measure` as LoomText did before it shaped text, for the `text` bench's comparison only:
