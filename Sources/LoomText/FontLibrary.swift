@@ -178,6 +178,14 @@ public final class FontLibrary: TextMeasuring {
         return clusters
     }
 
+    /// Empties the memory of shaped lines, so the next measurements shape every line: for the
+    /// `text` bench's shaping cost only.
+    @_spi(Bench) public func forgetShapedLines() {
+        lock.lock()
+        defer { lock.unlock() }
+        shapedLines.removeAll()
+    }
+
     private struct ShapedLineKey: Hashable {
         var file: String
         var bold: Bool

@@ -13,6 +13,8 @@ struct TextFigures {
     var loadMs = 0.0, coldUs = 0.0, warmUs = 0.0, unshapedUs = 0.0, baselineUs = 0.0
     var scriptLabels = 0, scriptCharacters = 0
     var scriptShapedUs = 0.0, scriptUnshapedUs = 0.0
+    /// Every line shaped (the memory of shaped lines emptied before the pass): shaping's own cost.
+    var shapingUs = 0.0, scriptShapingUs = 0.0
     var skipped: String?
 }
 
@@ -73,6 +75,7 @@ func textBench(runs: Int) -> TextFigures {
     }
     var load: [UInt64] = [], cold: [UInt64] = [], warm: [UInt64] = [], baseline: [UInt64] = []
     var unshaped: [UInt64] = [], scriptShaped: [UInt64] = [], scriptUnshaped: [UInt64] = []
+    var shaping: [UInt64] = [], scriptShaping: [UInt64] = []
     for _ in 0..<runs {
         var t = now()
         guard case .success(let library) = FontLibrary.load() else {
@@ -91,8 +94,16 @@ func textBench(runs: Int) -> TextFigures {
         t = now()
         _ = unshapedPass(library, texts)
         unshaped.append(now() - t)
+        library.forgetShapedLines()
+        t = now()
+        _ = shapedPass(library, texts)
+        shaping.append(now() - t)
         _ = shapedPass(library, scriptTexts)
         _ = unshapedPass(library, scriptTexts)
+        library.forgetShapedLines()
+        t = now()
+        _ = shapedPass(library, scriptTexts)
+        scriptShaping.append(now() - t)
         t = now()
         _ = shapedPass(library, scriptTexts)
         scriptShaped.append(now() - t)
@@ -113,5 +124,7 @@ func textBench(runs: Int) -> TextFigures {
     figures.unshapedUs = median(unshaped) / 1e3 / Double(texts.count)
     figures.scriptShapedUs = median(scriptShaped) / 1e3 / Double(scriptTexts.count)
     figures.scriptUnshapedUs = median(scriptUnshaped) / 1e3 / Double(scriptTexts.count)
+    figures.shapingUs = median(shaping) / 1e3 / Double(texts.count)
+    figures.scriptShapingUs = median(scriptShaping) / 1e3 / Double(scriptTexts.count)
     return figures
 }
