@@ -100,11 +100,19 @@ let package = Package(
             pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"])]
         ),
-        // Text metrics: installed fonts by name (fonts-dejavu-core), glyph advances and kerning
-        // from FreeType, wrapping to a width and a line limit.
+        // HarfBuzz from the system (libharfbuzz-dev) for text shaping.
+        .systemLibrary(
+            name: "CHarfBuzz",
+            path: "Sources/CHarfBuzz",
+            pkgConfig: "harfbuzz",
+            providers: [.apt(["libharfbuzz-dev"])]
+        ),
+        // Text metrics: installed fonts by name (fonts-dejavu-core, fonts-noto-core for other
+        // scripts), text shaped with HarfBuzz, vertical metrics from FreeType, wrapping to a width
+        // and a line limit.
         .target(
             name: "LoomText",
-            dependencies: ["CFreeType"],
+            dependencies: ["CFreeType", "CHarfBuzz"],
             path: "Sources/LoomText"
         ),
         // The layout pass (Mortar, Matrioska, Spots): a resolved tree, its constraints, stacks,

@@ -25,6 +25,10 @@ public final class FontLibrary: TextMeasuring {
     private let lock = NSLock()
     private let library: FT_Library
     private var opened: [String: FreeTypeFace] = [:]  // file → face, under `lock`
+    private var shaping: [String: HarfBuzzFont] = [:]  // file → HarfBuzz font, under `lock`
+    private var fallbackFiles: [String: String] = [:]  // "r"/"b" + character → fallback file ("" none), under `lock`
+    private var fallbackOrders: [Bool: [String]] = [:]  // bold → fallback face names, under `lock`
+    private var shapedLines: [ShapedLineKey: [Cluster]] = [:]  // under `lock`; see `shapedClusters`
     private var resolved: [String: FontFace] = [:]    // requested name → face, under `lock`
 
     /// Scans `directories` (recursively, sorted; see `FontDirectoryScan`) for `.ttf` and `.otf`
@@ -78,6 +82,7 @@ public final class FontLibrary: TextMeasuring {
 
     deinit {
         opened.removeAll()  // FT_Done_Face before FT_Done_FreeType
+        shaping.removeAll()
         FT_Done_FreeType(library)
     }
 
@@ -121,11 +126,12 @@ public final class FontLibrary: TextMeasuring {
 
     /// The metrics and the widest width (points) the breaker tested (nil when nothing could be
     /// measured).
-    private func measure(_ text: String, font: FontRequest, maxWidth: Double?, lines limit: Int?) -> (metrics: TextMetrics, widestTested: Double?) {
+    private func measure(_ text: String, font: FontRequest, maxWidth: Double?, lines limit: Int?,
+                         shaped: Bool = true) -> (metrics: TextMetrics, widestTested: Double?) {
         lock.lock()
         defer { lock.unlock() }
         var face = resolve(font.name)
-        guard let (usedFace, glyphs) = openedFace(for: &face) else {
+        guard let (usedFace, glyphs, shaper) = openedFace(for: &face) else {
             // Every font file vanished after loading: nothing can be measured.
             return (TextMetrics(face: face, lines: [], width: 0, height: 0, lineHeight: 0, ascender: 0,
                                 neededLines: 0, truncated: false), nil)
@@ -134,39 +140,158 @@ public final class FontLibrary: TextMeasuring {
         let size = font.size.isFinite && font.size > 0 ? font.size : 0
         let scale = size / Double(glyphs.unitsPerEM)
         let points = { (units: Int) in Double(units) * scale }
+        // Advances are in the HarfBuzz font's units per em (the same `head` value FreeType reads).
+        let advanceScale = size / Double(shaped ? shaper.unitsPerEM : glyphs.unitsPerEM)
         let limitWidth = maxWidth.flatMap { $0.isFinite ? Swift.max($0, 0) : nil }
-        var widest = 0
+        var widest = 0.0
         let breaker = LineBreaker(
-            kern: { glyphs.kern($0, $1) },
             fits: { units in
                 if units > widest { widest = units }
-                return limitWidth.map { points(units) <= $0 + 1e-9 } ?? true
+                return limitWidth.map { units * advanceScale <= $0 + 1e-9 } ?? true
             })
-        let layout = TextLayout(text: text, face: glyphs, breaker: breaker, limit: limit)
+        let bold = FontLibrary.isBold(face.name)
+        let textShaper = TextShaper(primary: shaper, fallback: { self.fallbackFont(for: $0, bold: bold) })
+        let file = face.file
+        let layout = TextLayout(text: text, shape: shaped ? { self.shapedClusters($0, file: file, bold: bold, textShaper) }
+                                                         : { FontLibrary.unshapedClusters($0, glyphs) },
+                                breaker: breaker, limit: limit)
         let lineHeight = points(glyphs.height)
-        let m = TextMetrics(face: face, lines: layout.lines.map { String($0.map(\.character)) },
-                            width: points(layout.lines.map { breaker.width($0[...]) }.max() ?? 0),
+        let m = TextMetrics(face: face, lines: layout.lines.map { $0.map(\.text).joined() },
+                            width: (layout.lines.map { breaker.width($0[...]) }.max() ?? 0) * advanceScale,
                             height: Double(layout.lines.count) * lineHeight, lineHeight: lineHeight,
                             ascender: points(glyphs.ascender), neededLines: layout.neededLines,
                             truncated: layout.truncated, size: size)
-        return (m, points(widest))
+        return (m, widest * advanceScale)
     }
 
-    /// The FreeType face for `face.file`, opened once. When it no longer opens (the file changed
-    /// after loading), the first installed face that opens, with `face` updated to say so.
-    private func openedFace(for face: inout FontFace) -> (FontFace, FreeTypeFace)? {
-        if let glyphs = open(face.file) { return (face, glyphs) }
+    /// A hard line's shaped clusters in a face, remembered: a layout measures the same label text
+    /// again at other widths, for other users and devices, and shaping is most of a measurement's
+    /// cost. Lines over 256 characters are not kept, and the memory is emptied when it holds 8,192
+    /// lines, so it stays bounded.
+    private func shapedClusters(_ characters: [Character], file: String, bold: Bool, _ shaper: TextShaper) -> [Cluster] {
+        guard characters.count <= 256 else { return shaper.clusters(characters) }
+        let key = ShapedLineKey(file: file, bold: bold, text: String(characters))
+        if let clusters = shapedLines[key] { return clusters }
+        let clusters = shaper.clusters(characters)
+        if shapedLines.count >= 8_192 { shapedLines.removeAll() }
+        shapedLines[key] = clusters
+        return clusters
+    }
+
+    /// Empties the memory of shaped lines, so the next measurements shape every line: for the
+    /// `text` bench's shaping cost only.
+    @_spi(Bench) public func forgetShapedLines() {
+        lock.lock()
+        defer { lock.unlock() }
+        shapedLines.removeAll()
+    }
+
+    private struct ShapedLineKey: Hashable {
+        var file: String
+        var bold: Bool
+        var text: String
+    }
+
+    /// `measure` as LoomText did before it shaped text, for the `text` bench's comparison only:
+    /// each character's advance the sum of its scalars' `hmtx` advances from FreeType, the legacy
+    /// `kern` table's pair value between neighbouring characters, no fallback face.
+    @_spi(Bench) public func measureUnshaped(_ text: String, font: FontRequest, maxWidth: Double?, lines limit: Int?) -> TextMetrics {
+        measure(text, font: font, maxWidth: maxWidth, lines: limit, shaped: false).metrics
+    }
+
+    /// The unshaped clusters: one per character; the kerning with the next character is added to
+    /// the advance of the one before it (as shaping puts a GPOS pair's value).
+    private static func unshapedClusters(_ characters: [Character], _ face: FreeTypeFace) -> [Cluster] {
+        var result: [Cluster] = []
+        var previousGlyph: UInt32?
+        for character in characters {
+            var first: UInt32?, last: UInt32 = 0, advance = 0
+            for scalar in character.unicodeScalars {
+                let glyph = face.glyph(scalar)
+                if first == nil { first = glyph.index }
+                last = glyph.index
+                advance += glyph.advance
+            }
+            if let previousGlyph, !result.isEmpty {
+                result[result.count - 1].advance += Double(face.kern(previousGlyph, first ?? 0))
+            }
+            result.append(Cluster(text: String(character), advance: Double(advance)))
+            previousGlyph = last
+        }
+        return result
+    }
+
+    /// The FreeType face and HarfBuzz font for `face.file`, opened once. When it no longer opens
+    /// (the file changed after loading), the first installed face that opens, with `face` updated
+    /// to say so.
+    private func openedFace(for face: inout FontFace) -> (FontFace, FreeTypeFace, HarfBuzzFont)? {
+        if let (glyphs, shaper) = open(face.file) { return (face, glyphs, shaper) }
         for name in faceNames where name != face.name {
-            guard let file = files[name], let glyphs = open(file) else { continue }
-            return (FontFace(requested: face.requested, name: name, file: file, isFallback: true), glyphs)
+            guard let file = files[name], let (glyphs, shaper) = open(file) else { continue }
+            return (FontFace(requested: face.requested, name: name, file: file, isFallback: true), glyphs, shaper)
         }
         return nil
     }
 
-    private func open(_ file: String) -> FreeTypeFace? {
-        if let face = opened[file] { return face }
+    private func open(_ file: String) -> (FreeTypeFace, HarfBuzzFont)? {
+        guard let shaper = shapingFont(file) else { return nil }
+        if let face = opened[file] { return (face, shaper) }
         guard case .success(let face) = FreeTypeFace.open(file, library: library) else { return nil }
         opened[file] = face
-        return face
+        return (face, shaper)
+    }
+
+    private func shapingFont(_ file: String) -> HarfBuzzFont? {
+        if let font = shaping[file] { return font }
+        guard let font = HarfBuzzFont.open(file) else { return nil }
+        shaping[file] = font
+        return font
+    }
+
+    /// The faces tried, in order, for a character the requested face has no glyph for
+    /// (docs/text.md, "Fonts for other scripts"): Noto Sans, then Noto's Arabic, Hebrew and
+    /// Devanagari faces, Droid Sans Fallback (CJK), then every other installed `NotoSans…-Regular`
+    /// face in `faceNames` order; for a bold requested face each Noto face's `-Bold` sibling is tried
+    /// before it. Only installed names are listed.
+    static let preferredFallbacks = ["NotoSans-Regular", "NotoSansArabic-Regular", "NotoSansHebrew-Regular",
+                                     "NotoSansDevanagari-Regular", "DroidSansFallbackFull"]
+
+    static func isBold(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return ["bold", "heavy", "black"].contains { lower.contains($0) }
+    }
+
+    private func fallbackOrder(bold: Bool) -> [String] {
+        if let order = fallbackOrders[bold] { return order }
+        let preferred = Set(FontLibrary.preferredFallbacks)
+        let others = faceNames.filter { $0.hasPrefix("NotoSans") && $0.hasSuffix("-Regular") && !preferred.contains($0) }
+        var order: [String] = []
+        for name in FontLibrary.preferredFallbacks + others {
+            if bold && name.hasSuffix("-Regular") {
+                let boldName = String(name.dropLast("-Regular".count)) + "-Bold"
+                if files[boldName] != nil { order.append(boldName) }
+            }
+            if files[name] != nil { order.append(name) }
+        }
+        fallbackOrders[bold] = order
+        return order
+    }
+
+    /// The first fallback font with a glyph for every drawn scalar of `character`, remembered per
+    /// character (the memory is emptied when it holds 65,536 characters, so it stays bounded).
+    private func fallbackFont(for character: Character, bold: Bool) -> HarfBuzzFont? {
+        let key = (bold ? "b" : "r") + String(character)
+        if let file = fallbackFiles[key] { return file.isEmpty ? nil : shapingFont(file) }
+        var found = ""
+        for name in fallbackOrder(bold: bold) {
+            guard let file = files[name], let font = shapingFont(file) else { continue }
+            if character.unicodeScalars.allSatisfy({ $0.properties.isDefaultIgnorableCodePoint || font.covers($0) }) {
+                found = file
+                break
+            }
+        }
+        if fallbackFiles.count >= 65_536 { fallbackFiles.removeAll() }
+        fallbackFiles[key] = found
+        return found.isEmpty ? nil : shapingFont(found)
     }
 }

@@ -1,7 +1,10 @@
 import CFreeType
 
-/// One font file opened with FreeType, with its advance and kerning caches. Not thread-safe:
-/// `FontLibrary` only touches it while holding its lock.
+/// One font file opened with FreeType: it checks the file is a scalable font and gives the
+/// vertical metrics. Advances come from HarfBuzz (`HarfBuzzFont`); the per-character advances and
+/// `kern` pairs here are only the unshaped measurement the `text` bench compares shaping with
+/// (`FontLibrary.measureUnshaped`). Not thread-safe: `FontLibrary` only touches it while holding
+/// its lock.
 final class FreeTypeFace {
     /// Font design units per em (the `head` table; 2048 for DejaVu).
     let unitsPerEM: Int

@@ -1,45 +1,35 @@
-/// One grapheme cluster (a Swift `Character`) as the breaker sees it: its glyphs' advance in design
-/// units and the glyphs that kern with its neighbours.
+/// One unit the breaker never splits, as shaping left it: a grapheme cluster (a Swift
+/// `Character`), or several when HarfBuzz made one glyph cluster of them (a ligature such as
+/// `fi`), with its shaped advance.
 struct Cluster: Equatable {
-    var character: Character
-    /// Glyph of the first and of the last scalar (kerning applies between clusters).
-    var firstGlyph: UInt32
-    var lastGlyph: UInt32
-    /// Sum of the scalars' advances (a combining mark adds its own advance as the font gives it).
-    var advance: Int
+    /// The characters drawn.
+    var text: String
+    /// The shaped glyphs' advances (GPOS kerning with the next character included), in the
+    /// requested face's design units (a fallback face's advances are scaled to them).
+    var advance: Double
     /// U+0020 alone: a break opportunity, not drawn at a line's end.
     var isSpace: Bool
     /// U+002D alone: a line may break after it.
     var isHyphen: Bool
 
-    init(character: Character, firstGlyph: UInt32, lastGlyph: UInt32, advance: Int) {
-        self.character = character
-        self.firstGlyph = firstGlyph
-        self.lastGlyph = lastGlyph
+    init(text: String, advance: Double) {
+        self.text = text
         self.advance = advance
-        let scalars = character.unicodeScalars
-        let single = scalars.count == 1 ? scalars.first?.value : nil
-        isSpace = single == 0x20
-        isHyphen = single == 0x2D
+        isSpace = text == " "
+        isHyphen = text == "-"
     }
 }
 
 /// Greedy line breaking and tail truncation over clusters, in design units (docs/text.md,
-/// "Wrapping"). Pure: the caller gives kerning and the width test.
+/// "Wrapping"). Pure: the caller gives the width test; clusters come shaped.
 struct LineBreaker {
-    /// Kerning between two glyphs, design units.
-    var kern: (UInt32, UInt32) -> Int
     /// Whether a width in design units fits the line (always true without `maxWidth`).
-    var fits: (Int) -> Bool
+    var fits: (Double) -> Bool
 
-    /// The width of `clusters` drawn in a row: advances plus kerning between neighbours.
-    func width(_ clusters: ArraySlice<Cluster>) -> Int {
-        var total = 0
-        var previous: Cluster?
-        for cluster in clusters {
-            total = adding(cluster, after: previous, to: total)
-            previous = cluster
-        }
+    /// The width of `clusters` drawn in a row: their shaped advances.
+    func width(_ clusters: ArraySlice<Cluster>) -> Double {
+        var total = 0.0
+        for cluster in clusters { total += cluster.advance }
         return total
     }
 
@@ -51,8 +41,7 @@ struct LineBreaker {
         var start = 0
         let count = clusters.count
         nextLine: while true {
-            var width = 0
-            var previous: Cluster?
+            var width = 0.0
             var hasContent = false
             // Where the line may end (`end`, spaces excluded) and the next one start (`next`).
             var lastBreak: (end: Int, next: Int)?
@@ -66,14 +55,11 @@ struct LineBreaker {
                         return lines
                     }
                     if hasContent { lastBreak = (index, runEnd) }
-                    for space in clusters[index..<runEnd] {
-                        width = adding(space, after: previous, to: width)
-                        previous = space
-                    }
+                    for space in clusters[index..<runEnd] { width += space.advance }
                     index = runEnd
                     continue
                 }
-                let widened = adding(clusters[index], after: previous, to: width)
+                let widened = width + clusters[index].advance
                 if hasContent && !fits(widened) {
                     if let lastBreak {
                         lines.append(start..<lastBreak.end)
@@ -86,7 +72,6 @@ struct LineBreaker {
                     continue nextLine
                 }
                 width = widened
-                previous = clusters[index]
                 if clusters[index].isHyphen && hasContent && !clusters[index - 1].isSpace && index + 1 < count {
                     lastBreak = (index + 1, index + 1)
                 }
@@ -102,27 +87,18 @@ struct LineBreaker {
     /// end dropped) that fits with the ellipsis after it, then the ellipsis. Only the ellipsis when
     /// no prefix fits.
     func truncate(_ line: ArraySlice<Cluster>, ellipsis: Cluster) -> [Cluster] {
-        var prefixWidths: [Int] = [0]
-        var previous: Cluster?
-        for cluster in line {
-            prefixWidths.append(adding(cluster, after: previous, to: prefixWidths[prefixWidths.count - 1]))
-            previous = cluster
-        }
+        var prefixWidths: [Double] = [0]
+        for cluster in line { prefixWidths.append(prefixWidths[prefixWidths.count - 1] + cluster.advance) }
         let clusters = Array(line)
         var keep = clusters.count
         while keep > 0 {
             var end = keep
             while end > 0 && clusters[end - 1].isSpace { end -= 1 }
             if end == 0 { break }
-            let total = adding(ellipsis, after: clusters[end - 1], to: prefixWidths[end])
+            let total = prefixWidths[end] + ellipsis.advance
             if fits(total) { return Array(clusters[0..<end]) + [ellipsis] }
             keep = end - 1
         }
         return [ellipsis]
-    }
-
-    private func adding(_ cluster: Cluster, after previous: Cluster?, to width: Int) -> Int {
-        guard let previous else { return width + cluster.advance }
-        return width + kern(previous.lastGlyph, cluster.firstGlyph) + cluster.advance
     }
 }

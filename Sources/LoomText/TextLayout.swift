@@ -5,18 +5,18 @@ struct TextLayout {
     private(set) var neededLines = 0
     private(set) var truncated = false
 
-    init(text: String, face: FreeTypeFace, breaker: LineBreaker, limit: Int?) {
+    init(text: String, shape: ([Character]) -> [Cluster], breaker: LineBreaker, limit: Int?) {
         guard !text.isEmpty else { return }
         var all: [[Cluster]] = []
         for hardLine in TextLayout.hardLines(text) {
-            let clusters = hardLine.map { TextLayout.cluster($0, face: face) }
+            let clusters = shape(hardLine)
             for range in breaker.wrap(clusters) { all.append(Array(clusters[range])) }
         }
         neededLines = all.count
         if let limit, limit > 0, all.count > limit {
             truncated = true
             all.removeLast(all.count - limit)
-            let ellipsis = TextLayout.cluster("…", face: face)
+            let ellipsis = shape(["…"]).first ?? Cluster(text: "…", advance: 0)
             all[limit - 1] = breaker.truncate(all[limit - 1][...], ellipsis: ellipsis)
         }
         lines = all
@@ -36,16 +36,5 @@ struct TextLayout {
             }
         }
         return result
-    }
-
-    static func cluster(_ character: Character, face: FreeTypeFace) -> Cluster {
-        var first: UInt32?, last: UInt32 = 0, advance = 0
-        for scalar in character.unicodeScalars {
-            let glyph = face.glyph(scalar)
-            if first == nil { first = glyph.index }
-            last = glyph.index
-            advance += glyph.advance
-        }
-        return Cluster(character: character, firstGlyph: first ?? 0, lastGlyph: last, advance: advance)
     }
 }

@@ -434,7 +434,7 @@ if wanted("serve") {
     }
 }
 
-// MARK: text — 2,000 labels measured with FreeType metrics, wrapped and limited (TextBench.swift).
+// MARK: text — 2,000 labels shaped with HarfBuzz, wrapped and limited, against unshaped (TextBench.swift).
 
 if wanted("text") {
     let t = textBench(runs: quick ? 3 : 7)
@@ -446,9 +446,18 @@ if wanted("text") {
             "labels": .int(t.labels), "characters": .int(t.characters), "load_ms": r(t.loadMs),
             "cold_us": r(t.coldUs, 2), "warm_us": r(t.warmUs, 2), "characters_us": r(t.baselineUs, 3),
             "warm_ratio": r(t.warmUs / t.baselineUs, 2),
+            "unshaped_us": r(t.unshapedUs, 2), "warm_to_unshaped_ratio": r(t.warmUs / t.unshapedUs, 2),
+            "shaping_us": r(t.shapingUs, 2), "shaping_ratio": r(t.shapingUs / t.unshapedUs, 2),
+            "ns_per_character_shaping": r(t.shapingUs * 1000 * Double(t.labels) / Double(t.characters), 1),
+            "ns_per_character_unshaped": r(t.unshapedUs * 1000 * Double(t.labels) / Double(t.characters), 1),
+            "scripts_labels": .int(t.scriptLabels), "scripts_characters": .int(t.scriptCharacters),
+            "scripts_shaped_us": r(t.scriptShapedUs, 2), "scripts_unshaped_us": r(t.scriptUnshapedUs, 2),
+            "scripts_shaping_us": r(t.scriptShapingUs, 2), "scripts_shaping_ratio": r(t.scriptShapingUs / t.scriptUnshapedUs, 2),
         ])
-        lines.append(String(format: "text          %d labels (%d characters): fonts loaded in %.1f ms; measure %.2f µs/label first pass, %.2f µs/label warm; splitting into Characters %.3f µs/label (warm ratio %.1f)",
-                            t.labels, t.characters, t.loadMs, t.coldUs, t.warmUs, t.baselineUs, t.warmUs / t.baselineUs))
+        lines.append(String(format: "text          %d labels (%d characters): fonts loaded in %.1f ms; measure (shaped) %.2f µs/label first pass, %.2f µs/label warm (shaped lines remembered), %.2f µs/label shaping every line; unshaped (FreeType advances, kern table) %.2f µs/label (shaping ratio %.2f); splitting into Characters %.3f µs/label (warm ratio %.1f)",
+                            t.labels, t.characters, t.loadMs, t.coldUs, t.warmUs, t.shapingUs, t.unshapedUs, t.shapingUs / t.unshapedUs, t.baselineUs, t.warmUs / t.baselineUs))
+        lines.append(String(format: "              %d labels in Arabic, Hebrew, Devanagari, CJK and Latin (%d characters): shaped with fallback %.2f µs/label warm, %.2f µs/label shaping every line, unshaped %.2f µs/label (shaping ratio %.2f)",
+                            t.scriptLabels, t.scriptCharacters, t.scriptShapedUs, t.scriptShapingUs, t.scriptUnshapedUs, t.scriptShapingUs / t.scriptUnshapedUs))
     }
 }
 

@@ -25,7 +25,7 @@ final class FontNameTests: XCTestCase {
             "HelveticaNeue-Italic": "DejaVuSans-Oblique", "Avenir-BoldOblique": "DejaVuSans-BoldOblique",
             "Courier": "DejaVuSansMono", "Menlo-Bold": "DejaVuSansMono-Bold", "SFMono-Italic": "DejaVuSansMono-Oblique",
             "TimesNewRomanPSMT": "DejaVuSerif", "Georgia-Italic": "DejaVuSerif-Italic",
-            "NotoSerif-BoldItalic": "DejaVuSerif-BoldItalic", "MicrosoftSansSerif": "DejaVuSans",
+            "PTSerif-BoldItalic": "DejaVuSerif-BoldItalic", "MicrosoftSansSerif": "DejaVuSans",
         ]
         for (requested, name) in expected.sorted(by: { $0.key < $1.key }) {
             let face = fonts.face(named: requested)

@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 import LoomText
 
-/// FontLibrary's numbers against FreeType used independently: a C program compiled at test time
-/// sums unscaled advances and kerning (FT_KERNING_UNSCALED) per string and prints the face's
-/// vertical metrics. At size = units_per_EM, points equal design units, so they must match exactly.
+/// FontLibrary's vertical metrics and .notdef advance against FreeType used independently: a C
+/// program compiled at test time sums unscaled advances and kerning (FT_KERNING_UNSCALED) per
+/// string and prints the face's vertical metrics. At size = units_per_EM, points equal design units, so they must match exactly.
 final class FreeTypeCrossCheckTests: XCTestCase {
     private static let program = #"""
     #include <ft2build.h>
@@ -40,9 +40,8 @@ final class FreeTypeCrossCheckTests: XCTestCase {
     }
     """#
 
-    /// One scalar per Character in these (no combining marks), so per-scalar kerning in C equals
-    /// LoomText's kerning between clusters. 漢 is not in DejaVu (.notdef); 😀 is in DejaVuSans.
-    private let samples = ["Hello, World!", "AVATAR Type", "WAVE To Yo", "Löwe 0123456789", "漢字 😀", "a-b c…", "M"]
+    /// U+E000 (private use) is in no installed face: .notdef, measured in the requested face.
+    private let samples = ["\u{E000}", "AV"]
 
     func testAdvancesKerningAndVerticalMetricsMatchFreeTypeExactly() throws {
         let fonts = try installedFonts()
@@ -53,8 +52,11 @@ final class FreeTypeCrossCheckTests: XCTestCase {
             let header = output[0].split(separator: " ").map { Int($0)! }
             let (unitsPerEM, ascender, descender, height) = (header[0], header[1], header[2], header[3])
             let size = Double(unitsPerEM)
-            for (sample, expected) in zip(samples, output.dropFirst()) {
-                XCTAssertEqual(fonts.width(sample, faceName, size: size), Double(expected)!, "\(faceName): \(sample)")
+            // Widths are HarfBuzz's (ShapingTests checks them against hb-shape); FreeType's own sums
+            // agree where shaping adds nothing FreeType does not read: no ligature and a pair
+            // kerned in GPOS as in the legacy kern table (A,V: −131 in DejaVuSans).
+            if faceName == "DejaVuSans" {
+                XCTAssertEqual(fonts.width("AV", faceName, size: size), Double(output[2])!, "\(faceName): AV")
             }
             let metrics = fonts.measure("x", font: FontRequest(name: faceName, size: size), maxWidth: nil, lines: nil)
             XCTAssertEqual(metrics.lineHeight, Double(height), faceName)
@@ -62,7 +64,7 @@ final class FreeTypeCrossCheckTests: XCTestCase {
             // face->height is the hhea ascender − descender + line gap; DejaVu's line gap is 0.
             XCTAssertEqual(height, ascender - descender, faceName)
             // .notdef's advance is what a missing character measures.
-            XCTAssertEqual(fonts.width("漢", faceName, size: size), Double(header[5]), faceName)
+            XCTAssertEqual(fonts.width("\u{E000}", faceName, size: size), Double(header[5]), faceName)
         }
     }
 
@@ -87,18 +89,5 @@ final class FreeTypeCrossCheckTests: XCTestCase {
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, strings.count + 1)
         return lines
-    }
-
-    private func shell(_ command: String) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

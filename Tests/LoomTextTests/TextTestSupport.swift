@@ -32,3 +32,17 @@ func temporaryDirectory(_ test: XCTestCase) throws -> String {
 }
 
 let dejaVuDirectory = "/usr/share/fonts/truetype/dejavu"
+
+/// Runs `command` with /bin/sh: its status and its output and errors together.
+func shell(_ command: String) -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    do { try process.run() } catch { return (-1, "\(error)") }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
