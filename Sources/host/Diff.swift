@@ -44,10 +44,19 @@ struct Diff: ParsableCommand {
             value is -, names an existing file, or ends in .json, .jsonl, .ndjson or .csv; otherwise 'all' or profile \
             names. Streamed on --jobs workers (only counts are kept), the same output at any --jobs; --format text, \
             json, markdown (a PR comment) or html (a sortable page). See docs/populations.md.
-            Exit status: 0 nothing changed, 1 something changed, 2 errors in inputs.
+            --now FROM..TO [--step 1d|1h|15m]: a calendar sweep of one screen (no second version): resolved at \
+            every instant FROM, FROM+step, … up to TO (ISO-8601 dates or date-times, each instant written with \
+            FROM's zone offset as written; a date FROM with whole-day steps gives dates, read by the rules as \
+            midnight UTC; at most 10,000 instants; the default step is 1d), for the one user (--user, \
+            --context), each profile (--users all|names) or every user of a population (--users FILE, streamed, \
+            --by segments): the instants at which what a segment sees changes since the instant before, and what \
+            changes (the same gained/lost/updated/moved rows and counts as a population diff). Campaign \
+            (between), schedule and rollout-with-dates rules read as UI changes. --format text, json or markdown.
+            Exit status: 0 nothing changed (for a sweep: nothing changes within the window), 1 something changed, \
+            2 errors in inputs.
             """)
 
-    @Argument(help: "The old screen (a file or a screen id), or the only screen with --rev / --plugins-old.")
+    @Argument(help: "The old screen (a file or a screen id), or the only screen with --rev / --plugins-old / --now FROM..TO.")
     var old: String
 
     @Argument(help: "The new screen (a file or a screen id).")
@@ -75,6 +84,9 @@ struct Diff: ParsableCommand {
 
     @Flag(name: .customLong("segment-users"), help: "With a population and --format json: also list every segment with its users, and the --by attributes some user has (to add up parts of a population: scripts/spark-eval diff).")
     var segmentUsers = false
+
+    @Option(name: .long, help: ArgumentHelp("With --now FROM..TO (a calendar sweep): the time between instants, a whole number of days, hours or minutes (1d, 1h, 15m; default 1d).", valueName: "step"))
+    var step: String?
 
     @Option(name: .long, help: ArgumentHelp("Compare the project at this git revision (old) with the working tree (new).", valueName: "rev"))
     var rev: String?
@@ -125,11 +137,18 @@ struct Diff: ParsableCommand {
     func validate() throws {
         try NumericFlag.jobs.check(jobs)
         try NumericFlag.firstLine.check(firstLine)
+        if sweepRange != nil {
+            try validateSweep()
+        } else if let step {
+            throw ValidationError("--step \(TextEscape.escaped(step)) is for a calendar sweep: give --now FROM..TO, e.g. --now 2026-12-01..2026-12-31 --step 1d")
+        } else if new == nil, rev == nil, pluginsOld == nil, let now = user.now {
+            throw ValidationError("--now \(TextEscape.escaped(now)) with one screen: a calendar sweep needs a range, --now FROM..TO (e.g. --now 2026-12-01..2026-12-31 --step 1d); or give two screens (OLD NEW)")
+        }
         if populationPath == nil {
             for (given, flag) in [(by != nil, "--by"), (usersFormat != nil, "--users-format"), (segmentUsers, "--segment-users"), (failFast, "--fail-fast")] where given {
                 throw ValidationError("\(flag) is for a population: give --users FILE (users.json, .jsonl or .csv)")
             }
-            if format.profiles == nil { throw ValidationError("--format \(format.rawValue) is for a population: give --users FILE, or use text or json") }
+            if format.profiles == nil, sweepRange == nil { throw ValidationError("--format \(format.rawValue) is for a population: give --users FILE, or use text or json") }
         } else {
             if !user.context.isEmpty { throw ValidationError("--context applies to one profile: a population's users bring their own attributes") }
             if let by {
@@ -141,7 +160,7 @@ struct Diff: ParsableCommand {
             }
         }
         let modes = [new != nil, rev != nil, pluginsOld != nil].filter { $0 }.count
-        if modes == 0 { throw ValidationError("give two screens (OLD NEW), or one screen with --rev REV or --plugins-old DIR") }
+        if modes == 0, sweepRange != nil { /* a sweep: one screen */ } else if modes == 0 { throw ValidationError("give two screens (OLD NEW), or one screen with --rev REV or --plugins-old DIR") }
         if modes > 1 { throw ValidationError("use one of: two screens, --rev, --plugins-old") }
         if users != nil && user.user != nil { throw ValidationError("--user and --users cannot be used together") }
         if populationPath == nil, let u = users, u.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
@@ -159,6 +178,7 @@ struct Diff: ParsableCommand {
     }
 
     func run() throws {
+        if sweepRange != nil { return try runSweep() }
         var checkout: GitRevisionCheckout?
         let oldSpec: PopulationDiffSide, newSpec: PopulationDiffSide
         let oldSide: DiffSide, newSide: DiffSide
