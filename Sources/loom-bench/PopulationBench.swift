@@ -58,7 +58,12 @@ struct PopulationBenchResult {
     /// the peak reset before each run (`rssPeakReset`; when it could not be, both peaks are
     /// the process's own so far and the ratio tells nothing).
     var w2TenthUsers = 0
-    var rssTenthStreamMB = 0.0, rssBeforeStreamMB = 0.0
+    var rssTenthStreamMB = 0.0, rssBeforeStreamMB = 0.0, rssBeforeWholeStreamMB = 0.0
+    /// What each run added to the RSS it started from: its own memory (the worker's, its
+    /// workspace's, the reader's), and the whole stream's over the tenth's (≈ 1.0 when flat).
+    var rssAddedTenthMB: Double { rssTenthStreamMB - rssBeforeStreamMB }
+    var rssAddedStreamMB: Double { rssAfterW2StreamMB - rssBeforeWholeStreamMB }
+    var rssAddedGrowth: Double { rssAddedStreamMB / max(rssAddedTenthMB, 0.1) }
     var rssPeakReset = false
     /// Peak RSS over the whole stream against over its tenth (1,000,000 users against 100,000
     /// in the full bench): ≈ 1.0 when a worker's memory is flat in the users it has seen.
@@ -595,11 +600,16 @@ private func w2Bench(users w2n: Int, streamed: Int, w1Project: String, tmp: Stri
         }
         writeJSONL(stream(tenth), to: small)
         writeJSONL(stream(streamed), to: big)
+        // The heap's free memory given back first (`trimFreeHeap`), so each run's own memory
+        // shows above what the process holds before it (`rss…Before`).
+        trimFreeHeap()
         let reset = resetPeakRSS()
         r.rssBeforeStreamMB = peakRSSMB()
         _ = hostEval(project: dir, users: small, jobs: 1, output: "/dev/null", screen: "w2")
         r.rssTenthStreamMB = peakRSSMB()
+        trimFreeHeap()
         _ = resetPeakRSS()
+        r.rssBeforeWholeStreamMB = peakRSSMB()
         _ = hostEval(project: dir, users: big, jobs: 1, output: "/dev/null", screen: "w2")
         r.w2StreamedUsers = streamed
         r.w2TenthUsers = tenth
