@@ -5,7 +5,92 @@
 // fraction of the member-by-member path (docs/populations.md, "Speed: W1").
 #include "loom_proxy_internal.h"
 
+#include <string.h>
+
 static void push_node(lua_State *L, const char *base, const loom_tree_member *m, int *pos, const char *name);
+
+// Key order metatables kept for reuse (`set_key_order`): a registry table from a signature of
+// the keys to the metatable, with its count of entries at [1].
+#define KEY_ORDER_CACHE "loom.keyorders"
+#define KEY_ORDERS 64
+#define KEY_ORDER_BYTES 1024
+
+// Sets the key order metatable { __keys = { k1, k2, … } } on the table at `t`, whose `count`
+// members start at members[first] (null ones not set, so not listed). Views of users whose lines
+// list the same keys share one (most of a population's lines list the same keys): at most
+// KEY_ORDERS of them per state, each for keys of at most KEY_ORDER_BYTES bytes in all (others
+// get one of their own). Sharing cannot be observed: plugins reach neither the table behind a
+// view nor its metatable (loom_proxy.c), and the host only reads `__keys`
+// (`rememberedKeyOrder`); nothing changes a metatable or list once made. The signature is each
+// key's length in two bytes, then its bytes (two key lists with equal signatures are equal).
+static void set_key_order(lua_State *L, int t, const char *base, const loom_tree_member *members, int first, int count) {
+    char sig[KEY_ORDER_BYTES];
+    size_t n = 0;
+    int fits = 1, set = 0;
+    int p = first;
+    for (int k = 0; k < count; k++) {
+        const loom_tree_member *m = &members[p];
+        if (m->kind != LOOM_TREE_NULL) {
+            set++;
+            if (fits && (m->key_length > 0xFFFF || m->key_length > sizeof sig - 2 - n)) fits = 0;
+            if (fits) {
+                sig[n++] = (char)(m->key_length & 0xFF);
+                sig[n++] = (char)((m->key_length >> 8) & 0xFF);
+                memcpy(sig + n, base + m->key_offset, m->key_length);
+                n += m->key_length;
+            }
+        }
+        p += 1 + (int)m->descendants;
+    }
+    int cache = 0;
+    if (fits) {
+        if (lua_getfield(L, LUA_REGISTRYINDEX, KEY_ORDER_CACHE) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 1, 4);
+            lua_pushinteger(L, 0);
+            lua_rawseti(L, -2, 1);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, LUA_REGISTRYINDEX, KEY_ORDER_CACHE);
+        }
+        cache = lua_gettop(L);
+        lua_pushlstring(L, sig, n);
+        if (lua_rawget(L, cache) == LUA_TTABLE) {
+            lua_setmetatable(L, t);
+            lua_pop(L, 1);  // the cache
+            return;
+        }
+        lua_pop(L, 1);
+    }
+    lua_createtable(L, 0, 1);
+    lua_createtable(L, set, 0);
+    lua_Integer listed = 0;
+    p = first;
+    for (int k = 0; k < count; k++) {
+        const loom_tree_member *m = &members[p];
+        if (m->kind != LOOM_TREE_NULL) {
+            lua_pushlstring(L, base + m->key_offset, m->key_length);
+            lua_rawseti(L, -2, ++listed);
+        }
+        p += 1 + (int)m->descendants;
+    }
+    lua_pushliteral(L, "__keys");
+    lua_insert(L, -2);
+    lua_rawset(L, -3);
+    if (cache) {
+        lua_rawgeti(L, cache, 1);
+        lua_Integer kept = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        if (kept < KEY_ORDERS) {
+            lua_pushlstring(L, sig, n);
+            lua_pushvalue(L, -2);
+            lua_rawset(L, cache);
+            lua_pushinteger(L, kept + 1);
+            lua_rawseti(L, cache, 1);
+        }
+    }
+    lua_setmetatable(L, t);
+    if (cache) lua_pop(L, 1);
+}
 
 // The table of the object or array member at *pos (its children follow it), frozen: each
 // nested table was made a proxy as it was set, and the table itself becomes one here, as
@@ -39,24 +124,7 @@ static void push_table(lua_State *L, const char *base, const loom_tree_member *m
         }
         // The order of the keys (what `rememberedKeyOrder` reads back): a metatable
         // { __keys = { k1, k2, … } } when more than one member was set.
-        if (set > 1) {
-            lua_createtable(L, 0, 1);
-            lua_createtable(L, set, 0);
-            lua_Integer n = 0;
-            int p = first;
-            for (int k = 0; k < count; k++) {
-                const loom_tree_member *m = &members[p];
-                if (m->kind != LOOM_TREE_NULL) {
-                    lua_pushlstring(L, base + m->key_offset, m->key_length);
-                    lua_rawseti(L, -2, ++n);
-                }
-                p += 1 + (int)m->descendants;
-            }
-            lua_pushliteral(L, "__keys");
-            lua_insert(L, -2);
-            lua_rawset(L, -3);
-            lua_setmetatable(L, t);
-        }
+        if (set > 1) set_key_order(L, t, base, members, first, count);
     }
     int t = lua_gettop(L);
     loom_proxy_make(L, t, name, 0);

@@ -349,6 +349,11 @@ final class PlanUser {
     var user: UserProfile? {
         if let profile { return profile }
         guard line.baseAddress != nil else { return nil }
+        // From the members `read` scanned (the line is neither copied nor scanned again).
+        if let r = parser.parseScanned(line: lineNumber, bytes: line, members: members) {
+            profile = r.profile
+            return r.profile
+        }
         guard case .success(let r) = parser.parse(PendingUser(line: lineNumber, bytes: Array(line))) else { return nil }
         profile = r.profile
         return r.profile
@@ -374,7 +379,17 @@ final class PlanUser {
         if nameMember >= 0 { add(members[nameMember]) }
         for slot in wanted { if let k = member(slot, base) { add(members[k]) } }
         narrowBytes.append(0x7D)  // }
-        guard case .success(let r) = parser.parse(PendingUser(line: lineNumber, bytes: narrowBytes)) else { return nil }
+        // Members of the scanned line, so the narrowed line scans too (read as `parse` reads it,
+        // without a second scan or a copy); `parse` otherwise.
+        let scanned = narrowBytes.withUnsafeBufferPointer { b -> UserRecord? in
+            guard JSONFlatObject.scan(b, into: &narrowMembers) else { return nil }
+            return parser.parseScanned(line: lineNumber, bytes: b, members: narrowMembers)
+        }
+        let r: UserRecord
+        if let scanned { r = scanned } else {
+            guard case .success(let parsed) = parser.parse(PendingUser(line: lineNumber, bytes: narrowBytes)) else { return nil }
+            r = parsed
+        }
         // The context as `screens.context` makes it, with the screen's environment made once
         // per worker rather than per call (`workspace.prepare` makes a new one, closures and
         // all, each time): a narrowed call only calls a rule, which reads the environment's
@@ -387,6 +402,7 @@ final class PlanUser {
         return ResolutionContext(input: ResolutionInput(user: r.profile, screenID: e.id), environment: e.environment)
     }
     @exclusivity(unchecked) private var narrowBytes: [UInt8] = []
+    @exclusivity(unchecked) private var narrowMembers: [JSONFlatMember] = []
     /// Per screen, its id and the environment narrowed calls' contexts share (`narrowContext`).
     @exclusivity(unchecked) private var narrowEnvironments: [(id: String, environment: ResolutionEnvironment)] = []
 

@@ -54,6 +54,22 @@ public struct UserParser: Sendable {
         return parseJSONFully(p)
     }
 
+    /// A JSON line's record from the members `JSONFlatObject.scan` found in it: what `parse`
+    /// makes of that line (`parseJSON` reads the same members and values, `--now` added),
+    /// without copying or scanning the line again. Nil when the line needs `parse` (a `name`
+    /// that is not a string, a number token that is not one: `parse` then says where).
+    func parseScanned(line: Int, bytes: UnsafeBufferPointer<UInt8>, members: [JSONFlatMember]) -> UserRecord? {
+        guard format != .csv, var attrs = JSONFlatObject.values(bytes, scanned: members) else { return nil }
+        var name: String?
+        switch attrs.removeValue(forKey: "name") {
+        case nil: break
+        case .string(let s)?: name = s
+        default: return nil
+        }
+        if let now { attrs["now"] = .string(now) }
+        return UserRecord(line: line, label: name.map { .string($0) } ?? .int(line), profile: UserProfile(name: name, attributes: attrs))
+    }
+
     func parseJSONFully(_ p: PendingUser) -> Result<UserRecord, Diagnostic> {
         let doc: JSONDocument
         do {

@@ -53,6 +53,21 @@ struct PopulationBenchResult {
     /// W2's users streamed again and again (ids repeating every `w2Users`), peak RSS after.
     var w2StreamedUsers = 0
     var rssAfterW2StreamMB = 0.0
+    /// The peak RSS of a `--jobs 1` run over the stream's first tenth alone (`w2TenthUsers`),
+    /// and the RSS the process held before either run (what neither run can go below): with
+    /// the peak reset before each run (`rssPeakReset`; when it could not be, both peaks are
+    /// the process's own so far and the ratio tells nothing).
+    var w2TenthUsers = 0
+    var rssTenthStreamMB = 0.0, rssBeforeStreamMB = 0.0, rssBeforeWholeStreamMB = 0.0
+    /// What each run added to the RSS it started from: its own memory (the worker's, its
+    /// workspace's, the reader's), and the whole stream's over the tenth's (≈ 1.0 when flat).
+    var rssAddedTenthMB: Double { rssTenthStreamMB - rssBeforeStreamMB }
+    var rssAddedStreamMB: Double { rssAfterW2StreamMB - rssBeforeWholeStreamMB }
+    var rssAddedGrowth: Double { rssAddedStreamMB / max(rssAddedTenthMB, 0.1) }
+    var rssPeakReset = false
+    /// Peak RSS over the whole stream against over its tenth (1,000,000 users against 100,000
+    /// in the full bench): ≈ 1.0 when a worker's memory is flat in the users it has seen.
+    var rssGrowth: Double { rssAfterW2StreamMB / rssTenthStreamMB }
     /// The cores this process may use, and `--jobs N` wall time against `--jobs 1` on W2's
     /// users through W1's screen, for each N up to the cores (2, 4, 8, 16).
     var cores = 0
@@ -571,15 +586,36 @@ private func w2Bench(users w2n: Int, streamed: Int, w1Project: String, tmp: Stri
     (r.readerBlockNs, r.readerLinesNs) = readerCost(file, users: w2n)
 
     if streamed > 0 {
-        let big = tmp + "/w2-big.jsonl"
-        writeJSONL((0..<streamed).lazy.map { i -> [(String, JSONValue)] in
-            var u = users[i % w2n]
-            u[1] = ("id", .string("user-\(i)"))
-            return u
-        }, to: big)
+        // The stream's first tenth on its own, then the whole stream: the peak RSS of each run
+        // alone (the peak reset before each: `resetPeakRSS`), so the ratio tells whether a
+        // worker's memory grows with the users it has seen (flat: ≈ 1.0).
+        let tenth = max(1, streamed / 10)
+        let big = tmp + "/w2-big.jsonl", small = tmp + "/w2-tenth.jsonl"
+        let stream = { (n: Int) in
+            (0..<n).lazy.map { i -> [(String, JSONValue)] in
+                var u = users[i % w2n]
+                u[1] = ("id", .string("user-\(i)"))
+                return u
+            }
+        }
+        writeJSONL(stream(tenth), to: small)
+        writeJSONL(stream(streamed), to: big)
+        // The heap's free memory given back first (`trimFreeHeap`), so each run's own memory
+        // shows above what the process holds before it (`rss…Before`).
+        trimFreeHeap()
+        let reset = resetPeakRSS()
+        r.rssBeforeStreamMB = peakRSSMB()
+        _ = hostEval(project: dir, users: small, jobs: 1, output: "/dev/null", screen: "w2")
+        r.rssTenthStreamMB = peakRSSMB()
+        trimFreeHeap()
+        _ = resetPeakRSS()
+        r.rssBeforeWholeStreamMB = peakRSSMB()
         _ = hostEval(project: dir, users: big, jobs: 1, output: "/dev/null", screen: "w2")
         r.w2StreamedUsers = streamed
+        r.w2TenthUsers = tenth
         r.rssAfterW2StreamMB = peakRSSMB()
+        r.rssPeakReset = reset
         try? FileManager.default.removeItem(atPath: big)
+        try? FileManager.default.removeItem(atPath: small)
     }
 }

@@ -15,3 +15,20 @@ final class PreparedEvalSlot: @unchecked Sendable { var run: PreparedEval? }
 /// Its two runs are started and joined through its semaphores (`go`, `done`), which order
 /// every access to `stopping` and the runs.
 extension FloorPair: @unchecked Sendable {}
+
+/// glibc's `malloc_trim(0)`: the heap's free memory given back to the kernel, so that a peak
+/// RSS measured next starts from what is in use (`populationBench`'s memory figures). Found
+/// through `dlsym` because Swift's Glibc module does not declare it; called with its C
+/// signature, `int malloc_trim(size_t pad)`, which `unsafeBitCast` gives the symbol. False when
+/// the symbol is absent (another C library): nothing is trimmed.
+@discardableResult
+func trimFreeHeap() -> Bool {
+    #if canImport(Glibc)
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return false }
+    typealias MallocTrim = @convention(c) (Int) -> Int32
+    _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+    return true
+    #else
+    return false
+    #endif
+}

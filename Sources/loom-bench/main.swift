@@ -32,6 +32,15 @@ func peakRSSMB() -> Double {
     return 0
 }
 
+/// Resets the process's peak RSS (`VmHWM`) to its current RSS (Linux's `/proc/self/clear_refs`,
+/// value 5; since Linux 4.0): false when it could not be (then `peakRSSMB` stays the peak so far).
+func resetPeakRSS() -> Bool {
+    let fd = open("/proc/self/clear_refs", O_WRONLY)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return write(fd, "5", 1) == 1
+}
+
 func r(_ x: Double, _ places: Int = 2) -> JSONValue {
     let p = pow(10.0, Double(places))
     return .double((x * p).rounded() / p)
@@ -363,6 +372,9 @@ if wanted("population") {
         "nomemo_ns_per_user": r(p.nomemoNs, 0), "nomemo_floor_ns_per_user": r(p.nomemoFloorNs, 0), "nomemo_ratio": r(p.nomemoRatio, 3),
         "w2_users": .int(p.w2Users), "w2_host_ns_per_user": r(p.w2HostNs, 0), "w2_floor_ns_per_user": r(p.w2FloorNs, 0), "w2_ratio": r(p.w2Ratio, 3),
         "w2_streamed_users": .int(p.w2StreamedUsers), "peak_rss_mb_w2_streamed": r(p.rssAfterW2StreamMB, 1),
+        "w2_tenth_users": .int(p.w2TenthUsers), "peak_rss_mb_w2_tenth": r(p.rssTenthStreamMB, 1), "rss_mb_before_w2_streams": r(p.rssBeforeStreamMB, 1),
+        "rss_peak_reset": .bool(p.rssPeakReset), "rss_streamed_over_tenth": r(p.rssGrowth, 3),
+        "rss_added_mb_w2_tenth": r(p.rssAddedTenthMB, 1), "rss_added_mb_w2_streamed": r(p.rssAddedStreamMB, 1), "rss_added_streamed_over_tenth": r(p.rssAddedGrowth, 3),
         "cores": .int(p.cores),
         "reader_ns_per_user": r(p.readerBlockNs, 1), "reader_lines_ns_per_user": r(p.readerLinesNs, 1),
         "reader_ratio": r(p.readerBlockNs / p.readerLinesNs, 3),
@@ -380,8 +392,9 @@ if wanted("population") {
                         p.pipelineScaling, p.scalingOfPipeline))
     lines.append(String(format: "              W1 with every Lua rule called (LOOM_EVAL_NO_MEMO=1): %.0f ns/user against %.0f: ratio %.2f (target ≤ 2)",
                         p.nomemoNs, p.nomemoFloorNs, p.nomemoRatio))
-    lines.append(String(format: "              W2 %d users, W1's gates + a rollout sticky on id: host eval %.0f ns/user  bare Lua %.0f ns/user  ratio %.2f (target ≤ 1.5); peak RSS %.1f MB after streaming %d W2 users",
-                        p.w2Users, p.w2HostNs, p.w2FloorNs, p.w2Ratio, p.rssAfterW2StreamMB, p.w2StreamedUsers))
+    lines.append(String(format: "              W2 %d users, W1's gates + a rollout sticky on id: host eval %.0f ns/user  bare Lua %.0f ns/user  ratio %.2f (target ≤ 1.5); peak RSS %.1f MB streaming %d W2 users, %.1f MB streaming %d (%.3f×; the runs added %.1f and %.1f MB to what the process held: %.3f×)%@",
+                        p.w2Users, p.w2HostNs, p.w2FloorNs, p.w2Ratio, p.rssAfterW2StreamMB, p.w2StreamedUsers, p.rssTenthStreamMB, p.w2TenthUsers,
+                        p.rssGrowth, p.rssAddedStreamMB, p.rssAddedTenthMB, p.rssAddedGrowth, p.rssPeakReset ? "" : " (peak RSS could not be reset: the figures are the process's peaks so far)"))
     lines.append("              --jobs N against --jobs 1 (wall, W2's users through W1's screen, \(p.cores) cores): "
                  + p.scalingByJobs.map { String(format: "%d jobs %.2f", $0.jobs, $0.scaling) }.joined(separator: ", ")
                  + (p.cores < 16 ? " (N above the cores not run)" : ""))

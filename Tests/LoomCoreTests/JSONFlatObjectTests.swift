@@ -74,4 +74,34 @@ final class JSONFlatObjectTests: XCTestCase {
         }
         XCTAssertNotNil(JSONFlatObject.scannedValues(Array(#"{"a":123456789012345678,"b":-0.12345678901234567}"#.utf8)))
     }
+
+    /// Integer tokens are read without the reader's parser (`JSONFlatObject.number`): every
+    /// length up to 19 digits, signs, zeros and leading zeros give what `JSONReader` gives (the
+    /// same case: `.int`, `-0` as 0, or declined where the reader rejects).
+    func testIntegerTokensReadAsTheReaderReadsThem() {
+        var tokens = ["0", "-0", "00", "-00", "01", "-01", "1", "-1", "9", "-9", "10", "-10", "0.0", "-0.0", "1.0", "5e0", "-"]
+        var digits = ""
+        for n in 1...20 {
+            digits += String((n * 7) % 10)
+            let d = n == 1 ? "7" : "9" + digits.dropFirst()
+            tokens += [d, "-" + d, "0" + d, String(repeating: "9", count: n), "-" + String(repeating: "9", count: n)]
+        }
+        tokens += ["9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809"]
+        for t in tokens {
+            let line = #"{"a":\#(t),"b":1}"#
+            XCTAssertEqual(JSONFlatObject.parse(Array(line.utf8)), full(line), line)
+            if let scanned = JSONFlatObject.scannedValues(Array(line.utf8)) {
+                XCTAssertEqual(scanned.map(\.value), full(line).map { Array($0.values) }, line)
+            }
+            // A scanned line made into values from its members: what parse makes of it.
+            var members: [JSONFlatMember] = []
+            let bytes = Array(line.utf8)
+            let scannedOK = bytes.withUnsafeBufferPointer { JSONFlatObject.scan($0, into: &members) }
+            if scannedOK {
+                let values = bytes.withUnsafeBufferPointer { JSONFlatObject.values($0, scanned: members) }
+                XCTAssertEqual(values, JSONFlatObject.parse(bytes), line)
+                XCTAssertEqual(values.map { Array($0.keys) }, ["a", "b"], line)
+            }
+        }
+    }
 }

@@ -175,4 +175,36 @@ final class UserViewInOneCallTests: XCTestCase {
             }
         }
     }
+
+    /// Views of users listing the same keys share one key order (loom_frozen_tree.c keeps at
+    /// most 64 per state, for keys of at most 1,024 bytes in all): every view still reads back
+    /// in its own order, whether its order was kept, found kept, or made alone (more than 64
+    /// orders; keys too long to keep), each time alike.
+    func testSharedKeyOrdersReadBackInEachUsersOwnOrder() throws {
+        let (ws, _, _) = try workspace(oneCall: true)
+        let engine = ws.engine, state = engine.state
+        var users: [UserProfile] = []
+        for n in 0..<80 {
+            // Two users per order (different values), orders differing by a rotation.
+            let keys = (0..<4).map { "k\((n + $0) % 80)" }
+            for v in 0..<2 {
+                users.append(UserProfile(name: "u\(n)-\(v)", attributes: OrderedDictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.int(v)) })))
+            }
+        }
+        let long = String(repeating: "x", count: 600)
+        users.append(UserProfile(name: "long", attributes: [long + "1": 1, long + "2": 2, "a": 3]))
+        for round in 0..<2 {
+            for user in users {
+                let ctx = ResolutionContext(user: user, screenID: "s", explain: false, params: [:])
+                ws.prepare(ctx)
+                let r = try engine.userView(ctx, owner: 0)
+                state.push(rawRef: r)
+                guard case .success(let v) = state.json(at: -1) else { return XCTFail("\(user.name ?? "-") cannot be read back") }
+                state.pop(1)
+                var want = user.attributes
+                want["profile"] = .string(user.name!)
+                XCTAssertEqual(v.serialized(pretty: false), JSONValue.object(want).serialized(pretty: false), "round \(round): \(user.name!)")
+            }
+        }
+    }
 }

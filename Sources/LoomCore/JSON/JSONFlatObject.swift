@@ -21,25 +21,53 @@ public enum JSONFlatObject {
             var scanner = FlatScanner(p: base, end: count, plainNumbersOnly: false)
             var members: [JSONFlatMember] = []
             guard scanner.members(&members) else { return nil }
-            func text(_ s: Int32, _ n: Int32) -> String { base.string(Int(s), count: Int(n)) }
-            var out = OrderedDictionary<String, JSONValue>(minimumCapacity: members.count)
-            for m in members {
-                let value: JSONValue
-                switch m.kind {
-                case .string: value = .string(text(m.valueStart, m.valueCount))
-                case .number:
-                    // The token read by the reader's own number code (exact, and its range check).
-                    var parser = JSONParser(base: base.advanced(by: Int(m.valueStart)), count: Int(m.valueCount), file: "")
-                    guard let n = try? parser.parseNumber(parser.position), parser.i == Int(m.valueCount) else { return nil }
-                    value = n.plain
-                case .true: value = .bool(true)
-                case .false: value = .bool(false)
-                case .null: value = .null
-                }
-                out[text(m.keyStart, m.keyCount)] = value
-            }
-            return out
+            return values(base, members)
         }
+    }
+
+    /// The members a scan of the line at `base` found, as values (what `parse` answers for
+    /// the line); nil when a number token is not one (the reader's number code says why).
+    static func values(_ base: ByteView, _ members: [JSONFlatMember]) -> OrderedDictionary<String, JSONValue>? {
+        func text(_ s: Int32, _ n: Int32) -> String { base.string(Int(s), count: Int(n)) }
+        var out = OrderedDictionary<String, JSONValue>(minimumCapacity: members.count)
+        for m in members {
+            let value: JSONValue
+            switch m.kind {
+            case .string: value = .string(text(m.valueStart, m.valueCount))
+            case .number:
+                guard let n = number(base, Int(m.valueStart), Int(m.valueCount)) else { return nil }
+                value = n
+            case .true: value = .bool(true)
+            case .false: value = .bool(false)
+            case .null: value = .null
+            }
+            out[text(m.keyStart, m.keyCount)] = value
+        }
+        return out
+    }
+
+    /// A number token's value. An integer token (an optional `-`, then `0` or at most 18 digits
+    /// not starting with `0`) is read here, as the reader's number code reads it (`.int`, `-0`
+    /// as 0: `JSONNumberParsing`), without making a parser (which allocates its scratch stacks:
+    /// a population's attributes are mostly such integers); any other token by the reader's
+    /// own number code (exact, and its range check); nil when it is not a number.
+    @inline(__always)
+    static func number(_ base: ByteView, _ start: Int, _ count: Int) -> JSONValue? {
+        let negative = count > 0 && base[start] == 0x2D  // -
+        let first = negative ? start + 1 : start, digits = start + count - first
+        if digits >= 1 && digits <= 18 && (digits == 1 || base[first] != 0x30) {
+            var v = 0, k = first
+            while k < start + count {
+                let d = base[k] &- 0x30
+                guard d <= 9 else { break }
+                v = v &* 10 &+ Int(d)
+                k += 1
+            }
+            if k == start + count { return .int(negative ? -v : v) }
+        }
+        var parser = JSONParser(base: base.advanced(by: start), count: count, file: "")
+        guard let n = try? parser.parseNumber(parser.position), parser.i == count else { return nil }
+        return n.plain
     }
 }
 
