@@ -268,9 +268,14 @@ public struct JourneyReport {
         return out + "\""
     }
 
-    /// A Lua comment's text: one line, control characters left out.
+    /// A Lua comment's text: one line, control characters left out, and format characters too
+    /// (bidirectional overrides such as U+202E would make the comment display as other code:
+    /// "Trojan Source"; the name is kept in full, escaped, in the scenario's string).
     static func comment(_ s: String) -> String {
-        String(String.UnicodeScalarView(s.unicodeScalars.filter { !($0.properties.generalCategory == .control) }))
+        String(String.UnicodeScalarView(s.unicodeScalars.filter {
+            let c = $0.properties.generalCategory
+            return c != .control && c != .format && c != .lineSeparator && c != .paragraphSeparator
+        }))
     }
 
     static func luaValue(_ v: JSONValue) -> String {

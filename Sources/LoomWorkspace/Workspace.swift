@@ -108,7 +108,7 @@ public final class Workspace {
         let (u, ud) = UserProfiles.load(project.usersFile, limits: project.fileLimits)
         users = u
         diagnostics.append(contentsOf: ud)
-        let (catalog, sd) = StringCatalog.load(folder: project.stringsDir, defaultLocale: project.defaultLocale, limits: project.fileLimits)
+        let (catalog, sd) = StringCatalog.load(folder: project.stringsDir, defaultLocale: project.defaultLocale, limits: project.fileLimits, root: project.root)
         strings = catalog
         diagnostics.append(contentsOf: sd)
         let (clients, cd) = ClientTable.load(project.clientsFile, limits: project.fileLimits)

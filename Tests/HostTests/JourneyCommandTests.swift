@@ -201,6 +201,27 @@ final class JourneyCommandTests: XCTestCase {
         assertContains(t.stdout, "5 passed", in: t)
     }
 
+    /// A journey name is project text written into a generated Lua file: a line break, terminal
+    /// codes or a right-to-left override must not become code, drive a terminal that shows the
+    /// file, or make its comment display as other code ("Trojan Source").
+    func testGeneratedScenarioKeepsAHostileNameInert() throws {
+        let p = try project()
+        let journeys = #"[{"name": "gold\nos.exit(3) -- \u001b[2J\u0007\u202eevil\u2028x", "users": "is_gold", "from": "home", "reach": "checkout"}]"#
+        try Host.write(["journeys.json": journeys], under: p)
+        let dir = p.appendingPathComponent("scenarios/journeys")
+        let g = try Host.run(["journeys", "--project", p.path, "--generate", dir.path])
+        assertExit(g, 0)
+        for file in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
+            let text = try String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8)
+            XCTAssertFalse(text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || [0x7F, 0x202E, 0x2028].contains($0.value) }, text)
+            XCTAssertFalse(text.split(separator: "\n").contains { $0.hasPrefix("os.exit") }, text)
+            XCTAssertTrue(text.contains(#"scenario("walks journey gold\010os.exit(3) -- \027[2J\007"#), text)
+        }
+        let t = try Host.run(["test", "--project", p.path, "--jobs", "1"])
+        assertContains(t.stdout, "journeys: ", in: t)
+        XCTAssertFalse(t.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }, t.transcript)
+    }
+
     func testHostTestFailsOnAFailingJourney() throws {
         let p = try project()
         let t = try Host.run(["test", "--project", p.path, "--jobs", "1"])

@@ -1,3 +1,4 @@
+import Foundation
 import OrderedCollections
 import XCTest
 @testable import LoomCore
@@ -108,6 +109,44 @@ final class LocalizationTests: XCTestCase {
         var deep = "x"
         for _ in 0..<20 { deep = "{n, select, other {" + deep + "}}" }
         XCTAssertTrue(error(deep)!.message.contains("nest at most"))
+        // Length is bounded: 1 MiB parses, one byte more is refused at offset 0 before parsing.
+        let limit = MessageFormat.maxBytes
+        XCTAssertEqual(try? MessageFormat.parse(String(repeating: "a", count: limit)).get().parts, [.text(String(repeating: "a", count: limit))])
+        let over = error(String(repeating: "a", count: limit + 1))
+        XCTAssertEqual(over?.offset, 0)
+        XCTAssertEqual(over?.message, "the message is 1048577 bytes, more than the 1048576 (1 MiB) a message may hold")
+        XCTAssertNotNil(error(String(repeating: "é", count: limit / 2 + 1)), "the bound is in UTF-8 bytes, not characters")
+    }
+
+    /// A strings folder or file that resolves outside the project (a symbolic link out, or a
+    /// folder named above it) is an error and is not read; a link inside the project is fine.
+    func testStringsOutsideTheProjectAreRefused() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("loc-outside-\(getpid())-\(UInt64.random(in: 0...UInt64.max))").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: base + "/project/strings", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: base + "/outside", withIntermediateDirectories: true)
+        try #"{"k": "secret"}"#.write(toFile: base + "/outside/en.json", atomically: true, encoding: .utf8)
+        try #"{"k": "hei"}"#.write(toFile: base + "/project/nb-real.json", atomically: true, encoding: .utf8)
+        try fm.createSymbolicLink(atPath: base + "/project/strings/en.json", withDestinationPath: base + "/outside/en.json")
+        try fm.createSymbolicLink(atPath: base + "/project/strings/nb.json", withDestinationPath: "../nb-real.json")
+        let root = base + "/project"
+        let (catalog, d) = StringCatalog.load(folder: root + "/strings", defaultLocale: "en", limits: .standard, root: root)
+        XCTAssertNil(catalog.tables["en"], "the file linked out is not read")
+        XCTAssertNotNil(catalog.tables["nb"], "a link inside the project is read")
+        XCTAssertEqual(d.items.map(\.severity), [.error])
+        XCTAssertTrue(d.items[0].description.contains("the strings file 'en.json' resolves outside the project"), d.items[0].description)
+        // The folder itself linked out, and a folder named above the project.
+        try fm.removeItem(atPath: root + "/strings")
+        try fm.createSymbolicLink(atPath: root + "/strings", withDestinationPath: base + "/outside")
+        for folder in [root + "/strings", root + "/.."] {
+            let (c, fd) = StringCatalog.load(folder: folder, defaultLocale: "en", limits: .standard, root: root)
+            XCTAssertTrue(c.tables.isEmpty, folder)
+            XCTAssertEqual(fd.items.count, 1, folder)
+            XCTAssertTrue(fd.items.first?.description.contains("resolves outside the project") == true, folder)
+        }
+        // Without a root (a library caller that names the folder itself) nothing is checked.
+        XCTAssertNotNil(StringCatalog.load(folder: root + "/strings", defaultLocale: "en", limits: .standard).0.tables["en"])
     }
 
     func testStringsFileWarningsAreLocated() throws {

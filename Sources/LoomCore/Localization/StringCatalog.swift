@@ -40,15 +40,29 @@ public struct StringCatalog: Sendable {
     /// is not an object of strings, a bad locale name or a message that does not parse is a
     /// warning located where it is written (a bad message's location is the character in the
     /// message, on the string's line).
-    public static func load(folder: String, defaultLocale: String?, limits: FileLimits) -> (StringCatalog, Diagnostics) {
+    ///
+    /// With `root` (the project folder), the folder and each file must resolve inside it,
+    /// symbolic links included, as a data file must: a strings folder or file linked to a
+    /// place outside the project is an error at it and is not read (a project's text never
+    /// comes from, nor reveals, a file elsewhere on the machine).
+    public static func load(folder: String, defaultLocale: String?, limits: FileLimits, root: String? = nil) -> (StringCatalog, Diagnostics) {
         var catalog = StringCatalog(defaultLocale: defaultLocale)
         var d = Diagnostics()
-        guard SafeFile.isDirectory(folder), let names = SafeFile.contentsOfDirectory(folder) else { return (catalog, d) }
+        guard SafeFile.isDirectory(folder) else { return (catalog, d) }
+        if let root, !SafeFile.isInside(folder, root: root) {
+            d.error("the strings folder '\(TextEscape.escaped(Project.displayPath(folder)))' resolves outside the project: strings stay inside the project root, symbolic links included; not read", at: SourceLocation(file: folder))
+            return (catalog, d)
+        }
+        guard let names = SafeFile.contentsOfDirectory(folder) else { return (catalog, d) }
         for name in names.sorted() where name.hasSuffix(".json") {
             let path = Project.join(folder, name)
             let tag = String(name.dropLast(5))
             guard isTag(tag) else {
                 d.warning("the strings file '\(TextEscape.escaped(name))' is not named by a locale (e.g. nb-NO.json): left out", at: SourceLocation(file: path))
+                continue
+            }
+            if let root, !SafeFile.isInside(path, root: root) {
+                d.error("the strings file '\(TextEscape.escaped(name))' resolves outside the project: strings stay inside the project root, symbolic links included; not read", at: SourceLocation(file: path))
                 continue
             }
             let doc: JSONDocument
