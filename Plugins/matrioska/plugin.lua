@@ -38,12 +38,25 @@ local function truthy(v)
   return nil
 end
 
--- Put a text value (string or localized string) into props as NAME or NAME_key.
+-- A copy of a plain value: meta tables are read-only, props must be plain tables.
+local function copy(v)
+  if type(v) ~= "table" then return v end
+  local out = {}
+  for k, x in pairs(v) do out[k] = copy(x) end
+  return out
+end
+
+-- Put a text value into props: a string as NAME; a Matrioska localized string
+-- {key = K, type = "localized_string"} as NAME_key = K; a message with arguments
+-- {localized_string = K, args = {…}} as NAME, resolved for the locale after resolution
+-- (docs/localization.md).
 local function put_text(props, name, v)
   if type(v) == "string" then
     props[name] = v
   elseif is_localized(v) then
     props[name .. "_key"] = v.key
+  elseif type(v) == "table" and type(v.localized_string) == "string" then
+    props[name] = copy(v)
   end
 end
 
@@ -116,7 +129,7 @@ return {
       meta = {
         orientation = { "vertical", "horizontal" },
         spacing = "number",
-        title = "string",
+        title = "text",
         preserve_parent_width = "boolean",
         background_color = "color",
         requires_navigation = "any",
@@ -130,7 +143,7 @@ return {
       layout_as = "tab_bar",
       meta = { selected_index = "integer", default_tab_id = "string" },
       child_meta = {
-        tab_config = { title = "string", icon_name = "string" },
+        tab_config = { title = "text", icon_name = "string" },
         icon_name = "string",
       },
       description = "Matrioska tab bar (TabBarController): TabBarConfig selected_index; each child's meta.tab_config = {title, icon_name}",

@@ -53,12 +53,20 @@ local function builder(view)
     }
     local title = meta.title
     if title == nil then title = node.title end
-    if type(title) == "string" then props.title = title end
+    if type(title) == "string" then
+      props.title = title
+    elseif type(title) == "table" and type(title.localized_string) == "string" then
+      -- {localized_string = K, args = {…}}: resolved for the locale after resolution
+      -- (docs/localization.md); copied, as props must be plain tables.
+      local args = {}
+      for k, v in pairs(type(title.args) == "table" and title.args or {}) do args[k] = v end
+      props.title = { localized_string = title.localized_string, args = title.args ~= nil and args or nil }
+    end
     return { view = view, props = props }
   end
 end
 
-local META = { title = "string" }
+local META = { title = "text" }
 
 -- The keys of a collection's `layout` (an argument schema: see docs/plugin-api.md). Unknown
 -- keys are warnings with a did-you-mean; a value of the wrong type hides the collection.

@@ -204,6 +204,18 @@ public final class EvalWorker {
         return true
     }
 
+    /// `r` with its strings resolved for the user's locale (a `locale` attribute, else loom.json's
+    /// `default_locale`), as `host run` resolves them, when the selection shows texts: `tree`
+    /// writes them and `hash` digests them. The other selections (ids, actions, unsupported
+    /// nodes) do not depend on the locale, so they skip the localizer's cost.
+    private func localized(_ r: Resolution, for user: UserProfile) -> Resolution {
+        guard writer.select == .tree || writer.select == .hash,
+              let localizer = Localizer(catalog: screens.workspace.strings, user: user) else { return r }
+        var r = r
+        localizer.apply(&r)
+        return r
+    }
+
     /// A user read in full: parsed, each screen from its plan or resolved.
     private func evaluate(_ p: PendingUser, into chunk: inout EvalChunk) {
         chunk.users += 1
@@ -219,8 +231,9 @@ public final class EvalWorker {
                 for d in f.more { chunk.notes.add(d, line: record.line) }
             case .success(let made):
                 for (n, m) in made.enumerated() {
-                    for d in m.resolution.diagnostics.items { chunk.notes.add(d, line: record.line) }
-                    writer.line(user: record.label, screen: screenIDs[n], m.resolution, into: &chunk.text)
+                    let r = localized(m.resolution, for: record.profile)
+                    for d in r.diagnostics.items { chunk.notes.add(d, line: record.line) }
+                    writer.line(user: record.label, screen: screenIDs[n], r, into: &chunk.text)
                 }
             }
         case .success(let record):
@@ -230,7 +243,7 @@ public final class EvalWorker {
                     plans[n].write(a, name: nil, label: record.label, line: record.line, into: &chunk.text, notes: &chunk.notes)
                     continue
                 }
-                let r = screens.resolve(n, for: record.profile)
+                let r = localized(screens.resolve(n, for: record.profile), for: record.profile)
                 for d in r.diagnostics.items { chunk.notes.add(d, line: record.line) }
                 writer.line(user: record.label, screen: screenIDs[n], r, into: &chunk.text)
             }

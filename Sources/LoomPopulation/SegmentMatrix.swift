@@ -247,8 +247,13 @@ public final class MatrixWorker {
                 }
                 m.add(user, sees: MatrixSight.keys(r, graph: g))
                 if let findings {
+                    // Laid out with the texts the user reads (their locale, else the project's
+                    // default_locale), as `host run --layout` lays them out: a localized title
+                    // is text, and its length is what truncates (docs/localization.md).
+                    var shown = r
+                    Localizer(catalog: screens.workspace.strings, user: user.profile)?.apply(&shown)
                     // A finding counts a user once, however often it is reported for them.
-                    for line in Set(findings(r.tree)) { found[line, default: 0] += 1 }
+                    for line in Set(findings(shown.tree)) { found[line, default: 0] += 1 }
                 }
             }
         }

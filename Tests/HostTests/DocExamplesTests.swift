@@ -54,6 +54,10 @@ final class DocExamplesTests: XCTestCase {
         cases.append(("home-matrix.svg", [Host.homeScreen, "--matrix", "--users", "gold,free", "--devices", "iphone-se-1st,iphone-15,ipad"]))
         cases.append(("home-gold-iphone-15.svg", [Host.homeScreen, "--user", "gold"]))
         cases.append(("home-free-iphone-15-wire.svg", [Host.homeScreen, "--user", "free", "--look", "wire"]))
+        // Arabic: the texts of strings/ar.json and the mirrored frames (docs/localization.md).
+        cases.append(("home-gold-ar-iphone-15.svg", [Host.homeScreen, "--user", "gold", "--locale", "ar"]))
+        // The labels' text colour on the white screen (styles/label.json: #1C1C1E).
+        cases.append(("settings-gold-iphone-15.svg", [Host.moviesProject + "/screens/settings.json", "--user", "gold"]))
         for c in cases {
             let out = dir.appendingPathComponent(c.file)
             let r = try Host.run(["render"] + c.args + ["-o", out.path])

@@ -112,6 +112,39 @@ final class EvalCommandTests: XCTestCase {
         }
     }
 
+    /// `--select tree` writes the texts `host run` shows: the sample's strings resolved for each
+    /// user's `locale` attribute, else loom.json's `default_locale` (docs/localization.md), and
+    /// the hash digests the same tree (English: the hash of the texts as written before).
+    func testTreeTextsAreLocalizedAsHostRunLocalizesThem() throws {
+        let dir = try Host.temporaryFolder("eval-locale")
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("users.jsonl")
+        try Data(#"""
+            {"name": "en", "tier": "gold", "id": "174", "country": "NO", "app_version": "5.3.0"}
+            {"name": "nb", "tier": "gold", "id": "174", "country": "NO", "app_version": "5.3.0", "locale": "nb-NO"}
+            {"name": "ar", "tier": "free", "id": "499", "country": "SE", "app_version": "5.1.0", "locale": "ar"}
+
+            """#.utf8).write(to: file)
+        let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", file.path, "--select", "tree"])
+        assertExit(r, 0)
+        let out = lines(r)
+        XCTAssertEqual(out.count, 3, r.transcript)
+        func text(_ tree: Any?) -> String { String(decoding: try! JSONSerialization.data(withJSONObject: tree ?? NSNull(), options: [.sortedKeys]), as: UTF8.self) }
+        let trees = out.map { text($0["tree"]) }
+        XCTAssertTrue(trees[0].contains(#""title":"Watched""#), trees[0])
+        XCTAssertTrue(trees[1].contains(#""title":"3 filmer sett""#), trees[1])
+        XCTAssertTrue(trees[1].contains(#""title":"Sett""#), trees[1])
+        XCTAssertTrue(trees[2].contains("اشترك في الذهبي: 4K والتنزيل"), trees[2])
+        for t in trees { XCTAssertFalse(t.contains("localized_string"), t) }
+        for (i, (locale, user)) in [(nil, "gold"), ("nb-NO", "gold"), ("ar", "free")].enumerated() {
+            var args = ["run", "home", "--project", Host.moviesProject, "--user", user, "--format", "json", "--no-graph"]
+            if let locale { args += ["--locale", locale] }
+            let run = try Host.run(args)
+            assertExit(run, 0)
+            XCTAssertEqual(trees[i], text(try run.jsonObject()["tree"]), "line \(i + 1): host eval's tree is host run's\n\(run.transcript)")
+        }
+    }
+
     func testHashIsStableAndDistinguishesTrees() throws {
         let r = try Host.run(["eval", "home", "--project", Host.moviesProject, "--users", "docs/examples/movies/users.json", "--select", "hash"])
         assertExit(r, 0)
