@@ -169,6 +169,16 @@ enum Reference {
         if case .object(let props)? = root["properties"], !props.isEmpty {
             out += propertyTable(props, required: requiredKeys(root))
         }
+        // Forms of the whole file (screen.json: Loom's own, Matrioska's, Spots'; journeys.json:
+        // a list or an object), as the schema's if/then/else and anyOf spell them.
+        var forms: [OrderedDictionary<String, JSONValue>] = []
+        for key in ["then", "else"] { if let o = root[key]?.object { forms.append(o) } }
+        for key in ["anyOf", "oneOf"] { for alt in root[key]?.array ?? [] { if let o = alt.object { forms.append(o) } } }
+        for form in forms {
+            guard case .object(let props)? = form["properties"], !props.isEmpty else { continue }
+            out += "### " + (form["description"]?.string ?? "Another form") + "\n\n"
+            out += propertyTable(props, required: requiredKeys(form))
+        }
         if case .object(let defs)? = root["$defs"] {
             for (name, d) in defs {
                 guard case .object(let o) = d, case .object(let props)? = o["properties"], !props.isEmpty else { continue }
@@ -203,7 +213,11 @@ enum Reference {
         }
         if let t = o["type"]?.array { return t.compactMap(\.string).joined(separator: " or ") }
         for key in ["anyOf", "oneOf"] {
-            if let alts = o[key]?.array { return alts.map { typeText($0.object ?? [:]) }.joined(separator: " or ") }
+            if let alts = o[key]?.array {
+                var seen: [String] = []
+                for t in alts.map({ typeText($0.object ?? [:]) }) where !seen.contains(t) { seen.append(t) }
+                return seen.joined(separator: " or ")
+            }
         }
         return "any"
     }
