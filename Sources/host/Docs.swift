@@ -41,14 +41,16 @@ struct Docs: ParsableCommand {
         }
         let ws = try engine.workspace(screen: nil)
         let f = ws.factory
-        if Console.report(ws.loadDiagnostics) { throw ExitCode(1) }
+        // A plugin that fails to load: a page would miss its registrations (exit 1, nothing
+        // printed); a topic is still looked up among what did load, and the errors follow.
+        if page != nil, Console.report(ws.loadDiagnostics) { throw ExitCode(1) }
         switch page {
         case "rules": return Console.out(Reference.rulesPage(f))
         case "components": return Console.out(Reference.componentsPage(f))
         default: break
         }
         let topics = Reference.topics(f)
-        guard let topic else {
+        if topic == nil {
             var out = "Topics (host docs TOPIC):\n"
             let groups: [(String, (Reference.Topic) -> Bool)] = [
                 ("rules", { if case .rule = $0 { true } else { false } }),
@@ -60,12 +62,14 @@ struct Docs: ParsableCommand {
                 let names = topics.filter { match($0.value) }.map(\.key).filter { title != "files" || $0.hasSuffix(".json") }
                 out += "  \(title): " + names.map(TextEscape.escaped).joined(separator: ", ") + "\n"
             }
-            return Console.out(out)
-        }
-        guard let t = topics[topic] else {
+            Console.out(out)
+        } else if let topic, let t = topics[topic] {
+            Console.out(Reference.render(t, f))
+        } else if let topic {
             Console.error("no reference for '\(topic)'\(DidYouMean.hint(topic, among: topics.keys)); `host docs` lists the topics")
+            Console.report(ws.loadDiagnostics)
             throw ExitCode(1)
         }
-        Console.out(Reference.render(t, f))
+        if Console.report(ws.loadDiagnostics) { throw ExitCode(1) }
     }
 }
