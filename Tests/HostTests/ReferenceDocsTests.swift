@@ -117,6 +117,26 @@ final class ReferenceDocsTests: XCTestCase {
         XCTAssertEqual(args.first?["required"] as? Bool, true, "group is required")
     }
 
+    /// A plugin that fails to load: a topic is still answered from what loaded and the error
+    /// follows (exit 1); a whole page is refused, since it would miss registrations.
+    func testBrokenPluginStillAnswersATopicButNoPage() throws {
+        let root = try Host.temporaryFolder("docs-broken")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": "{}",
+            "plugins/broken/plugin.lua": "return { name = \"broken\", version = \"1\", api = 1, register = function(host) error(\"boom\") end }\n",
+        ], under: root)
+        let topic = try Host.run(["docs", "equals", "--project", root.path])
+        assertExit(topic, 1)
+        assertContains(topic.stdout, "## equals", in: topic)
+        assertContains(topic.stderr, "plugin.lua:1: error: plugin broken", in: topic, "stderr")
+        let page = try Host.run(["docs", "--page", "rules", "--project", root.path])
+        assertExit(page, 1)
+        XCTAssertEqual(page.stdout, "", page.transcript)
+        let both = try Host.run(["docs", "equals", "--page", "rules"])
+        assertExit(both, 64)
+    }
+
     /// Issue 43: the README fits on a screen or two.
     func testReadmeIsAtMost8KB() throws {
         let size = try Data(contentsOf: Host.repoRoot.appendingPathComponent("README.md")).count
