@@ -137,7 +137,7 @@ function loom_Host.local_time(seconds, zone) end
 ---@field min? number Lower bound: of a number, of a string's length, of a list's or map's entry count (`min = 1`: non-empty).
 ---@field max? number Upper bound, as `min`.
 ---@field required? boolean The key (or, on a whole-argument spec, the arguments) must be present.
----@field default? any The value the rule uses when the key is absent (documentation: checked against the spec at registration, not inserted into `args`).
+---@field default? any The value the rule receives when the key is absent: checked against the spec at registration, and filled into `args` before the rule runs (nested `object` fields too; `check` sees the arguments as written).
 ---@field description? string Shown in the message for a missing value.
 ---@field hint? string Appended to a wrong-type message, e.g. `use "in" to match one of several values`.
 ---@field suggest_for? string[] Other spellings an unknown key is pointed here from (`{ "percentage" }` for `percent`).
