@@ -202,6 +202,13 @@ final class CoverageTests: XCTestCase {
             expected += walk(try JSONSerialization.jsonObject(with: Data(contentsOf: screens.appendingPathComponent(f))))
         }
         XCTAssertGreaterThan(expected, 5)
+        // A named template's rule (loom.json "templates", docs/data.md) is evaluated per element
+        // of the screens' `$each` lists and listed at the screen that expands it: its sites count
+        // once each.
+        let project = try JSONSerialization.jsonObject(with: Data(contentsOf: Host.repoRoot.appendingPathComponent(Host.moviesProject).appendingPathComponent("loom.json"))) as? [String: Any]
+        for (_, template) in (project?["templates"] as? [String: Any]) ?? [:] {
+            if let rule = (template as? [String: Any])?["rule"] { expected += sites(rule) }
+        }
         // The screens' own expressions (named rules add their expansions, located in loom.json,
         // once evaluated).
         XCTAssertEqual(rules.filter { ($0["file"] as? String ?? "").contains("/screens/") }.count, expected)

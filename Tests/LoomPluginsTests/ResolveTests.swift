@@ -270,12 +270,19 @@ final class ResolveTests: XCTestCase {
         XCTAssertEqual(tiles, 4)
     }
 
-    func testMatrioskaTestAssetDropsInvalidTabsWithLocatedDiagnostics() throws {
+    /// Matrioska's own test asset gives its tabs localized-string titles (`{"key": …, "type":
+    /// "localized_string"}`). Matrioska's `TabConfig` read them `as? String` and dropped the tabs;
+    /// Loom resolves Matrioska's localized strings (issue 42, docs/localization.md), so the tabs
+    /// are kept with the key as `title_key` (this project has no strings), and the misspelt
+    /// `iconName` is still a located warning.
+    func testMatrioskaTestAssetKeepsLocalizedTabTitlesWithLocatedDiagnostics() throws {
         let ws = try compatWorkspace()
         let (r, d) = try resolve(ws, compat + "/matrioska/tests_app_structure.json", user: nil)
-        XCTAssertTrue(d.errors.contains { $0.location?.line == 13 && $0.message.contains("'title'") && $0.message.contains("must be a string") }, "\(d.items)")
+        XCTAssertFalse(d.hasErrors, "\(d.items)")
         XCTAssertTrue(d.warnings.contains { $0.location?.line == 35 && $0.message.contains("'iconName'") && $0.message.contains("did you mean 'icon_name'") }, "\(d.items)")
-        XCTAssertEqual(r.tree?.children.count, 0)
+        XCTAssertEqual(r.tree?.children.count, 2)
+        guard case .array(let tabs)? = r.tree?.props["tabs"] else { return XCTFail("no tabs: \(String(describing: r.tree?.props))") }
+        XCTAssertEqual(tabs.first?["title_key"], .string("history_title"), "\(tabs)")
     }
 
     func testMatrioskaInvalidIsASyntaxErrorAtLine3() throws {
