@@ -73,6 +73,9 @@ struct Diff: ParsableCommand {
     @Flag(name: .customLong("fail-fast"), help: "With a population: stop at the first user that cannot be read or resolved.")
     var failFast = false
 
+    @Flag(name: .customLong("no-graph"), help: "With a population: compare components and items only, not the navigation graph's edges (much faster: no graph is explored per user).")
+    var noGraph = false
+
     @Flag(name: .customLong("segment-users"), help: "With a population and --format json: also list every segment with its users, and the --by attributes some user has (to add up parts of a population: scripts/spark-eval diff).")
     var segmentUsers = false
 
@@ -126,7 +129,7 @@ struct Diff: ParsableCommand {
         try NumericFlag.jobs.check(jobs)
         try NumericFlag.firstLine.check(firstLine)
         if populationPath == nil {
-            for (given, flag) in [(by != nil, "--by"), (usersFormat != nil, "--users-format"), (segmentUsers, "--segment-users"), (failFast, "--fail-fast")] where given {
+            for (given, flag) in [(by != nil, "--by"), (usersFormat != nil, "--users-format"), (segmentUsers, "--segment-users"), (failFast, "--fail-fast"), (noGraph, "--no-graph")] where given {
                 throw ValidationError("\(flag) is for a population: give --users FILE (users.json, .jsonl or .csv)")
             }
             if format.profiles == nil { throw ValidationError("--format \(format.rawValue) is for a population: give --users FILE, or use text or json") }
