@@ -123,10 +123,18 @@ public final class EvalWorker {
     public let screens: PopulationScreens
     public let parser: UserParser
     public let writer: EvalLineWriter
+    /// Per screen, its plan; with clients.json, per client a plan per screen: the plan of
+    /// screen `n` for client slot `c` (`PlanUser.client`: 0 unknown, entry `i` as `i + 1`) is
+    /// `plans[c * screenIDs.count + n]`.
     private let plans: [VisibilityPlan]
     private let screenIDs: [String]
     private let user: PlanUser
     private var answers: [Int32] = []
+    /// clients.json, when the project has one and there are plans.
+    private let clients: ClientTable?
+    /// The current user's first plan and unknown-client warning (`useClient`).
+    private var planBase = 0
+    private var clientNote: Diagnostic?
 
     /// `shared`: answers shared with the run's other workers (one object for all of them).
     /// `memo`: false turns the plans' reuse of Lua rules' answers off, as `LOOM_EVAL_NO_MEMO=1`
@@ -135,17 +143,30 @@ public final class EvalWorker {
         self.screens = screens
         self.parser = parser
         self.writer = writer
-        // A plan keys its answers by rule outcomes alone: with clients.json what a user sees
-        // depends on their client too, so every user is resolved in full.
         let usePlan = writer.select == .visible && writer.format != .csv && !EvalWorker.noPlan
-            && screens.workspace.factory.clients == nil
         let useMemo = memo && !EvalWorker.noMemo
         screenIDs = screens.screens.map(\.id)
-        // Plans for every screen, or none (users are then resolved in full).
-        let made = usePlan ? screens.screens.enumerated().compactMap {
-            VisibilityPlan(resolver: $1.resolver, index: $0, writer: writer, useMemo: useMemo, shared: shared)
-        } : []
-        plans = made.count == screens.screens.count ? made : []
+        // Plans for every screen, or none (users are then resolved in full). A plan keys its
+        // answers by rule outcomes: with clients.json what a user sees depends on their client
+        // too, so each client (and the unknown client) has a plan per screen, running the rule
+        // program of the copy of the screen that client receives.
+        let table = screens.workspace.factory.clients
+        var made: [VisibilityPlan] = []
+        if usePlan {
+            let count = screens.screens.count
+            let slots = table.map { $0.clients.count + 1 } ?? 1
+            for c in 0..<slots {
+                for (n, s) in screens.screens.enumerated() {
+                    let resolver = table == nil ? s.resolver : s.resolver.clientResolver(index: c == 0 ? nil : c - 1)
+                    guard let resolver, let p = VisibilityPlan(resolver: resolver, index: n, writer: writer, useMemo: useMemo, shared: shared,
+                                                               client: table != nil, sharedIndex: c * count + n) else { break }
+                    made.append(p)
+                }
+            }
+            if made.count != slots * count { made = [] }
+        }
+        plans = made
+        clients = made.isEmpty ? nil : table
         user = PlanUser(slots: AttributeSlots(device: screens.deviceAttributes, now: parser.now), screens: screens, parser: parser)
     }
 
@@ -168,8 +189,9 @@ public final class EvalWorker {
                    user.read(line: UnsafeBufferPointer(rebasing: all[r.start..<r.end]), number: r.line), answered() {
                     chunk.users += 1
                     let name = user.nameBytes
-                    for n in plans.indices {
-                        plans[n].write(answers[n], name: name, label: nil, line: r.line, into: &chunk.text, notes: &chunk.notes)
+                    for n in screenIDs.indices {
+                        plans[planBase + n].write(answers[n], name: name, label: nil, line: r.line, into: &chunk.text, notes: &chunk.notes,
+                                                  clientNote: clientNote)
                     }
                     continue
                 }
@@ -197,8 +219,9 @@ public final class EvalWorker {
     /// Every screen's answer for `user` (read in place), in `answers`; false if there are none.
     private func answered() -> Bool {
         answers.removeAll(keepingCapacity: true)
-        for plan in plans {
-            guard let a = plan.answer(user, screens: screens) else { return false }
+        guard useClient() else { return false }
+        for n in screenIDs.indices {
+            guard let a = plans[planBase + n].answer(user, screens: screens, clientNote: clientNote) else { return false }
             answers.append(a)
         }
         return true
@@ -214,6 +237,16 @@ public final class EvalWorker {
         var r = r
         localizer.apply(&r)
         return r
+    }
+
+    /// Chooses the current user's plans (their client's, with clients.json); false when the
+    /// user's client cannot be told without a profile the record does not make.
+    private func useClient() -> Bool {
+        guard let clients else { return true }
+        guard let c = user.client(clients) else { return false }
+        planBase = c.slot * screenIDs.count
+        clientNote = c.note
+        return true
     }
 
     /// A user read in full: parsed, each screen from its plan or resolved.
@@ -237,10 +270,15 @@ public final class EvalWorker {
                 }
             }
         case .success(let record):
-            if !plans.isEmpty { user.use(record.profile) }
+            var planned = !plans.isEmpty
+            if planned {
+                user.use(record.profile)
+                planned = useClient()
+            }
             for n in screenIDs.indices {
-                if !plans.isEmpty, let a = plans[n].answer(user, screens: screens) {
-                    plans[n].write(a, name: nil, label: record.label, line: record.line, into: &chunk.text, notes: &chunk.notes)
+                if planned, let a = plans[planBase + n].answer(user, screens: screens, clientNote: clientNote) {
+                    plans[planBase + n].write(a, name: nil, label: record.label, line: record.line, into: &chunk.text, notes: &chunk.notes,
+                                              clientNote: clientNote)
                     continue
                 }
                 let r = localized(screens.resolve(n, for: record.profile), for: record.profile)

@@ -244,6 +244,7 @@ final class PlanUser {
             generation = 1
         }
         profile = nil
+        currentClient = nil
         for k in contexts.indices { contexts[k] = nil }
     }
 
@@ -405,6 +406,44 @@ final class PlanUser {
     @exclusivity(unchecked) private var narrowMembers: [JSONFlatMember] = []
     /// Per screen, its id and the environment narrowed calls' contexts share (`narrowContext`).
     @exclusivity(unchecked) private var narrowEnvironments: [(id: String, environment: ResolutionEnvironment)] = []
+
+    /// The user's client by clients.json, as `ClientTable.classify` finds it for the parsed
+    /// profile: `slot` 0 for an unknown client, entry `i` as `i + 1`, and an unknown client's
+    /// warning (`Resolver.unknownClientWarning`). A JSON line's version read in place: a string
+    /// member of plain ASCII (no escape) is classified once per distinct value, a missing member
+    /// as missing; anything else (another kind, an escape, the attribute named `name`, `data`, or
+    /// `now` under `--now`) through the parsed profile. Nil when the line does not parse.
+    func client(_ table: ClientTable) -> (slot: Int, note: Diagnostic?)? {
+        if let c = currentClient { return c }
+        guard let cls = classification(table) else { return nil }
+        let c = (slot: cls.index.map { $0 + 1 } ?? 0, note: Resolver.unknownClientWarning(table, cls))
+        currentClient = c
+        return c
+    }
+
+    private func classification(_ table: ClientTable) -> ClientTable.Classification? {
+        let name = table.versionAttribute
+        if let base = line.baseAddress, profile == nil, name != "name", name != "data", !(name == "now" && slots.now != nil) {
+            if versionSlot < 0 { versionSlot = slots.slot(name) }
+            guard let k = member(versionSlot, base) else { return table.classify(version: nil) }
+            let m = members[k]
+            if m.kind == .string {
+                let bytes = UnsafeBufferPointer(start: base + Int(m.valueStart), count: Int(m.valueCount))
+                if bytes.allSatisfy({ $0 < 0x80 && $0 != 0x5C }) {
+                    let id = slots.id(versionSlot, .string, bytes)
+                    if id > 0, let known = clientByValue[id] { return known }
+                    let cls = table.classify(version: .string(String(decoding: bytes, as: UTF8.self)))
+                    if id > 0 { clientByValue[id] = cls }
+                    return cls
+                }
+            }
+        }
+        return user.map { table.classify($0) }
+    }
+    @exclusivity(unchecked) private var versionSlot = -1
+    /// Classifications by the version's value id (bounded by the slot's `ValueInterner`).
+    @exclusivity(unchecked) private var clientByValue: [Int32: ClientTable.Classification] = [:]
+    @exclusivity(unchecked) private var currentClient: (slot: Int, note: Diagnostic?)?
 
     /// The user's resolution context on screen `n`, prepared as the resolver's.
     func context(_ n: Int) -> ResolutionContext? {

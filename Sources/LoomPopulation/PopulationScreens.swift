@@ -47,6 +47,12 @@ public final class PopulationScreens {
         resolvers[n].resolve(for: user, context: context(n, for: user), replaying: leaves, keepTree: false)
     }
 
+    /// `resolve` replaying the outcomes of the rule program of the user's client's copy of
+    /// screen `n` (clients.json; `Resolver.resolve(for:context:replayingClientProgram:)`).
+    public func resolve(_ n: Int, for user: UserProfile, replayingClientProgram leaves: [UInt8]) -> Resolution {
+        resolvers[n].resolve(for: user, context: context(n, for: user), replayingClientProgram: leaves, keepTree: false)
+    }
+
     /// A fresh resolution context for screen `n` and a user, prepared as `resolve` prepares it.
     public func context(_ n: Int, for user: UserProfile) -> ResolutionContext {
         let ctx = ResolutionContext(user: user, screenID: ids[n], explain: false, params: [:])

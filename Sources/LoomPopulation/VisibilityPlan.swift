@@ -79,6 +79,14 @@ public final class VisibilityPlan {
     let screenID: String
     /// Which of the worker's screens this plan is for (`PlanUser.context`).
     let screenIndex: Int
+    /// This plan's place among the worker's plans, the same in every worker: what its entries in
+    /// `shared` are filed under (with clients.json a screen has a plan per client, each with a
+    /// rule program and keys of its own).
+    let sharedIndex: Int
+    /// With clients.json: the plan is for the users of one client, its program that of the
+    /// client's copy of the screen (`Resolver.clientResolver(index:)`), its answers resolved by
+    /// replaying it there.
+    let forClient: Bool
     let writer: EvalLineWriter
 
     /// Answers found by other workers of the run (nil: this worker's only).
@@ -95,11 +103,16 @@ public final class VisibilityPlan {
     /// The plan of `resolver`'s screen, screen `index` of the worker's; nil when the resolver has
     /// no rule program (no cache: nothing to replay into). `useMemo`: reuse Lua rules' answers by
     /// what they read (`RuleMemo`).
-    public init?(resolver: Resolver, index: Int, writer: EvalLineWriter, useMemo: Bool = true, shared: SharedAnswers? = nil) {
+    /// `client`: the plan is for one client's users (clients.json), `resolver` that client's
+    /// (`Resolver.clientResolver(index:)`), filed in `shared` under `sharedIndex`.
+    public init?(resolver: Resolver, index: Int, writer: EvalLineWriter, useMemo: Bool = true, shared: SharedAnswers? = nil,
+                 client: Bool = false, sharedIndex: Int? = nil) {
         guard let program = resolver.ruleProgram else { return nil }
         self.program = program
         screenID = resolver.screen.id
         screenIndex = index
+        self.sharedIndex = sharedIndex ?? index
+        forClient = client
         self.writer = writer
         self.shared = shared
         leaves = program.leaves.map { l in
@@ -181,7 +194,7 @@ public final class VisibilityPlan {
         var any = false
         let me = ObjectIdentifier(self)
         shared.forEachMemoEntry(from: sharedSeen, upTo: upTo) { e in
-            guard e.screen == screenIndex, e.origin != me, let memo = leaves[e.leaf].memo else { return }
+            guard e.screen == sharedIndex, e.origin != me, let memo = leaves[e.leaf].memo else { return }
             memo.learn(e, slots: slots)
             takenOver += 1
             any = true
@@ -220,7 +233,7 @@ public final class VisibilityPlan {
             l.noteReads(reads, slots: u.slots)
             if let reads {
                 memo.learn(reads, answer: answer, u)
-                shared?.memoLearn(ObjectIdentifier(self), screenIndex, leaf, reads, answer: answer, u)
+                shared?.memoLearn(ObjectIdentifier(self), sharedIndex, leaf, reads, answer: answer, u)
             }
             return answer
         }
@@ -232,8 +245,10 @@ public final class VisibilityPlan {
     /// earlier user with the same outcome key (this worker's or, through `shared`, another's),
     /// else the user resolved by `screens`' resolver (kept for later users with the same key).
     /// Nil only when the user's record cannot be made into a profile (the caller then reads it
-    /// in full).
-    func answer(_ u: PlanUser, screens: PopulationScreens) -> Int32? {
+    /// in full). `clientNote`: the unknown-client warning the user's resolution starts with
+    /// (clients.json): it names the user's own version, so it is not kept with the answer (which
+    /// users of other versions share) but given to `write` for each user.
+    func answer(_ u: PlanUser, screens: PopulationScreens, clientNote: Diagnostic? = nil) -> Int32? {
         let k = key(u)
         if let k {
             if let hit = cache[k] { return hit }
@@ -244,15 +259,22 @@ public final class VisibilityPlan {
             }
         }
         guard let user = u.user else { return nil }
-        let r = k.map { screens.resolve(screenIndex, for: user, replaying: $0.leaves) } ?? screens.resolve(screenIndex, for: user)
-        let answer = Answer(tail: writer.visibleTail(screen: screenID, tree: r.tree),
-                            diagnostics: r.diagnostics.items)
+        let r: Resolution
+        if let k {
+            r = forClient ? screens.resolve(screenIndex, for: user, replayingClientProgram: k.leaves)
+                : screens.resolve(screenIndex, for: user, replaying: k.leaves)
+        } else {
+            r = screens.resolve(screenIndex, for: user)
+        }
+        var diagnostics = r.diagnostics.items
+        if let clientNote, let first = diagnostics.firstIndex(of: clientNote) { diagnostics.remove(at: first) }
+        let answer = Answer(tail: writer.visibleTail(screen: screenID, tree: r.tree), diagnostics: diagnostics)
         // A tree holding nodes a builder created with a rule depends on their outcomes too (not
         // in this plan): such answers are not shared by key. Nor are those of users whose rules
         // failed (no key: resolved every time, each failure reported).
         if let k, !r.evaluatedCreatedRules {
             keysResolved += 1
-            shared?.publish(ObjectIdentifier(self), screenIndex, k, answer)
+            shared?.publish(ObjectIdentifier(self), sharedIndex, k, answer)
             return keep(answer, k)
         }
         transient = answer
@@ -266,7 +288,7 @@ public final class VisibilityPlan {
         let upTo = shared.keyVersion
         let me = ObjectIdentifier(self)
         shared.forEachKeyEntry(from: keysSeen, upTo: upTo) { e in
-            guard e.screen == screenIndex, e.origin != me, cache.count < VisibilityPlan.maxKeys, cache[e.key] == nil else { return }
+            guard e.screen == sharedIndex, e.origin != me, cache.count < VisibilityPlan.maxKeys, cache[e.key] == nil else { return }
             _ = keep(e.answer, e.key)
             keysTakenOver += 1
         }
@@ -289,9 +311,10 @@ public final class VisibilityPlan {
     }
 
     /// Writes answer `i`'s line for a user (`name` read in place, else `label`) and adds its
-    /// diagnostics at the user's line.
+    /// diagnostics at the user's line (after `clientNote`, as the user's resolution has them).
     func write(_ i: Int32, name: LineBytes?, label: JSONValue?, line: Int,
-               into out: inout [UInt8], notes collected: inout ResolutionNotes) {
+               into out: inout [UInt8], notes collected: inout ResolutionNotes, clientNote: Diagnostic? = nil) {
+        if let clientNote { collected.add(clientNote, line: line) }
         if i == VisibilityPlan.transientIndex {
             for d in transient.diagnostics { collected.add(d, line: line) }
             transient.tail.withBytes(0..<transient.tail.count) { emit(name: name, label: label, line: line, tail: $0, into: &out) }

@@ -82,6 +82,9 @@ struct Diff: ParsableCommand {
     @Flag(name: .customLong("fail-fast"), help: "With a population: stop at the first user that cannot be read or resolved.")
     var failFast = false
 
+    @Flag(name: .customLong("no-graph"), help: "With a population: compare components and items only, not the navigation graph's edges (much faster: no graph is explored per user).")
+    var noGraph = false
+
     @Flag(name: .customLong("segment-users"), help: "With a population and --format json: also list every segment with its users, and the --by attributes some user has (to add up parts of a population: scripts/spark-eval diff).")
     var segmentUsers = false
 
@@ -145,7 +148,7 @@ struct Diff: ParsableCommand {
             throw ValidationError("--now \(TextEscape.escaped(now)) with one screen: a calendar sweep needs a range, --now FROM..TO (e.g. --now 2026-12-01..2026-12-31 --step 1d); or give two screens (OLD NEW)")
         }
         if populationPath == nil {
-            for (given, flag) in [(by != nil, "--by"), (usersFormat != nil, "--users-format"), (segmentUsers, "--segment-users"), (failFast, "--fail-fast")] where given {
+            for (given, flag) in [(by != nil, "--by"), (usersFormat != nil, "--users-format"), (segmentUsers, "--segment-users"), (failFast, "--fail-fast"), (noGraph, "--no-graph")] where given {
                 throw ValidationError("\(flag) is for a population: give --users FILE (users.json, .jsonl or .csv)")
             }
             if format.profiles == nil, sweepRange == nil { throw ValidationError("--format \(format.rawValue) is for a population: give --users FILE, or use text or json") }

@@ -36,9 +36,12 @@ final class PopulationDiffWorker {
     let parser: UserParser
     let by: [String]
     let device: DeviceContext?
+    /// Whether each side's navigation graph is explored and its edges compared (`--no-graph`: no).
+    let graph: Bool
     static let namesKept = 256
 
-    init(old: DiffSide, new: DiffSide, parser: UserParser, by: [String], device: DeviceContext?) {
+    init(old: DiffSide, new: DiffSide, parser: UserParser, by: [String], device: DeviceContext?, graph: Bool = true) {
+        self.graph = graph
         self.old = old
         self.new = new
         self.parser = parser
@@ -73,7 +76,7 @@ final class PopulationDiffWorker {
     private func compare(_ record: UserRecord, into part: inout PopulationDiffPart) {
         for name in record.profile.attributes.keys where part.names.count < Self.namesKept { part.names.insert(name) }
         func request(_ side: DiffSide) -> ScreenRequest {
-            var r = ScreenRequest(screen: side.file, profile: record.profile, device: device, compute: [.tree, .graph])
+            var r = ScreenRequest(screen: side.file, profile: record.profile, device: device, compute: graph ? [.tree, .graph] : [.tree])
             if let d = record.data { r.data = d }
             return r
         }
@@ -102,7 +105,7 @@ extension Diff {
     /// segment printed in `format`. Exit 1 when anything changed, 0 otherwise, 2 on errors
     /// (nothing is printed then: partial counts would read as the whole population's).
     func runPopulation(old oldSpec: PopulationDiffSide, new newSpec: PopulationDiffSide, path: String) throws {
-        let by = byAttributes, device = deviceOptions.chosen
+        let by = byAttributes, device = deviceOptions.chosen, graph = !noGraph
         let input: UserInput
         switch UserInput.open(path, format: usersFormat, now: user.now, firstLine: firstLine, workers: jobs, fileLimits: engine.fileLimits) {
         case .success(let i): input = i
@@ -116,7 +119,7 @@ extension Diff {
                 return { b in PopulationDiffPart(counts: PopulationDiffCounts(by: by),
                                                  failures: (0..<b.count).map { _ in .error("this worker's workspaces did not open") }) }
             }
-            let w = PopulationDiffWorker(old: o, new: n, parser: parser, by: by, device: device)
+            let w = PopulationDiffWorker(old: o, new: n, parser: parser, by: by, device: device, graph: graph)
             return { w.process($0) }
         }
         let first: PopulationDiffWorker, screenID: String
@@ -125,7 +128,7 @@ extension Diff {
             let (id, d) = PopulationDiffWorker.check(old: o, new: n)
             if Console.report(d) || id == nil { throw ExitCode(2) }
             screenID = id!
-            first = PopulationDiffWorker(old: o, new: n, parser: parser, by: by, device: device)
+            first = PopulationDiffWorker(old: o, new: n, parser: parser, by: by, device: device, graph: graph)
         } catch let d as Diagnostic {
             Console.report(Diagnostics([d]))
             throw ExitCode(2)

@@ -15,7 +15,11 @@ enum ScenarioOutput {
     }
 
     /// Runs the scenarios, printing each file's results as it finishes; exits 1 on any failure.
-    static func run(_ options: ScenarioOptions, prune: Bool, junit: String?, json: String?, coverage: CoverageReport = CoverageReport()) throws {
+    /// `journeys`, when given, runs after them (printing its own block) and its results join the
+    /// scenarios' in the `--junit` and `--json` reports; returns whether they passed.
+    @discardableResult
+    static func run(_ options: ScenarioOptions, prune: Bool, junit: String?, json: String?, coverage: CoverageReport = CoverageReport(),
+                    journeys: (() throws -> (results: [ScenarioResult], passed: Bool))? = nil) throws -> Bool {
         let style = Console.outStyle
         let report = ScenarioRunner.run(options) { outcome in
             Console.out(render(outcome.results, style: style))
@@ -35,11 +39,19 @@ enum ScenarioOutput {
         let shortfall = report.coverage.flatMap(coverage.shortfall)
         if let shortfall { tail += style.error("✗") + " " + shortfall + "\n" }
         Console.out(tail)
+        var journeysPassed = true
+        var reported = report
+        if let journeys {
+            let j = try journeys()
+            journeysPassed = j.passed
+            reported.results += j.results
+        }
         let writer = reportWriter(project: options.project)
-        if let junit { try write(report.junitXML, to: junit, writer) }
-        if let json { try write(report.json.serialized(pretty: true) + "\n", to: json, writer) }
+        if let junit { try write(reported.junitXML, to: junit, writer) }
+        if let json { try write(reported.json.serialized(pretty: true) + "\n", to: json, writer) }
         if let c = report.coverage { try coverage.write(c, writer) }
         if !report.succeeded || shortfall != nil { throw ExitCode(1) }
+        return journeysPassed
     }
 
     /// The writer of the reports a user names (`--junit`, `--json`, `--coverage-json`,

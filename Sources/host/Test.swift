@@ -117,22 +117,22 @@ struct Test: ParsableCommand {
     func run() throws {
         if accept { return try ScenarioOutput.accept(options) }
         if watch { return try watchLoop() }
-        // The project's journeys run after the scenarios (without PATHs), whether or not they passed.
-        var scenarioFailure: Error?
-        do { try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport) } catch { scenarioFailure = error }
-        let journeysPassed = paths.isEmpty ? try runJourneys() : true
-        if let scenarioFailure { throw scenarioFailure }
+        // The project's journeys run after the scenarios (without PATHs), whether or not they
+        // passed; their results go into the --junit and --json reports with the scenarios'.
+        let journeysPassed = try ScenarioOutput.run(options, prune: prune, junit: junit, json: json, coverage: coverageReport,
+                                                    journeys: paths.isEmpty ? { try runJourneys() } : nil)
         if !journeysPassed { throw ExitCode(1) }
         // Every scenario passed (or there is none): the project's configuration errors still fail the run.
         if paths.isEmpty { try ConfigurationCheck.exitOnErrors(engine) }
     }
 
     /// The project's journeys.json (docs/navigation.md, "Journeys"), each journey and segment a
-    /// result like a scenario's (`--filter` selects them by name too); false when one fails or
-    /// the file has an error. Nothing when the project has none.
-    func runJourneys() throws -> Bool {
+    /// result like a scenario's (`--filter` selects them by name too), printed and returned (for
+    /// the reports); `passed` false when one fails or the file has an error. Nothing when the
+    /// project has none.
+    func runJourneys() throws -> (results: [ScenarioResult], passed: Bool) {
         let ws = try engine.workspace(screen: nil)
-        guard let report = Journeys.report(ws, users: nil) else { return true }
+        guard let report = Journeys.report(ws, users: nil) else { return ([], true) }
         var results: [ScenarioResult] = []
         for entry in report.entries {
             for c in entry.checks {
@@ -155,6 +155,6 @@ struct Test: ParsableCommand {
         out += "journeys: \(results.count - failed) passed, \(failed) failed\n"
         Console.out(out)
         let diagnosticsFailed = Console.report(report.diagnostics)
-        return failed == 0 && !diagnosticsFailed
+        return (results, failed == 0 && !diagnosticsFailed)
     }
 }

@@ -124,6 +124,57 @@ final class ClientsCommandTests: XCTestCase {
         }
     }
 
+    /// Three clients (one rendering the carousel, one only its grid fallback, one only the
+    /// list the grid falls back to): `host eval`'s plans per client give, byte for byte, what
+    /// resolving every user in full gives (`LOOM_EVAL_NO_PLAN=1`), stdout and the counted
+    /// warnings on stderr, at --jobs 1 and 2; and each user sees what their client renders.
+    func testEvalPlansPerClientEqualFullResolutionWithThreeClients() throws {
+        let root = try Host.temporaryFolder("clients3")
+        try Host.write([
+            "screens/home.json": """
+            {"screen": "home", "root": {"type": "vstack", "id": "root", "children": [
+              {"type": "carousel", "id": "promos", "rule": {"equals": {"tier": "gold"}}, "items": [{"id": "p1", "title": "P1"}],
+               "fallback": {"type": "grid", "id": "promos_grid", "items": [{"id": "p1g", "title": "P1"}],
+                            "fallback": {"type": "list", "id": "promos_list", "items": [{"id": "p1l", "title": "P1"}]}}},
+              {"type": "hstack", "id": "bar", "rule": {"in": {"country": ["NO", "SE"]}}, "children": [{"type": "button", "id": "buy", "meta": {"title": "Buy"}}]}
+            ]}}
+            """,
+            "clients.json": """
+            {"version_attribute": "app_version", "clients": [
+              {"versions": ">=5.0.0 <6.0.0", "components": ["vstack", "label", "button", "list"]},
+              {"versions": ">=6.0.0 <6.2.0", "components": ["vstack", "hstack", "label", "button", "list", "grid"]},
+              {"versions": ">=6.2.0 <7.0.0", "components": ["vstack", "hstack", "label", "button", "list", "grid", "carousel"]}
+            ]}
+            """,
+            "users.json": Self.users,
+        ], under: root)
+        let pop = Self.population(900)
+        try Data(pop.map(\.json).joined(separator: "\n").utf8).write(to: root.appendingPathComponent("pop.jsonl"))
+        var full: HostResult?
+        for jobs in ["1", "2"] {
+            let planned = try Host.run(["eval", "home", "--users", "pop.jsonl", "--jobs", jobs], directory: root)
+            let resolved = try Host.run(["eval", "home", "--users", "pop.jsonl", "--jobs", jobs], environment: ["LOOM_EVAL_NO_PLAN": "1"], directory: root)
+            assertExit(planned, 0)
+            XCTAssertEqual(planned.stdout, resolved.stdout, "--jobs \(jobs)")
+            XCTAssertEqual(planned.stderr, resolved.stderr, "--jobs \(jobs)")
+            if let full { XCTAssertEqual(full.stdout, planned.stdout) }
+            full = planned
+            assertContains(planned.stderr, "unknown client", in: planned)
+        }
+        for (u, line) in zip(pop, try XCTUnwrap(full).stdoutLines.filter { !$0.isEmpty }) {
+            let ids = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["visible"] as? [String])
+            // The client, by the independent classification above (its ranges split at 6.0.0 too).
+            var c = Self.client(u.version)
+            if c == 0, let s = u.version as? String, s.trimmingCharacters(in: CharacterSet(charactersIn: "v")).hasPrefix("6") { c = 2 }
+            let level = c == 1 ? 3 : (c == 2 ? 2 : 1)  // 0 and unknown (the common types) render the list only
+            let gold = u.tier == "gold"
+            XCTAssertEqual(ids.contains("promos"), gold && level == 3, u.json)
+            XCTAssertEqual(ids.contains("promos_grid"), gold && level == 2, u.json)
+            XCTAssertEqual(ids.contains("promos_list"), gold && level == 1, u.json)
+            XCTAssertEqual(ids.contains("bar"), level >= 2 && u.country != "DK", u.json)
+        }
+    }
+
     func testMatrixCountsUnsupportedNodesPerSegment() throws {
         let root = try project()
         let pop = Self.population(300)

@@ -231,6 +231,30 @@ final class JourneyCommandTests: XCTestCase {
         assertContains(t.stdout, "journeys: 7 passed, 3 failed", in: t)
     }
 
+    /// `host test --junit` and `--json` report the journeys with the scenarios: one result per
+    /// journey and segment, in journeys.json's testsuite, failures with their path.
+    func testJourneysAreInTheJUnitAndJSONReports() throws {
+        let p = try project()
+        let junit = p.appendingPathComponent("report.xml"), json = p.appendingPathComponent("report.json")
+        let t = try Host.run(["test", "--project", p.path, "--jobs", "1", "--junit", junit.path, "--json", json.path])
+        assertExit(t, 1)
+        let o = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        let results = try XCTUnwrap(o["results"] as? [[String: Any]])
+        let journeys = results.filter { ($0["name"] as? String ?? "").hasPrefix("journey ") }
+        XCTAssertEqual(journeys.count, 10, t.transcript)
+        XCTAssertEqual(journeys.filter { $0["status"] as? String == "failed" }.count, 3)
+        XCTAssertEqual(journeys.filter { $0["status"] as? String == "passed" }.count, 7)
+        XCTAssertTrue(journeys.allSatisfy { ($0["file"] as? String ?? "").hasSuffix("journeys.json") && ($0["line"] as? Int ?? 0) > 0 })
+        let banned = try XCTUnwrap(journeys.first { $0["name"] as? String == "journey everyone reaches checkout [banned]" })
+        assertContains(banned["message"] as? String ?? "", "hidden by: rule", in: t)
+        XCTAssertGreaterThanOrEqual(o["failed"] as? Int ?? 0, 3)
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        assertContains(xml, "journeys.json", in: t)
+        assertContains(xml, #"<testcase name="journey everyone reaches checkout [banned]""#, in: t)
+        XCTAssertEqual(xml.components(separatedBy: "<testcase name=\"journey ").count - 1, 10, xml)
+        XCTAssertEqual(xml.components(separatedBy: "<failure").count - 1 >= 3, true, xml)
+    }
+
     func testBadJourneysFileIsLocated() throws {
         let p = try project()
         try Host.write(["journeys.json": """

@@ -242,6 +242,30 @@ final class PopulationDiffTests: XCTestCase {
         assertContains(text.stdout, "all users: \(Self.users.count) users", in: text)
     }
 
+    /// `--no-graph`: the same rows without the navigation graph's edges (none explored), at any
+    /// `--jobs`; only with a population.
+    func testNoGraphGivesTheSameRowsWithoutEdges() throws {
+        let (old, new, dir) = try Self.project()
+        let files = try writeUsers(dir)
+        let full = try Host.run(["diff", old, new, "--users", files.jsonl, "--by", "tier", "--format", "json", "--jobs", "1"])
+        assertExit(full, 1)
+        let rows = try XCTUnwrap(try full.jsonObject()["rows"] as? [[String: Any]])
+        XCTAssertTrue(rows.contains { $0["kind"] as? String == "edge" }, "the edits change some edge\n\(full.transcript)")
+        let want = try rows.filter { $0["kind"] as? String != "edge" }.map { try Self.jsonText($0) }
+        var outputs: [Data] = []
+        for jobs in ["1", "2"] {
+            let r = try Host.run(["diff", old, new, "--users", files.jsonl, "--by", "tier", "--format", "json", "--no-graph", "--jobs", jobs])
+            assertExit(r, 1)
+            outputs.append(r.stdoutData)
+            let got = try XCTUnwrap(try r.jsonObject()["rows"] as? [[String: Any]]).map { try Self.jsonText($0) }
+            XCTAssertEqual(got, want, r.transcript)
+        }
+        XCTAssertEqual(outputs[0], outputs[1])
+        let bad = try Host.run(["diff", old, new, "--no-graph"])
+        assertExit(bad, 64)
+        assertContains(bad.stderr, "--no-graph is for a population", in: bad)
+    }
+
     /// The PR comment: GitHub-flavoured tables (a header, a delimiter row, rows with as many
     /// cells), the summary first.
     func testMarkdownIsTables() throws {

@@ -216,6 +216,11 @@ public final class Factory {
     /// The project's clients.json (docs/clients.md): when set, every resolution gives the user
     /// the screen their client can render (`ClientVariant`).
     public var clients: ClientTable?
+    /// The subjects of flows' `when` rules (`RuleDecision`), one per rule place, reused by
+    /// every decision: a plugin engine keeps what it makes for a subject (its frozen node
+    /// table) for as long as the object lives, so a new subject per decision grew memory with
+    /// every user a population run explores a graph for.
+    var decisionSubjects: [SourceLocation: Component] = [:]
     public private(set) var components: [String: ComponentRegistration] = [:]
     /// Alias → canonical type.
     public private(set) var aliases: [String: String] = [:]

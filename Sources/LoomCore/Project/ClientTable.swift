@@ -33,7 +33,12 @@ public struct ClientTable: Sendable {
     }
 
     public func classify(_ user: UserProfile) -> Classification {
-        guard let value = user.attributes[versionAttribute] else {
+        classify(version: user.attributes[versionAttribute])
+    }
+
+    /// The classification of a user whose version attribute holds `value` (nil: no such attribute).
+    public func classify(version value: JSONValue?) -> Classification {
+        guard let value else {
             return Classification(index: nil, why: "the user has no \(JSONKeyText.quoted(versionAttribute))")
         }
         guard case .string(let s) = value else {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The files a screen's resolution reads from a project, for `host watch`: `loom.json`,
-/// `rules.json`, the users and flows files, the screens (`.json` files below the screens
+/// `rules.json`, the users, flows, clients and journeys files, the screens (`.json` files below the screens
 /// folder), everything below the styles, plugin and `data` folders (the data files screens
 /// declare, docs/data.md, by convention), and any other file or folder the
 /// caller names (a screen file outside the project, `--plugins` folders). Any other file in the
@@ -14,7 +14,8 @@ public struct ProjectInputs: Sendable {
 
     public init(project: Project, files extraFiles: [String] = [], folders extraFolders: [String] = []) {
         var files = Set([project.manifest ?? Project.join(project.root, Project.manifestName),
-                         Project.join(project.root, "rules.json"), project.usersFile, project.flowsFile].map(Self.absolute))
+                         Project.join(project.root, "rules.json"), project.usersFile, project.flowsFile,
+                         project.clientsFile, Project.join(project.root, "journeys.json")].map(Self.absolute))
         files.formUnion(extraFiles.map(Self.absolute))
         self.files = files
         folders = ([project.stylesDir, project.stringsDir, Project.join(project.root, "data")] + project.pluginDirs + extraFolders).map { Self.absolute($0) + "/" }

@@ -33,14 +33,33 @@ public struct Resolver {
         guard let clients = factory.clients, !ctx.log.clientsApplied else { return nil }
         ctx.log.clientsApplied = true
         let cls = clients.classify(user)
+        if let w = Resolver.unknownClientWarning(clients, cls) { ctx.diagnostics.append(w) }
+        return clientResolver(clients, cls)
+    }
+
+    /// The resolver of the copy of the screen a client receives (as `clientResolver(for:ctx:)`
+    /// gives it to a user of that client): `index` an entry of clients.json, nil the unknown
+    /// client. Nil without a clients.json. For callers that key work by client (`host eval`'s
+    /// plans run this resolver's rule program for the users of that client).
+    public func clientResolver(index: Int?) -> Resolver? {
+        guard let clients = factory.clients else { return nil }
+        return clientResolver(clients, ClientTable.Classification(index: index.flatMap { clients.clients.indices.contains($0) ? $0 : nil }))
+    }
+
+    /// The warning a resolution for an unknown client starts with (nil for a known client).
+    public static func unknownClientWarning(_ clients: ClientTable, _ cls: ClientTable.Classification) -> Diagnostic? {
+        guard cls.index == nil else { return nil }
+        return .warning(
+            "unknown client: \(cls.why ?? "no range holds the user's version"); only the \(clients.common.count) component types every client of clients.json renders are shown",
+            at: clients.versionAttributeLocation)
+    }
+
+    private func clientResolver(_ clients: ClientTable, _ cls: ClientTable.Classification) -> Resolver {
         let label: String
         if let i = cls.index {
             label = "the user's client (clients[\(i)], \(TextEscape.escaped(clients.clients[i].range.text)))"
         } else {
             label = "an unknown client"
-            ctx.diagnostics.warning(
-                "unknown client: \(cls.why ?? "no range holds the user's version"); only the \(clients.common.count) component types every client of clients.json renders are shown",
-                at: clients.versionAttributeLocation)
         }
         // Each client has its own copy and caches, even when the copy is the screen as it is:
         // nodes a builder creates are checked against the client as they are made, so a tree
@@ -103,6 +122,16 @@ public struct Resolver {
         if let r = clientResolver(for: user, ctx: ctx) { return r.resolve(for: user, context: ctx) }
         guard let cache, ctx.params.isEmpty, !ctx.explain else { return resolve(for: user, context: ctx) }
         return resolveCached(user: user, ctx: ctx, cache: cache, leaves: leaves, keepTree: keepTree)
+    }
+
+    /// `resolve(for:context:replaying:keepTree:)` where `leaves` are the outcomes of the rule
+    /// program of the user's client's copy of the screen (`clientResolver(index:).ruleProgram`,
+    /// the client being the one clients.json gives the user): the client is applied as `resolve`
+    /// applies it (an unknown client's warning first), then those outcomes replayed there.
+    /// Without a clients.json, the same as `resolve(for:context:replaying:keepTree:)`.
+    public func resolve(for user: UserProfile, context ctx: ResolutionContext, replayingClientProgram leaves: [UInt8], keepTree: Bool = true) -> Resolution {
+        guard let r = clientResolver(for: user, ctx: ctx) else { return resolve(for: user, context: ctx, replaying: leaves, keepTree: keepTree) }
+        return r.resolve(for: user, context: ctx, replaying: leaves, keepTree: keepTree)
     }
 
     private func resolveCached(user: UserProfile, ctx: ResolutionContext, cache: ResolutionCache, leaves: [UInt8], keepTree: Bool = true) -> Resolution {
