@@ -29,6 +29,9 @@ struct LNode: Sendable {
     var hidden: Bool
     /// An item's Spots `size` as written.
     var itemSize: JSONValue?
+    /// The colour keys (`text_color`, `background`) of an inline `"style": {…}` object the host
+    /// did not resolve (docs/styles.md): the accessibility check cannot read them, and says so.
+    var unresolvedColourKeys: [String] = []
     // Text and intrinsic size (IntrinsicSizer).
     var text: String?
     var font = FontRequest(name: IntrinsicSizer.defaultFontName, size: IntrinsicSizer.defaultFontSize)
@@ -90,6 +93,9 @@ struct LayoutTree: Sendable {
                            part: part, parent: parent, props: n.props, meta: n.meta, style: n.resolvedStyle?.values,
                            styleOrigins: n.resolvedStyle?.origins ?? [], origin: n.origin, location: n.location,
                            action: n.action, hidden: n.hidden, itemSize: n.asItem?.size))
+        if n.resolvedStyle == nil, let inline = n.style?.object {
+            nodes[index].unresolvedColourKeys = ["text_color", "background"].filter { inline[$0] != nil }
+        }
         if let id = n.id, byID[id] == nil { byID[id] = index }
         var kids: [Int] = []
         func visible(_ c: ResolvedNode) -> Bool { !c.hidden || showHidden }
