@@ -172,18 +172,20 @@ public struct NavigationReplay {
         }
         var tappable: [String] = []
         var action: String??
+        // The whole tree is walked (not only up to the node tapped), so that an error names
+        // every tappable id.
         func find(_ n: ResolvedNode) {
-            guard !n.hidden, action == nil else { return }
+            guard !n.hidden else { return }
             if let nid = n.id {
                 if n.action != nil { tappable.append(nid) }
-                if nid == id { action = .some(n.action) ; return }
+                if nid == id, action == nil { action = .some(n.action) }
             }
             if let h = n.header { find(h) }
             for c in n.children { find(c) }
             for i in n.items ?? [] where !i.hidden {
                 if let iid = i.id {
                     if i.action != nil { tappable.append(iid) }
-                    if iid == id, action == nil { action = .some(i.action); return }
+                    if iid == id, action == nil { action = .some(i.action) }
                 }
                 for c in i.children { find(c) }
             }
@@ -194,7 +196,7 @@ public struct NavigationReplay {
             return .failure(.error("tap:\(TextEscape.escaped(id)): screen '\(TextEscape.escaped(top.screen))' shows no node with id '\(TextEscape.escaped(id))' to this user\(DidYouMean.hint(id, among: tappable))" + (tappable.isEmpty ? "" : " (tappable: \(tappable.map(TextEscape.escaped).joined(separator: ", ")))")))
         }
         guard let text = found else {
-            return .failure(.error("tap:\(TextEscape.escaped(id)): node '\(TextEscape.escaped(id))' on screen '\(TextEscape.escaped(top.screen))' has no action"))
+            return .failure(.error("tap:\(TextEscape.escaped(id)): node '\(TextEscape.escaped(id))' on screen '\(TextEscape.escaped(top.screen))' has no action" + (tappable.isEmpty ? "" : " (tappable: \(tappable.map(TextEscape.escaped).joined(separator: ", ")))")))
         }
         if let st = current, let a = StateAction.from(actionText: text, state: st) {
             let new = a.apply(to: st)

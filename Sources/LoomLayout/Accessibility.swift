@@ -103,7 +103,25 @@ struct AccessibilityCheck {
 
     func findings(_ i: Int, _ out: inout [LayoutFinding]) {
         let n = tree.nodes[i]
-        if IntrinsicSizer.isText(n.role), let text = n.text, !text.isEmpty {
+        if IntrinsicSizer.isText(n.role), let text = n.text, !text.isEmpty,
+           let keys = unresolvedInlineColours(i) {
+            // Colours in an inline style object are not resolved (docs/styles.md): the ratio
+            // would be computed from colours the app does not use, so the check says it could
+            // not be made instead of passing silently.
+            out.append(LayoutFinding(kind: .lowContrast, path: n.path,
+                                     message: "the contrast of the text of \(tree.describe(i)) is not checked: \(keys.joined(separator: " and ")) \(keys.count == 1 ? "is" : "are") in an inline \"style\" object, which the host does not resolve",
+                                     location: n.location,
+                                     fix: "move \(keys.joined(separator: " and ")) into a property file of the styles folder (styles/NAME.json) and name it: \"style\": \"NAME\" (docs/styles.md)"))
+        } else if IntrinsicSizer.isText(n.role), let text = n.text, !text.isEmpty,
+                  let names = unresolvedStyleNames(i) {
+            // A style name that resolved to nothing: the app may well have colours under that
+            // name, the host does not, so the ratio would be a guess.
+            let quoted = names.map { "'\(TextEscape.escaped($0))'" }.joined(separator: ", ")
+            out.append(LayoutFinding(kind: .lowContrast, path: n.path,
+                                     message: "the contrast of the text of \(tree.describe(i)) is not checked: its colours come from style \(quoted), which no property file of the styles folders defines",
+                                     location: n.location,
+                                     fix: "add a property file for \(quoted) with its 'text_color' and 'background' (styles/NAME.json, docs/styles.md), or remove the name"))
+        } else if IntrinsicSizer.isText(n.role), let text = n.text, !text.isEmpty {
             let bg = backgrounds[i]
             let fg = (RGBA.parse(n.style?["text_color"]) ?? .black).over(bg)
             let ratio = RGBA.contrastRatio(fg, bg)
@@ -124,6 +142,32 @@ struct AccessibilityCheck {
                                      location: n.location,
                                      fix: "add \"accessibility_label\": \"…\" to its meta (or \"accessibility_hidden\": true when it is decorative)"))
         }
+    }
+
+    /// The inline-style colour keys that decide node `i`'s contrast and were not resolved: its
+    /// own `text_color` or `background`, or an ancestor's `background`; nil when there are none.
+    func unresolvedInlineColours(_ i: Int) -> [String]? {
+        var keys = tree.nodes[i].unresolvedColourKeys
+        var p = tree.nodes[i].parent
+        while let j = p, !keys.contains("background") {
+            if tree.nodes[j].style?["background"] != nil { break }
+            if tree.nodes[j].unresolvedColourKeys.contains("background") { keys.append("background") }
+            p = tree.nodes[j].parent
+        }
+        return keys.isEmpty ? nil : keys
+    }
+
+    /// The style names that decide node `i`'s contrast and resolved to nothing: its own, or an
+    /// ancestor's below the nearest resolved `background`; nil when there are none.
+    func unresolvedStyleNames(_ i: Int) -> [String]? {
+        var names = tree.nodes[i].unresolvedStyleNames
+        var p = tree.nodes[i].parent
+        while let j = p {
+            if tree.nodes[j].style?["background"] != nil { break }
+            for x in tree.nodes[j].unresolvedStyleNames where !names.contains(x) { names.append(x) }
+            p = tree.nodes[j].parent
+        }
+        return names.isEmpty ? nil : names
     }
 
     static func labelled(_ n: LNode) -> Bool {

@@ -29,6 +29,12 @@ struct LNode: Sendable {
     var hidden: Bool
     /// An item's Spots `size` as written.
     var itemSize: JSONValue?
+    /// The colour keys (`text_color`, `background`) of an inline `"style": {…}` object the host
+    /// did not resolve (docs/styles.md): the accessibility check cannot read them, and says so.
+    var unresolvedColourKeys: [String] = []
+    /// The style names the node's `"style"` writes when none of them resolved (no property file
+    /// of those names, or a project without property files): its colours are unknown.
+    var unresolvedStyleNames: [String] = []
     // Text and intrinsic size (IntrinsicSizer).
     var text: String?
     var font = FontRequest(name: IntrinsicSizer.defaultFontName, size: IntrinsicSizer.defaultFontSize)
@@ -90,6 +96,15 @@ struct LayoutTree: Sendable {
                            part: part, parent: parent, props: n.props, meta: n.meta, style: n.resolvedStyle?.values,
                            styleOrigins: n.resolvedStyle?.origins ?? [], origin: n.origin, location: n.location,
                            action: n.action, hidden: n.hidden, itemSize: n.asItem?.size))
+        if n.resolvedStyle == nil, let written = n.style {
+            if let inline = written.object {
+                nodes[index].unresolvedColourKeys = ["text_color", "background"].filter { inline[$0] != nil }
+            } else if let name = written.string {
+                nodes[index].unresolvedStyleNames = [name]
+            } else if let names = written.array {
+                nodes[index].unresolvedStyleNames = names.compactMap(\.string)
+            }
+        }
         if let id = n.id, byID[id] == nil { byID[id] = index }
         var kids: [Int] = []
         func visible(_ c: ResolvedNode) -> Bool { !c.hidden || showHidden }

@@ -73,6 +73,48 @@ final class AccessibilityCheckTests: XCTestCase {
         XCTAssertEqual(json["text_sizes"] as? [String], ["l"])
     }
 
+    /// Colours in an inline `"style": {…}` object are not resolved (docs/styles.md), so the
+    /// contrast cannot be checked: `--a11y` says so at the node instead of passing silently
+    /// (found trying the feature as a new user: a #999999 hint written inline got no finding),
+    /// with or without a styles folder; an ancestor's inline background counts too, and so
+    /// does a style name that no property file defines.
+    func testUnresolvedStyleColoursAreReportedAsNotChecked() throws {
+        for withStyles in [false, true] {
+            let root = try Host.temporaryFolder("a11y-inline")
+            addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+            var files = [
+                "loom.json": #"{"name": "a11y", "devices": ["iphone-15"]}"#,
+                "screens/home.json": ##"""
+                    {"screen": "home", "root": {"type": "container", "id": "root", "children": [
+                      {"type": "label", "id": "hint", "style": {"text_color": "#999999"}, "meta": {"text": "Free delivery"},
+                       "constraints": ["left == safe_area.left + 16", "top == safe_area.top + 16", "width == 300"]},
+                      {"type": "container", "id": "panel", "style": {"background": "#000000"},
+                       "constraints": ["left == safe_area.left", "top == safe_area.top + 100", "width == 300", "height == 100"],
+                       "children": [
+                        {"type": "label", "id": "inside", "meta": {"text": "Dark"},
+                         "constraints": ["left == parent.left", "top == parent.top", "width == 200"]}]},
+                      {"type": "label", "id": "plain", "meta": {"text": "Black on white"},
+                       "constraints": ["left == safe_area.left + 16", "top == safe_area.top + 300", "width == 300"]},
+                      {"type": "label", "id": "named", "style": "Hint", "meta": {"text": "Grey?"},
+                       "constraints": ["left == safe_area.left + 16", "top == safe_area.top + 400", "width == 300"]}
+                    ]}}
+                    """##,
+            ]
+            if withStyles { files["styles/Other.json"] = ##"{"text_color": "#000000"}"## }
+            try Host.write(files, under: root)
+            let r = try Host.run(["check", "--a11y", "--project", root.path])
+            assertExit(r, 0)
+            assertMatches(r.stderr, #"home\.json:2:3: warning: low_contrast: the contrast of the text of #hint \(root/children\[0\]\) is not checked: text_color is in an inline "style" object, which the host does not resolve.*; fix: move text_color into a property file of the styles folder"#, in: r, "stderr \(withStyles)")
+            assertMatches(r.stderr, #"home\.json:\d+:\d+: warning: low_contrast: the contrast of the text of #inside \(root/children\[1\]/children\[0\]\) is not checked: background is in an inline "style" object"#, in: r, "stderr \(withStyles)")
+            assertLacks(r.stderr, "#plain", in: r, "stderr \(withStyles)")
+            // A style name no property file defines: its colours are unknown too.
+            assertMatches(r.stderr, #"home\.json:\d+:\d+: warning: low_contrast: the contrast of the text of #named \(root/children\[3\]\) is not checked: its colours come from style 'Hint', which no property file of the styles folders defines.*; fix: add a property file for 'Hint'"#, in: r, "stderr \(withStyles)")
+            // Without --a11y: no such finding.
+            let plain = try Host.run(["check", "--project", root.path])
+            assertLacks(plain.stderr, "low_contrast", in: plain, "stderr \(withStyles)")
+        }
+    }
+
     func testBadTextSizesAndColoursAreLocatedErrors() throws {
         let root = try makeProject(loom: ##"{"name": "a11y", "devices": ["iphone-15"], "text_sizes": ["l", "xxxxl", "l", 3], "screen_background": "white"}"##)
         let r = try Host.run(["check", "--project", root.path])

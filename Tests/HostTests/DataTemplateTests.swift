@@ -118,6 +118,22 @@ final class DataTemplateTests: XCTestCase {
                            "\(Self.screen("rail_template")):1:1: error: data 'restaurant' was given, but")
     }
 
+    /// One named template used by two `$each` of a screen makes the same ids twice: the error is
+    /// at the template's id in loom.json, so it names the `$each` of the screen behind each
+    /// element (found trying issue 40 as a new user: "element 0 of restaurants is already used
+    /// by element 0 of restaurants" said neither which rail).
+    func testDuplicateIdsOfANamedTemplateNameTheirEach() throws {
+        let r = try Host.run(["run", Self.bad("two_rails"), "--no-graph"])
+        XCTAssertEqual(r.status, 1, r.transcript)
+        let errors = r.stderrLines.filter { $0.contains(": error: ") }
+        XCTAssertEqual(errors.count, 4, r.transcript)
+        let each1 = "\(Self.bad("two_rails")):5:49", each2 = "\(Self.bad("two_rails")):6:49"
+        XCTAssertEqual(errors.first, "\(Self.project)/loom.json:10:13: error: id 'restaurant-1' of element 0 of restaurants (the $each at \(each2)) is already used by element 0 of restaurants (the $each at \(each1)): ids are unique in the screen", r.transcript)
+        // The first rail's elements are kept; the second's are left out.
+        XCTAssertTrue(r.stdout.contains("stack #near"), r.transcript)
+        XCTAssertEqual(r.stdout.components(separatedBy: "#restaurant-1 ").count, 2, r.transcript)
+    }
+
     func testCheckReportsTemplateErrors() throws {
         let ok = try Host.run(["check", "--project", Self.project])
         XCTAssertEqual(ok.status, 0, ok.transcript)

@@ -125,6 +125,12 @@ final class LocalizationCommandTests: XCTestCase {
         assertContains(r.stderr, "screens/s.json:10:3: warning: no message for the key 'nowhere' in locale nb-NO (looked in nb, en): the key shows", in: r, "stderr")
         assertContains(r.stderr, "strings/nb.json:5:14: warning: the message of 'broken' does not parse: the plural 'count' has no 'other' case (ICU requires one); the key shows instead", in: r, "stderr")
         assertContains(r.stdout, #"label #missing  Label  text="nowhere""#, in: r, "stdout")
+        // The tables looked in are named as their files are (nb-NO.json), not lower-cased
+        // (found trying the feature as a new user: "looked in nb-no, en").
+        let region = try project(["strings/nb-NO.json": #"{"title": "Filmer"}"#])
+        let rr = try Host.run(["run", "screens/s.json", "--user", "u", "--no-graph", "--locale", "nb-NO"], directory: region)
+        assertContains(rr.stderr, "warning: no message for the key 'nowhere' in locale nb-NO (looked in nb-NO, nb, en): the key shows", in: rr, "stderr")
+        assertLacks(rr.stderr, "nb-no", in: rr, "stderr")
         // A bad --locale is a usage error; a bad default_locale an error at it.
         assertExit(try Host.run(["run", "screens/s.json", "--locale", "no good"], directory: root), 64)
         let bad = try project(["loom.json": #"{"name": "l10n", "default_locale": 5}"#])

@@ -136,7 +136,7 @@ final class ScreenStateTests: XCTestCase {
         try assertOneError(["run", Self.bad("no_state"), "--no-graph"],
                            "\(Self.bad("no_state")):3:92: error: unknown state 'qty' (the screen declares no \"state\")")
         try assertOneError(["navigate", Self.product, "--user", "gold", "--steps", "tap:count"],
-                           "error: tap:count: node 'count' on screen 'product' has no action")
+                           "error: tap:count: node 'count' on screen 'product' has no action (tappable: fav, plus, minus, checkout)")
         try assertOneError(["navigate", Self.product, "--user", "gold", "--steps", "tap:nope"],
                            "error: tap:nope: screen 'product' shows no node with id 'nope' to this user (tappable: fav, plus, minus, checkout)")
         try assertOneError(["navigate", Self.product, "--user", "gold", "--steps", "tap:"],

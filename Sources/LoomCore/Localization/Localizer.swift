@@ -56,7 +56,7 @@ public struct Localizer {
         func text(_ key: String, args: OrderedDictionary<String, JSONValue>, at: SourceLocation) -> String {
             guard let (entry, _) = catalog.lookup(key, locale: locale) else {
                 if warned.insert("missing " + key).inserted {
-                    let chain = catalog.chain(locale)
+                    let chain = catalog.chain(locale).map(catalog.writtenTag)
                     diagnostics.warning("no message for the key '\(TextEscape.escaped(key))' in locale \(TextEscape.escaped(locale)) (looked in \(chain.isEmpty ? "no strings file" : chain.joined(separator: ", "))): the key shows", at: at)
                 }
                 return key

@@ -10,6 +10,8 @@ public struct StringCatalog: Sendable {
 
     /// Tables by normalized locale tag (`nb-no`), as the file names write them.
     public private(set) var tables: [String: [String: Entry]] = [:]
+    /// Each table's tag as its file name writes it (`nb-no` → `nb-NO`), for messages.
+    public private(set) var writtenTags: [String: String] = [:]
     /// loom.json's `"default_locale"`.
     public var defaultLocale: String?
 
@@ -20,7 +22,11 @@ public struct StringCatalog: Sendable {
     /// Sets one locale's table (the loader's, and tests').
     public mutating func setTable(_ locale: String, _ table: [String: Entry]) {
         tables[StringCatalog.normalized(locale)] = table
+        writtenTags[StringCatalog.normalized(locale)] = locale
     }
+
+    /// A table's tag as its file name writes it (`nb-NO`, not the normalized `nb-no`).
+    public func writtenTag(_ normalized: String) -> String { writtenTags[normalized] ?? normalized }
 
     /// `nb_NO`, `NB-no` → `nb-no`.
     public static func normalized(_ tag: String) -> String {
@@ -73,6 +79,7 @@ public struct StringCatalog: Sendable {
             let (table, td) = parse(doc)
             d.append(contentsOf: td)
             catalog.tables[normalized(tag)] = table
+            catalog.writtenTags[normalized(tag)] = tag
         }
         return (catalog, d)
     }

@@ -562,13 +562,16 @@ public struct TemplateExpander {
                 continue
             }
             if let k = mo.members.firstIndex(where: { $0.key == "id" }) { mo.members[k].value = JSONNode(.string(idv), at: idNode.position) }
+            // A named template's id is located in loom.json, which does not say which `$each`
+            // of the screen made the element: name it (two rails of one template clash there).
+            let madeBy = idAt == file ? "" : " (the $each at \(n.position.located(in: file)))"
             if usedIDs.contains(idv) {
                 let first = generatedIDs[idv].map { "by \($0)" } ?? "in the screen"
-                fail("id '\(idv)' of element \(i) of \(path) is already used \(first): ids are unique in the screen", at: idNode.position, file: idAt)
+                fail("id '\(idv)' of element \(i) of \(path)\(madeBy) is already used \(first): ids are unique in the screen", at: idNode.position, file: idAt)
                 continue
             }
             usedIDs.insert(idv)
-            generatedIDs[idv] = "element \(i) of \(path)"
+            generatedIDs[idv] = "element \(i) of \(path)\(madeBy)"
             if mo["rule"] != nil {
                 // The element, for the rules of this node only (as attributes `r.open`, …).
                 let attrs = inner.elementAttributes
