@@ -155,6 +155,25 @@ final class LocalizationCommandTests: XCTestCase {
         XCTAssertFalse((c.stderr + c.stdout).contains("profile 'u' on iphone-se-1st); fix: set its style's 'lines'"), c.transcript)
     }
 
+    /// loom.json's "locales": host check runs its matrix in each locale for every profile, so
+    /// the en-XA truncation is found for a profile with no locale of its own; a bad tag is an
+    /// error at it.
+    func testCheckRunsTheMatrixInTheProjectsLocales() throws {
+        let plain = try project()
+        let before = try Host.run(["check"], directory: plain)
+        XCTAssertFalse((before.stderr + before.stdout).contains("truncated"), before.transcript)
+        let root = try project(["loom.json": #"{"name": "l10n", "default_locale": "en", "locales": ["en", "en-XA"]}"#])
+        let c = try Host.run(["check"], directory: root)
+        let out = c.stderr + c.stdout
+        assertContains(out, "screens/s.json:9:3: warning: truncated: the text of #banner (root/children[7]) is truncated: it needs 2 lines and has 1 at width 320 (no user, profiles 'u', 'norsk' on iphone-se-1st in en-XA)", in: c)
+        XCTAssertFalse(out.contains("on iphone-se-1st in en)"), c.transcript)
+        let bad = try project(["loom.json": #"{"name": "l10n", "locales": ["en", "not a tag", "en"]}"#])
+        let b = try Host.run(["check"], directory: bad)
+        XCTAssertNotEqual(b.status, 0, b.transcript)
+        assertContains(b.stderr + b.stdout, "loom.json:1:36: error: \"locales\" lists locale tags such as \"en\" or \"nb-NO\", found 'not a tag'", in: b)
+        assertContains(b.stderr + b.stdout, "locale 'en' is listed twice in \"locales\"", in: b)
+    }
+
     /// Every frame under ar-XB is the en frame mirrored: x′ = width − x − w, the rest equal.
     func testRightToLeftPseudoLocaleMirrorsEveryFrame() throws {
         let root = try project()

@@ -62,7 +62,7 @@ public struct CheckReport {
         // Each device at each text size (styles do not depend on the text size: checked once).
         let contexts = devices.flatMap { d in sizes.map { s in var c = d; c.textSize = s; return c } }
         let matrix = RuntimeCheck.run(files, users: users, devices: contexts, in: ws, skip: styles.found.union(constraintErrors),
-                                      accessibility: accessibility)
+                                      accessibility: accessibility, locales: ws.project.locales.map(\.name))
         diagnostics.append(contentsOf: matrix.diagnostics)
         if strict {
             diagnostics = Diagnostics(diagnostics.items.map { d in

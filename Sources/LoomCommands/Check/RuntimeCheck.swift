@@ -49,8 +49,9 @@ public enum RuntimeCheck {
     /// `devices` may repeat a device at several text sizes (loom.json's `"text_sizes"`): a
     /// device at a size other than `l` is named `DEVICE at SIZE`. `accessibility`: the
     /// layouts' low_contrast and missing_label findings are reported too.
-    /// `locales`: the locales each screen is resolved in — the hook for loom.json's locales
-    /// (issue 42 item 1); empty today, which resolves in the project's one language as before.
+    /// `locales`: the locales each screen is resolved in (loom.json's `"locales"`): each
+    /// profile is resolved and laid out with its `locale` attribute set to each in turn, an
+    /// occurrence naming `DEVICE in LOCALE`; empty: each profile in its own locale, once.
     public static func run(_ files: [String], users: [User], devices: [DeviceContext], in ws: Workspace, skip: Set<Diagnostic> = [],
                            accessibility: Bool = false, locales: [String] = []) -> Outcome {
         var out = Outcome()
@@ -109,8 +110,10 @@ public enum RuntimeCheck {
                     let paramsText = set.isEmpty ? nil : set.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
                     for user in users {
                         // The request `host run SCREEN --user NAME --device D --param …` makes.
-                        let request = ScreenRequest(screen: plan.prepared.file, profile: user.profile, params: set, device: device)
-                        let r = ScreenPipeline.resolution(of: plan.prepared, request: request, user: user.profile, in: ws)
+                        var profile = user.profile
+                        if let locale { profile.attributes["locale"] = .string(locale) }
+                        let request = ScreenRequest(screen: plan.prepared.file, profile: profile, params: set, device: device)
+                        let r = ScreenPipeline.resolution(of: plan.prepared, request: request, user: profile, in: ws)
                         out.resolutions += 1
                         for d in r.diagnostics.errors where !isUnexampled(d, plan.unexampled) && !skip.contains(d) {
                             record(d, user: user.label, device: deviceName, params: paramsText)
@@ -123,7 +126,7 @@ public enum RuntimeCheck {
                         }
                         guard let engine, let tree = r.tree else { continue }
                         let outcome: LayoutOutcome
-                        let rtl = ScreenPipeline.isRightToLeft(user.profile, in: ws)
+                        let rtl = ScreenPipeline.isRightToLeft(profile, in: ws)
                         if let hit = laidOut.first(where: { $0.tree.isSameNode(as: tree) && $0.rtl == rtl }) {
                             outcome = hit.outcome
                         } else {

@@ -45,6 +45,9 @@ public struct Project: Sendable {
     /// `["l"]`), each with where loom.json writes it. Only the list's shape is checked here; the
     /// names are checked by `host check` (LoomStyles knows the sizes).
     public var textSizes: [(name: String, location: SourceLocation?)] = [("l", nil)]
+    /// loom.json's `"locales"`: the locales `host check` resolves and lays out every screen in
+    /// (docs/localization.md); empty (absent): each profile in its own locale, once.
+    public var locales: [(name: String, location: SourceLocation?)] = []
     /// loom.json's `"screen_background"`: the colour under a screen's content where no node has
     /// a `background`, for the contrast check (default white), as written, and where.
     public var screenBackground: (text: String, location: SourceLocation?)?
@@ -141,7 +144,7 @@ public struct Project: Sendable {
             d.error("loom.json holds an object, found \(doc.root.kindDescription)", at: doc.location(doc.root.position))
             return (p, d)
         }
-        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "text_sizes", "screen_background", "name", "description", "templates", "strings", "default_locale", "clients"]
+        let known = ["plugins", "screens", "users", "flows", "scenarios", "styles", "entry", "rules", "devices", "text_sizes", "screen_background", "name", "description", "templates", "strings", "default_locale", "clients", "locales"]
         for m in o.members {
             let loc = doc.location(m.value.position)
             p.valueLocations[m.key] = loc
@@ -178,6 +181,12 @@ public struct Project: Sendable {
                     continue
                 }
                 p.defaultLocale = s
+            case "locales":
+                for l in parseNames(m.value, key: "locales", what: "locale", hint: "tags such as \"en\", \"nb-NO\", \"ar\", \"en-XA\"", fallback: [], in: doc, diagnostics: &d) {
+                    if StringCatalog.isTag(l.name) { p.locales.append(l) } else {
+                        d.error("\"locales\" lists locale tags such as \"en\" or \"nb-NO\", found '\(TextEscape.escaped(l.name))'", at: l.location ?? loc)
+                    }
+                }
             case "text_sizes":
                 p.textSizes = parseNames(m.value, key: "text_sizes", what: "text size", hint: "xs … xxxl, ax1 … ax5", fallback: ["l"], in: doc, diagnostics: &d)
             case "screen_background":
