@@ -39,6 +39,9 @@ public enum ScreenPipeline {
         guard let screen = request.screen else {
             return stopped(.error("no screen given: name a screen file or a screen id"))
         }
+        // A clients.json with errors: no tree at all rather than one no client's limits were
+        // applied to (host run and host render printed it, exiting 1, before 2026-11-28).
+        if !ws.clientsErrors.items.isEmpty { return stopped(ws.clientsErrors) }
         // Located before the user is made, parsed after: a missing screen is the error printed
         // when both are wrong, a profile typo when the screen is found but does not parse.
         let located: String

@@ -150,6 +150,14 @@ public struct ResolutionNotes: Sendable {
         }
     }
 
+    /// One user's problems, each counted once for the user however many of its resolutions met
+    /// it (both sides of a population diff, every instant of a calendar sweep): the count is of
+    /// users, as the report says, not of resolutions.
+    public mutating func add(user diagnostics: some Sequence<Diagnostic>, line: Int) {
+        var seen = Set<Diagnostic>()
+        for d in diagnostics where seen.insert(d).inserted { add(d, line: line) }
+    }
+
     public mutating func merge(_ other: ResolutionNotes) {
         for d in other.order {
             let o = other.counts[d]!

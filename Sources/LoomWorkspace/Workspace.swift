@@ -47,6 +47,10 @@ public final class Workspace {
     /// The project's strings (`strings/<locale>.json`, docs/localization.md): empty without a
     /// strings folder.
     public private(set) var strings = StringCatalog()
+    /// The errors of a clients.json that could not be read (then `factory.clients` is nil): a
+    /// screen resolved without it could hold nodes a client cannot render, so no command
+    /// resolves one (docs/screens.md, "Client compatibility").
+    public private(set) var clientsErrors = Diagnostics()
     /// Problems with the project itself (loom.json, users.json, plugin folders).
     public private(set) var diagnostics = Diagnostics()
     /// Parsed screens by file path.
@@ -114,6 +118,7 @@ public final class Workspace {
         let (clients, cd) = ClientTable.load(project.clientsFile, limits: project.fileLimits)
         factory.clients = clients
         diagnostics.append(contentsOf: cd)
+        clientsErrors = Diagnostics(cd.items.filter { $0.severity == .error })
         useDevice(options.device)
     }
 

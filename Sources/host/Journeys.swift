@@ -17,7 +17,7 @@ struct Journeys: ParsableCommand {
                {"name": "free never sees the lounge", "users": {"NOT": "is_gold"}, "from": "home", "never": "premium_lounge"}]
             "users" is any rule expression (a registered or named rule, AND / OR / NOT); without it, every user.
             Each journey is checked for every profile of users.json it selects, or with --users for every user of a
-            population (users.json, JSON Lines or CSV, as host eval), users grouped by identical navigation graphs.
+            population (users.json, JSON Lines or CSV, as host eval), users grouped by identical navigation graphs (hidden actions and where each action is written included).
             A failure shows the shortest counterexample: the taps, and for an unreachable screen the action hidden
             on the way and the rule that hid it. --generate DIR writes one scenario per journey and segment that
             walks its shortest path (put DIR under the project's scenarios folder). See docs/navigation.md.

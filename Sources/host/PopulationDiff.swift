@@ -91,8 +91,8 @@ final class PopulationDiffWorker {
             return
         }
         guard let a = ra.resolution, let b = rb.resolution else { return }
-        for d in a.diagnostics.items { part.notes.add(d, line: record.line) }
-        for d in b.diagnostics.items { part.notes.add(d, line: record.line) }
+        // A problem both sides meet (an unknown client, a rule failing in both versions) is one user's.
+        part.notes.add(user: a.diagnostics.items + b.diagnostics.items, line: record.line)
         let facts = PopulationDiffFact.facts(old: a.tree.map { TreeOutput.json($0, explain: false) },
                                              new: b.tree.map { TreeOutput.json($0, explain: false) },
                                              oldGraph: ra.graph?.json, newGraph: rb.graph?.json)

@@ -43,6 +43,9 @@ final class SweepWorker {
         var previous: (tree: JSONValue?, graph: JSONValue?)?
         var out: [(instant: Int, facts: Set<PopulationDiffFact>)] = []
         var p = profile
+        // The user's problems over every instant, counted once for the user (not once per instant).
+        var met: [Diagnostic] = [], seen = Set<Diagnostic>()
+        defer { notes.add(user: met, line: line) }
         for k in 0..<window.count {
             let now = window.instant(k)
             p.attributes["now"] = .string(now)
@@ -59,7 +62,7 @@ final class SweepWorker {
                 return .failure(DiffInputError(diagnostics: d))
             }
             guard let res = result.resolution else { continue }
-            for d in res.diagnostics.items { notes.add(d, line: line) }
+            for d in res.diagnostics.items where seen.insert(d).inserted { met.append(d) }
             let current = (tree: res.tree.map { TreeOutput.json($0, explain: false) }, graph: result.graph?.json)
             if let prev = previous {
                 let facts = PopulationDiffFact.facts(old: prev.tree, new: current.tree, oldGraph: prev.graph, newGraph: current.graph)

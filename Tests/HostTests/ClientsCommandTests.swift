@@ -250,6 +250,16 @@ final class ClientsCommandTests: XCTestCase {
             let r = try Host.run(["run", "home", "--user", "old_gold"], directory: root)
             assertExit(r, 1)
             assertContains(r.stderr, message, in: r, "stderr")
+            // A bad clients.json: no tree, in any format, and no drawing (before 2026-11-28
+            // run and render printed the screen with no client's limits applied, exiting 1).
+            if file == "clients.json" {
+                for args in [["run", "home", "--user", "old_gold", "--format", "json"], ["render", "home", "--user", "old_gold"]] {
+                    let x = try Host.run(args, directory: root)
+                    assertExit(x, 1)
+                    XCTAssertTrue(x.stdout.isEmpty, x.transcript)
+                    assertContains(x.stderr, message, in: x, "stderr")
+                }
+            }
         }
     }
 
