@@ -24,7 +24,8 @@ final class RenderFailuresTests: XCTestCase {
         let pending = URL(fileURLWithPath: snap.path + ".new"), picture = URL(fileURLWithPath: snap.path + ".new.svg")
         XCTAssertTrue(FileManager.default.fileExists(atPath: snap.path))
         // The trailer button is renamed, and the second cast member hidden from gold (no churn risk).
-        try edit(screen, "Watch the trailer", "Watch the teaser")
+        // (The sample's texts live in strings/en.json, docs/localization.md.)
+        try edit(project.appendingPathComponent("strings/en.json"), "Watch the trailer", "Watch the teaser")
         try edit(screen, #""action": "cast:4139"}"#, #""action": "cast:4139", "rule": "is_churn_risk"}"#)
         // Without the flag: the .snap.new only.
         var r = try Host.run(["test", "scenarios/layout.lua", "--jobs", "1"], directory: project)
@@ -56,7 +57,7 @@ final class RenderFailuresTests: XCTestCase {
     func testSnapshotWithoutFramesGetsNoPicture() throws {
         let project = try movies()
         // home.lua's snapshots are taken without a device: no frames, no picture.
-        try edit(project.appendingPathComponent("screens/home.json"), "Thanks for being Gold", "Thanks, Gold member")
+        try edit(project.appendingPathComponent("strings/en.json"), "Thanks for being Gold", "Thanks, Gold member")
         let r = try Host.run(["test", "scenarios/home.lua", "--jobs", "1", "--render-failures"], directory: project)
         XCTAssertEqual(r.status, 1, r.transcript)
         let dir = project.appendingPathComponent("scenarios/__snapshots__/home")
