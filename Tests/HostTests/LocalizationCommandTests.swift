@@ -116,6 +116,15 @@ final class LocalizationCommandTests: XCTestCase {
         XCTAssertEqual(try texts(try run(root, "s", ["--context", "locale=ar"]))["cart2"], "عنصران")
         // A locale without a table falls back to the default.
         XCTAssertEqual(try texts(try run(root, "s", ["--locale", "fr-CA"]))["title"], "Movies")
+        // Fallbacks are reported as notes at the node: nb-NO's banner comes from en; fr-CA has
+        // no strings at all (one note); en itself has none.
+        let nb = try Host.run(["run", "screens/s.json", "--user", "u", "--no-graph", "--locale", "nb-NO"], directory: root)
+        assertContains(nb.stderr, "screens/s.json:9:3: note: no message for the key 'banner' in locale nb-NO (looked in nb): en's shows (fallback)", in: nb, "stderr")
+        assertLacks(nb.stderr, "key 'title' in locale nb-NO", in: nb, "stderr")
+        let fr = try Host.run(["run", "screens/s.json", "--user", "u", "--no-graph", "--locale", "fr-CA"], directory: root)
+        XCTAssertEqual(fr.stderr.components(separatedBy: "note: locale fr-CA has no strings file: the messages of en show (fallback)").count, 2, fr.transcript)
+        let en = try Host.run(["run", "screens/s.json", "--user", "u", "--no-graph"], directory: root)
+        assertLacks(en.stderr, "(fallback)", in: en, "stderr")
     }
 
     func testMissingKeysAndBadMessagesAreLocatedWarnings() throws {

@@ -54,12 +54,25 @@ public struct Localizer {
             for i in n.items ?? [] { collect(i.props) }
         }
         func text(_ key: String, args: OrderedDictionary<String, JSONValue>, at: SourceLocation) -> String {
-            guard let (entry, _) = catalog.lookup(key, locale: locale) else {
+            guard let (entry, table) = catalog.lookup(key, locale: locale) else {
                 if warned.insert("missing " + key).inserted {
                     let chain = catalog.chain(locale).map(catalog.writtenTag)
                     diagnostics.warning("no message for the key '\(TextEscape.escaped(key))' in locale \(TextEscape.escaped(locale)) (looked in \(chain.isEmpty ? "no strings file" : chain.joined(separator: ", "))): the key shows", at: at)
                 }
                 return key
+            }
+            // A fallback (docs/localization.md, "Fallbacks"): the message came from the default
+            // locale's table, not from one of the locale's own language; a note, once per key
+            // (or once in all when the locale has no strings file of its own).
+            let own = catalog.languageChain(locale)
+            if !own.contains(table) {
+                if own.isEmpty {
+                    if warned.insert("fallback").inserted {
+                        diagnostics.note("locale \(TextEscape.escaped(locale)) has no strings file: the messages of \(catalog.writtenTag(table)) show (fallback)", at: at)
+                    }
+                } else if warned.insert("fallback " + key).inserted {
+                    diagnostics.note("no message for the key '\(TextEscape.escaped(key))' in locale \(TextEscape.escaped(locale)) (looked in \(own.map(catalog.writtenTag).joined(separator: ", "))): \(catalog.writtenTag(table))'s shows (fallback)", at: at)
+                }
             }
             guard let message = entry.message else { return key }  // reported when loaded
             var problems: [String] = []

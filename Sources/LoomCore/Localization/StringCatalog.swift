@@ -115,7 +115,13 @@ public struct StringCatalog: Sendable {
     /// `nb`, `nb` for `no`: CLDR's Norwegian alias), then the default locale's chain. A
     /// pseudo-locale reads its base language's chain (`en-XA` → `en`, `ar-XB` → `ar`), then the
     /// default's.
-    public func chain(_ locale: String) -> [String] {
+    public func chain(_ locale: String) -> [String] { chain(locale, withDefault: true) }
+
+    /// The tables of `locale`'s own language (its chain without the default locale's): a
+    /// message found in none of them is a fallback (reported as a note by the `Localizer`).
+    public func languageChain(_ locale: String) -> [String] { chain(locale, withDefault: false) }
+
+    func chain(_ locale: String, withDefault: Bool) -> [String] {
         var out: [String] = []
         func add(_ tag: String) {
             var parts = StringCatalog.normalized(tag).split(separator: "-").map(String.init)
@@ -134,7 +140,7 @@ public struct StringCatalog: Sendable {
         } else {
             add(locale)
         }
-        if let defaultLocale { add(defaultLocale) }
+        if withDefault, let defaultLocale { add(defaultLocale) }
         return out.filter { tables[$0] != nil }
     }
 
