@@ -81,6 +81,9 @@ enum PluginScreenSchema {
             return .object(["description": .string(t.description), "anyOf": .array([
                 .object(["type": .string("string")]),
                 .object(["type": .string("object"), "required": .array([.string("key")]), "properties": .object(["key": .object(["type": .string("string")])])]),
+                // `{"localized_string": KEY, "args": {…}}`, as MetaSchema accepts it (docs/localization.md).
+                .object(["type": .string("object"), "required": .array([.string("localized_string")]),
+                         "properties": .object(["localized_string": .object(["type": .string("string")]), "args": .object(["type": .string("object")])])]),
             ])])
         case .color:
             return .object(["type": .string("string"), "pattern": .string("^(0[xX]|#)?[0-9A-Fa-f]{6}$"), "description": .string(t.description)])
