@@ -81,7 +81,7 @@ enum PluginScreenSchema {
             return .object(["description": .string(t.description), "anyOf": .array([
                 .object(["type": .string("string")]),
                 .object(["type": .string("object"), "required": .array([.string("key")]), "properties": .object(["key": .object(["type": .string("string")])])]),
-                // `{"localized_string": KEY, "args": {…}}` (docs/localization.md).
+                // `{"localized_string": KEY, "args": {…}}`, as MetaSchema accepts it (docs/localization.md).
                 .object(["type": .string("object"), "required": .array([.string("localized_string")]),
                          "properties": .object(["localized_string": .object(["type": .string("string")]), "args": .object(["type": .string("object")])])]),
             ])])

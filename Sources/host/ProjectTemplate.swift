@@ -181,7 +181,7 @@ enum ProjectTemplate {
 
                 """),
             (".loom/loom.d.lua", EmbeddedResources.files["lua/loom.d.lua"]!),
-        ] + SchemaKind.allCases.map { (schema($0.rawValue, ""), $0.text) }
+        ] + SchemaKind.initTemplate.map { (schema($0.rawValue, ""), $0.text) }
     }
 
     /// Writes the project into `dir` (created when missing); a folder that is not empty is

@@ -167,7 +167,7 @@ enum Reference {
         if let t = root["title"]?.string { out += "\(t). Schema: `host schema \(k.rawValue)` (docs/schema/\(k.rawValue).schema.json).\n\n" }
         if let d = root["description"]?.string { out += d + "\n\n" }
         if case .object(let props)? = root["properties"], !props.isEmpty {
-            out += propertyTable(props, required: requiredKeys(root))
+            out += propertyTable(props, required: requiredKeys(root), others: root)
         }
         // Forms of the whole file (screen.json: Loom's own, Matrioska's, Spots'; journeys.json:
         // a list or an object), as the schema's if/then/else and anyOf spell them.
@@ -177,14 +177,14 @@ enum Reference {
         for form in forms {
             guard case .object(let props)? = form["properties"], !props.isEmpty else { continue }
             out += "### " + (form["description"]?.string ?? "Another form") + "\n\n"
-            out += propertyTable(props, required: requiredKeys(form))
+            out += propertyTable(props, required: requiredKeys(form), others: form)
         }
         if case .object(let defs)? = root["$defs"] {
             for (name, d) in defs {
                 guard case .object(let o) = d, case .object(let props)? = o["properties"], !props.isEmpty else { continue }
                 out += "### \(name)\n\n"
                 if let desc = o["description"]?.string { out += desc + "\n\n" }
-                out += propertyTable(props, required: requiredKeys(o))
+                out += propertyTable(props, required: requiredKeys(o), others: o)
             }
         }
         return out
@@ -194,11 +194,24 @@ enum Reference {
         Set((o["required"]?.array ?? []).compactMap(\.string))
     }
 
-    static func propertyTable(_ props: OrderedDictionary<String, JSONValue>, required: Set<String>) -> String {
+    /// The table of an object's keys; `others` (the object's schema) adds a row for the keys it
+    /// allows beyond those named (`patternProperties`, an `additionalProperties` schema): a
+    /// strings file's messages, rules.json's rules, a style file's properties.
+    static func propertyTable(_ props: OrderedDictionary<String, JSONValue>, required: Set<String>,
+                              others: OrderedDictionary<String, JSONValue> = [:]) -> String {
         var out = "| key | type | required | description |\n|---|---|---|---|\n"
         for (k, v) in props {
             let o = v.object ?? [:]
             out += "| `\(k)` | \(cell(typeText(o))) | \(required.contains(k) ? "yes" : "no") | \(cell(o["description"]?.string ?? "")) |\n"
+        }
+        if case .object(let patterns)? = others["patternProperties"] {
+            for (pattern, v) in patterns {
+                let o = v.object ?? [:]
+                out += "| keys matching `\(cell(pattern))` | \(cell(typeText(o))) | no | \(cell(o["description"]?.string ?? "")) |\n"
+            }
+        }
+        if case .object(let o)? = others["additionalProperties"] {
+            out += "| any other key | \(cell(typeText(o))) | no | \(cell(o["description"]?.string ?? "")) |\n"
         }
         return out + "\n"
     }
@@ -239,7 +252,8 @@ enum Reference {
 
     /// Every topic by name: rules, component types (and aliases), files (`screen.json`, also
     /// `screen`), commands. A rule and a component never share a name with a file (files end in
-    /// .json); a bare schema kind (`users`) is a file unless a rule or component has that name.
+    /// .json); a bare schema kind (`users`) is a file unless a rule, a component or a command has
+    /// that name (`style` and `journeys` are commands: `style.json`, `journeys.json` are the files).
     static func topics(_ f: Factory?) -> OrderedDictionary<String, Topic> {
         var t: OrderedDictionary<String, Topic> = [:]
         if let f {
@@ -249,9 +263,10 @@ enum Reference {
                 for a in f.components[n]!.aliases where t[a] == nil { t[a] = .component(n) }
             }
         }
+        let commandNames = Set(commands.map(commandName))
         for k in SchemaKind.allCases {
             t[fileName(k)] = .file(k)
-            if t[k.rawValue] == nil { t[k.rawValue] = .file(k) }
+            if t[k.rawValue] == nil && !commandNames.contains(k.rawValue) { t[k.rawValue] = .file(k) }
         }
         for c in commands where t[commandName(c)] == nil { t[commandName(c)] = .command(c) }
         return t

@@ -2,7 +2,11 @@ import ArgumentParser
 import LoomCore
 
 enum SchemaKind: String, ExpressibleByArgument, CaseIterable {
-    case screen, users, clients, flows, loom, journeys
+    case screen, users, clients, flows, loom, journeys, rules, style, strings, coverage
+
+    /// The schemas `host init` copies into .loom/schema/ (the files its template writes; the
+    /// others are printed by `host schema KIND` and documented in docs/reference/files.md).
+    static let initTemplate: [SchemaKind] = [.screen, .users, .clients, .flows, .loom, .journeys]
 
     /// The schema as docs/schema holds it (the binary carries a copy).
     var text: String { EmbeddedResources.files["schema/\(rawValue).schema.json"]! }
@@ -11,7 +15,7 @@ enum SchemaKind: String, ExpressibleByArgument, CaseIterable {
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
-        abstract: "Print the JSON Schema (draft 2020-12) of a project file: a screen, users.json, clients.json, flows.json, loom.json or journeys.json.",
+        abstract: "Print the JSON Schema (draft 2020-12) of a project file: a screen, users.json, clients.json, flows.json, loom.json, journeys.json, rules.json, a style property file, a strings file, or the coverage JSON host test writes.",
         discussion: """
             The schemas are those of docs/schema, carried by the binary. A file names its schema with a \
             top-level "$schema" key, which the host ignores.

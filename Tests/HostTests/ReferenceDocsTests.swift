@@ -52,6 +52,35 @@ final class ReferenceDocsTests: XCTestCase {
         assertContains(command.stdout, "USAGE: host diff", in: command)
     }
 
+    /// Every project file format is a topic, not only those `host init` writes: a strings file's
+    /// messages and rules.json's rules are the keys beyond those named ("any other key"); a bare
+    /// kind that is also a command (`style`) is the command, `style.json` the file.
+    func testDocsPrintsEveryFileFormat() throws {
+        let strings = try Host.run(["docs", "strings.json"])
+        assertExit(strings, 0)
+        assertContains(strings.stdout, "## strings.json", in: strings)
+        assertContains(strings.stdout, "host schema strings", in: strings)
+        assertMatches(strings.stdout, #"^\| any other key \| string \| no \| "#, in: strings)
+
+        let rules = try Host.run(["docs", "rules.json"])
+        assertExit(rules, 0)
+        assertMatches(rules.stdout, #"^\| any other key \| rule \| no \| "#, in: rules)
+
+        let style = try Host.run(["docs", "style.json"])
+        assertExit(style, 0)
+        assertContains(style.stdout, "## style.json", in: style)
+        assertContains(style.stdout, "`@imports`", in: style)
+        let styleCommand = try Host.run(["docs", "style"])
+        assertExit(styleCommand, 0)
+        assertContains(styleCommand.stdout, "USAGE: host style", in: styleCommand)
+
+        let coverage = try Host.run(["docs", "coverage.json"])
+        assertExit(coverage, 0)
+        assertContains(coverage.stdout, "`summary`", in: coverage)
+        XCTAssertEqual(try Host.run(["schema", "coverage"]).stdoutData,
+                       try Data(contentsOf: Host.repoRoot.appendingPathComponent("docs/schema/coverage.schema.json")))
+    }
+
     /// `host help TOPIC` is `host docs TOPIC` when TOPIC is no command; `host help COMMAND` is
     /// still ArgumentParser's help.
     func testHelpTopic() throws {
@@ -80,7 +109,7 @@ final class ReferenceDocsTests: XCTestCase {
         let list = try Host.run(["docs"])
         assertExit(list, 0)
         assertMatches(list.stdout, #"^  rules: equals, in, not_in, at_least, below, rollout, between, schedule"#, in: list)
-        assertMatches(list.stdout, #"^  files: screen\.json, users\.json, clients\.json, flows\.json, loom\.json, journeys\.json$"#, in: list)
+        assertMatches(list.stdout, #"^  files: screen\.json, users\.json, clients\.json, flows\.json, loom\.json, journeys\.json, rules\.json, style\.json, strings\.json, coverage\.json$"#, in: list)
 
         let page = try Host.run(["docs", "--page", "rulez"])
         assertExit(page, 64)

@@ -5,7 +5,7 @@ import XCTest
 /// describes the registered components' meta and still validates the sample app's screens.
 final class SchemaCommandTests: XCTestCase {
     func testEachSchemaIsTheDocsCopyByteForByte() throws {
-        for kind in ["screen", "users", "clients", "flows", "loom"] {
+        for kind in ["screen", "users", "clients", "flows", "loom", "journeys", "rules", "style", "strings", "coverage"] {
             let r = try Host.run(["schema", kind])
             assertExit(r, 0)
             let docs = try Data(contentsOf: Host.repoRoot.appendingPathComponent("docs/schema/\(kind).schema.json"))
