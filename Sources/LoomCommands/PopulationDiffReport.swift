@@ -147,20 +147,7 @@ public struct PopulationDiffReport {
             out += "<td class=\"n\">\(r.segmentUsers)</td><td>\(h(r.fact.id))</td><td>\(r.fact.kind.rawValue)</td>"
             out += "<td>\(r.fact.change.rawValue)</td><td class=\"n\">\(r.count)</td></tr>\n"
         }
-        out += """
-            </tbody></table>
-            <script>
-            (function(){var t=document.getElementById("diff"),dir={};
-            t.tHead.addEventListener("click",function(e){var th=e.target.closest("th");if(!th)return;
-            var c=+th.dataset.col,num=th.dataset.num==="1",b=t.tBodies[0],rs=Array.prototype.slice.call(b.rows);
-            dir[c]=-(dir[c]||-1);var d=dir[c];
-            rs.sort(function(x,y){var a=x.cells[c].textContent,z=y.cells[c].textContent;
-            return d*(num?(parseFloat(a)-parseFloat(z)):a.localeCompare(z));});
-            rs.forEach(function(r){b.appendChild(r);});});})();
-            </script>
-            </body></html>
-
-            """
+        out += "</tbody></table>\n" + SortableTable.script(tableID: "diff") + "\n</body></html>\n"
         return out
     }
 }

@@ -183,9 +183,9 @@ struct Diff: ParsableCommand {
     func run() throws {
         if sweepRange != nil { return try runSweep() }
         var checkout: GitRevisionCheckout?
-        let oldSpec: PopulationDiffSide, newSpec: PopulationDiffSide
-        let oldSide: DiffSide, newSide: DiffSide
-        do {
+        // Nil: a population diff, run (and reported) inside.
+        let sides: (old: DiffSide, new: DiffSide)? = try exitingOnDiffInputErrors {
+            let oldSpec: PopulationDiffSide, newSpec: PopulationDiffSide
             if let rev {
                 let project = Workspace.projectRoot(explicit: engine.project, screen: old)
                 let c = try GitRevisionCheckout(rev: rev, project: project, screen: old)
@@ -206,22 +206,11 @@ struct Diff: ParsableCommand {
             if let path = populationPath {
                 // Each worker opens both sides itself (a workspace and its Lua state per thread).
                 try withExtendedLifetime(checkout) { try runPopulation(old: oldSpec, new: newSpec, path: path) }
-                return
+                return nil
             }
-            oldSide = try oldSpec.open()
-            newSide = try newSpec.open()
-        } catch let d as Diagnostic {
-            Console.report(Diagnostics([d]))
-            throw ExitCode(2)
-        } catch let e as DiffInputError {
-            Console.report(e.diagnostics)
-            throw ExitCode(2)
-        } catch let e as ExitCode {
-            throw e
-        } catch {
-            Console.error("cannot start the Lua runtime: \(error)")
-            throw ExitCode(2)
+            return (try oldSpec.open(), try newSpec.open())
         }
+        guard let (oldSide, newSide) = sides else { return }
         defer { withExtendedLifetime(checkout) {} }
         let selection = try user.selection()
         let report: DiffReport
@@ -276,5 +265,26 @@ struct Diff: ParsableCommand {
             return false
         }
         return !Console.report(diagnostics)
+    }
+}
+
+/// Runs `body`, which opens a diff's inputs (a revision's checkout, workspaces, screens): a
+/// problem found there is reported and ends the command with exit status 2 (nothing on stdout);
+/// an `ExitCode` thrown inside passes through. One place for `host diff`, its population diff
+/// and its calendar sweep.
+func exitingOnDiffInputErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let d as Diagnostic {
+        Console.report(Diagnostics([d]))
+        throw ExitCode(2)
+    } catch let e as DiffInputError {
+        Console.report(e.diagnostics)
+        throw ExitCode(2)
+    } catch let e as ExitCode {
+        throw e
+    } catch {
+        Console.error("cannot start the Lua runtime: \(error)")
+        throw ExitCode(2)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LoomCommands
 import LoomCore
 
 /// `host matrix --format html`: one self-contained page (no network, no CDN): the table, its
@@ -35,20 +36,7 @@ extension MatrixReport {
             out += "<td class=\"n\">\(r.segmentUsers)</td><td>\(r.key.kind.rawValue)</td><td>\(h(r.key.name))</td><td>\(h(r.key.flow ?? ""))</td>"
             out += "<td class=\"n\">\(r.users)</td><td class=\"n\">\(String(format: "%.1f", r.percent))</td></tr>\n"
         }
-        out += """
-            </tbody></table>
-            <script>
-            (function(){var t=document.getElementById("matrix"),dir={};
-            t.tHead.addEventListener("click",function(e){var th=e.target.closest("th");if(!th)return;
-            var c=+th.dataset.col,num=th.dataset.num==="1",b=t.tBodies[0],rs=Array.prototype.slice.call(b.rows);
-            dir[c]=-(dir[c]||-1);var d=dir[c];
-            rs.sort(function(x,y){var a=x.cells[c].textContent,z=y.cells[c].textContent;
-            return d*(num?(parseFloat(a)-parseFloat(z)):a.localeCompare(z));});
-            rs.forEach(function(r){b.appendChild(r);});});})();
-            </script>
-            </body></html>
-
-            """
+        out += "</tbody></table>\n" + SortableTable.script(tableID: "matrix") + "\n</body></html>\n"
         return out
     }
 }

@@ -122,24 +122,11 @@ extension Diff {
             let w = PopulationDiffWorker(old: o, new: n, parser: parser, by: by, device: device, graph: graph)
             return { w.process($0) }
         }
-        let first: PopulationDiffWorker, screenID: String
-        do {
+        let (first, screenID) = try exitingOnDiffInputErrors {
             let o = try oldSpec.open(), n = try newSpec.open()
             let (id, d) = PopulationDiffWorker.check(old: o, new: n)
             if Console.report(d) || id == nil { throw ExitCode(2) }
-            screenID = id!
-            first = PopulationDiffWorker(old: o, new: n, parser: parser, by: by, device: device, graph: graph)
-        } catch let d as Diagnostic {
-            Console.report(Diagnostics([d]))
-            throw ExitCode(2)
-        } catch let e as DiffInputError {
-            Console.report(e.diagnostics)
-            throw ExitCode(2)
-        } catch let e as ExitCode {
-            throw e
-        } catch {
-            Console.error("cannot start the Lua runtime: \(error)")
-            throw ExitCode(2)
+            return (PopulationDiffWorker(old: o, new: n, parser: parser, by: by, device: device, graph: graph), id!)
         }
         var counts = PopulationDiffCounts(by: by)
         var failures = 0, stopped = false

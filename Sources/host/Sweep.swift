@@ -134,25 +134,13 @@ extension Diff {
     func runSweep() throws {
         let window = try sweepWindow()
         let spec = PopulationDiffSide(label: old, options: workspaceOptions, screen: old)
-        let side: DiffSide, screenID: String
-        do {
-            side = try spec.open()
+        let (side, screenID) = try exitingOnDiffInputErrors {
+            let side = try spec.open()
             var d = side.ws.loadDiagnostics
             let s = side.ws.screen(file: side.file)
             d.append(contentsOf: s.diagnostics)
             if Console.report(d) || s.screen == nil || s.check == nil { throw ExitCode(2) }
-            screenID = s.screen!.id
-        } catch let d as Diagnostic {
-            Console.report(Diagnostics([d]))
-            throw ExitCode(2)
-        } catch let e as DiffInputError {
-            Console.report(e.diagnostics)
-            throw ExitCode(2)
-        } catch let e as ExitCode {
-            throw e
-        } catch {
-            Console.error("cannot start the Lua runtime: \(error)")
-            throw ExitCode(2)
+            return (side, s.screen!.id)
         }
         let counts: SweepCounts
         if let path = populationPath {
