@@ -53,6 +53,8 @@ public struct Localizer {
             if let m = n.meta { collect(m) }
             for i in n.items ?? [] { collect(i.props) }
         }
+        // The tables of the locale's own language: a message from another is a fallback.
+        let own = catalog.languageChain(locale)
         func text(_ key: String, args: OrderedDictionary<String, JSONValue>, at: SourceLocation) -> String {
             guard let (entry, table) = catalog.lookup(key, locale: locale) else {
                 if warned.insert("missing " + key).inserted {
@@ -64,7 +66,6 @@ public struct Localizer {
             // A fallback (docs/localization.md, "Fallbacks"): the message came from the default
             // locale's table, not from one of the locale's own language; a note, once per key
             // (or once in all when the locale has no strings file of its own).
-            let own = catalog.languageChain(locale)
             if !own.contains(table) {
                 if own.isEmpty {
                     if warned.insert("fallback").inserted {
