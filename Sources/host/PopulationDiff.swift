@@ -16,9 +16,7 @@ struct PopulationDiffSide: Sendable {
     func open() throws -> DiffSide { try DiffSide(label: label, options: options, screen: screen) }
 }
 
-/// What a worker made of a batch: the counts, the users that could not be read or resolved
-/// (each located at its line), the resolutions' own problems, and attribute names seen (for
-/// a `--by` typo's did-you-mean; at most `PopulationDiffWorker.namesKept`).
+/// What a worker made of a batch (`PopulationRunPart`, as a sweep's part).
 struct PopulationDiffPart: Sendable {
     var counts: PopulationDiffCounts
     var failures: [Diagnostic] = []
@@ -128,45 +126,8 @@ extension Diff {
             if Console.report(d) || id == nil { throw ExitCode(2) }
             return (PopulationDiffWorker(old: o, new: n, parser: parser, by: by, device: device, graph: graph), id!)
         }
-        var counts = PopulationDiffCounts(by: by)
-        var failures = 0, stopped = false
-        var notes = ResolutionNotes()
-        var names = Set<String>()
-        let progress = Progress()
-        workers.run(
-            makeWorker: { { first.process($0) } },
-            next: { input.nextBatch() },
-            consume: { (part: PopulationDiffPart) -> Bool in
-                counts.merge(part.counts)
-                notes.merge(part.notes)
-                for n in part.names where names.count < PopulationDiffWorker.namesKept { names.insert(n) }
-                for f in part.failures {
-                    reportDiagnostic(f)
-                    failures += 1
-                    if failFast { stopped = true; break }
-                }
-                progress.tick(counts.users + failures, fraction: input.fractionRead)
-                return !stopped
-            })
-        progress.clear()
-        reportNotes(notes)
-        var errors = failures > 0
-        if let e = input.readError { reportDiagnostic(e); errors = true }
-        // An attribute no user has is a typo (or the wrong file): every user would be in its
-        // `null` segment. Partial runs (`--segment-users`) list the attributes they saw instead,
-        // for the parts' sum to decide.
-        if counts.users > 0, !segmentUsers {
-            for name in by where !counts.seenBy.contains(name) {
-                let hint = name == "name" ? "; a user's name is its label, not an attribute"
-                    : DidYouMean.suggest(name, among: names.sorted()).map { "; did you mean '\(TextEscape.escaped($0))'?" } ?? ""
-                reportDiagnostic(.error("--by \(TextEscape.escaped(name)): no user of \(TextEscape.escaped(parser.displayPath)) has the attribute '\(TextEscape.escaped(name))'\(hint)"))
-                errors = true
-            }
-        }
-        let read = counts.users + failures
-        sinkError("diff: \(read) user\(read == 1 ? "" : "s")" + (failures == 0 ? ", none failed" : ", \(failures) failed")
-                  + summaryEnding(stopped: stopped, inputCutShort: input.readError != nil) + "\n")
-        if errors { throw ExitCode(2) }
+        let counts = try runPopulationParts(workers, first: { first.process($0) }, input: input, counts: PopulationDiffCounts(by: by),
+                                            summary: { "diff: \($0) user\($0 == 1 ? "" : "s")" })
         var report = PopulationDiffReport(screen: screenID, oldLabel: oldSpec.label, newLabel: newSpec.label, counts: counts)
         report.segmentUsers = segmentUsers
         Console.out(report.rendered(format.population))

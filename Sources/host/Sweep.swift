@@ -211,42 +211,7 @@ extension Diff {
             return { w.process($0) }
         }
         let firstWorker = SweepWorker(side: first, window: window, device: device, by: by, parser: parser)
-        var counts = SweepCounts(by: by)
-        var failures = 0, stopped = false
-        var notes = ResolutionNotes()
-        var names = Set<String>()
-        let progress = Progress()
-        workers.run(
-            makeWorker: { { firstWorker.process($0) } },
-            next: { input.nextBatch() },
-            consume: { (part: SweepPart) -> Bool in
-                counts.merge(part.counts)
-                notes.merge(part.notes)
-                for n in part.names where names.count < PopulationDiffWorker.namesKept { names.insert(n) }
-                for f in part.failures {
-                    reportDiagnostic(f)
-                    failures += 1
-                    if failFast { stopped = true; break }
-                }
-                progress.tick(counts.users + failures, fraction: input.fractionRead)
-                return !stopped
-            })
-        progress.clear()
-        reportNotes(notes)
-        var errors = failures > 0
-        if let e = input.readError { reportDiagnostic(e); errors = true }
-        if counts.users > 0 {
-            for name in by where !counts.seenBy.contains(name) {
-                let hint = name == "name" ? "; a user's name is its label, not an attribute"
-                    : DidYouMean.suggest(name, among: names.sorted()).map { "; did you mean '\(TextEscape.escaped($0))'?" } ?? ""
-                reportDiagnostic(.error("--by \(TextEscape.escaped(name)): no user of \(TextEscape.escaped(parser.displayPath)) has the attribute '\(TextEscape.escaped(name))'\(hint)"))
-                errors = true
-            }
-        }
-        let read = counts.users + failures
-        sinkError("sweep: \(read) user\(read == 1 ? "" : "s") at \(window.count) instant\(window.count == 1 ? "" : "s")"
-                  + (failures == 0 ? ", none failed" : ", \(failures) failed") + summaryEnding(stopped: stopped, inputCutShort: input.readError != nil) + "\n")
-        if errors { throw ExitCode(2) }
-        return counts
+        return try runPopulationParts(workers, first: { firstWorker.process($0) }, input: input, counts: SweepCounts(by: by),
+                                      summary: { "sweep: \($0) user\($0 == 1 ? "" : "s") at \(window.count) instant\(window.count == 1 ? "" : "s")" })
     }
 }
