@@ -8,24 +8,32 @@ extension Workspace {
     /// The project's journeys, checked against the project: each `from`, `reach` and `never`
     /// names a screen (with a did-you-mean), each rule its `users` names is registered or named.
     /// A journey with a problem is left out; nil when the project has no journeys file.
+    ///
+    /// A journey left out for a format error still has its screens and rules checked, so one run
+    /// reports every kind of problem the file has (each at its place), not the unknown screens
+    /// only once the format errors are fixed.
     public func journeys() -> (journeys: [Journey], diagnostics: Diagnostics)? {
         guard SafeFile.exists(journeysFile) else { return nil }
-        var (list, d) = JourneysFile.load(atPath: journeysFile, limits: project.fileLimits)
+        var (list, rejected, d) = JourneysFile.loadAll(atPath: journeysFile, limits: project.fileLimits)
         let screens = screenFiles()
         var ruleNames: DidYouMean.Candidates?
-        list = list.filter { j in
+        /// Reports the unknown screens and rules a journey names; false when there is one.
+        func known(_ name: String?, screens named: [(String, SourceLocation)], users: RuleExpression?) -> Bool {
             var ok = true
-            for (screen, at) in [(j.from, j.fromLocation), (j.goal.screen, j.goalLocation)] where screens[screen] == nil {
-                d.error("journey '\(j.name)': no screen '\(screen)'" + DidYouMean.hint(screen, among: screens.keys), at: at)
+            let label = name.map { "journey '\($0)'" } ?? "a journey"
+            for (screen, at) in named where screens[screen] == nil {
+                d.error("\(label): no screen '\(screen)'" + DidYouMean.hint(screen, among: screens.keys), at: at)
                 ok = false
             }
-            for ref in j.users?.references ?? [] where factory.rules[ref.name] == nil {
+            for ref in users?.references ?? [] where factory.rules[ref.name] == nil {
                 if ruleNames == nil { ruleNames = DidYouMean.Candidates(factory.rules.keys, budget: DidYouMean.batchBudget) }
-                d.error("journey '\(j.name)': unknown rule '\(ref.name)' in \"users\"" + ruleNames!.hint(ref.name), at: ref.location)
+                d.error("\(label): unknown rule '\(ref.name)' in \"users\"" + ruleNames!.hint(ref.name), at: ref.location)
                 ok = false
             }
             return ok
         }
+        list = list.filter { j in known(j.name, screens: [(j.from, j.fromLocation), (j.goal.screen, j.goalLocation)], users: j.users) }
+        for r in rejected { _ = known(r.name, screens: r.screens.map { ($0.screen, $0.location) }, users: r.users) }
         return (list, d)
     }
 

@@ -255,6 +255,37 @@ final class JourneyCommandTests: XCTestCase {
         XCTAssertEqual(xml.components(separatedBy: "<failure").count - 1 >= 3, true, xml)
     }
 
+    /// A journey with a format error still has its screens and rules checked in the same run
+    /// (not only once the format error is fixed); a misspelt key that stands for a missing one
+    /// is one error at the misspelling, not a second "needs" error that fixing it also fixes.
+    func testFormatErrorsAndUnknownScreensAreReportedTogether() throws {
+        let p = try project()
+        try Host.write(["journeys.json": """
+            [{"name": "a", "from": "hom", "reach": "checkot", "within": -1},
+             {"name": "b", "form": "home", "reach": "lounge", "users": "is_goldd"},
+             {"from": "hme", "never": "checkout"},
+             {"name": "c", "from": "home", "reahc": "checkout"}]
+            """], under: p)
+        for command in ["journeys", "check"] {
+            let r = try Host.run([command, "--project", p.path])
+            assertExit(r, 1)
+            for pattern in [
+                #"journeys\.json:1:24: error: journey 'a': no screen 'hom'; did you mean 'home'\?"#,
+                #"journeys\.json:1:40: error: journey 'a': no screen 'checkot'; did you mean 'checkout'\?"#,
+                #"journeys\.json:1:\d+: error: "within" is a number of taps"#,
+                #"journeys\.json:2:16: error: unknown key 'form' in a journey; expected name, users, from, reach, never, within; did you mean 'from'\? \(without it the journey has no "from"\)"#,
+                #"journeys\.json:2:\d+: error: journey 'b': unknown rule 'is_goldd' in "users"; did you mean 'is_gold'\?"#,
+                #"journeys\.json:3:2: error: a journey needs a "name""#,
+                #"journeys\.json:3:11: error: a journey: no screen 'hme'; did you mean 'home'\?"#,
+                #"journeys\.json:4:\d+: error: unknown key 'reahc' in a journey; .*did you mean 'reach'\? \(without it the journey has no "reach"\)"#,
+            ] {
+                assertMatches(r.stderr, pattern, in: r, "stderr")
+            }
+            assertLacks(r.stderr, "journey 'b' needs a \"from\"", in: r, "stderr")
+            assertLacks(r.stderr, "journey 'c' needs \"reach\"", in: r, "stderr")
+        }
+    }
+
     func testBadJourneysFileIsLocated() throws {
         let p = try project()
         try Host.write(["journeys.json": """
