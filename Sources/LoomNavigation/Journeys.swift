@@ -52,16 +52,39 @@ public enum JourneysFile {
     public static let maxJourneys = 10_000
     public static let maxWithin = 1_000_000
 
+    /// What a journey left out for a problem of its own still names (the screens of its `from`,
+    /// `reach` or `never` and the rule expression of its `users`, when those are well formed), so
+    /// that the project's checks report those names in the same run as the file's own errors:
+    /// fixing one kind of error never reveals another kind the file had all along.
+    public struct Rejected: Sendable {
+        public var name: String?
+        public var screens: [(screen: String, location: SourceLocation)] = []
+        public var users: RuleExpression?
+    }
+
     public static func load(atPath path: String, displayPath: String? = nil, limits: FileLimits) -> (journeys: [Journey], diagnostics: Diagnostics) {
+        let (journeys, _, d) = loadAll(atPath: path, displayPath: displayPath, limits: limits)
+        return (journeys, d)
+    }
+
+    /// `load`, with what the journeys left out still name (`Rejected`).
+    public static func loadAll(atPath path: String, displayPath: String? = nil, limits: FileLimits) -> (journeys: [Journey], rejected: [Rejected], diagnostics: Diagnostics) {
         do {
             let document = try SafeFile.parseJSON(atPath: path, displayPath: displayPath, limits: limits)
-            return parse(document)
+            return parseAll(document)
         } catch {
-            return ([], Diagnostics([error]))
+            return ([], [], Diagnostics([error]))
         }
     }
 
     public static func parse(_ document: JSONDocument) -> (journeys: [Journey], diagnostics: Diagnostics) {
+        let (journeys, _, d) = parseAll(document)
+        return (journeys, d)
+    }
+
+    /// `parse`, with what the journeys left out still name (`Rejected`).
+    public static func parseAll(_ document: JSONDocument) -> (journeys: [Journey], rejected: [Rejected], diagnostics: Diagnostics) {
+        var rejected: [Rejected] = []
         var d = Diagnostics()
         func loc(_ p: SourcePosition) -> SourceLocation { document.location(p) }
         let list: [JSONNode]
@@ -76,11 +99,11 @@ public enum JourneysFile {
         } else {
             d.error("a journeys file is a list of journeys ([{\"name\": …, \"from\": …, \"reach\": …}]), found \(document.root.kindName)",
                 at: loc(document.root.position))
-            return ([], d)
+            return ([], [], d)
         }
         if list.count > maxJourneys {
             d.error("\(list.count) journeys: at most \(maxJourneys)", at: loc(document.root.position))
-            return ([], d)
+            return ([], [], d)
         }
         var out: [Journey] = []
         var names: Set<String> = []
@@ -90,9 +113,20 @@ public enum JourneysFile {
                 continue
             }
             var ok = true
+            // A misspelt key that stands for a missing one (`form` for `from`) is the root cause
+            // of that key's absence: one error at the misspelling says both, instead of a second
+            // "needs a from" error that fixing the spelling also fixes.
+            var explained: Set<String> = []
             for m in o.members where !keys.contains(m.key) {
-                d.error("unknown key '\(m.key)' in a journey; expected \(keys.joined(separator: ", "))" + DidYouMean.hint(m.key, among: keys),
-                    at: loc(m.keyPosition))
+                var message = "unknown key '\(m.key)' in a journey; expected \(keys.joined(separator: ", "))" + DidYouMean.hint(m.key, among: keys)
+                if let near = DidYouMean.suggest(m.key, among: keys), o.member(near) == nil, !explained.contains(near) {
+                    explained.insert(near)
+                    if near == "reach" || near == "never" {
+                        if o.member("reach") == nil && o.member("never") == nil { explained.insert("reach"); explained.insert("never") }
+                    }
+                    message += " (without it the journey has no \"\(near)\")"
+                }
+                d.error(message, at: loc(m.keyPosition))
                 ok = false
             }
             func string(_ key: String) -> (String, SourceLocation)? {
@@ -106,7 +140,7 @@ public enum JourneysFile {
                 return (s, loc(m.value.position))
             }
             let name = string("name")
-            if o.member("name") == nil {
+            if o.member("name") == nil, !explained.contains("name") {
                 d.error("a journey needs a \"name\"", at: loc(node.position))
                 ok = false
             }
@@ -115,13 +149,15 @@ public enum JourneysFile {
                 ok = false
             }
             let from = string("from")
-            if o.member("from") == nil {
+            if o.member("from") == nil, !explained.contains("from") {
                 d.error("journey '\(name?.0 ?? "?")' needs a \"from\" screen", at: loc(node.position))
                 ok = false
             }
             let reach = string("reach"), never = string("never")
             var goal: (Journey.Goal, SourceLocation)?
             switch (o.member("reach"), o.member("never")) {
+            case (nil, nil) where explained.contains("reach"):
+                ok = false
             case (nil, nil):
                 d.error("journey '\(name?.0 ?? "?")' needs \"reach\" (a screen it gets to) or \"never\" (a screen it must not get to)",
                     at: loc(node.position))
@@ -154,11 +190,16 @@ public enum JourneysFile {
                 users = RuleExpression.parse(m.value, file: document.file, diagnostics: &d)
                 if users == nil || d.errors.count != before { ok = false }
             }
-            guard ok, let name, let from, let goal else { continue }
+            guard ok, let name, let from, let goal else {
+                var r = Rejected(name: name?.0, users: users)
+                for x in [from, reach, never] { if let x { r.screens.append((x.0, x.1)) } }
+                if !r.screens.isEmpty || users != nil { rejected.append(r) }
+                continue
+            }
             out.append(Journey(name: name.0, users: users, from: from.0, goal: goal.0, within: within, location: loc(node.position),
                 fromLocation: from.1, goalLocation: goal.1))
         }
-        return (out, d)
+        return (out, rejected, d)
     }
 }
 

@@ -102,6 +102,7 @@ public final class PluginEngine {
         sandbox = try Sandbox(limits: limits)
         sandbox.virtualFiles = StandardPlugins.virtualFiles
         sandbox.sharedModules = StandardPlugins.sharedModules
+        sandbox.suggestName = { DidYouMean.suggest($0, among: $1) }
         sandbox.logSink = { [unowned self] label, line in
             self.log.append((label, line))
             if self.logToStderr { FileHandle.standardError.write(Data("[\(TextEscape.escaped(label))] \(TextEscape.escaped(line))\n".utf8)) }

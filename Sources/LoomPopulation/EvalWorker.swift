@@ -167,7 +167,7 @@ public final class EvalWorker {
         }
         plans = made
         clients = made.isEmpty ? nil : table
-        user = PlanUser(slots: AttributeSlots(device: screens.deviceAttributes, now: parser.now), screens: screens, parser: parser)
+        user = PlanUser(slots: AttributeSlots(device: screens.deviceAttributes, now: parser.now, locale: parser.locale), screens: screens, parser: parser)
     }
 
     /// `LOOM_EVAL_NO_PLAN` and `LOOM_EVAL_NO_MEMO`, read once per process (not per worker: the

@@ -29,12 +29,23 @@ final class AttributeSlots {
     /// The slot named `now` and `now`'s id, when `--now` is given.
     private(set) var nowSlot = -1
     private(set) var nowID: Int32 = 0
+    /// `--locale`: every user's attribute `locale`; its slot and id, as `now`'s.
+    let locale: String?
+    private(set) var localeSlot = -1
+    private(set) var localeID: Int32 = 0
     /// The slot named `profile` (the user's name when they have no such attribute).
     private(set) var profileSlot = -1
 
-    init(device: [String: JSONValue], now: String?) {
+    init(device: [String: JSONValue], now: String?, locale: String? = nil) {
         self.device = device
         self.now = now
+        self.locale = locale
+    }
+
+    /// Whether the command line sets attribute `name` for every user (`--now`, `--locale`):
+    /// then a record's own member of that name is not what the user has.
+    func overrides(_ name: String) -> Bool {
+        (name == "now" && now != nil) || (name == "locale" && locale != nil)
     }
 
     var count: Int { names.count }
@@ -58,6 +69,10 @@ final class AttributeSlots {
         if name == "now", let now {
             nowSlot = n
             nowID = values[n].id(.string(now))
+        }
+        if name == "locale", let locale {
+            localeSlot = n
+            localeID = values[n].id(.string(locale))
         }
         if name == "profile" { profileSlot = n }
         return n
@@ -298,6 +313,7 @@ final class PlanUser {
 
     private func compute(_ slot: Int) -> Int32 {
         if slot == slots.nowSlot { return slots.nowID }
+        if slot == slots.localeSlot { return slots.localeID }
         if let user = profile, line.baseAddress == nil {
             switch UserViewValue.of(slots.names[slot], user: user, params: [:], device: slots.device, asciiKey: slots.ascii[slot]) {
             case .value(nil): return 0
@@ -411,8 +427,8 @@ final class PlanUser {
     /// profile: `slot` 0 for an unknown client, entry `i` as `i + 1`, and an unknown client's
     /// warning (`Resolver.unknownClientWarning`). A JSON line's version read in place: a string
     /// member of plain ASCII (no escape) is classified once per distinct value, a missing member
-    /// as missing; anything else (another kind, an escape, the attribute named `name`, `data`, or
-    /// `now` under `--now`) through the parsed profile. Nil when the line does not parse.
+    /// as missing; anything else (another kind, an escape, the attribute named `name`, `data`,
+    /// `now` under `--now` or `locale` under `--locale`) through the parsed profile. Nil when the line does not parse.
     func client(_ table: ClientTable) -> (slot: Int, note: Diagnostic?)? {
         if let c = currentClient { return c }
         guard let cls = classification(table) else { return nil }
@@ -423,7 +439,7 @@ final class PlanUser {
 
     private func classification(_ table: ClientTable) -> ClientTable.Classification? {
         let name = table.versionAttribute
-        if let base = line.baseAddress, profile == nil, name != "name", name != "data", !(name == "now" && slots.now != nil) {
+        if let base = line.baseAddress, profile == nil, name != "name", name != "data", !slots.overrides(name) {
             if versionSlot < 0 { versionSlot = slots.slot(name) }
             guard let k = member(versionSlot, base) else { return table.classify(version: nil) }
             let m = members[k]

@@ -18,11 +18,11 @@ public final class UserInput {
     /// `firstLine`: the number of the first line (JSON Lines and CSV; for a part of a larger file).
     /// `fileLimits`: how much of a users.json is read (JSON Lines and CSV stream, record by record).
     public static func open(_ path: String, format: UserFileFormat?, schema: [String: CSVType] = [:], now: String? = nil,
-                            firstLine: Int = 1, batchSize: Int = 256, workers: Int = 1,
+                            locale: String? = nil, firstLine: Int = 1, batchSize: Int = 256, workers: Int = 1,
                             fileLimits: FileLimits) -> Result<UserInput, Diagnostic> {
         let f = format ?? (path == "-" ? .jsonl : UserFileFormat.implied(by: path))
         let display = path == "-" ? "<stdin>" : path
-        var parser = UserParser(format: f, displayPath: display, now: now)
+        var parser = UserParser(format: f, displayPath: display, now: now, locale: locale)
         if f == .profiles {
             guard path != "-" else { return .failure(.error("--users -: standard input holds JSON Lines or CSV, not users.json profiles")) }
             guard SafeFile.exists(path) else { return .failure(.error("no users file '\(path)'")) }

@@ -11,26 +11,37 @@ public struct UserParser: Sendable {
     public var columns: [CSVColumn] = []
     /// `--now`: added to every user as the attribute `now`.
     public var now: String?
+    /// `--locale`: set as every user's attribute `locale` (over their own, as `host run
+    /// --locale` sets it over a profile's).
+    public var locale: String?
 
-    public init(format: UserFileFormat, displayPath: String, now: String? = nil) {
+    public init(format: UserFileFormat, displayPath: String, now: String? = nil, locale: String? = nil) {
         self.format = format
         self.displayPath = displayPath
         self.now = now
+        self.locale = locale
+    }
+
+    /// `attrs` with the attributes the command line sets for every user (`--now`, `--locale`).
+    @inline(__always)
+    func override(_ attrs: inout OrderedDictionary<String, JSONValue>) {
+        if let now { attrs["now"] = .string(now) }
+        if let locale { attrs["locale"] = .string(locale) }
     }
 
     public func parse(_ pending: PendingUser) -> Result<UserRecord, Diagnostic> {
         if let e = pending.readError { return .failure(.error(e.message, at: at(e.line, e.column))) }
         let result: Result<UserRecord, Diagnostic>
         if var profile = pending.profile {
-            if let now { profile.attributes["now"] = .string(now) }
+            override(&profile.attributes)
             return .success(UserRecord(line: pending.line, label: profile.name.map { .string($0) } ?? .int(pending.line), profile: profile))
         }
         switch format {
         case .csv: result = parseCSV(pending)
         case .jsonl, .profiles: result = parseJSON(pending)
         }
-        guard case .success(var record) = result, let now else { return result }
-        record.profile.attributes["now"] = .string(now)
+        guard case .success(var record) = result, now != nil || locale != nil else { return result }
+        override(&record.profile.attributes)
         return .success(record)
     }
 
@@ -55,7 +66,7 @@ public struct UserParser: Sendable {
     }
 
     /// A JSON line's record from the members `JSONFlatObject.scan` found in it: what `parse`
-    /// makes of that line (`parseJSON` reads the same members and values, `--now` added),
+    /// makes of that line (`parseJSON` reads the same members and values, `--now` and `--locale` added),
     /// without copying or scanning the line again. Nil when the line needs `parse` (a `name`
     /// that is not a string, a number token that is not one: `parse` then says where).
     func parseScanned(line: Int, bytes: UnsafeBufferPointer<UInt8>, members: [JSONFlatMember]) -> UserRecord? {
@@ -66,7 +77,7 @@ public struct UserParser: Sendable {
         case .string(let s)?: name = s
         default: return nil
         }
-        if let now { attrs["now"] = .string(now) }
+        override(&attrs)
         return UserRecord(line: line, label: name.map { .string($0) } ?? .int(line), profile: UserProfile(name: name, attributes: attrs))
     }
 

@@ -183,6 +183,21 @@ extension Workspace {
     }
 
     /// The schema of a source: written, or `NAME.schema.json` beside its file when that exists.
+    /// `host check`'s warnings for the `$bind`s of `file` whose field its data source's schema
+    /// declares optional (`TemplateExpander.optionalBindings`). Schemas that do not read are
+    /// left out here (their errors are the screen's own, reported where it loads).
+    public func optionalBindingWarnings(file: String) -> Diagnostics {
+        guard let doc = try? SafeFile.parseJSON(atPath: file, displayPath: file, limits: project.fileLimits) else { return Diagnostics() }
+        var schemas: [String: (schema: DataSchema, file: String)] = [:]
+        for decl in DataDeclaration.parse(doc).0 {
+            guard let path = schemaPath(decl), case .success(let s) = readProjectJSON(path, for: decl),
+                  let schema = DataSchema.parse(JSONDocument(file: s.file, root: s.node)).0 else { continue }
+            schemas[decl.name] = (schema, path)
+        }
+        guard !schemas.isEmpty else { return Diagnostics() }
+        return TemplateExpander.optionalBindings(doc, schemas: schemas)
+    }
+
     func schemaPath(_ decl: DataDeclaration) -> String? {
         if let s = decl.schema { return s }
         let file: String

@@ -8,24 +8,32 @@ extension Workspace {
     /// The project's journeys, checked against the project: each `from`, `reach` and `never`
     /// names a screen (with a did-you-mean), each rule its `users` names is registered or named.
     /// A journey with a problem is left out; nil when the project has no journeys file.
+    ///
+    /// A journey left out for a format error still has its screens and rules checked, so one run
+    /// reports every kind of problem the file has (each at its place), not the unknown screens
+    /// only once the format errors are fixed.
     public func journeys() -> (journeys: [Journey], diagnostics: Diagnostics)? {
         guard SafeFile.exists(journeysFile) else { return nil }
-        var (list, d) = JourneysFile.load(atPath: journeysFile, limits: project.fileLimits)
+        var (list, rejected, d) = JourneysFile.loadAll(atPath: journeysFile, limits: project.fileLimits)
         let screens = screenFiles()
         var ruleNames: DidYouMean.Candidates?
-        list = list.filter { j in
+        /// Reports the unknown screens and rules a journey names; false when there is one.
+        func known(_ name: String?, screens named: [(String, SourceLocation)], users: RuleExpression?) -> Bool {
             var ok = true
-            for (screen, at) in [(j.from, j.fromLocation), (j.goal.screen, j.goalLocation)] where screens[screen] == nil {
-                d.error("journey '\(j.name)': no screen '\(screen)'" + DidYouMean.hint(screen, among: screens.keys), at: at)
+            let label = name.map { "journey '\($0)'" } ?? "a journey"
+            for (screen, at) in named where screens[screen] == nil {
+                d.error("\(label): no screen '\(screen)'" + DidYouMean.hint(screen, among: screens.keys), at: at)
                 ok = false
             }
-            for ref in j.users?.references ?? [] where factory.rules[ref.name] == nil {
+            for ref in users?.references ?? [] where factory.rules[ref.name] == nil {
                 if ruleNames == nil { ruleNames = DidYouMean.Candidates(factory.rules.keys, budget: DidYouMean.batchBudget) }
-                d.error("journey '\(j.name)': unknown rule '\(ref.name)' in \"users\"" + ruleNames!.hint(ref.name), at: ref.location)
+                d.error("\(label): unknown rule '\(ref.name)' in \"users\"" + ruleNames!.hint(ref.name), at: ref.location)
                 ok = false
             }
             return ok
         }
+        list = list.filter { j in known(j.name, screens: [(j.from, j.fromLocation), (j.goal.screen, j.goalLocation)], users: j.users) }
+        for r in rejected { _ = known(r.name, screens: r.screens.map { ($0.screen, $0.location) }, users: r.users) }
         return (list, d)
     }
 
@@ -38,24 +46,73 @@ extension Workspace {
     /// The graph a user can walk from `screen` (in the flow that shows it first, as `host
     /// navigate SCREEN`), with the actions hidden from the user added as hidden edges (each with
     /// the rule that hid it): what a journey check reads.
-    public func journeyGraph(from screen: String, user: UserProfile) -> NavigationGraph {
+    ///
+    /// `data`: the user's own data sources (a population record's `"data"`, as `host eval`
+    /// applies it): each screen that declares one of them is expanded anew with them (the rest
+    /// of its sources as declared), so navigation that depends on the data follows it. Check
+    /// them first with `journeyDataProblem`: a screen they break shows no actions here.
+    public func journeyGraph(from screen: String, user: UserProfile, data: [String: DataValue] = [:]) -> NavigationGraph {
         let (flows, _) = self.flows()
         return NavigationExplorer.explore(
             flows: flows, entry: flows.entryPoint(forScreen: screen), screens: screenLocations(),
             context: navigationContext(user: user),
             linkContext: { self.navigationContext(user: user, params: $0?.params ?? [:]) }
         ) { id in
-            self.actionsWithHidden(screenID: id, user: user)
+            self.actionsWithHidden(screenID: id, user: user, data: data)
         }
+    }
+
+    /// The data source names a screen file declares (read once per file; none when it does
+    /// not parse: its own errors are reported where it loads).
+    public func declaredData(file: String) -> Set<String> {
+        if let d = declaredDataByFile[file] { return d }
+        let names = (try? SafeFile.parseJSON(atPath: file, displayPath: file, limits: project.fileLimits))
+            .map { Set(DataDeclaration.parse($0).0.map(\.name)) } ?? []
+        declaredDataByFile[file] = names
+        return names
+    }
+
+    /// The first problem of a user's own `data` for the project's screens, as `host eval` finds
+    /// it: a name no screen declares (with a did-you-mean), or data that breaks its schema or a
+    /// binding of a screen that declares it; nil when every screen takes it.
+    public func journeyDataProblem(_ data: [String: DataValue], user: UserProfile) -> Diagnostic? {
+        guard !data.isEmpty else { return nil }
+        let files = screenFiles().values.sorted()
+        let declared = files.map { declaredData(file: $0) }
+        let known = declared.reduce(into: Set<String>()) { $0.formUnion($1) }
+        for name in data.keys.sorted() where !known.contains(name) {
+            let all = known.sorted()
+            return .error("data '\(TextEscape.escaped(name))' was given, but no screen of the project declares a data source of that name"
+                + (all.isEmpty ? " (they declare none)" : "\(DidYouMean.hint(name, among: all)) (declared: \(all.joined(separator: ", ")))"),
+                at: data[name]!.node.position.located(in: data[name]!.file))
+        }
+        for (file, names) in zip(files, declared) {
+            let mine = data.filter { names.contains($0.key) }
+            guard !mine.isEmpty else { continue }
+            let loaded = screen(file: file, request: DataRequest(data: mine, user: user))
+            if let e = loaded.diagnostics.items.first(where: { $0.severity == .error }) { return e }
+            if loaded.screen == nil { return .error("screen file \(TextEscape.escaped(file)) could not be expanded with this user's data") }
+        }
+        return nil
     }
 
     /// A screen's visible actions for a user, then the hidden ones: every action written under
     /// a component or item the user does not see, with the node that hid it and why.
-    func actionsWithHidden(screenID: String, user: UserProfile) -> ScreenActions? {
+    func actionsWithHidden(screenID: String, user: UserProfile, data: [String: DataValue] = [:]) -> ScreenActions? {
         guard let file = screenFiles()[screenID] else { return nil }
-        let loaded = self.screen(file: file)
+        let mine = data.isEmpty ? data : data.filter { declaredData(file: file).contains($0.key) }
+        let loaded = mine.isEmpty ? self.screen(file: file) : self.screen(file: file, request: DataRequest(data: mine, user: user))
         guard let screen = loaded.screen, let check = loaded.check else { return ScreenActions(actions: [], file: file) }
-        let r = resolve(screen, check: check, user: user, explain: true)
+        let r: Resolution
+        if mine.isEmpty {
+            r = resolve(screen, check: check, user: user, explain: true)
+        } else {
+            // Expanded with the user's data: resolved without the file's cache of resolved
+            // components, which holds the declared data's (as `host eval` resolves such users).
+            let ctx = ResolutionContext(user: user, screenID: screen.id, explain: true)
+            prepare(ctx)
+            r = Resolver(factory: factory, screen: screen, check: check).resolve(for: user, context: ctx)
+        }
         var sites = r.actions.map { ActionSite(action: $0.action, location: $0.location, componentPath: $0.path, gated: $0.gated) }
 
         // The source nodes by path: a hidden node keeps no children, its source does.

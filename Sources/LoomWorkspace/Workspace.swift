@@ -59,6 +59,8 @@ public final class Workspace {
     var dataFedFiles: Set<String> = []
     /// Those of them with a source a plugin provides per request (`host.data`).
     var providedDataFiles: Set<String> = []
+    /// The data source names each screen file declares (`declaredData(file:)`).
+    var declaredDataByFile: [String: Set<String>] = [:]
     private var screenIndex: [String: String]?
     var cachedFlows: (FlowSet, Diagnostics)?
     var cachedConfiguration: Diagnostics?

@@ -57,7 +57,8 @@ extension Sandbox {
             // A shared library module: from the host's table only, never a file.
             guard let path = sharedModules[name], let text = virtualFiles[path] else {
                 let known = sharedModules.keys.sorted()
-                return fail("require: no shared module '\(name)'; the shared modules are \(known.joined(separator: ", "))")
+                let near = suggestName?(name, known).map { "; did you mean '\($0)'?" } ?? ""
+                return fail("require: no shared module '\(name)' (the shared modules are \(known.joined(separator: ", ")))\(near)")
             }
             knownFiles.insert(path)
             state.push(text)

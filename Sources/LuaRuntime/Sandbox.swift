@@ -28,6 +28,9 @@ public final class Sandbox {
     /// The shared library modules `require("loom.NAME")` gives (one frozen instance per state):
     /// name → a path of `virtualFiles`.
     public var sharedModules: [String: String] = [:]
+    /// The closest of some names to a misspelt one, for `require("loom.semvar")`'s did-you-mean
+    /// (the engine gives LoomCore's `DidYouMean`, which this module cannot import); nil: none.
+    public var suggestName: ((String, [String]) -> String?)?
     private var logBytes: [String: Int] = [:]
     public var logCapBytes = 64 * 1024
 

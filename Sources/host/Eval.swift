@@ -28,6 +28,9 @@ struct PopulationOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The evaluation time, ISO-8601, given to every user as the attribute `now`.", valueName: "time"))
     var now: String?
 
+    @Option(name: .long, help: ArgumentHelp("The locale strings resolve for, set as every user's `locale` attribute: over a user's own `locale`, as host run --locale sets it over a profile's (to keep each user's own, leave it out: users without one get loom.json's default_locale). A right-to-left locale mirrors the layout; pseudo-locales en-XA and ar-XB. A tag the project has no strings for is an error.", valueName: "tag"))
+    var locale: String?
+
     @Option(name: .shortAndLong, parsing: .unconditional, help: ArgumentHelp("Worker threads, each with its own Lua state (\(NumericFlag.jobs.text); default: the number of cores).", valueName: "n"), transform: NumericFlag.jobs.parse)
     var jobs: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), NumericFlag.jobs.range.upperBound)
 
@@ -43,6 +46,9 @@ struct PopulationOptions: ParsableArguments {
         if let now, !ISODate.isValid(now) {
             throw ValidationError("--now takes an ISO-8601 date or date-time (e.g. 2026-11-21T12:00:00Z), found '\(now)'")
         }
+        if let locale, !StringCatalog.isTag(locale) {
+            throw ValidationError("--locale '\(TextEscape.escaped(locale))' is not a locale tag such as en, nb-NO or ar-XB")
+        }
     }
 
     /// The users' source (its CSV header read), or the reason it cannot be read (not reported).
@@ -54,7 +60,7 @@ struct PopulationOptions: ParsableArguments {
             case .failure(let e): return .failure(e)
             }
         }
-        return UserInput.open(users, format: usersFormat, schema: types, now: now, firstLine: firstLine, workers: jobs, fileLimits: fileLimits)
+        return UserInput.open(users, format: usersFormat, schema: types, now: now, locale: locale, firstLine: firstLine, workers: jobs, fileLimits: fileLimits)
     }
 
     /// Opens the users' source, starts the worker threads, then opens the caller's workspace of
@@ -88,7 +94,23 @@ struct PopulationOptions: ParsableArguments {
         let (screens, d) = PopulationScreens.open(options: engine.workspaceOptions(device: device), screens: args)
         Console.report(d)
         guard let screens else { throw ExitCode(1) }
+        if let locale, let problem = PopulationOptions.unknownLocale(locale, in: screens.workspace.strings) {
+            Console.error(problem)
+            throw ExitCode(1)
+        }
         return screens
+    }
+
+    /// Why `--locale tag` cannot be what the user meant, or nil: in a project with strings, a
+    /// tag none of whose language's files exist (`fr` when there are `en`, `nb`, `ar`) would
+    /// silently show the default locale's texts to every user, so it is an error with a
+    /// did-you-mean among the project's locales and the pseudo-locales. A project without
+    /// strings takes any tag (only its direction matters there).
+    static func unknownLocale(_ tag: String, in catalog: StringCatalog) -> String? {
+        guard !catalog.isEmpty, PseudoLocale(tag) == nil, catalog.languageChain(tag).isEmpty else { return nil }
+        let known = catalog.tables.keys.map { catalog.writtenTag($0) }.sorted() + ["en-XA", "ar-XB"]
+        let near = DidYouMean.suggest(tag, among: known).map { "; did you mean '\($0)'?" } ?? ""
+        return "--locale '\(tag)': the project has no strings for that language (its locales: \(known.joined(separator: ", ")))\(near)"
     }
 }
 

@@ -24,7 +24,7 @@ struct Journeys: ParsableCommand {
             Exit status: 0 when every journey passes, 1 when one fails or the journeys file has an error.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("The users: users.json profiles (.json), JSON Lines or CSV (.csv), as host eval reads them; default: the project's users.json profiles.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The users: users.json profiles (.json), JSON Lines or CSV (.csv), as host eval reads them, a JSON line's \"data\" applied to the graphs that user walks; default: the project's users.json profiles.", valueName: "file"))
     var users: String?
 
     @Option(name: .long, help: "Output format: text or json.")
@@ -68,7 +68,7 @@ struct Journeys: ParsableCommand {
     /// project has no journeys file. Errors reading the users are diagnostics of the report.
     static func report(_ ws: Workspace, users path: String?) -> JourneyReport? {
         guard let (journeys, d) = ws.journeys() else { return nil }
-        typealias User = (profile: UserProfile, isProfile: Bool, label: String)
+        typealias User = (profile: UserProfile, isProfile: Bool, label: String, data: [String: DataValue])
         var problems = Diagnostics()
         let users: AnySequence<User>
         if let path {
@@ -99,7 +99,7 @@ struct Journeys: ParsableCommand {
                         let pending = batch!.pending(k)
                         k += 1
                         switch input.parser.parse(pending) {
-                        case .success(let r): return (r.profile, false, r.profile.name ?? (r.label.string ?? "line \(r.line)"))
+                        case .success(let r): return (r.profile, false, r.profile.name ?? (r.label.string ?? "line \(r.line)"), r.data ?? [:])
                         case .failure(let e): problems.append(e)
                         }
                     }
@@ -107,7 +107,7 @@ struct Journeys: ParsableCommand {
                 })
             }
         } else {
-            users = AnySequence(ws.users.profiles.map { User(profile: UserProfile(name: $0.key, attributes: $0.value), isProfile: true, label: $0.key) })
+            users = AnySequence(ws.users.profiles.map { User(profile: UserProfile(name: $0.key, attributes: $0.value), isProfile: true, label: $0.key, data: [:]) })
         }
         var report = JourneyReport.check(journeys, users: users, in: ws)
         var all = d

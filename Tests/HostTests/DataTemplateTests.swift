@@ -134,6 +134,47 @@ final class DataTemplateTests: XCTestCase {
         XCTAssertEqual(r.stdout.components(separatedBy: "#restaurant-1 ").count, 2, r.transcript)
     }
 
+    /// host check warns at each `$bind` of a field the data's schema declares optional (not in
+    /// "required", no "default"), naming the field and the schema; a required field, one with a
+    /// default, a nested `$each`'s element and a field the schema does not declare are handled.
+    func testCheckWarnsAtBindingsOfOptionalFields() throws {
+        let root = try Host.temporaryFolder("optional-bind")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "optional-bind"}"#,
+            "data/shops.json": #"[{"id": 1, "name": "A", "rating": 4, "eta": 10, "address": {"city": "Oslo"}, "dishes": [{"id": 7, "note": "hot"}]}]"#,
+            "data/shops.schema.json": """
+                {"type": "array", "items": {"type": "object", "required": ["id", "name", "address", "dishes"],
+                  "properties": {"id": {"type": "integer"}, "name": {"type": "string"}, "rating": {"type": "number"},
+                                 "eta": {"type": "integer", "default": 15},
+                                 "address": {"type": "object", "properties": {"city": {"type": "string"}}},
+                                 "dishes": {"type": "array", "items": {"type": "object", "required": ["id"],
+                                            "properties": {"id": {"type": "integer"}, "note": {"type": "string"}}}}}}}
+                """,
+            "screens/shops.json": """
+                {"screen": "shops", "data": {"shops": {"file": "data/shops.json"}},
+                 "root": {"type": "stack", "id": "root", "children": {"$each": "shops", "as": "s", "template":
+                   {"type": "list", "id": {"$format": "shop_{s.id}"},
+                    "meta": {"title": {"$bind": "s.name"}, "rating": {"$bind": "s.rating"}, "eta": {"$bind": "s.eta"},
+                             "city": {"$bind": "s.address.city"}},
+                    "items": {"$each": "s.dishes", "as": "d", "template": {"id": {"$format": "dish_{d.id}"}, "title": {"$bind": "d.note"}}}}}}}
+                """,
+        ], under: root)
+        let r = try Host.run(["check", "--project", root.path])
+        assertExit(r, 0)
+        let warnings = r.stderr.split(separator: "\n").filter { $0.contains("is optional in") }
+        XCTAssertEqual(warnings.count, 3, r.transcript)
+        assertContains(r.stderr, #"screens/shops.json:4:64: warning: $bind 's.rating': 'rating' is optional in shops's schema (data/shops.schema.json: not in "required", no "default"): an element without it fails this binding and is left out"#, in: r, "stderr")
+        assertContains(r.stderr, #"screens/shops.json:5:32: warning: $bind 's.address.city': 'city' is optional in shops's schema"#, in: r, "stderr")
+        assertContains(r.stderr, #"warning: $bind 'd.note': 'note' is optional in shops's schema"#, in: r, "stderr")
+        assertLacks(r.stderr, "'s.name'", in: r, "stderr")
+        assertLacks(r.stderr, "'s.eta'", in: r, "stderr")
+        // host run is unchanged: the data has every field, nothing is said.
+        let run = try Host.run(["run", "screens/shops.json", "--no-graph"], directory: root)
+        assertExit(run, 0)
+        assertLacks(run.stderr, "is optional in", in: run, "stderr")
+    }
+
     func testCheckReportsTemplateErrors() throws {
         let ok = try Host.run(["check", "--project", Self.project])
         XCTAssertEqual(ok.status, 0, ok.transcript)

@@ -5,6 +5,45 @@ import XCTest
 final class DocExamplesTests: XCTestCase {
     /// The first ```lua block of docs/navigation.md (the premium flow with a deep link) replaces
     /// the movies example's own premium flow; a scenario then opens the link the prose describes.
+    /// scripts/check-docs checks each relative link's #anchor against the target's headings as
+    /// GitHub names them (code marks and punctuation dropped, spaces to dashes, repeats -1) and
+    /// HTML ids, same-page anchors too, with a did-you-mean; a link inside code is not a link.
+    func testCheckDocsFindsLinksToMissingHeadings() throws {
+        let dir = try Host.temporaryFolder("check-docs-anchors")
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        try Host.write([
+            "a.md": """
+                # Guide: `host run --cache`
+
+                ## Choosing the locale
+
+                ## Choosing the locale
+
+                Links: [ok](#choosing-the-locale), [second](#choosing-the-locale-1), [code](#guide-host-run---cache),
+                [other](b.md#what-a-user-sees--and-why), [html](b.md#custom), [bad](b.md#what-a-user-see),
+                [self bad](#chosing-the-locale), [file](b.md), [in code](`#nowhere`).
+
+                ```text
+                [not a link](#nowhere-either)
+                ```
+                """,
+            "b.md": """
+                ## What a user sees — and why
+
+                <a id="custom"></a>
+                """,
+        ], under: dir)
+        let script = Host.repoRoot.appendingPathComponent("scripts/check-docs")
+        let r = try Host.runExecutable(script, [dir.appendingPathComponent("a.md").path])
+        assertExit(r, 1)
+        let failures = r.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL") }
+        XCTAssertEqual(failures.count, 2, r.transcript)
+        assertContains(r.stdout, "a.md:8: link to a missing heading: b.md#what-a-user-see (no heading of ", in: r)
+        assertContains(r.stdout, "has the anchor '#what-a-user-see'; did you mean '#what-a-user-sees--and-why'?)", in: r)
+        assertContains(r.stdout, "a.md:9: link to a missing heading: #chosing-the-locale (", in: r)
+        assertContains(r.stdout, "did you mean '#choosing-the-locale'?", in: r)
+    }
+
     func testNavigationDocLuaFlowLinkWorksAsWritten() throws {
         let doc = try String(contentsOf: Host.repoRoot.appendingPathComponent("docs/navigation.md"), encoding: .utf8)
         let start = try XCTUnwrap(doc.range(of: "```lua\n"))

@@ -255,6 +255,87 @@ final class JourneyCommandTests: XCTestCase {
         XCTAssertEqual(xml.components(separatedBy: "<failure").count - 1 >= 3, true, xml)
     }
 
+    /// `--users FILE`: a record's own `"data"` is applied to the graphs its journeys walk, as
+    /// `host eval` applies it: a data-fed list whose items carry the actions reaches the offer
+    /// for the declared data and for a user's own offers, not for a user with none; data no
+    /// screen declares, or that breaks a binding, is an error naming the user.
+    func testAPopulationUsersOwnDataShapesTheGraphsTheJourneysWalk() throws {
+        let root = try Host.temporaryFolder("journey-data")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        try Host.write([
+            "loom.json": #"{"name": "journey-data"}"#,
+            "flows.json": #"{"flows": {"main": {"presentation": "stack", "start": "home", "steps": {"offer": {"push": "offer"}}}}}"#,
+            "screens/home.json": """
+                {"screen": "home", "data": {"offers": {"file": "data/offers.json"}},
+                 "root": {"type": "list", "id": "offers",
+                          "items": {"$each": "offers", "as": "o",
+                                    "template": {"id": {"$format": "offer_{o.id}"}, "title": {"$bind": "o.title"}, "action": {"$format": "offer:{o.id}"}}}}}
+                """,
+            "screens/offer.json": #"{"screen": "offer", "root": {"type": "label", "id": "l", "meta": {"text": "Offer"}}}"#,
+            "data/offers.json": #"[{"id": 1, "title": "One"}]"#,
+            "journeys.json": #"[{"name": "reach an offer", "from": "home", "reach": "offer", "within": 1}]"#,
+            "pop.jsonl": """
+                {"name": "declared"}
+                {"name": "none", "data": {"offers": []}}
+                {"name": "two", "data": {"offers": [{"id": 2, "title": "Two"}]}}
+                {"name": "also_declared", "data": {"offers": [{"id": 1, "title": "One"}]}}
+                {"name": "bad", "data": {"ofers": []}}
+                {"name": "worse", "data": {"offers": [{"id": 3}]}}
+
+                """,
+        ], under: root)
+        let r = try Host.run(["journeys", "--users", "pop.jsonl", "--format", "json"], directory: root)
+        assertExit(r, 1)
+        let journeys = try r.jsonObject()["journeys"] as? [[String: Any]] ?? []
+        let segments = journeys.first?["segments"] as? [[String: Any]] ?? []
+        XCTAssertEqual(segments.map { "\($0["segment"] ?? "") \($0["verdict"] ?? "")" },
+                       ["2 users like declared pass", "none fail", "two pass"], r.transcript)
+        let paths = segments.map { (($0["path"] as? [[String: Any]]) ?? []).map { $0["action"] as? String ?? "" } }
+        XCTAssertEqual(paths, [["offer:1"], [], ["offer:2"]], r.transcript)
+        assertContains(r.stderr, "pop.jsonl:5:35: error: user bad: its data cannot be used: data 'ofers' was given, but no screen of the project declares a data source of that name; did you mean 'offers'?", in: r, "stderr")
+        assertContains(r.stderr, "error: user worse: its data cannot be used: $bind: o has no field 'title'", in: r, "stderr")
+        // Without --users (the profiles, which bring no data): the declared data, as before.
+        let profiles = try Host.run(["journeys"], directory: root)
+        assertExit(profiles, 0)
+        // A generated scenario opens the screen with the segment's data, so it walks offer:2.
+        try Host.write(["two.jsonl": #"{"name": "two", "data": {"offers": [{"id": 2, "title": "Two"}]}}"# + "\n"], under: root)
+        let g = try Host.run(["journeys", "--users", "two.jsonl", "--generate", "scenarios/generated"], directory: root)
+        assertExit(g, 0)
+        let t = try Host.run(["test"], directory: root)
+        assertContains(t.stdout, "1 passed, 0 failed", in: t)
+    }
+
+    /// A journey with a format error still has its screens and rules checked in the same run
+    /// (not only once the format error is fixed); a misspelt key that stands for a missing one
+    /// is one error at the misspelling, not a second "needs" error that fixing it also fixes.
+    func testFormatErrorsAndUnknownScreensAreReportedTogether() throws {
+        let p = try project()
+        try Host.write(["journeys.json": """
+            [{"name": "a", "from": "hom", "reach": "checkot", "within": -1},
+             {"name": "b", "form": "home", "reach": "lounge", "users": "is_goldd"},
+             {"from": "hme", "never": "checkout"},
+             {"name": "c", "from": "home", "reahc": "checkout"}]
+            """], under: p)
+        for command in ["journeys", "check"] {
+            let r = try Host.run([command, "--project", p.path])
+            assertExit(r, 1)
+            for pattern in [
+                #"journeys\.json:1:24: error: journey 'a': no screen 'hom'; did you mean 'home'\?"#,
+                #"journeys\.json:1:40: error: journey 'a': no screen 'checkot'; did you mean 'checkout'\?"#,
+                #"journeys\.json:1:\d+: error: "within" is a number of taps"#,
+                #"journeys\.json:2:16: error: unknown key 'form' in a journey; expected name, users, from, reach, never, within; did you mean 'from'\? \(without it the journey has no "from"\)"#,
+                #"journeys\.json:2:\d+: error: journey 'b': unknown rule 'is_goldd' in "users"; did you mean 'is_gold'\?"#,
+                #"journeys\.json:3:2: error: a journey needs a "name""#,
+                #"journeys\.json:3:11: error: a journey: no screen 'hme'; did you mean 'home'\?"#,
+                #"journeys\.json:4:\d+: error: unknown key 'reahc' in a journey; .*did you mean 'reach'\? \(without it the journey has no "reach"\)"#,
+            ] {
+                assertMatches(r.stderr, pattern, in: r, "stderr")
+            }
+            assertLacks(r.stderr, "journey 'b' needs a \"from\"", in: r, "stderr")
+            assertLacks(r.stderr, "journey 'c' needs \"reach\"", in: r, "stderr")
+        }
+    }
+
     func testBadJourneysFileIsLocated() throws {
         let p = try project()
         try Host.write(["journeys.json": """

@@ -127,6 +127,66 @@ final class LocalizationCommandTests: XCTestCase {
         assertLacks(en.stderr, "(fallback)", in: en, "stderr")
     }
 
+    /// `host eval --locale` and `host matrix --locale` set every user's `locale` attribute, over a
+    /// user's own, as `host run --locale` sets it over a profile's: the strings and the rules that
+    /// read `locale` follow, the same at any --jobs (the plans' fast path included); without it
+    /// each user keeps their own. A tag with no strings is an error, a bad tag a usage error.
+    func testEvalAndMatrixTakeALocaleForEveryUser() throws {
+        let root = try project([
+            "screens/r.json": """
+                {"screen": "r", "root": {"type": "stack", "id": "root", "children": [
+                  {"type": "label", "id": "title", "meta": {"text": {"key": "title", "type": "localized_string"}}},
+                  {"type": "label", "id": "norsk_only", "rule": {"equals": {"locale": "nb"}}, "meta": {"text": "Hei"}}
+                ]}}
+                """,
+            "pop.jsonl": """
+                {"name": "a", "tier": "x"}
+                {"name": "b", "locale": "ar"}
+                {"name": "c", "locale": "nb"}
+
+                """,
+        ])
+        func eval(_ extra: [String]) throws -> HostResult {
+            let r = try Host.run(["eval", "screens/r.json", "--users", "pop.jsonl"] + extra, directory: root)
+            assertExit(r, 0)
+            return r
+        }
+        func titles(_ r: HostResult) -> [String] {
+            r.stdout.split(separator: "\n").compactMap { line -> String? in
+                guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+                return TreeJSON.components(o["tree"]).first { $0["id"] as? String == "title" }.flatMap { ($0["props"] as? [String: Any])?["text"] as? String }
+            }
+        }
+        // Each user's own locale (none: the default), then nb for all.
+        XCTAssertEqual(titles(try eval(["--select", "tree"])), ["Movies", "أفلام", "Filmer"])
+        XCTAssertEqual(titles(try eval(["--select", "tree", "--locale", "nb-NO", "-j", "2"])), ["Filmer", "Filmer", "Filmer"])
+        let own = try eval(["-j", "1"]).stdout
+        XCTAssertEqual(own.components(separatedBy: "norsk_only").count, 2, own)
+        let one = try eval(["--locale", "nb", "-j", "1"]).stdout
+        XCTAssertEqual(one.components(separatedBy: "norsk_only").count, 4, one)
+        XCTAssertEqual(try eval(["--locale", "nb", "-j", "2"]).stdout, one)
+        // As host run: --locale over a profile's own locale (users.json's norsk is nb-NO).
+        let profiles = try Host.run(["eval", "screens/r.json", "--users", "users.json", "--locale", "ar", "--select", "tree"], directory: root)
+        XCTAssertEqual(titles(profiles), ["أفلام", "أفلام"], profiles.transcript)
+        let run = try Host.run(["run", "screens/r.json", "--user", "norsk", "--locale", "ar", "--no-graph", "--format", "json"], directory: root)
+        XCTAssertEqual(try texts(run)["title"], "أفلام")
+        // host matrix: one segment of locale nb holding every user.
+        let m = try Host.run(["matrix", "screens/r.json", "--users", "pop.jsonl", "--by", "locale", "--locale", "nb", "--format", "json"], directory: root)
+        assertExit(m, 0)
+        let segments = try m.jsonObject()["segments"] as? [[String: Any]] ?? []
+        XCTAssertEqual(segments.map { ($0["segment"] as? [String: Any])?["locale"] as? String }, ["nb"], m.transcript)
+        XCTAssertEqual(segments.first?["users"] as? Int, 3, m.transcript)
+        // A tag with no strings of its language is an error naming the project's locales.
+        for command in ["eval", "matrix"] {
+            let fr = try Host.run([command, "screens/r.json", "--users", "pop.jsonl", "--locale", "fr"], directory: root)
+            assertExit(fr, 1)
+            assertContains(fr.stderr, "error: --locale 'fr': the project has no strings for that language (its locales: ar, en, nb, en-XA, ar-XB)", in: fr, "stderr")
+            assertExit(try Host.run([command, "screens/r.json", "--users", "pop.jsonl", "--locale", "no good"], directory: root), 64)
+        }
+        // A pseudo-locale is always known.
+        XCTAssertEqual(titles(try eval(["--select", "tree", "--locale", "en-XA"])).count, 3)
+    }
+
     func testMissingKeysAndBadMessagesAreLocatedWarnings() throws {
         let root = try project()
         let r = try Host.run(["run", "screens/s.json", "--user", "u", "--no-graph", "--locale", "nb-NO"], directory: root)

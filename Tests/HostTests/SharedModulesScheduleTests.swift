@@ -96,12 +96,19 @@ final class SharedModulesScheduleTests: XCTestCase {
         assertLacks(timeless.stdout, "#lunch", in: timeless, "stdout")
     }
 
-    func testAnUnknownSharedModuleIsALoadErrorNamingTheModules() throws {
+    func testAnUnknownSharedModuleIsALoadErrorNamingTheModulesWithADidYouMean() throws {
         let root = try makeProject(extra: [
             "plugins/broken/plugin.lua": #"local x = require("loom.semvar")\#nreturn { name = "broken", version = "1.0.0", api = 1, register = function() end }\#n"#,
         ])
         let r = try Host.run(["check", root.appendingPathComponent("screens/home.json").path])
-        assertMatches(r.stderr, #"plugin\.lua:1:\d*:? ?error: .*no shared module 'loom\.semvar'; the shared modules are loom\.murmur3, loom\.semver, loom\.time"#, in: r, "stderr")
+        assertMatches(r.stderr, #"plugin\.lua:1:\d*:? ?error: .*no shared module 'loom\.semvar' \(the shared modules are loom\.murmur3, loom\.semver, loom\.time\); did you mean 'loom\.semver'\?"#, in: r, "stderr")
+        // A name near none of them gets no suggestion; a plain module outside loom.* is a file.
+        let far = try makeProject(extra: [
+            "plugins/broken/plugin.lua": #"local x = require("loom.json")\#nreturn { name = "broken", version = "1.0.0", api = 1, register = function() end }\#n"#,
+        ])
+        let f = try Host.run(["check", far.appendingPathComponent("screens/home.json").path])
+        assertMatches(f.stderr, #"plugin\.lua:1:\d*:? ?error: .*no shared module 'loom\.json' \(the shared modules are loom\.murmur3, loom\.semver, loom\.time\)"#, in: f, "stderr")
+        assertLacks(f.stderr, "did you mean", in: f, "stderr")
     }
 
     func testBadScheduleArgumentsAreLocatedErrors() throws {

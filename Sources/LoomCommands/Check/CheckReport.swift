@@ -43,6 +43,7 @@ public struct CheckReport {
         for f in files {
             let loaded = ws.screen(file: f)
             diagnostics.append(contentsOf: loaded.diagnostics)
+            diagnostics.append(contentsOf: ws.optionalBindingWarnings(file: f))
             if let s = loaded.screen {
                 let found = ConstraintCheck.check(s)
                 diagnostics.append(contentsOf: found)

@@ -23,6 +23,9 @@ public indirect enum DataSchema: Sendable {
         var maxLength: Int?
         var minItems: Int?
         var maxItems: Int?
+        /// Whether the schema gives a `"default"` (not applied by the host; for `host check`,
+        /// a field with one is taken as always filled by whoever writes the data).
+        var hasDefault = false
     }
 
     enum Additional: Sendable {
@@ -97,6 +100,7 @@ public indirect enum DataSchema: Sendable {
             case "maxLength": node.maxLength = count(v, m.key)
             case "minItems": node.minItems = count(v, m.key)
             case "maxItems": node.maxItems = count(v, m.key)
+            case "default": node.hasDefault = true
             default:
                 if ignored.contains(m.key) { continue }
                 d.error("schema keyword '\(m.key)' is not in the subset the host checks\(DidYouMean.hint(m.key, among: keywords)) (docs/data.md, \"Schemas\")",
@@ -104,6 +108,44 @@ public indirect enum DataSchema: Sendable {
             }
         }
         return .schema(node)
+    }
+
+    /// The schema of the value at `steps` below this one (a key: its property's; an index: the
+    /// items'), nil where the schema declares nothing.
+    public func at(_ steps: some Sequence<TemplateExpression.PathStep>) -> DataSchema? {
+        var s = self
+        for step in steps {
+            guard case .schema(let n) = s else { return nil }
+            switch step {
+            case .key(let k):
+                guard let p = n.properties[k] else { return nil }
+                s = p
+            case .index:
+                guard let i = n.items else { return nil }
+                s = i
+            }
+        }
+        return s
+    }
+
+    /// The first key along `steps` that its object's schema declares optional: a property not
+    /// in `"required"` and without a `"default"`; nil when every declared key on the way is
+    /// required (or the schema declares nothing there: nothing to say).
+    public func firstOptionalKey(_ steps: some Sequence<TemplateExpression.PathStep>) -> String? {
+        var s = self
+        for step in steps {
+            guard case .schema(let n) = s else { return nil }
+            switch step {
+            case .key(let k):
+                guard let p = n.properties[k] else { return nil }
+                if !n.required.contains(k), case .schema(let pn) = p, !pn.hasDefault { return k }
+                s = p
+            case .index:
+                guard let i = n.items else { return nil }
+                s = i
+            }
+        }
+        return nil
     }
 
     /// Checks `value` (read from `file`); each mismatch is an error at the value, naming its path

@@ -141,6 +141,47 @@ public struct TemplateExpander {
     /// Set by the host on a node with bound values: field as written → where its value came
     /// from (`"meta.text": "restaurants[2].name"`), read into `Component.bindings` for `--explain`.
     public static let boundKey = "$bound"
+    /// `host check`'s warnings for `$bind`s of a field the data source's schema declares
+    /// optional (not in `"required"`, no `"default"`): an element (or a data file) without it
+    /// fails the binding at run time and the element is left out, though the sample data has
+    /// it. `schemas`: each source's schema and the schema file's name. Walks the screen as
+    /// written: `$each` over a source (or a path into an element) names its elements' schema by
+    /// its `as`; a named template's bindings (written in loom.json) are not followed. Each
+    /// warning is at the `$bind`'s string.
+    public static func optionalBindings(_ doc: JSONDocument, schemas: [String: (schema: DataSchema, file: String)]) -> Diagnostics {
+        var d = Diagnostics()
+        typealias Scope = [String: (schema: DataSchema, source: String, file: String)]
+        func lookup(_ path: String, _ scope: Scope) -> (schema: DataSchema, source: String, file: String, steps: [TemplateExpression.PathStep])? {
+            guard case .success(.path(let steps, _)) = TemplateExpression.parsePath(path),
+                  case .key(let root)? = steps.first, let s = scope[root] else { return nil }
+            return (s.schema, s.source, s.file, Array(steps.dropFirst()))
+        }
+        func walk(_ n: JSONNode, _ scope: Scope, depth: Int) {
+            guard depth < 512 else { return }
+            switch n.kind {
+            case .array(let a): for x in a { walk(x, scope, depth: depth + 1) }
+            case .object(let o):
+                if let bind = o.member("$bind"), let path = bind.value.string, let (schema, source, file, steps) = lookup(path, scope),
+                   let key = schema.firstOptionalKey(steps) {
+                    d.warning("$bind '\(TextEscape.escaped(path))': '\(TextEscape.escaped(key))' is optional in \(TextEscape.escaped(source))'s schema (\(TextEscape.escaped(file)): not in \"required\", no \"default\"): an element without it fails this binding and is left out; require it in the schema, or bind a field every element has",
+                              at: bind.value.position.located(in: doc.file))
+                }
+                var inner = scope
+                if let each = o.member("$each")?.value.string, let (schema, source, file, steps) = lookup(each, scope),
+                   let items = schema.at(steps)?.at([.index(0)]) {
+                    let name = o.member("as")?.value.string ?? "item"
+                    inner[name] = (items, source, file)
+                }
+                for m in o.members { walk(m.value, m.key == "template" ? inner : scope, depth: depth + 1) }
+            default: break
+            }
+        }
+        var scope: Scope = [:]
+        for (name, s) in schemas { scope[name] = (s.schema, name, s.file) }
+        walk(doc.root, scope, depth: 0)
+        return d
+    }
+
     static let bindingKeys: Set<String> = ["$bind", "$format", "$expr"]
     static let passedKeys: Set<String> = ["$schema", "$param"]
     static let templateKeys = ["$each", "$template", "$bind", "$format", "$expr"]
