@@ -99,6 +99,7 @@ final class LuaComponentBuilder: ComponentBuilding {
         }
         return result
     }
+
     /// Pushes the builder's arguments: its node table, then (not for a single) its child (a
     /// wrapper's, nil when it has none), its children's list (a cluster's) or its items' list (a
     /// collection's). Returns how many were pushed. (Also what bench builder_call's bare calls
