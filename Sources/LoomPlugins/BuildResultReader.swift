@@ -10,8 +10,12 @@ extension PluginEngine {
     /// Reads a builder's result `{ view, props, children? }` at the top of the stack (pops it).
     /// `childrenIndex` is the stack index of the children list that was passed, for identity.
     /// `scope`: the nodes the call created with `ui.*` (markers in `children` name them).
-    func readBuildResult(what: String, childrenIndex: Int32?, childIDs: [String?], scope: BuildScope? = nil) -> Result<BuildOutput, BuildFailure> {
+    /// `what` names the builder in messages (made only for one); `children` are those given
+    /// (their ids are looked up by), none for a single or a collection.
+    func readBuildResult(what whatText: @autoclosure () -> String, childrenIndex: Int32?, children: ArraySlice<ResolvedNode> = [],
+                         scope: BuildScope? = nil) -> Result<BuildOutput, BuildFailure> {
         defer { state.pop(1) }
+        var what: String { whatText() }
         guard state.type(-1) == .table else {
             return .failure(BuildFailure("\(what) must return a table { view = NAME, props = TABLE }, returned \(state.type(-1) == .nil ? "nothing" : "a " + state.typeName(-1))"))
         }
@@ -53,13 +57,13 @@ extension PluginEngine {
                 // The children passed, by table identity and by id: one pass each, so a
                 // builder returning thousands of children stays linear.
                 var byIdentity: [LuaIdentity: Int] = [:]
-                for j in 0..<childIDs.count {
+                for j in 0..<children.count {
                     state.getIndex(ci, j + 1)
                     if let p = state.identity(-1) { byIdentity[p] = j }
                     state.pop(1)
                 }
                 var byID: [String: Int] = [:]
-                for (j, id) in childIDs.enumerated() { if let id, byID[id] == nil { byID[id] = j } }
+                for (j, c) in children.enumerated() { if let id = c.id, byID[id] == nil { byID[id] = j } }
                 for i in 1...n {
                     state.getIndex(-1, i)
                     if let scope, let made = createdChild(scope) {

@@ -49,39 +49,16 @@ final class LuaComponentBuilder: ComponentBuilding {
         let top = state.top
         defer { state.top = top }
         request.context.pluginCalls += 1
+        if let record = engine.buildRecorder { record(self, request) }  // bench builder_call only
         state.push(function)
         let data = engine.resolutionTables(request.context)
+        let nargs: Int32
         do {
-            try engine.pushNode(request, data, style: nodeStyle)
+            nargs = try pushArguments(request, data, style: nodeStyle)
         } catch {
             return .failure(engine.failure(error))
         }
-        var nargs: Int32 = 1
         var childrenIndex: Int32?
-        switch kind {
-        case .single: break
-        case .wrapper:
-            if let c = request.children.first { engine.pushResolved(c, data) } else { state.pushNil() }
-            nargs = 2
-        case .cluster:
-            state.newTable(narr: Int32(request.children.count))
-            for (i, c) in request.children.enumerated() {
-                engine.pushResolved(c, data)
-                state.setIndex(-2, i + 1)
-            }
-            nargs = 2
-        case .collection:
-            state.newTable(narr: Int32(request.items.count))
-            do {
-                for (i, it) in request.items.enumerated() {
-                    try engine.pushResolved(it)
-                    state.setIndex(-2, i + 1)
-                }
-            } catch {
-                return .failure(engine.failure(error))
-            }
-            nargs = 2
-        }
         if kind == .cluster || kind == .wrapper {
             // Keep the children passed (a wrapper's one child as a list of one), to recognise
             // the children the builder returns.
@@ -111,10 +88,9 @@ final class LuaComponentBuilder: ComponentBuilding {
             exhausted.note(error, in: request.context)
             return .failure(engine.failure(error))
         }
-        let what = "the builder of '\(type)' (plugin \(plugin.name))"
         var result = engine.readBuildResult(
-            what: what, childrenIndex: childrenIndex,
-            childIDs: kind == .wrapper ? Array(request.children.prefix(1).map(\.id)) : request.children.map(\.id), scope: scope)
+            what: "the builder of '\(type)' (plugin \(plugin.name))", childrenIndex: childrenIndex,
+            children: kind == .wrapper ? request.children.prefix(1) : request.children[...], scope: scope)
         if let unplaced = engine.endBuildScope(scope), case .success = result {
             result = .failure(BuildFailure(unplaced))
         }
@@ -122,6 +98,35 @@ final class LuaComponentBuilder: ComponentBuilding {
             engine.keep(out, single: kind == .single, request.component, styled: styledKey)
         }
         return result
+    }
+
+    /// Pushes the builder's arguments: its node table, then (not for a single) its child (a
+    /// wrapper's, nil when it has none), its children's list (a cluster's) or its items' list (a
+    /// collection's). Returns how many were pushed. (Also what bench builder_call's bare calls
+    /// are handed, made once.)
+    func pushArguments(_ request: BuildRequest, _ data: ResolutionTables, style nodeStyle: NodeStyle?) throws(LuaError) -> Int32 {
+        let engine = self.engine
+        let state = engine.state
+        try engine.pushNode(request, data, style: nodeStyle)
+        switch kind {
+        case .single:
+            return 1
+        case .wrapper:
+            if let c = request.children.first { engine.pushResolved(c, data) } else { state.pushNil() }
+        case .cluster:
+            state.newTable(narr: Int32(request.children.count))
+            for (i, c) in request.children.enumerated() {
+                engine.pushResolved(c, data)
+                state.setIndex(-2, i + 1)
+            }
+        case .collection:
+            state.newTable(narr: Int32(request.items.count))
+            for (i, it) in request.items.enumerated() {
+                try engine.pushResolved(it)
+                state.setIndex(-2, i + 1)
+            }
+        }
+        return 2
     }
 }
 

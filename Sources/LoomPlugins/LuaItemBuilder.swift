@@ -37,7 +37,7 @@ final class LuaItemBuilder: ItemBuilding {
             exhausted.note(error, in: context)
             return .failure(engine.failure(error))
         }
-        let result = engine.readBuildResult(what: "the item view '\(kind)' (plugin \(plugin.name))", childrenIndex: nil, childIDs: [])
+        let result = engine.readBuildResult(what: "the item view '\(kind)' (plugin \(plugin.name))", childrenIndex: nil)
         if case .success(let out) = result {
             engine.itemViewCache[ObjectIdentifier(item)] = out
             engine.retained.append(item)

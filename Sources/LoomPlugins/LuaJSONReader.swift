@@ -18,6 +18,10 @@ struct LuaJSONReader {
     var done: [LuaIdentity: Converted] = [:]
     /// The deepest level reached below the table being read.
     var deepest = 0
+    /// Whether a table was read below the table being read (a table without any is walked again
+    /// when reached again: that costs what it counts, and keeps `done` for the tables that
+    /// hold tables, usually none).
+    var sawTable = false
 
     struct Converted {
         var value: JSONValue
@@ -107,6 +111,7 @@ struct LuaJSONReader {
         if level > Limits.maxNesting { return fail("table \(Limits.nestingMessage)") }
         guard let p = state.identity(start) else { return fail("a value without identity cannot be converted to JSON") }
         if let c = done[p] {
+            sawTable = true
             // `read` counted the table itself already.
             nodes += c.nodes - 1
             bytes += c.bytes
@@ -119,13 +124,17 @@ struct LuaJSONReader {
         let startNodes = nodes - 1, startBytes = bytes
         let outer = deepest
         deepest = level
+        sawTable = false
         let r = walk(start, level: level)
         let height = deepest - level + 1
         deepest = max(outer, deepest)
+        let holdsTables = sawTable
+        sawTable = true  // for the table holding this one
         // Not for the top-level table: it could only be reached again from inside itself, a
         // cycle, found before this is read (so a conversion of one flat table, the usual props
-        // or arguments, needs no dictionary).
-        if case .success(let v) = r, level > 1 {
+        // or arguments, needs no dictionary). Nor for a table holding no table: walked again
+        // when reached again, it costs no more than the values it counts again.
+        if case .success(let v) = r, level > 1, holdsTables {
             done[p] = Converted(value: v, nodes: nodes - startNodes, bytes: bytes - startBytes, height: height)
         }
         return r
@@ -166,6 +175,7 @@ struct LuaJSONReader {
         let n = state.rawLength(idx)
         var count = 0
         var keys: [String] = []
+        keys.reserveCapacity(8)  // one allocation for the usual handful of keys
         var sawInteger = false
         var badKeyType: String?
         var invalidKey: (bytes: [UInt8], offset: Int)?

@@ -73,9 +73,20 @@ public final class PluginEngine {
     /// Frozen `node.style` tables by `NodeStyle.id` (each distinct style pushed once per state).
     @exclusivity(unchecked) var styleRefs: [Int: Int32] = [:]
     @exclusivity(unchecked) var metaRefs: [ObjectIdentifier: Int32] = [:]
+    /// Resolved nodes' tables kept across resolutions, by component (a few variants each), and how many were made
+    /// (ResolvedTables.swift).
+    @exclusivity(unchecked) var keptResolvedTables: [ObjectIdentifier: [KeptResolvedTable]] = [:]
+    var keptResolvedTableCount: Int64 = 0
+    /// The tokens of the kept tables handed over in resolution `keptTokensResolution` (weak: a
+    /// later resolution's tables, even at the same address, never see them), by node serial.
+    var keptTokens: [Int: Int64] = [:]
+    weak var keptTokensResolution: ResolutionTables?
     var navRef: LuaRef?
     /// The nodes the running builder call creates with `ui.*` (nil outside a builder call).
     var buildScope: BuildScope?
+    /// Bench `builder_call` only (BenchmarkSupport.swift): sees each component builder call that
+    /// reaches Lua, before it is made. Nil otherwise: one nil check per such call.
+    var buildRecorder: ((LuaComponentBuilder, BuildRequest) -> Void)?
     /// `ui.<type>` constructors by type name (one per registered type or alias).
     var uiConstructors: [String: Int32] = [:]
     /// The Lua tables of the resolution running now (see `ResolutionTables`).

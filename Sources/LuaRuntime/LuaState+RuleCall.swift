@@ -42,4 +42,21 @@ extension LuaState {
         }
         return trues
     }
+
+    /// Bench `builder_call`'s baseline: `rounds` passes over `calls`, each
+    /// `[function, argument…]` (registry references; a negative one pushes nil), each a bare
+    /// protected call with one result (no budget, no owner switch, no message handler), popped.
+    /// Returns how many calls returned a table.
+    public func benchmarkBarePCalls(_ calls: [[Int32]], rounds: Int) -> Int {
+        let L = mainThread
+        var tables = 0
+        for _ in 0..<rounds {
+            for c in calls {
+                for r in c { lua_rawgeti(L, loom_registry_index(), lua_Integer(r)) }
+                if lua_pcallk(L, Int32(c.count - 1), 1, 0, 0, nil) == LUA_OK, lua_type(L, -1) == LUA_TTABLE { tables += 1 }
+                lua_settop(L, -2)
+            }
+        }
+        return tables
+    }
 }

@@ -88,23 +88,37 @@ func resolveBench(bare bareBuilders: Bool, runs: Int, tmp: String) -> ResolveFig
     return f
 }
 
-// builder_call — the sample app's builders (docs/examples/movies: its plugins over the standard
-// ones in Plugins/) called as a resolution without a tree cache calls them, against bare lua_pcall.
+// builder_call — the sample app's builder calls that reach Lua without a tree cache (docs/examples/movies:
+// its plugins over the standard ones in Plugins/), per call, against a bare lua_pcall of the same
+// builder functions on the same argument tables.
 
 struct BuilderCallFigures {
     var screens = 0, users = 0
-    /// Lua calls (builders and rules) per pass over every screen and user.
-    var calls = 0.0
-    /// A pass's time divided by its Lua calls (everything the resolutions do, the resolver's
-    /// own work included), and rule_call's bare protected call.
-    var nsPerCall = 0.0, bare = 0.0
+    /// Lua calls (builders and rules) per pass over every screen and user, and the builder calls among them.
+    var calls = 0.0, builderCalls = 0
+    /// The host's cost of a builder call (`LuaComponentBuilder.build` as the resolver calls it),
+    /// and a bare protected call of the same function on the same argument tables made once.
+    var hostNs = 0.0, bareNs = 0.0
+    /// The whole-pass figure (secondary): a pass's time divided by its Lua calls (everything the
+    /// resolutions do, the resolver's own work included), and rule_call's bare protected call.
+    var resolutionNs = 0.0, resolutionBare = 0.0
+    /// Builder calls a pass, by "type (kind)".
+    var mix: [String: Int] = [:]
 }
 
 /// Resolves every screen of the sample app for every user of its users.json with a `Resolver`
 /// that has no cache (every resolution builds its tree; the engine's per-component caches are
-/// warm, as in a long-running host), best of `runs` rounds of `passes` passes; rule_call's bare
-/// lua_pcall (the bench project in `tmp`) interleaved. Nil when docs/examples/movies is not found.
-func builderCallBench(runs: Int, passes: Int, tmp: String) -> BuilderCallFigures? {
+/// warm, as in a long-running host), and captures the component builder calls that reach Lua in
+/// one pass (`PluginEngine.captureBuilderCalls`: those the engine's output caches do not answer).
+/// Per round, interleaved, best of `runs` rounds:
+/// - host: the captured calls made again `replays` times through the builder's own `build`,
+///   each resolution's on fresh resolution tables (`PluginEngine.replayBuilderCalls`);
+/// - bare: the same functions, each on the argument tables the host made for that call, made
+///   once (`PluginEngine.bareBuilderCalls`), by plain lua_pcall, as many times;
+/// - the whole passes (`passes` of them) and rule_call's bare lua_pcall (the bench project in
+///   `tmp`), for the secondary figure.
+/// Nil when docs/examples/movies is not found.
+func builderCallBench(runs: Int, passes: Int, replays: Int, tmp: String) -> BuilderCallFigures? {
     let project = "docs/examples/movies"
     guard SafeFile.exists(project + "/loom.json") else { return nil }
     var options = Workspace.Options()
@@ -117,7 +131,7 @@ func builderCallBench(runs: Int, passes: Int, tmp: String) -> BuilderCallFigures
         guard let s = loaded.screen, let c = loaded.check, !loaded.diagnostics.hasErrors else { continue }
         screens.append((s, c))
     }
-    let users = ws.users.profiles.keys.map { try! ws.users.user(named: $0, context: [], now: nil).get() }
+    let users = ws.users.profiles.keys.sorted().map { try! ws.users.user(named: $0, context: [], now: nil).get() }
     precondition(!screens.isEmpty && !users.isEmpty, "builder_call: the sample app has no screens or users")
     func pass() -> (ns: Double, calls: Int) {
         var calls = 0
@@ -133,8 +147,20 @@ func builderCallBench(runs: Int, passes: Int, tmp: String) -> BuilderCallFigures
         return (Double(now() - t0), calls)
     }
     _ = pass()  // the engine's per-component tables and outputs, as a running host has them
-    // The baseline is rule_call's: the bench project's `is_gold_member` (`user.tier == "gold"`)
-    // on a user view and a node table, by bare lua_pcall.
+    let capture = ws.engine.captureBuilderCalls { _ = pass() }
+    var f = BuilderCallFigures(screens: screens.count, users: users.count)
+    f.builderCalls = capture.calls
+    f.mix = capture.mix
+    precondition(f.builderCalls > 0, "builder_call: no builder call reached Lua in a pass")
+    let check = ws.engine.replayBuilderCalls(capture)
+    precondition(check.reached == f.builderCalls && check.succeeded == f.builderCalls,
+                 "builder_call: \(check.reached) of \(f.builderCalls) replayed calls reached Lua, \(check.succeeded) succeeded")
+    let bareCalls = try! ws.engine.bareBuilderCalls(capture)
+    defer { ws.engine.releaseBareBuilderCalls(bareCalls) }
+    let bareTables = ws.engine.state.benchmarkBarePCalls(bareCalls, rounds: 1)
+    precondition(bareTables == bareCalls.count, "builder_call: \(bareCalls.count - bareTables) bare calls did not return a table")
+    // The secondary figure's baseline is rule_call's: the bench project's `is_gold_member`
+    // (`user.tier == "gold"`) on a user view and a node table, by bare lua_pcall.
     var benchOptions = Workspace.Options()
     benchOptions.pluginHost = PluginEngine.host
     benchOptions.project = tmp
@@ -142,10 +168,16 @@ func builderCallBench(runs: Int, passes: Int, tmp: String) -> BuilderCallFigures
     let fn = bench.engine.ruleFunction(named: "is_gold_member")!
     let ctx = ResolutionContext(user: try! bench.users.user(named: "gold", context: [], now: nil).get(), screenID: screens[0].0.id)
     let (userRef, nodeRef) = try! bench.engine.benchmarkTables(context: ctx, component: screens[0].0.root)
-    var f = BuilderCallFigures(screens: screens.count, users: users.count)
-    var best = Double.infinity, bare = Double.infinity
+    var host = Double.infinity, bare = Double.infinity, resolution = Double.infinity, ruleBare = Double.infinity
     let n = 200_000
+    let made = Double(replays * f.builderCalls)
     for _ in 0..<runs {
+        let h0 = now()
+        for _ in 0..<replays { _ = ws.engine.replayBuilderCalls(capture) }
+        host = min(host, Double(now() - h0) / made)
+        let b0 = now()
+        _ = ws.engine.state.benchmarkBarePCalls(bareCalls, rounds: replays)
+        bare = min(bare, Double(now() - b0) / made)
         var ns = 0.0, calls = 0
         for _ in 0..<passes {
             let p = pass()
@@ -153,12 +185,14 @@ func builderCallBench(runs: Int, passes: Int, tmp: String) -> BuilderCallFigures
             calls += p.calls
         }
         f.calls = Double(calls) / Double(passes)
-        best = min(best, ns / Double(calls))
-        let b0 = now()
+        resolution = min(resolution, ns / Double(calls))
+        let r0 = now()
         _ = bench.engine.state.benchmarkBarePCall(function: fn.ref, user: userRef, node: nodeRef, count: n)
-        bare = min(bare, Double(now() - b0) / Double(n))
+        ruleBare = min(ruleBare, Double(now() - r0) / Double(n))
     }
-    f.nsPerCall = best
-    f.bare = bare
+    f.hostNs = host
+    f.bareNs = bare
+    f.resolutionNs = resolution
+    f.resolutionBare = ruleBare
     return f
 }
