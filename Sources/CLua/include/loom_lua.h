@@ -150,6 +150,10 @@ void loom_proxy_new(lua_State *L, int idx, const char *name);
 /// anything else read it: a non-string key, rawget, next, pairs, #, tostring). For memoizing a
 /// deterministic function by what it read (docs/populations.md).
 void loom_proxy_new_recording(lua_State *L, int idx, int record, const char *name);
+/// A recording proxy over the table behind the read-only view at registry reference `view_ref`,
+/// named as that view, with a fresh read log: both as registry references (`*proxy_ref`,
+/// `*log_ref`). 0 (nothing made) when `view_ref` is not such a view or the stack cannot grow.
+int loom_recording_view(lua_State *L, int view_ref, int *proxy_ref, int *log_ref);
 /// Whether the value at `idx` is a proxy.
 int loom_is_proxy(lua_State *L, int idx);
 
