@@ -279,3 +279,32 @@ int loom_recording_view(lua_State *L, int view_ref, int *proxy_ref, int *log_ref
     lua_settop(L, top);
     return 1;
 }
+
+int loom_recording_of_table(lua_State *L, int table_ref, const char *name, int *proxy_ref, int *log_ref) {
+    int top = lua_gettop(L);
+    if (!lua_checkstack(L, 6)) return 0;
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, table_ref) != LUA_TTABLE) {
+        lua_settop(L, top);
+        return 0;
+    }
+    int target = lua_gettop(L);
+    lua_createtable(L, 4, 0);
+    int log = lua_gettop(L);
+    loom_proxy_new_recording(L, target, log, name);
+    *proxy_ref = luaL_ref(L, LUA_REGISTRYINDEX);  // pops the proxy
+    *log_ref = luaL_ref(L, LUA_REGISTRYINDEX);    // pops the log
+    lua_settop(L, top);
+    return 1;
+}
+
+int loom_proxy_of_table(lua_State *L, int table_ref, const char *name) {
+    int top = lua_gettop(L);
+    if (!lua_checkstack(L, 4)) return 0;
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, table_ref) != LUA_TTABLE) {
+        lua_settop(L, top);
+        return 0;
+    }
+    loom_proxy_new(L, -1, name);
+    lua_remove(L, -2);
+    return 1;
+}

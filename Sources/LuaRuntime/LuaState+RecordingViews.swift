@@ -21,6 +21,22 @@ extension LuaState {
         return RecordingView(view: view, log: log)
     }
 
+    /// A recording view over the plain table at raw reference `tableRef` (the table of a view
+    /// made without the view: `pushFrozenTreeTable`), named `name` in messages; nil when it is
+    /// not a table. Release it with `release(_:)`.
+    public func recordingView(ofTable tableRef: Int32, name: String) -> RecordingView? {
+        var view: Int32 = 0, log: Int32 = 0
+        guard loom_recording_of_table(mainThread, tableRef, name, &view, &log) != 0 else { return nil }
+        return RecordingView(view: view, log: log)
+    }
+
+    /// Pushes a read-only view (as `Sandbox.freezeTop` makes one of a table whose nested tables
+    /// are views already) of the plain table at raw reference `tableRef`, named `name`; false
+    /// (nothing pushed) when it is not a table.
+    public func pushView(ofTable tableRef: Int32, name: String) -> Bool {
+        loom_proxy_of_table(mainThread, tableRef, name) != 0
+    }
+
     /// The string keys the function read through the view, in first-read order, each once; nil
     /// when it read the whole table (iteration, length, rawget, tostring, a non-string key).
     public func reads(_ r: RecordingView) -> [String]? {
