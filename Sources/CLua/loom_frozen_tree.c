@@ -92,10 +92,9 @@ static void set_key_order(lua_State *L, int t, const char *base, const loom_tree
     if (cache) lua_pop(L, 1);
 }
 
-// The table of the object or array member at *pos (its children follow it), frozen: each
-// nested table was made a proxy as it was set, and the table itself becomes one here, as
-// `freeze` leaves a tree of tables (a JSON value shares no table and has no table keys).
-static void push_table(lua_State *L, const char *base, const loom_tree_member *members, int *pos, const char *name) {
+// The table of the object or array member at *pos (its children follow it), each nested table
+// made a proxy as it was set (push_table then makes the table itself one).
+static void push_table_members(lua_State *L, const char *base, const loom_tree_member *members, int *pos, const char *name) {
     const loom_tree_member *head = &members[(*pos)++];
     int count = (int)head->i;
     if (head->kind == LOOM_TREE_ARRAY) {
@@ -126,6 +125,13 @@ static void push_table(lua_State *L, const char *base, const loom_tree_member *m
         // { __keys = { k1, k2, … } } when more than one member was set.
         if (set > 1) set_key_order(L, t, base, members, first, count);
     }
+}
+
+// The table of the object or array member at *pos, frozen: each nested table was made a proxy
+// as it was set, and the table itself becomes one here, as `freeze` leaves a tree of tables (a
+// JSON value shares no table and has no table keys).
+static void push_table(lua_State *L, const char *base, const loom_tree_member *members, int *pos, const char *name) {
+    push_table_members(L, base, members, pos, name);
     int t = lua_gettop(L);
     loom_proxy_make(L, t, name, 0);
     lua_remove(L, t);
@@ -169,5 +175,16 @@ int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const lo
     if (!lua_checkstack(L, 6 * depth + 2)) return 0;
     int pos = 0;
     push_table(L, base, members, &pos, name);
+    return 1;
+}
+
+// loom_push_frozen_tree without the value's own view: its table, every nested table a view (for
+// a recording view made over it: loom_recording_of_table). The same checks.
+int loom_push_tree_target(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
+    int end = 0;
+    if (count < 1 || members[0].kind < LOOM_TREE_ARRAY || !well_formed(members, count, bytes, &end, depth) || end != count) return 0;
+    if (!lua_checkstack(L, 6 * depth + 2)) return 0;
+    int pos = 0;
+    push_table_members(L, base, members, &pos, name);
     return 1;
 }

@@ -12,8 +12,11 @@
 //   __name       "table" (error messages say "a table value")
 //   __metatable  false (getmetatable answers false; setmetatable refuses)
 //   __loomname   NAME, for the messages
-//   __loomtarget, __loomrecord  a recording proxy only (loom_proxy_new_recording): __index is
-//                then a C function that logs each key read before reading the target raw
+//   __loomrecording  a recording proxy only (loom_proxy_new_recording): its table and read log
+//                are the userdata's user values 1 and 2, and __index is a C function that logs
+//                each key read before reading the table raw. Recording proxies of one name share
+//                one metatable (made once per state: a rule call made for a memo costs a userdata
+//                and a log, not a metatable of ten fields and a closure)
 //   __loomcopy   true when the table behind is the environment's own copy (a library view):
 //                rawset then changes that copy, which only this environment sees
 //
@@ -53,15 +56,16 @@ int loom_proxy_push_target(lua_State *L, int idx) {
     if (!loom_is_proxy(L, idx)) return 0;
     lua_getmetatable(L, idx);
     if (loom_proxy_rawfield(L, -1, "__index") != LUA_TTABLE) {
+        lua_pop(L, 2);
+        // A recording proxy: its target is its user value 1, and whoever unwraps it (rawget,
+        // next, pairs, #, table.*) may read anything: its log (user value 2) says so.
+        if (lua_getiuservalue(L, idx, 2) == LUA_TTABLE) record_all(L, lua_gettop(L));
         lua_pop(L, 1);
-        // A recording proxy: its target is __loomtarget, and whoever unwraps it (rawget, next,
-        // pairs, #, table.*) may read anything: the log says so.
-        if (loom_proxy_rawfield(L, -1, "__loomrecord") == LUA_TTABLE) record_all(L, lua_gettop(L));
-        lua_pop(L, 1);
-        if (loom_proxy_rawfield(L, -1, "__loomtarget") != LUA_TTABLE) {
-            lua_pop(L, 2);
+        if (lua_getiuservalue(L, idx, 1) != LUA_TTABLE) {
+            lua_pop(L, 1);
             return 0;
         }
+        return 1;
     }
     lua_remove(L, -2);
     return 1;
@@ -152,45 +156,155 @@ void loom_proxy_make(lua_State *L, int idx, const char *name, int local_copy) {
 
 void loom_proxy_new(lua_State *L, int idx, const char *name) { loom_proxy_make(L, idx, name, 0); }
 
-// A recording proxy's __index: appends the key to the read log (upvalue 2) when it is a
-// string, else `true` (anything may have been read), then reads the target (upvalue 1) raw.
+// A recording proxy's __index: appends the key to the read log (the proxy's user value 2) when
+// it is a string, else `true` (anything may have been read), then reads the target (user value
+// 1) raw.
 static int recording_index(lua_State *L) {
-    int record = lua_upvalueindex(2);
+    lua_settop(L, 2);
+    lua_getiuservalue(L, 1, 2);  // 3: the log
     if (lua_type(L, 2) == LUA_TSTRING) {
         lua_pushvalue(L, 2);
-        lua_rawseti(L, record, (lua_Integer)lua_rawlen(L, record) + 1);
+        lua_rawseti(L, 3, (lua_Integer)lua_rawlen(L, 3) + 1);
     } else {
-        record_all(L, record);
+        record_all(L, 3);
     }
-    lua_settop(L, 2);
-    lua_rawget(L, lua_upvalueindex(1));
+    lua_getiuservalue(L, 1, 1);  // 4: the target
+    lua_pushvalue(L, 2);
+    lua_rawget(L, 4);
     return 1;
 }
 
 // tostring of a recording proxy: its address differs from user to user, so the log says the
 // whole table was read (an answer built from it cannot be reused for another user).
 static int recording_tostring(lua_State *L) {
-    if (lua_getmetatable(L, 1)) {
-        if (loom_proxy_rawfield(L, -1, "__loomrecord") == LUA_TTABLE) record_all(L, lua_gettop(L));
-        lua_pop(L, 2);
-    }
+    if (lua_type(L, 1) == LUA_TUSERDATA && lua_getiuservalue(L, 1, 2) == LUA_TTABLE) record_all(L, lua_gettop(L));
+    lua_settop(L, 1);
     return proxy_tostring(L);
+}
+
+// Recording proxies' metatables, by name: a registry table from the name to the metatable, with
+// its count of entries at [1]. At most RECORDING_NAMES names are kept (views are named by the
+// host: "node", a few others); a proxy of any other name gets a metatable of its own. Sharing
+// cannot be observed: plugins reach no metatable (__metatable is false) and no user value (no
+// debug library), and nothing changes a metatable once made.
+#define RECORDING_METATABLES "loom.recordingmts"
+#define RECORDING_NAMES 16
+
+static void make_recording_metatable(lua_State *L, const char *name) {
+    lua_createtable(L, 0, 9);
+    lua_pushcfunction(L, recording_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, proxy_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, proxy_len);
+    lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, proxy_pairs);
+    lua_setfield(L, -2, "__pairs");
+    lua_pushcfunction(L, recording_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "table");
+    lua_setfield(L, -2, "__name");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "__loomname");
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "__loomrecording");
+}
+
+// Pushes the shared metatable of recording proxies named `name` (made on first use).
+static void push_recording_metatable(lua_State *L, const char *name) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, RECORDING_METATABLES) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 1, 4);
+        lua_pushinteger(L, 0);
+        lua_rawseti(L, -2, 1);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, RECORDING_METATABLES);
+    }
+    int cache = lua_gettop(L);
+    lua_pushstring(L, name);
+    if (lua_rawget(L, cache) == LUA_TTABLE) {
+        lua_remove(L, cache);
+        return;
+    }
+    lua_pop(L, 1);
+    make_recording_metatable(L, name);
+    lua_rawgeti(L, cache, 1);
+    lua_Integer kept = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (kept < RECORDING_NAMES) {
+        lua_pushstring(L, name);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, cache);
+        lua_pushinteger(L, kept + 1);
+        lua_rawseti(L, cache, 1);
+    }
+    lua_remove(L, cache);
 }
 
 void loom_proxy_new_recording(lua_State *L, int idx, int record, const char *name) {
     idx = lua_absindex(L, idx);
     record = lua_absindex(L, record);
-    loom_proxy_make(L, idx, name, 0);
-    lua_getmetatable(L, -1);
+    lua_newuserdatauv(L, 0, 2);
     lua_pushvalue(L, idx);
-    lua_setfield(L, -2, "__loomtarget");
+    lua_setiuservalue(L, -2, 1);
     lua_pushvalue(L, record);
-    lua_setfield(L, -2, "__loomrecord");
-    lua_pushvalue(L, idx);
-    lua_pushvalue(L, record);
-    lua_pushcclosure(L, recording_index, 2);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, recording_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
+    lua_setiuservalue(L, -2, 2);
+    push_recording_metatable(L, name);
+    lua_setmetatable(L, -2);
+}
+
+int loom_recording_view(lua_State *L, int view_ref, int *proxy_ref, int *log_ref) {
+    int top = lua_gettop(L);
+    if (!lua_checkstack(L, 8)) return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, view_ref);
+    int view = lua_gettop(L);
+    // The view's own name (what a write's error message says): the string stays alive while
+    // the view's metatable, which holds it, is on the stack.
+    const char *name = "?";
+    if (lua_getmetatable(L, view)) {
+        if (loom_proxy_rawfield(L, -1, "__loomname") == LUA_TSTRING) name = lua_tostring(L, -1);
+    }
+    if (!loom_proxy_push_target(L, view)) {
+        lua_settop(L, top);
+        return 0;
+    }
+    int target = lua_gettop(L);
+    lua_createtable(L, 4, 0);
+    int log = lua_gettop(L);
+    loom_proxy_new_recording(L, target, log, name);
+    *proxy_ref = luaL_ref(L, LUA_REGISTRYINDEX);  // pops the proxy
+    *log_ref = luaL_ref(L, LUA_REGISTRYINDEX);    // pops the log
+    lua_settop(L, top);
+    return 1;
+}
+
+int loom_recording_of_table(lua_State *L, int table_ref, const char *name, int *proxy_ref, int *log_ref) {
+    int top = lua_gettop(L);
+    if (!lua_checkstack(L, 6)) return 0;
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, table_ref) != LUA_TTABLE) {
+        lua_settop(L, top);
+        return 0;
+    }
+    int target = lua_gettop(L);
+    lua_createtable(L, 4, 0);
+    int log = lua_gettop(L);
+    loom_proxy_new_recording(L, target, log, name);
+    *proxy_ref = luaL_ref(L, LUA_REGISTRYINDEX);  // pops the proxy
+    *log_ref = luaL_ref(L, LUA_REGISTRYINDEX);    // pops the log
+    lua_settop(L, top);
+    return 1;
+}
+
+int loom_proxy_of_table(lua_State *L, int table_ref, const char *name) {
+    int top = lua_gettop(L);
+    if (!lua_checkstack(L, 4)) return 0;
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, table_ref) != LUA_TTABLE) {
+        lua_settop(L, top);
+        return 0;
+    }
+    loom_proxy_new(L, -1, name);
+    lua_remove(L, -2);
+    return 1;
 }

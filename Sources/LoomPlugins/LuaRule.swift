@@ -115,15 +115,19 @@ final class LuaRule: ObservableRule, AttributeReading {
         case created(Component, user: Int32)
     }
 
-    private func references(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<CallTables, BuildFailure> {
+    /// `userTable`: the user's view is not wanted, this table stands for it (`evaluateObserved`).
+    private func references(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext,
+                            userTable: Int32? = nil) -> Result<CallTables, BuildFailure> {
         // The engine borrowed for the body (no retain and release per rule call).
-        engineRef.withObject { engine in references(engine, args: args, at: location, subject: subject, context: context) }
+        engineRef.withObject { engine in references(engine, args: args, at: location, subject: subject, context: context, userTable: userTable) }
     }
 
     @inline(__always)
-    private func references(_ engine: PluginEngine, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<CallTables, BuildFailure> {
+    private func references(_ engine: PluginEngine, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext,
+                            userTable: Int32? = nil) -> Result<CallTables, BuildFailure> {
         do {
-            let user = try engine.userRef(context, owner: owner, subject: subject)
+            let user: Int32
+            if let userTable { user = userTable } else { user = try engine.userRef(context, owner: owner, subject: subject) }
             let node: Int32, subjectKey: UInt
             switch subject {
             case .component(let c) where c.creation != nil:
@@ -154,6 +158,21 @@ extension LuaRule {
     func evaluateObserved(args: JSONNode?, at location: SourceLocation, subject: RuleSubject,
                           context: ResolutionContext) -> (result: Result<Bool, BuildFailure>, reads: [String]?) {
         if _slowPath(exhausted.isSet), let f = exhausted.failure(in: context) { return (.failure(f), nil) }
+        // A subject of the screen (not a template element's, not a node a builder created) whose
+        // user view is not made yet in this resolution: the view's table alone, seen only through
+        // the recording view (`PluginEngine.userTable`; a narrowed call's context sees no other
+        // call, and a plain call made later gets the view over the same table).
+        if subject.scope == nil, !LuaRule.createdByBuilder(subject),
+           let table = engineRef.withObject({ $0.userTable(context, owner: owner) }) {
+            switch references(args: args, at: location, subject: subject, context: context, userTable: table) {
+            case .failure(let f): return (.failure(f), nil)
+            case .success(.created): break  // not reached (checked above): the usual path below
+            case .success(.tables(_, let node, let argsRef)):
+                if let recording = state.recordingView(ofTable: table, name: "node") {
+                    return observed(recording, args: argsRef, node: node, context: context)
+                }
+            }
+        }
         let user: Int32, node: Int32, argsRef: Int32
         switch references(args: args, at: location, subject: subject, context: context) {
         case .failure(let f): return (.failure(f), nil)
@@ -161,11 +180,25 @@ extension LuaRule {
         case .success(.tables(let u, let n, let a)): (user, node, argsRef) = (u, n, a)
         }
         guard let recording = state.recordingView(of: user) else { return (call(user: user, args: argsRef, node: node, context: context), nil) }
+        return observed(recording, args: argsRef, node: node, context: context)
+    }
+
+    /// The call through `recording` (released after): its result, and what it read when it
+    /// succeeded without logging a line.
+    private func observed(_ recording: RecordingView, args argsRef: Int32, node: Int32, context: ResolutionContext)
+        -> (result: Result<Bool, BuildFailure>, reads: [String]?) {
         defer { state.release(recording) }
         let logged = engine.sandbox.logCalls
         let result = call(user: recording.view, args: argsRef, node: node, context: context)
         guard case .success = result, engine.sandbox.logCalls == logged else { return (result, nil) }
         return (result, state.reads(recording))
+    }
+
+    /// Whether `subject` is a node a builder created (`ui.*`): its calls take their own path.
+    @inline(__always)
+    static func createdByBuilder(_ subject: RuleSubject) -> Bool {
+        if case .component(let c) = subject, c.creation != nil { return true }
+        return false
     }
 }
 

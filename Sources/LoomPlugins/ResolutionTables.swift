@@ -68,6 +68,12 @@ extension PluginEngine {
             data.views = views
         }
         if let r = views.refs[owner] { return r }
+        // The view over the table a recorded call made without it (`userTable`).
+        if let t = views.tables[owner], state.pushView(ofTable: t, name: "node") {
+            let r = state.rawRef()
+            views.refs[owner] = r
+            return r
+        }
         if !(userViewsInOneCall && pushViewInOneCall(ctx)) {
             state.push(json: .object(PluginEngine.viewAttributes(ctx)), keepingOrder: true)
             try sandbox.freezeTree()
@@ -81,11 +87,15 @@ extension PluginEngine {
     /// frozen: `UserViewInOneCallTests`); the user's attributes are not copied unless the screen has
     /// parameters. False (nothing pushed) when it cannot be made so.
     private func pushViewInOneCall(_ ctx: ResolutionContext) -> Bool {
-        let tree = ctx.params.isEmpty
+        guard let tree = viewTree(ctx) else { return false }
+        return state.pushFrozenTree(tree, name: "node")
+    }
+
+    /// `ctx`'s user view as one value for `pushFrozenTree` (nil: it cannot be made so).
+    func viewTree(_ ctx: ResolutionContext) -> FrozenTree? {
+        ctx.params.isEmpty
             ? PluginEngine.frozenView(ctx.user.attributes, profile: ctx.user.attributes["profile"] == nil ? ctx.user.name : nil, device: ctx.deviceAttributes)
             : PluginEngine.frozenView(PluginEngine.viewAttributes(ctx), profile: nil, device: [:])
-        guard let tree else { return false }
-        return state.pushFrozenTree(tree, name: "node")
     }
 
     /// What a user view holds, in order: the user's attributes, `profile` (the user's name) when
@@ -123,7 +133,9 @@ extension PluginEngine {
     /// `JSONValue.pushDepthLimit` (the member-by-member path then pushes it as nil).
     static func frozenView(_ attrs: OrderedDictionary<String, JSONValue>, profile: String?, device: [String: JSONValue]) -> FrozenTree? {
         let deviceMembers = Self.deviceMembers(device, under: { attrs[$0] != nil || ($0 == "profile" && profile != nil) })
-        var t = FrozenTree(capacity: attrs.count + 1 + deviceMembers.count * 4)
+        // Room for the object itself, its members and profile, and the device's (with a level
+        // below each): the arrays are made once, not grown.
+        var t = FrozenTree(capacity: attrs.count + 2 + deviceMembers.count * 4)
         t.beginObject(nil, count: attrs.count + (profile == nil ? 0 : 1) + deviceMembers.count)
         for (k, v) in attrs { guard add(v, k, to: &t, depth: 1) else { return nil } }
         if let profile { t.add("profile", profile) }

@@ -12,7 +12,11 @@ final class UserViewSet {
     let params: [String: String]
     let device: [String: JSONValue]
     /// Registry references of the views, by owner (plugin) id.
-    @exclusivity(unchecked) var refs: [Int32: Int32] = [:]
+    @exclusivity(unchecked) var refs = OwnerRefs()
+    /// Registry references of views' tables made without the view (`PluginEngine.userTable`),
+    /// by owner id: a rule call recorded for a memo sees the table through a recording view
+    /// only; the plain view is made over the same table when a plain call asks for it.
+    @exclusivity(unchecked) var tables = OwnerRefs()
 
     init(state: LuaState, context ctx: ResolutionContext) {
         self.state = state
@@ -22,7 +26,8 @@ final class UserViewSet {
     }
 
     deinit {
-        for (_, r) in refs { state.release(rawRef: r) }
+        refs.forEachRef { state.release(rawRef: $0) }
+        tables.forEachRef { state.release(rawRef: $0) }
     }
 
     /// Whether `ctx` makes exactly these views: the same user name, attributes (in order), screen
@@ -52,6 +57,64 @@ extension PluginEngine {
         reusedUserViews.insert(set, at: 0)
         if reusedUserViews.count > userViewReuse { reusedUserViews.removeLast(reusedUserViews.count - userViewReuse) }
         return set
+    }
+}
+
+/// Registry references by owner (plugin) id: the first inline, any others in a short list
+/// searched in order (a resolution's rules mostly come from one plugin or a few). A set is made
+/// per user in a population: a dictionary cost an allocation and a resize on its first entry.
+struct OwnerRefs {
+    private var firstOwner: Int32 = -1, firstRef: Int32 = 0
+    private var more: [(owner: Int32, ref: Int32)] = []
+
+    subscript(owner: Int32) -> Int32? {
+        get {
+            if firstOwner == owner, owner >= 0 { return firstRef }
+            for e in more where e.owner == owner { return e.ref }
+            return nil
+        }
+        set {
+            guard let newValue else { preconditionFailure("OwnerRefs: references are only added") }
+            if firstOwner == owner, owner >= 0 {
+                firstRef = newValue
+            } else if let k = more.firstIndex(where: { $0.owner == owner }) {
+                more[k].ref = newValue
+            } else if firstOwner < 0, owner >= 0 {
+                (firstOwner, firstRef) = (owner, newValue)
+            } else {
+                more.append((owner, newValue))
+            }
+        }
+    }
+
+    /// Calls `body` with every reference held.
+    func forEachRef(_ body: (Int32) -> Void) {
+        if firstOwner >= 0 { body(firstRef) }
+        for e in more { body(e.ref) }
+    }
+}
+
+extension PluginEngine {
+    /// The table behind plugin `owner`'s user view in `ctx`, for a recording view made over it
+    /// (`LuaRule.evaluateObserved`), made without the read-only view when the view is not made
+    /// yet: a call seen only through a recording view (a narrowed call's context, one call) then
+    /// costs no view; a later plain call gets the view over the same table (`userView`). Nil
+    /// when the view is made already (the recording view is made over it) or when the table
+    /// cannot be made in one call (the view is then made as usual).
+    func userTable(_ ctx: ResolutionContext, owner: Int32) -> Int32? {
+        guard userViewsInOneCall else { return nil }
+        let data = resolutionTables(ctx)
+        let views: UserViewSet
+        if let v = data.views { views = v } else {
+            views = userViewSet(for: ctx)
+            data.views = views
+        }
+        if views.refs[owner] != nil { return nil }
+        if let t = views.tables[owner] { return t }
+        guard let tree = viewTree(ctx), state.pushFrozenTreeTable(tree, name: "node") else { return nil }
+        let t = state.rawRef()
+        views.tables[owner] = t
+        return t
     }
 }
 

@@ -412,10 +412,7 @@ final class PlanUser {
         // all, each time): a narrowed call only calls a rule, which reads the environment's
         // device attributes (the run's, the same for every user) and never its entry steps
         // (named in a resolution's missing-parameter error) or its style closure.
-        if narrowEnvironments.isEmpty {
-            narrowEnvironments = screens.screens.map { (id: $0.id, environment: screens.workspace.environment(for: $0.id)) }
-        }
-        let e = narrowEnvironments[n]
+        let e = environment(n)
         return ResolutionContext(input: ResolutionInput(user: r.profile, screenID: e.id), environment: e.environment)
     }
     @exclusivity(unchecked) private var narrowBytes: [UInt8] = []
@@ -461,12 +458,27 @@ final class PlanUser {
     @exclusivity(unchecked) private var clientByValue: [Int32: ClientTable.Classification] = [:]
     @exclusivity(unchecked) private var currentClient: (slot: Int, note: Diagnostic?)?
 
-    /// The user's resolution context on screen `n`, prepared as the resolver's.
+    /// The user's resolution context on screen `n` for calling rules (`VisibilityPlan.call`: a
+    /// user who needs a resolution gets one of its own from `screens`). Made as
+    /// `screens.context` makes it, with the screen's environment shared by the worker's calls
+    /// as `narrowContext` shares it (a rule call reads the environment's device attributes, the
+    /// run's, never its entry steps or its style closure): `workspace.prepare` makes a new one,
+    /// closures and all, each time.
     func context(_ n: Int) -> ResolutionContext? {
         if let c = contexts[n] { return c }
         guard let u = user else { return nil }
-        let c = screens.context(n, for: u)
+        let e = environment(n)
+        let c = ResolutionContext(input: ResolutionInput(user: u, screenID: e.id), environment: e.environment)
         contexts[n] = c
         return c
+    }
+
+    /// Screen `n`'s id and the environment the worker's rule calls share (made once).
+    @inline(__always)
+    private func environment(_ n: Int) -> (id: String, environment: ResolutionEnvironment) {
+        if narrowEnvironments.isEmpty {
+            narrowEnvironments = screens.screens.map { (id: $0.id, environment: screens.workspace.environment(for: $0.id)) }
+        }
+        return narrowEnvironments[n]
     }
 }

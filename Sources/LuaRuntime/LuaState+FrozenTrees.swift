@@ -20,16 +20,25 @@ public struct FrozenTree {
     /// Members so far.
     public var count: Int { members.count }
 
+    /// A string's UTF-8 appended to `bytes`, copied from its contiguous storage at once (through
+    /// `append(contentsOf: s.utf8)` it cost about 170 instructions a string: callgrind, a user
+    /// view of 10 members made per user by `host eval`).
+    @inline(__always)
+    private mutating func append(_ s: String) {
+        var s = s
+        s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
     private mutating func add(_ key: String?, kind: Int32, i: Int64 = 0, d: Double = 0, value: String? = nil) {
         var m = loom_tree_member()
         if let key {
             m.key_offset = bytes.count
-            bytes.append(contentsOf: key.utf8)
+            append(key)
             m.key_length = bytes.count - m.key_offset
         }
         if let value {
             m.value_offset = bytes.count
-            bytes.append(contentsOf: value.utf8)
+            append(value)
             m.value_length = bytes.count - m.value_offset
         }
         m.i = i

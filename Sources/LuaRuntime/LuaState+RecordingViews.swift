@@ -15,24 +15,26 @@ extension LuaState {
     /// `Sandbox.freezeTop`), named as that view in messages, or nil when `viewRef` is not such a view. Release it with
     /// `release(_:)`.
     public func recordingView(of viewRef: Int32) -> RecordingView? {
-        let L = mainThread
-        let top = lua_gettop(L)
-        defer { lua_settop(L, top) }
-        guard lua_checkstack(L, 6) != 0 else { return nil }
-        _ = loom_rawget_ref(L, lua_Integer(viewRef))
-        // The view's own name (what a write's error message says), kept by the recording view.
-        var name = "?"
-        if lua_getmetatable(L, -1) != 0 {
-            if lua_getfield(L, -1, "__loomname") == LUA_TSTRING, let s = lua_tolstring(L, -1, nil) { name = String(cString: s) }
-            lua_settop(L, -3)
-        }
-        guard loom_proxy_push_target(L, -1) != 0 else { return nil }
-        lua_createtable(L, 4, 0)
-        let log = loom_ref(L)  // pops the log, which the proxy refers to below
-        _ = loom_rawget_ref(L, lua_Integer(log))
-        loom_proxy_new_recording(L, -2, -1, name)
-        let view = loom_ref(L)
+        // One call into C: the view's target and name, the log and the proxy (loom_proxy.c).
+        var view: Int32 = 0, log: Int32 = 0
+        guard loom_recording_view(mainThread, viewRef, &view, &log) != 0 else { return nil }
         return RecordingView(view: view, log: log)
+    }
+
+    /// A recording view over the plain table at raw reference `tableRef` (the table of a view
+    /// made without the view: `pushFrozenTreeTable`), named `name` in messages; nil when it is
+    /// not a table. Release it with `release(_:)`.
+    public func recordingView(ofTable tableRef: Int32, name: String) -> RecordingView? {
+        var view: Int32 = 0, log: Int32 = 0
+        guard loom_recording_of_table(mainThread, tableRef, name, &view, &log) != 0 else { return nil }
+        return RecordingView(view: view, log: log)
+    }
+
+    /// Pushes a read-only view (as `Sandbox.freezeTop` makes one of a table whose nested tables
+    /// are views already) of the plain table at raw reference `tableRef`, named `name`; false
+    /// (nothing pushed) when it is not a table.
+    public func pushView(ofTable tableRef: Int32, name: String) -> Bool {
+        loom_proxy_of_table(mainThread, tableRef, name) != 0
     }
 
     /// The string keys the function read through the view, in first-read order, each once; nil

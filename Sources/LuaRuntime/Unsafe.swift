@@ -115,6 +115,19 @@ extension LuaState {
             }
         }
     }
+
+    /// `pushFrozenTree` without the value's own view: pushes its table, every nested table a
+    /// view (`recordingView(ofTable:name:)` makes a view over it). Safe: as `pushFrozenTree`.
+    public func pushFrozenTreeTable(_ tree: FrozenTree, name: String) -> Bool {
+        guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
+        return tree.bytes.withUnsafeBufferPointer { b in
+            tree.members.withUnsafeBufferPointer { m in
+                b.withMemoryRebound(to: CChar.self) { c in
+                    loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                }
+            }
+        }
+    }
 }
 
 extension Sandbox {

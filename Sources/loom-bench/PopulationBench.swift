@@ -319,6 +319,20 @@ private func pipelinePair(project: String, users: String, outputs: (String, Stri
     return Double(DispatchTime.now().uptimeNanoseconds - t0)
 }
 
+/// The rollout section of the targeting plugin's embedded source (`Plugins/targeting/plugin.lua`):
+/// from its `stickiness_value` to the end of `evaluate_rollout`, the functions the plugin
+/// registers as `rollout`, verbatim. Stops the bench when the plugin no longer has them so.
+private func rolloutSection() -> String {
+    let source = StandardPlugins.virtualFiles[StandardPlugins.root + "/targeting/plugin.lua"] ?? ""
+    guard let start = source.range(of: "local function stickiness_value(v)"),
+          let fn = source.range(of: "local function evaluate_rollout(user, args)", range: start.upperBound..<source.endIndex),
+          let end = source.range(of: "\nend\n", range: fn.upperBound..<source.endIndex),
+          source.range(of: "host.rule(\"rollout\", evaluate_rollout", range: end.upperBound..<source.endIndex) != nil else {
+        preconditionFailure("W2: the targeting plugin's rollout functions were not found in its embedded source")
+    }
+    return String(source[start.lowerBound..<end.upperBound])
+}
+
 /// The floor: the same rules over the same users in one bare Lua state, made once (the users'
 /// values loaded as Lua arrays), run as often as wanted.
 private final class FloorRun {
@@ -352,29 +366,14 @@ private final class FloorRun {
         var rolloutCode = ""
         if rollout {
             let murmur3 = StandardPlugins.virtualFiles[StandardPlugins.root + "/targeting/murmur3.lua"]!
-            // The targeting plugin's rollout, as Plugins/targeting/plugin.lua has it.
+            // The targeting plugin's rollout (its stickiness and bucket functions and
+            // `evaluate_rollout`), taken from the plugin's own embedded source, so the floor
+            // cannot drift from what `host eval` runs (`rolloutSection`).
             rolloutCode = """
                 local murmur3 = (function()
                 \(murmur3)
                 end)()
-                local function stickiness_value(v)
-                  local t = type(v)
-                  if t == "string" then return v ~= "" and v or nil end
-                  if t == "number" then
-                    local i = math.tointeger(v)
-                    return tostring(i or v)
-                  end
-                  if t == "boolean" then return tostring(v) end
-                  return nil
-                end
-                local function bucket(group, value)
-                  return murmur3.x86_32(group .. ":" .. value, 0) % 100 + 1
-                end
-                local function evaluate_rollout(user, args)
-                  local value = stickiness_value(user[args.stickiness or "id"])
-                  if value == nil then return false end
-                  return bucket(args.group, value) <= args.percent
-                end
+                \(rolloutSection())
                 local W2_ARGS = { percent = 10, group = "w2", stickiness = "id" }
 
                 """

@@ -150,6 +150,16 @@ void loom_proxy_new(lua_State *L, int idx, const char *name);
 /// anything else read it: a non-string key, rawget, next, pairs, #, tostring). For memoizing a
 /// deterministic function by what it read (docs/populations.md).
 void loom_proxy_new_recording(lua_State *L, int idx, int record, const char *name);
+/// A recording proxy over the table behind the read-only view at registry reference `view_ref`,
+/// named as that view, with a fresh read log: both as registry references (`*proxy_ref`,
+/// `*log_ref`). 0 (nothing made) when `view_ref` is not such a view or the stack cannot grow.
+int loom_recording_view(lua_State *L, int view_ref, int *proxy_ref, int *log_ref);
+/// The same over the plain table at registry reference `table_ref` (a view's table made without
+/// its view: loom_push_tree_target), named `name`. 0 (nothing made) when it is not a table.
+int loom_recording_of_table(lua_State *L, int table_ref, const char *name, int *proxy_ref, int *log_ref);
+/// Pushes a read-only view (loom_proxy_new) of the table at registry reference `table_ref`; 0
+/// (nothing pushed) when it is not a table.
+int loom_proxy_of_table(lua_State *L, int table_ref, const char *name);
 /// Whether the value at `idx` is a proxy.
 int loom_is_proxy(lua_State *L, int idx);
 
@@ -174,6 +184,9 @@ typedef struct {
 /// (pushing nothing) when `members` is not one such value within `depth` levels and the buffer,
 /// or the stack cannot grow.
 int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name);
+/// loom_push_frozen_tree without the value's own view: pushes its table, every nested table a
+/// view (for a recording view made over it); 0 (nothing pushed) where that pushes nothing.
+int loom_push_tree_target(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name);
 /// When the value at `idx` is a proxy, pushes the real table behind it and returns 1; else
 /// pushes nothing and returns 0. Raw access only: no metamethod runs.
 int loom_proxy_push_target(lua_State *L, int idx);
