@@ -33,6 +33,12 @@ struct ServeFigures {
     var resolveNewUserUs = 0.0
     var getOneWorker = Load()
     var postOneWorker = Load()
+    /// The same with the response cache off (`--cache-entries 0`): every request resolved.
+    var getUncached = Load()
+    var postUncached = Load()
+    /// The HTTP floor: the same HTTP stack answering prebuilt bytes of the same body
+    /// (`host-serve --bench-static`), GET under the same wrk.
+    var floor: Load?
     var get = Load()
     var post = Load()
     var nginx: Load?
@@ -47,6 +53,14 @@ struct ServeFigures {
     /// The larger request cost over a resolution for a user made anew (`resolveNewUserUs`).
     var newUserRatio: Double { max(getOneWorker.cpuUs, postOneWorker.cpuUs) / max(resolveNewUserUs, 1e-9) }
     var nginxRatio: Double? { nginx.map { get.requestsPerSecond / max($0.requestsPerSecond, 1e-9) } }
+    var uncachedRatio: Double { max(getUncached.cpuUs, postUncached.cpuUs) / max(resolveUs, 1e-9) }
+    /// The floor's CPU per request over a warm resolution: no server on this HTTP stack can
+    /// have a `request_ratio` below it.
+    var floorRatio: Double? { floor.map { $0.cpuUs / max(resolveUs, 1e-9) } }
+    var floorNginxRatio: Double? {
+        guard let floor, let nginx else { return nil }
+        return floor.requestsPerSecond / max(nginx.requestsPerSecond, 1e-9)
+    }
 }
 
 /// The attributes of users.json's `gold`, as a POST body: the same user as `?profile=gold`.
@@ -124,15 +138,16 @@ func serveBench(seconds: Int) -> ServeFigures {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     f.workers = cores
     let getPath = "/v1/screens/home?profile=gold"
-    for workers in [1, cores] {
+    // One worker with the cache (the default), one without, then the cores.
+    for (workers, cached) in [(1, true), (1, false), (cores, true)] {
         let server: Server
-        switch startServer(host, project: project, workers: workers) {
+        switch startServer(host, project: project, workers: workers, extra: cached ? [] : ["--cache-entries", "0"]) {
         case .success(let s): server = s
         case .failure(let why): f.skipped = why.text; return f
         }
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
-        if workers == cores {
+        if workers == cores && cached {
             // The body nginx serves: what this server answers to the same GET.
             switch Subprocess.run("curl", arguments: ["-sS", "--max-time", "10", base + getPath], limits: Subprocess.Limits(timeout: 20)) {
             case .success(let out):
@@ -144,17 +159,28 @@ func serveBench(seconds: Int) -> ServeFigures {
         for isPost in [false, true] {
             switch load(base + (isPost ? "/v1/screens/home" : getPath), script: isPost ? post : nil, pid: server.process.processIdentifier) {
             case .success(let l):
-                switch (workers == 1, isPost) {
-                case (true, false): f.getOneWorker = l
-                case (true, true): f.postOneWorker = l
-                case (false, false): f.get = l
-                case (false, true): f.post = l
+                switch (workers == 1, cached, isPost) {
+                case (true, true, false): f.getOneWorker = l
+                case (true, true, true): f.postOneWorker = l
+                case (true, false, false): f.getUncached = l
+                case (true, false, true): f.postUncached = l
+                case (false, _, false): f.get = l
+                case (false, _, true): f.post = l
                 }
             case .failure(let why): f.skipped = why.text; return f
             }
         }
         // One worker and cores are the same run on a one-core machine.
-        if cores == 1 { f.get = f.getOneWorker; f.post = f.postOneWorker; break }
+        if cores == 1 && !cached { f.get = f.getOneWorker; f.post = f.postOneWorker; break }
+    }
+    // The floor: the same HTTP stack, the same body prebuilt, no worker (ServeApp.runStatic).
+    if f.nginxSkipped == nil {
+        switch startServer(host, project: project, workers: cores, extra: ["--bench-static", dir + "/www/home.json"]) {
+        case .success(let server):
+            defer { server.stop() }
+            if case .success(let l) = load("http://127.0.0.1:\(server.port)" + getPath, pid: server.process.processIdentifier) { f.floor = l }
+        case .failure: break
+        }
     }
     if f.nginxSkipped == nil {
         switch startNginx(dir: dir, workers: cores) {
@@ -188,10 +214,10 @@ struct Server {
     }
 }
 
-func startServer(_ host: String, project: String, workers: Int) -> Result<Server, Skip> {
+func startServer(_ host: String, project: String, workers: Int, extra: [String] = []) -> Result<Server, Skip> {
     let server = Process()
     server.executableURL = URL(fileURLWithPath: host)
-    server.arguments = ["serve", "--project", project, "--port", "0", "--workers", "\(workers)", "--queue", "1024"]
+    server.arguments = ["serve", "--project", project, "--port", "0", "--workers", "\(workers)", "--queue", "1024"] + extra
     let err = Pipe()
     server.standardError = err
     server.standardOutput = FileHandle.nullDevice
