@@ -8,7 +8,8 @@ import LoomCache
 ///
 /// Why a kept answer is the answer: a screen request's JSON is a function of the project (one
 /// generation: the workers' workspaces, made from the files once and renewed on reload) and of
-/// the request — the route, the screen id, the query and the body's bytes — and of nothing else.
+/// the request — the route, the request target (path and query) and the body's bytes — and of
+/// nothing else.
 /// Plugins cannot read the wall clock (the sandbox's `os.time`/`os.date` need an explicit
 /// time; time reaches rules only as the user's `now`, which is part of the request) nor random
 /// numbers; rules answer from their arguments and the user, the contract the population memo
@@ -28,26 +29,29 @@ public final class ResponseCache {
         public var body: ByteBuffer
         public var tag: String
         public var contentType: String
+        /// The 200's headers, made (and checked by HTTPTypes) once rather than per answer.
+        public var headers: HTTPFields
         var bytes: Int
     }
 
-    /// The request's identity: the route kind, screen id, query and body, each length-prefixed
-    /// (no two requests share a key by concatenation).
+    /// The request's identity: the route (method and kind), the request target as it arrived
+    /// (path and query string, undecoded: everything the screen id and the query parameters are
+    /// read from, so two requests with one target ask for the same answer) and the body's bytes,
+    /// each length-prefixed (no two requests share a key by concatenation). Made from the raw
+    /// bytes without parsing anything: a hit costs no query dictionary.
     public struct Key: Hashable, Sendable {
         var bytes: [UInt8]
-        public init(route: String, id: String, query: [String: String], body: [UInt8]?) {
+        public init(route: String, target: String, body: [UInt8]?) {
             var b: [UInt8] = []
-            b.reserveCapacity(64 + (body?.count ?? 0))
+            b.reserveCapacity(route.utf8.count + target.utf8.count + 24 + (body?.count ?? 0))
             func add<S: Collection>(_ s: S) where S.Element == UInt8 {
-                b.append(contentsOf: String(s.count).utf8)
-                b.append(58)  // ':'
+                var n = s.count
+                // The length in 7-bit groups: unambiguous and no string made.
+                repeat { b.append(UInt8(n & 0x7f) | (n > 0x7f ? 0x80 : 0)); n >>= 7 } while n > 0
                 b.append(contentsOf: s)
             }
             add(route.utf8)
-            add(id.utf8)
-            let pairs = query.sorted { $0.key < $1.key }
-            add(String(pairs.count).utf8)
-            for (k, v) in pairs { add(k.utf8); add(v.utf8) }
+            add(target.utf8)
             if let body { b.append(66); add(body) } else { b.append(45) }
             bytes = b
         }
@@ -91,8 +95,11 @@ public final class ResponseCache {
     public func keep(_ key: Key, body: String, contentType: String, generation: Int) -> Entry {
         var hash = ContentHash()
         hash.add(body)
-        let entry = Entry(body: ByteBuffer(string: body), tag: "\"\(hash.hex)\"", contentType: contentType,
-                          bytes: body.utf8.count + key.bytes.count + 64)
+        let tag = "\"\(hash.hex)\""
+        // The headers `ServeApp.response` gives a 200 of this type, in the same order.
+        let headers: HTTPFields = [.contentType: contentType, .xContentTypeOptions: "nosniff", .eTag: tag]
+        let entry = Entry(body: ByteBuffer(string: body), tag: tag, contentType: contentType, headers: headers,
+                          bytes: body.utf8.count + key.bytes.count + 256)
         guard enabled, entry.bytes <= maxBytes / 8 else { return entry }
         lock.withLock {
             guard generation == self.generation, entries[key] == nil else { return }

@@ -145,11 +145,10 @@ public enum ServeApp {
             await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.get("v1/screens/:id") { request, context -> Response in
-            let id = pathID(context)
-            let q = query(request)
-            let key = cache.enabled ? ResponseCache.Key(route: "GET screen", id: id, query: q, body: nil) : nil
-            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: nil, query: q), pool, metrics, options, handler,
-                                cache: key.map { (cache, $0) })
+            let key = cache.enabled ? ResponseCache.Key(route: "GET screen", target: request.head.path ?? "", body: nil) : nil
+            if let key, let hit = cache.lookup(key) { return answered(hit, request: request, route: "/v1/screens/{id}", metrics) }
+            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(pathID(context)), body: nil, query: query(request)),
+                                pool, metrics, options, handler, cache: key.map { (cache, $0) })
         }
         router.post("v1/screens/:id") { request, context -> Response in
             await post(request, route: "/v1/screens/{id}", kind: .screen(pathID(context)), pool, metrics, options, handler, cache: cache)
@@ -240,16 +239,11 @@ public enum ServeApp {
             return response(r, request: request)
         }
         let raw = Array(bytes.readableBytesView)
-        let q = query(request)
         // The body's bytes are part of the key: a kept answer is found before the body is parsed.
         var key: ResponseCache.Key?
-        if let cache, cache.enabled, case .screen(let id) = kind {
-            key = ResponseCache.Key(route: "POST screen", id: id, query: q, body: raw)
-            if let hit = cache.lookup(key!) {
-                let resp = cached(hit, request: request)
-                metrics.record(route: route, status: Int(resp.status.code), seconds: Date().timeIntervalSince(started))
-                return resp
-            }
+        if let cache, cache.enabled, case .screen = kind {
+            key = ResponseCache.Key(route: "POST screen", target: request.head.path ?? "", body: raw)
+            if let hit = cache.lookup(key!) { return answered(hit, request: request, route: route, metrics, started: started) }
         }
         let body: ScreenRequestBody
         switch ScreenRequestBody.parse(bytes: raw) {
@@ -259,21 +253,16 @@ public enum ServeApp {
             metrics.record(route: route, status: 422, seconds: Date().timeIntervalSince(started))
             return response(r, request: request)
         }
-        return await answer(request, route: route, APIRequest(kind: kind, body: body, query: q), pool, metrics, options, handler,
-                            cache: key.map { (cache!, $0) }, lookedUp: true)
+        return await answer(request, route: route, APIRequest(kind: kind, body: body, query: query(request)), pool, metrics, options, handler,
+                            cache: key.map { (cache!, $0) })
     }
 
     static func answer(_ request: Request, route: String, _ api: APIRequest, _ pool: WorkerPool<Workspace>,
                        _ metrics: ServeMetrics, _ options: ServeOptions,
                        _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
-                       cache: (ResponseCache, ResponseCache.Key)? = nil, lookedUp: Bool = false) async -> Response {
+                       cache: (ResponseCache, ResponseCache.Key)? = nil) async -> Response {
         let started = Date()
-        if let (c, key) = cache, !lookedUp, let hit = c.lookup(key) {
-            let resp = cached(hit, request: request)
-            metrics.record(route: route, status: Int(resp.status.code), seconds: Date().timeIntervalSince(started))
-            return resp
-        }
-        // Taken before the work: an answer computed across a reload is not kept.
+        // (The caller looked the key up.) Taken before the work: an answer computed across a reload is not kept.
         let generation = cache?.0.currentGeneration ?? 0
         // The request's deadline runs from its arrival: time waiting for a worker counts.
         let deadline = Deadline(seconds: options.requestTimeout)
@@ -304,13 +293,19 @@ public enum ServeApp {
         return resp
     }
 
+    /// A kept answer given again (no worker), counted as any other answer of its route.
+    static func answered(_ e: ResponseCache.Entry, request: Request, route: String, _ metrics: ServeMetrics, started: Date = Date()) -> Response {
+        let resp = cached(e, request: request)
+        metrics.record(route: route, status: Int(resp.status.code), seconds: Date().timeIntervalSince(started))
+        return resp
+    }
+
     /// A 200 from a kept answer: the same headers as `response` gives it (and 304 for its tag).
     static func cached(_ e: ResponseCache.Entry, request: Request) -> Response {
         if let inm = request.headers[.ifNoneMatch], matches(inm, e.tag) {
             return Response(status: .notModified, headers: [.eTag: e.tag])
         }
-        return Response(status: .ok, headers: [.contentType: e.contentType, .xContentTypeOptions: "nosniff", .eTag: e.tag],
-                        body: .init(byteBuffer: e.body))
+        return Response(status: .ok, headers: e.headers, body: .init(byteBuffer: e.body))
     }
 
     /// Whether an `If-None-Match` value names `tag` (or is `*`).

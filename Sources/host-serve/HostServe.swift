@@ -20,7 +20,9 @@ struct HostServe: ParsableCommand {
             GET /v1/graph/{id}?profile=NAME, GET /v1/render/{id}?profile=NAME&device=D (SVG wireframe), GET /v1/preview/{id}?profile=NAME&steps=A,B&link=URL \
             (the clickable preview's screen after those taps), GET /v1/profiles, \
             GET /v1/status, GET /v1/events, GET / (preview page), GET /healthz, GET /metrics (Prometheus). Responses carry an ETag
-            (If-None-Match → 304); errors are RFC 9457 problem documents. One workspace (plugins, Lua state) per
+            (If-None-Match → 304); errors are RFC 9457 problem documents. A screen answer that depends on nothing but
+            the request and the project is kept and given again to the same request (--cache-entries, --cache-mb; a
+            reload drops it). One workspace (plugins, Lua state) per
             worker thread; a bounded queue answers 503 when full. A request that takes longer than --request-timeout
             (queue wait included) is answered 503 and its work is stopped: the long loops, Lua and external programs
             (Graphviz) check the deadline; a worker still busy 2 s later is replaced by a new one. The preview page is
@@ -60,11 +62,11 @@ struct HostServe: ParsableCommand {
     var requestTimeout = 10
 
     @Option(name: .customLong("cache-entries"), parsing: .unconditional,
-            help: ArgumentHelp("Screen answers kept to be given again to the same request (0–1000000; 0: none; default: 1024). Only answers that depend on nothing but the request and the project are kept; a reload drops them (docs/serve.md).", valueName: "n"))
+            help: ArgumentHelp("Screen answers kept to be given again to the same request (0–1000000; 0: none). Only answers that depend on nothing but the request and the project are kept; a reload drops them (docs/serve.md).", valueName: "n"))
     var cacheEntries = 1024
 
     @Option(name: .customLong("cache-mb"), parsing: .unconditional,
-            help: ArgumentHelp("Most memory the kept answers take, in MiB (1–4096; default: 64); an answer larger than an eighth of it is not kept.", valueName: "mib"))
+            help: ArgumentHelp("Most memory the kept answers take, in MiB (1–4096); an answer larger than an eighth of it is not kept.", valueName: "mib"))
     var cacheMB = 64
 
     /// The bench's HTTP floor (scripts/bench-history/serve.md): serve FILE's bytes as every

@@ -6,7 +6,7 @@ import XCTest
 /// requests never collide by concatenation.
 final class ResponseCacheTests: XCTestCase {
     func key(_ i: Int, body: String? = nil) -> ResponseCache.Key {
-        ResponseCache.Key(route: "GET screen", id: "home", query: ["profile": "u\(i)"], body: body.map { Array($0.utf8) })
+        ResponseCache.Key(route: "GET screen", target: "/v1/screens/home?profile=u\(i)", body: body.map { Array($0.utf8) })
     }
 
     func testKeepsAtMostTheEntriesBoundTheOldestGoingFirst() {
@@ -64,19 +64,20 @@ final class ResponseCacheTests: XCTestCase {
 
     func testKeysOfDifferentRequestsDiffer() {
         typealias K = ResponseCache.Key
+        let long = String(repeating: "q", count: 200)
         let distinct: [K] = [
-            K(route: "GET screen", id: "home", query: ["a": "bc"], body: nil),
-            K(route: "GET screen", id: "home", query: ["ab": "c"], body: nil),
-            K(route: "GET screen", id: "homea", query: ["": "bc"], body: nil),
-            K(route: "GET screen", id: "home", query: [:], body: nil),
-            K(route: "GET screen", id: "home", query: [:], body: []),
-            K(route: "POST screen", id: "home", query: [:], body: Array("{}".utf8)),
-            K(route: "POST screen", id: "home", query: [:], body: Array("{} ".utf8)),
-            K(route: "GET screen", id: "home", query: ["a": "1", "b": "2"], body: nil),
-            K(route: "GET screen", id: "home", query: ["a": "12"], body: nil),
+            K(route: "GET screen", target: "/v1/screens/home?a=bc", body: nil),
+            K(route: "GET screen", target: "/v1/screens/home?ab=c", body: nil),
+            K(route: "GET screen", target: "/v1/screens/home", body: nil),
+            K(route: "GET screen", target: "/v1/screens/home", body: []),
+            K(route: "GET scree", target: "n/v1/screens/home", body: nil),
+            K(route: "POST screen", target: "/v1/screens/home", body: Array("{}".utf8)),
+            K(route: "POST screen", target: "/v1/screens/home", body: Array("{} ".utf8)),
+            K(route: "POST screen", target: "/v1/screens/home" + long, body: Array("{}".utf8)),
+            K(route: "POST screen", target: "/v1/screens/home" + long.dropLast(), body: Array("q{}".utf8)),
+            K(route: "POST screen", target: "/v1/screens/home?", body: Array("{}".utf8)),
         ]
         XCTAssertEqual(Set(distinct).count, distinct.count)
-        // The query's order does not matter (it is a dictionary by then).
-        XCTAssertEqual(K(route: "r", id: "i", query: ["x": "1", "y": "2"], body: nil), K(route: "r", id: "i", query: ["y": "2", "x": "1"], body: nil))
+        XCTAssertEqual(K(route: "r", target: "/x?a=1", body: [1, 2]), K(route: "r", target: "/x?a=1", body: [1, 2]))
     }
 }
