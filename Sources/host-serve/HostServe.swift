@@ -181,7 +181,7 @@ extension HostServe {
     func runStatic(_ file: String) throws -> Never {
         let body: [UInt8]
         do { body = Array(try SafeFile.read(file, limits: .standard)) } catch {
-            Console.error("--bench-static: cannot read \(TextEscape.escaped(file)): \(error)")
+            Console.error("--bench-static \(TextEscape.escaped(file)): \(error.message)")
             throw ExitCode(1)
         }
         var o = ServeOptions()

@@ -128,6 +128,13 @@ final class ServeCacheTests: XCTestCase {
         }
         for bad in ["-1", "1000001", "ten"] { assertExit(try Host.run(["serve", "--cache-entries", bad]), 64) }
         for bad in ["0", "4097"] { assertExit(try Host.run(["serve", "--cache-mb", bad]), 64) }
+        // The bench's HTTP floor is not a user's flag: not in --help; a file it cannot read is an error.
+        let help = try Host.run(["serve", "--help"])
+        assertContains(help.stdout, "--cache-entries", in: help)
+        XCTAssertFalse(help.stdout.contains("bench-static"), help.stdout)
+        let missing = try Host.run(["serve", "--bench-static", "/nonexistent/body.json", "--port", "0"])
+        assertExit(missing, 1)
+        assertContains(missing.stderr, "--bench-static /nonexistent/body.json: ", in: missing)
     }
 
     /// `--watch`: a reload drops the kept answers; the next request sees the new project.
