@@ -433,6 +433,7 @@ if wanted("serve") {
         }
         if let n = s.nginx, let ratio = s.nginxRatio {
             o["nginx"] = loadJSON(n)
+            o["nginx_runs_rps"] = .array(s.nginxRuns.map { r($0.requestsPerSecond, 1) })
             o["nginx_ratio"] = r(ratio, 3)
         } else {
             o["nginx_skipped"] = .string(s.nginxSkipped ?? "")
