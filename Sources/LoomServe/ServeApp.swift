@@ -28,12 +28,16 @@ public struct APIResponse: Sendable {
     public var problem: Bool
     /// Set for bodies that are not JSON (an SVG picture).
     public var contentType: String?
+    /// The answer is a function of the project's generation and the request alone, and may be
+    /// kept in the response cache (`ResponseCache`; the handler decides, `ServeHandler.screen`).
+    public var cacheable: Bool
 
-    public init(status: Int, body: String, problem: Bool = false, contentType: String? = nil) {
+    public init(status: Int, body: String, problem: Bool = false, contentType: String? = nil, cacheable: Bool = false) {
         self.status = status
         self.body = body
         self.problem = problem
         self.contentType = contentType
+        self.cacheable = cacheable
     }
 
     /// An RFC 9457 problem document with the diagnostics' locations.
@@ -74,6 +78,9 @@ public struct ServeOptions: Sendable {
     /// `--request-timeout`: seconds a request may take, queue wait included, before it is
     /// answered 503 and its work is stopped.
     public var requestTimeout: Double = 10
+    /// `--cache-entries` and `--cache-mb`: the response cache's bounds (0 entries: no cache).
+    public var cacheEntries = 1024
+    public var cacheBytes = 64 << 20
     public init() {}
 }
 
@@ -82,7 +89,7 @@ public struct ServeOptions: Sendable {
 public enum ServeApp {
     public static func run(
         options: ServeOptions, pool: WorkerPool<Workspace>, metrics: ServeMetrics, reload: ReloadState,
-        page: PreviewAssets,
+        cache: ResponseCache, page: PreviewAssets,
         handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
         onRunning: @escaping @Sendable (String, Int) -> Void
     ) async throws {
@@ -138,11 +145,13 @@ public enum ServeApp {
             await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: query(request)), pool, metrics, options, handler)
         }
         router.get("v1/screens/:id") { request, context -> Response in
-            let id = pathID(context)
-            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: nil, query: query(request)), pool, metrics, options, handler)
+            let key = cache.enabled ? ResponseCache.Key(route: "GET screen", target: request.head.path ?? "", body: nil) : nil
+            if let key, let hit = cache.lookup(key) { return answered(hit, request: request, route: "/v1/screens/{id}", metrics) }
+            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(pathID(context)), body: nil, query: query(request)),
+                                pool, metrics, options, handler, cache: key.map { (cache, $0) })
         }
         router.post("v1/screens/:id") { request, context -> Response in
-            await post(request, route: "/v1/screens/{id}", kind: .screen(pathID(context)), pool, metrics, options, handler)
+            await post(request, route: "/v1/screens/{id}", kind: .screen(pathID(context)), pool, metrics, options, handler, cache: cache)
         }
         // The picture takes the same body: drawn with its data and state (docs/serve.md).
         router.post("v1/render/:id") { request, context -> Response in
@@ -157,6 +166,31 @@ public enum ServeApp {
             return await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: query(request)), pool, metrics, options, handler)
         }
         previewRoutes(router, pool, metrics, options)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "loom"),
+            onServerRunning: { channel in
+                onRunning(options.host, channel.localAddress?.port ?? options.port)
+            })
+        try await app.runService()
+    }
+
+    /// The HTTP stack alone, for the bench's floor (`host-serve --bench-static FILE`, a hidden
+    /// flag; scripts/bench-history/serve.md): the same Hummingbird application and server
+    /// configuration answering `GET /v1/screens/{id}` with `body`, prebuilt once, and the headers
+    /// a screen answer has (type, nosniff, ETag). No worker, no resolution, no JSON: what a
+    /// request costs the server before Loom does anything.
+    public static func runStatic(options: ServeOptions, body: [UInt8],
+                                 onRunning: @escaping @Sendable (String, Int) -> Void) async throws {
+        var hash = ContentHash()
+        hash.add(String(decoding: body, as: UTF8.self))
+        let tag = "\"\(hash.hex)\""
+        let bytes = ByteBuffer(bytes: body)
+        let router = Router()
+        router.get("v1/screens/:id") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/json", .xContentTypeOptions: "nosniff", .eTag: tag],
+                     body: .init(byteBuffer: bytes))
+        }
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "loom"),
@@ -192,7 +226,8 @@ public enum ServeApp {
     /// and parsed (a refusal answered 413 or 422 here), then answered as a GET with that body.
     static func post(_ request: Request, route: String, kind: APIRequest.Kind, _ pool: WorkerPool<Workspace>,
                      _ metrics: ServeMetrics, _ options: ServeOptions,
-                     _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse) async -> Response {
+                     _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
+                     cache: ResponseCache? = nil) async -> Response {
         let started = Date()
         var req = request
         let bytes: ByteBuffer
@@ -203,21 +238,32 @@ public enum ServeApp {
             metrics.record(route: route, status: 413, seconds: Date().timeIntervalSince(started))
             return response(r, request: request)
         }
+        let raw = Array(bytes.readableBytesView)
+        // The body's bytes are part of the key: a kept answer is found before the body is parsed.
+        var key: ResponseCache.Key?
+        if let cache, cache.enabled, case .screen = kind {
+            key = ResponseCache.Key(route: "POST screen", target: request.head.path ?? "", body: raw)
+            if let hit = cache.lookup(key!) { return answered(hit, request: request, route: route, metrics, started: started) }
+        }
         let body: ScreenRequestBody
-        switch ScreenRequestBody.parse(bytes: Array(bytes.readableBytesView)) {
+        switch ScreenRequestBody.parse(bytes: raw) {
         case .success(let b): body = b
         case .failure(let refusal):
             let r = APIResponse.problem(422, refusal.malformed ? "Malformed JSON" : "Invalid request", detail: refusal.detail, diagnostics: refusal.diagnostics)
             metrics.record(route: route, status: 422, seconds: Date().timeIntervalSince(started))
             return response(r, request: request)
         }
-        return await answer(request, route: route, APIRequest(kind: kind, body: body, query: query(request)), pool, metrics, options, handler)
+        return await answer(request, route: route, APIRequest(kind: kind, body: body, query: query(request)), pool, metrics, options, handler,
+                            cache: key.map { (cache!, $0) })
     }
 
     static func answer(_ request: Request, route: String, _ api: APIRequest, _ pool: WorkerPool<Workspace>,
                        _ metrics: ServeMetrics, _ options: ServeOptions,
-                       _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse) async -> Response {
+                       _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
+                       cache: (ResponseCache, ResponseCache.Key)? = nil) async -> Response {
         let started = Date()
+        // (The caller looked the key up.) Taken before the work: an answer computed across a reload is not kept.
+        let generation = cache?.0.currentGeneration ?? 0
         // The request's deadline runs from its arrival: time waiting for a worker counts.
         let deadline = Deadline(seconds: options.requestTimeout)
         let outcome = await pool.submit(deadline: deadline) { ws -> APIResponse in
@@ -236,9 +282,36 @@ public enum ServeApp {
             r = .problem(503, "Request timed out",
                          detail: "the request took longer than \(deadline.limitText) (--request-timeout); its work was stopped")
         }
-        let resp = response(r, request: request)
+        let resp: Response
+        if let (c, key) = cache, r.cacheable, r.status == 200 {
+            // Kept (when within the bounds) and answered from the entry: the ETag is hashed once.
+            resp = cached(c.keep(key, body: r.body, contentType: r.contentType ?? "application/json", generation: generation), request: request)
+        } else {
+            resp = response(r, request: request)
+        }
         metrics.record(route: route, status: Int(resp.status.code), seconds: Date().timeIntervalSince(started))
         return resp
+    }
+
+    /// A kept answer given again (no worker), counted as any other answer of its route.
+    static func answered(_ e: ResponseCache.Entry, request: Request, route: String, _ metrics: ServeMetrics, started: Date = Date()) -> Response {
+        let resp = cached(e, request: request)
+        metrics.record(route: route, status: Int(resp.status.code), seconds: Date().timeIntervalSince(started))
+        return resp
+    }
+
+    /// A 200 from a kept answer: the same headers as `response` gives it (and 304 for its tag).
+    static func cached(_ e: ResponseCache.Entry, request: Request) -> Response {
+        if let inm = request.headers[.ifNoneMatch], matches(inm, e.tag) {
+            return Response(status: .notModified, headers: [.eTag: e.tag])
+        }
+        return Response(status: .ok, headers: e.headers, body: .init(byteBuffer: e.body))
+    }
+
+    /// Whether an `If-None-Match` value names `tag` (or is `*`).
+    static func matches(_ inm: String, _ tag: String) -> Bool {
+        let tags = inm.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return tags.contains(tag) || tags.contains("W/" + tag) || tags.contains("*")
     }
 
     /// JSON or a problem document; a 200 gets an ETag from its body's hash and `If-None-Match`
@@ -252,11 +325,8 @@ public enum ServeApp {
             h.add(r.body)
             let tag = "\"\(h.hex)\""
             headers[.eTag] = tag
-            if let inm = request.headers[.ifNoneMatch] {
-                let tags = inm.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                if tags.contains(tag) || tags.contains("W/" + tag) || tags.contains("*") {
-                    return Response(status: .notModified, headers: [.eTag: tag])
-                }
+            if let inm = request.headers[.ifNoneMatch], matches(inm, tag) {
+                return Response(status: .notModified, headers: [.eTag: tag])
             }
         }
         return Response(status: .init(code: r.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: r.body)))

@@ -90,7 +90,8 @@ public enum ServeHandler {
         }
         // A data-fed screen given data is expanded with it (the file's own expansion may lack it).
         // (The same choice as the pipeline's: this preparation is the one it resolves.)
-        let loaded = ScreenPipeline.expandsForRequest(file, data: inputs.data, state: inputs.state, params: inputs.params, in: ws)
+        let perRequest = ScreenPipeline.expandsForRequest(file, data: inputs.data, state: inputs.state, params: inputs.params, in: ws)
+        let loaded = perRequest
             ? ScreenPipeline.prepare(file: file, data: DataRequest(data: inputs.data, params: inputs.params, user: profile, state: inputs.state), in: ws)
             : ScreenPipeline.prepare(file: file, in: ws)
         guard let parsed = loaded.prepared?.screen else {
@@ -135,7 +136,12 @@ public enum ServeHandler {
             return .problem(500, "The screen has errors", detail: failure.errors.first?.message ?? "screen '\(id)' cannot be resolved", diagnostics: result.diagnostics.sorted)
         }
         // A screen that fails closed still answers 200: what could be resolved, plus diagnostics.
-        return APIResponse(status: 200, body: result.rendered(.json, style: Style(color: false)))
+        // Kept by the response cache only when the answer is a function of the request and the
+        // project's generation alone (ResponseCache): the screen is the workspace's own parse (not
+        // expanded for this request: no file read, no data provider called), and no error (a
+        // rule stopped by its time budget depends on the machine's load, not on the request).
+        return APIResponse(status: 200, body: result.rendered(.json, style: Style(color: false)),
+                           cacheable: !perRequest && !result.diagnostics.hasErrors)
     }
 
     /// `GET /v1/render/{id}`: the resolved screen laid out for the request's device and drawn

@@ -19,7 +19,12 @@ public final class ServeMetrics {
     private var resolutions = 0
     public static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
+    /// The response cache whose counters `/metrics` shows (set once, before serving).
+    private var cache: ResponseCache?
+
     public init() {}
+
+    public func show(_ cache: ResponseCache) { lock.withLock { self.cache = cache } }
 
     public func record(route: String, status: Int, seconds: Double) {
         lock.withLock {
@@ -71,6 +76,11 @@ public final class ServeMetrics {
             out += "# HELP loom_not_modified_total Requests answered 304 from their ETag (the client's cache hit).\n# TYPE loom_not_modified_total counter\nloom_not_modified_total \(notModified)\n"
             out += "# HELP loom_rejected_total Requests answered 503: the queue was full, or the request ran past --request-timeout.\n# TYPE loom_rejected_total counter\nloom_rejected_total \(rejected)\n"
             out += "# HELP loom_timed_out_total Requests answered 503 because they ran past --request-timeout.\n# TYPE loom_timed_out_total counter\nloom_timed_out_total \(timeouts)\n"
+            if let c = cache?.stats {
+                out += "# HELP loom_response_cache_hits_total Screen requests answered from the response cache (--cache-entries).\n# TYPE loom_response_cache_hits_total counter\nloom_response_cache_hits_total \(c.hits)\n"
+                out += "# HELP loom_response_cache_entries Answers in the response cache.\n# TYPE loom_response_cache_entries gauge\nloom_response_cache_entries \(c.entries)\n"
+                out += "# HELP loom_response_cache_bytes Bytes the response cache's answers and keys take.\n# TYPE loom_response_cache_bytes gauge\nloom_response_cache_bytes \(c.bytes)\n"
+            }
             return out
         }
     }

@@ -21,3 +21,6 @@ extension WorkerPool.Slot: @unchecked Sendable {}
 
 /// The continuation is taken under its `lock`, so it is resumed at most once.
 extension Once: @unchecked Sendable {}
+
+/// Its entries, ring of keys and counters are read and written only under its `lock`.
+extension ResponseCache: @unchecked Sendable {}

@@ -20,7 +20,9 @@ struct HostServe: ParsableCommand {
             GET /v1/graph/{id}?profile=NAME, GET /v1/render/{id}?profile=NAME&device=D (SVG wireframe), GET /v1/preview/{id}?profile=NAME&steps=A,B&link=URL \
             (the clickable preview's screen after those taps), GET /v1/profiles, \
             GET /v1/status, GET /v1/events, GET / (preview page), GET /healthz, GET /metrics (Prometheus). Responses carry an ETag
-            (If-None-Match → 304); errors are RFC 9457 problem documents. One workspace (plugins, Lua state) per
+            (If-None-Match → 304); errors are RFC 9457 problem documents. A screen answer that depends on nothing but
+            the request and the project is kept and given again to the same request (--cache-entries, --cache-mb; a
+            reload drops it). One workspace (plugins, Lua state) per
             worker thread; a bounded queue answers 503 when full. A request that takes longer than --request-timeout
             (queue wait included) is answered 503 and its work is stopped: the long loops, Lua and external programs
             (Graphviz) check the deadline; a worker still busy 2 s later is replaced by a new one. The preview page is
@@ -59,6 +61,19 @@ struct HostServe: ParsableCommand {
             transform: NumericFlag.requestTimeout.parse)
     var requestTimeout = 10
 
+    @Option(name: .customLong("cache-entries"), parsing: .unconditional,
+            help: ArgumentHelp("Screen answers kept to be given again to the same request (0–1000000; 0: none). Only answers that depend on nothing but the request and the project are kept; a reload drops them (docs/serve.md).", valueName: "n"))
+    var cacheEntries = 1024
+
+    @Option(name: .customLong("cache-mb"), parsing: .unconditional,
+            help: ArgumentHelp("Most memory the kept answers take, in MiB (1–4096); an answer larger than an eighth of it is not kept.", valueName: "mib"))
+    var cacheMB = 64
+
+    /// The bench's HTTP floor (scripts/bench-history/serve.md): serve FILE's bytes as every
+    /// `GET /v1/screens/{id}` with the same HTTP stack, and nothing else. Not for users: hidden.
+    @Option(name: .customLong("bench-static"), help: .hidden)
+    var benchStatic: String?
+
     @Flag(name: .long, help: "Reload on changes to screens, plugins, styles, users.json, flows.json and loom.json; a set with errors is not served (the old one keeps serving, the errors show on the preview page and in the log).")
     var watch = false
 
@@ -68,9 +83,12 @@ struct HostServe: ParsableCommand {
         guard (1...100_000).contains(queue) else { throw ValidationError("--queue is 1…100000, found \(queue)") }
         guard (1...65536).contains(maxBody) else { throw ValidationError("--max-body is 1…65536 KiB, found \(maxBody)") }
         try NumericFlag.requestTimeout.check(requestTimeout)
+        guard (0...1_000_000).contains(cacheEntries) else { throw ValidationError("--cache-entries is 0…1000000, found \(cacheEntries)") }
+        guard (1...4096).contains(cacheMB) else { throw ValidationError("--cache-mb is 1…4096 MiB, found \(cacheMB)") }
     }
 
     func run() throws {
+        if let benchStatic { try runStatic(benchStatic) }
         // Check the project once before serving: a project that does not load is not served.
         let first: Workspace
         do { first = try Workspace(options: engine.workspaceOptions, anchor: nil) } catch {
@@ -83,6 +101,8 @@ struct HostServe: ParsableCommand {
         o.port = port
         o.maxBodyBytes = maxBody * 1024
         o.requestTimeout = Double(requestTimeout)
+        o.cacheEntries = cacheEntries
+        o.cacheBytes = cacheMB << 20
         let options = engine.workspaceOptions
         let pool = WorkerPool<Workspace>(workers: workerCount, maxPending: queue, replaceAfter: 2, onReplace: { message in
             ServeLog.line(message)
@@ -96,12 +116,14 @@ struct HostServe: ParsableCommand {
         let serveOptions = o
         let metrics = ServeMetrics()
         let reload = ReloadState()
-        if watch { startWatching(pool: pool, reload: reload, options: options) }
+        let cache = ResponseCache(maxEntries: o.cacheEntries, maxBytes: o.cacheBytes)
+        metrics.show(cache)
+        if watch { startWatching(pool: pool, reload: reload, cache: cache, options: options) }
         let done = DispatchSemaphore(value: 0)
         let failure = FailureBox()
         Task.detached {
             do {
-                try await ServeApp.run(options: serveOptions, pool: pool, metrics: metrics, reload: reload, page: PreviewAssets(html: PreviewPage.html, script: PreviewPage.script, css: PreviewPage.css,
+                try await ServeApp.run(options: serveOptions, pool: pool, metrics: metrics, reload: reload, cache: cache, page: PreviewAssets(html: PreviewPage.html, script: PreviewPage.script, css: PreviewPage.css,
                                                          contentSecurityPolicy: PreviewPage.contentSecurityPolicy),
                                       handler: ServeHandler.handle) { host, port in
                     ServeLog.line("listening on http://\(host):\(port) (\(pool.workers) workers)")
@@ -122,7 +144,7 @@ struct HostServe: ParsableCommand {
 extension HostServe {
     /// Watches the project on a thread of its own; a new set is loaded and checked there before
     /// the workers switch to it.
-    func startWatching(pool: WorkerPool<Workspace>, reload: ReloadState, options: Workspace.Options) {
+    func startWatching(pool: WorkerPool<Workspace>, reload: ReloadState, cache: ResponseCache, options: Workspace.Options) {
         let root = Workspace.projectRoot(explicit: engine.project, screen: nil)
         let roots = [root] + engine.plugins
         let t = Thread {
@@ -135,7 +157,10 @@ extension HostServe {
                 for f in ws.screenFiles().values.sorted() { d.append(contentsOf: ws.screen(file: f).diagnostics) }
                 let lines = d.sorted.filter { $0.severity == .error }.map(\.description)
                 if lines.isEmpty {
+                    // In this order: a request that starts after the cache is dropped runs on
+                    // a renewed workspace, and one computed before is not kept (ResponseCache).
                     pool.renew()
+                    cache.clear()
                     reload.loaded()
                     ServeLog.line("reloaded after changes to \(changed.joined(separator: ", "))")
                 } else {
@@ -147,6 +172,34 @@ extension HostServe {
             }
         }
         t.start()
+    }
+}
+
+extension HostServe {
+    /// `--bench-static FILE`: the HTTP floor the bench measures (ServeApp.runStatic); exits
+    /// when the server stops.
+    func runStatic(_ file: String) throws -> Never {
+        let body: [UInt8]
+        do { body = Array(try SafeFile.read(file, limits: .standard)) } catch {
+            Console.error("--bench-static \(TextEscape.escaped(file)): \(error.message)")
+            throw ExitCode(1)
+        }
+        var o = ServeOptions()
+        o.host = host
+        o.port = port
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                try await ServeApp.runStatic(options: o, body: body) { host, port in
+                    ServeLog.line("listening on http://\(host):\(port) (static bench floor)")
+                }
+            } catch {
+                ServeLog.line("error: the server stopped: \(error)")
+            }
+            done.signal()
+        }
+        done.wait()
+        Foundation.exit(0)
     }
 }
 

@@ -13,7 +13,10 @@ import LoomWorkspace
 ///   process (`Workspace.resolve`, one thread). `request_ratio` is the larger of the two ratios.
 /// - **Throughput.** `host serve --workers` = cores against nginx (Debian's) serving the same
 ///   response body as a static file, both under the same wrk (64 connections) for the same time
-///   in the same run: `nginx_ratio` = Loom's GET req/s over nginx's, and each one's p50 and p99.
+///   in the same run: `nginx_ratio` = Loom's GET req/s over nginx's (the faster of two nginx
+///   runs, one before Loom's and one after), and each one's p50 and p99.
+/// - **The HTTP floor.** The same HTTP stack answering the same body prebuilt
+///   (`host-serve --bench-static`): what a request costs before Loom does anything.
 struct ServeFigures {
     struct Load {
         var requests = 0
@@ -33,9 +36,19 @@ struct ServeFigures {
     var resolveNewUserUs = 0.0
     var getOneWorker = Load()
     var postOneWorker = Load()
+    /// The same with the response cache off (`--cache-entries 0`): every request resolved.
+    var getUncached = Load()
+    var postUncached = Load()
+    /// The HTTP floor: the same HTTP stack answering prebuilt bytes of the same body
+    /// (`host-serve --bench-static`), GET under the same wrk.
+    var floor: Load?
     var get = Load()
     var post = Load()
+    /// nginx's faster run of two (`nginxRuns`): one just before Loom's run with `--workers` =
+    /// cores, one after the floor's, so that a run disturbed by the machine's other load does not
+    /// make Loom look better than it is.
     var nginx: Load?
+    var nginxRuns: [Load] = []
     var nginxSkipped: String?
     var bodyBytes = 0
     var workers = 1
@@ -47,6 +60,14 @@ struct ServeFigures {
     /// The larger request cost over a resolution for a user made anew (`resolveNewUserUs`).
     var newUserRatio: Double { max(getOneWorker.cpuUs, postOneWorker.cpuUs) / max(resolveNewUserUs, 1e-9) }
     var nginxRatio: Double? { nginx.map { get.requestsPerSecond / max($0.requestsPerSecond, 1e-9) } }
+    var uncachedRatio: Double { max(getUncached.cpuUs, postUncached.cpuUs) / max(resolveUs, 1e-9) }
+    /// The floor's CPU per request over a warm resolution: no server on this HTTP stack can
+    /// have a `request_ratio` below it.
+    var floorRatio: Double? { floor.map { $0.cpuUs / max(resolveUs, 1e-9) } }
+    var floorNginxRatio: Double? {
+        guard let floor, let nginx else { return nil }
+        return floor.requestsPerSecond / max(nginx.requestsPerSecond, 1e-9)
+    }
 }
 
 /// The attributes of users.json's `gold`, as a POST body: the same user as `?profile=gold`.
@@ -123,16 +144,26 @@ func serveBench(seconds: Int) -> ServeFigures {
 
     let cores = ProcessInfo.processInfo.activeProcessorCount
     f.workers = cores
+    var nginxServer: Server?
+    defer { nginxServer?.stop() }
+    func nginxRun() {
+        guard f.nginxSkipped == nil, let n = nginxServer else { return }
+        switch load("http://127.0.0.1:\(n.port)/home.json") {
+        case .success(let l): f.nginxRuns.append(l)
+        case .failure(let why): f.nginxSkipped = why.text
+        }
+    }
     let getPath = "/v1/screens/home?profile=gold"
-    for workers in [1, cores] {
+    // One worker with the cache (the default), one without, then the cores.
+    for (workers, cached) in [(1, true), (1, false), (cores, true)] {
         let server: Server
-        switch startServer(host, project: project, workers: workers) {
+        switch startServer(host, project: project, workers: workers, extra: cached ? [] : ["--cache-entries", "0"]) {
         case .success(let s): server = s
         case .failure(let why): f.skipped = why.text; return f
         }
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
-        if workers == cores {
+        if workers == cores && cached {
             // The body nginx serves: what this server answers to the same GET.
             switch Subprocess.run("curl", arguments: ["-sS", "--max-time", "10", base + getPath], limits: Subprocess.Limits(timeout: 20)) {
             case .success(let out):
@@ -140,33 +171,42 @@ func serveBench(seconds: Int) -> ServeFigures {
                 if (try? writer.write(out.stdout, to: dir + "/www/home.json")) == nil { f.nginxSkipped = "cannot write the body" }
             case .failure(let d): f.nginxSkipped = "cannot fetch the body to serve: \(d.message)"
             }
+            if f.nginxSkipped == nil {
+                switch startNginx(dir: dir, workers: cores) {
+                case .success(let n): nginxServer = n
+                case .failure(let why): f.nginxSkipped = why.text
+                }
+            }
+            nginxRun()
         }
         for isPost in [false, true] {
             switch load(base + (isPost ? "/v1/screens/home" : getPath), script: isPost ? post : nil, pid: server.process.processIdentifier) {
             case .success(let l):
-                switch (workers == 1, isPost) {
-                case (true, false): f.getOneWorker = l
-                case (true, true): f.postOneWorker = l
-                case (false, false): f.get = l
-                case (false, true): f.post = l
+                switch (workers == 1, cached, isPost) {
+                case (true, true, false): f.getOneWorker = l
+                case (true, true, true): f.postOneWorker = l
+                case (true, false, false): f.getUncached = l
+                case (true, false, true): f.postUncached = l
+                case (false, _, false): f.get = l
+                case (false, _, true): f.post = l
                 }
             case .failure(let why): f.skipped = why.text; return f
             }
         }
         // One worker and cores are the same run on a one-core machine.
-        if cores == 1 { f.get = f.getOneWorker; f.post = f.postOneWorker; break }
+        if cores == 1 && !cached { f.get = f.getOneWorker; f.post = f.postOneWorker; break }
     }
+    // The floor: the same HTTP stack, the same body prebuilt, no worker (ServeApp.runStatic).
     if f.nginxSkipped == nil {
-        switch startNginx(dir: dir, workers: cores) {
-        case .success(let n):
-            defer { n.stop() }
-            switch load("http://127.0.0.1:\(n.port)/home.json") {
-            case .success(let l): f.nginx = l
-            case .failure(let why): f.nginxSkipped = why.text
-            }
-        case .failure(let why): f.nginxSkipped = why.text
+        switch startServer(host, project: project, workers: cores, extra: ["--bench-static", dir + "/www/home.json"]) {
+        case .success(let server):
+            defer { server.stop() }
+            if case .success(let l) = load("http://127.0.0.1:\(server.port)" + getPath, pid: server.process.processIdentifier) { f.floor = l }
+        case .failure: break
         }
     }
+    nginxRun()
+    if f.nginxSkipped == nil { f.nginx = f.nginxRuns.max { $0.requestsPerSecond < $1.requestsPerSecond } }
     return f
 }
 
@@ -188,10 +228,10 @@ struct Server {
     }
 }
 
-func startServer(_ host: String, project: String, workers: Int) -> Result<Server, Skip> {
+func startServer(_ host: String, project: String, workers: Int, extra: [String] = []) -> Result<Server, Skip> {
     let server = Process()
     server.executableURL = URL(fileURLWithPath: host)
-    server.arguments = ["serve", "--project", project, "--port", "0", "--workers", "\(workers)", "--queue", "1024"]
+    server.arguments = ["serve", "--project", project, "--port", "0", "--workers", "\(workers)", "--queue", "1024"] + extra
     let err = Pipe()
     server.standardError = err
     server.standardOutput = FileHandle.nullDevice

@@ -428,9 +428,18 @@ if wanted("serve") {
             "get": loadJSON(s.get), "post": loadJSON(s.post),
             "get_ratio": r(s.getRatio, 3), "post_ratio": r(s.postRatio, 3), "request_ratio": r(s.requestRatio, 3),
             "new_user_ratio": r(s.newUserRatio, 3),
+            "get_uncached": loadJSON(s.getUncached), "post_uncached": loadJSON(s.postUncached),
+            "request_ratio_uncached": r(s.uncachedRatio, 3),
         ]
+        if let fl = s.floor {
+            o["http_floor"] = loadJSON(fl)
+            o["http_floor_cpu_us"] = r(fl.cpuUs, 2)
+            if let fr = s.floorRatio { o["http_floor_ratio"] = r(fr, 3) }
+            if let fn = s.floorNginxRatio { o["http_floor_nginx_ratio"] = r(fn, 3) }
+        }
         if let n = s.nginx, let ratio = s.nginxRatio {
             o["nginx"] = loadJSON(n)
+            o["nginx_runs_rps"] = .array(s.nginxRuns.map { r($0.requestsPerSecond, 1) })
             o["nginx_ratio"] = r(ratio, 3)
         } else {
             o["nginx_skipped"] = .string(s.nginxSkipped ?? "")
@@ -441,6 +450,12 @@ if wanted("serve") {
                             s.resolveNewUserUs, s.newUserRatio))
         lines.append(String(format: "              one worker: GET %.0f req/s (p99 %.2f ms), POST %.0f req/s (p99 %.2f ms)",
                             s.getOneWorker.requestsPerSecond, s.getOneWorker.p99Ms, s.postOneWorker.requestsPerSecond, s.postOneWorker.p99Ms))
+        lines.append(String(format: "              without the response cache (--cache-entries 0): GET %.1f µs, POST %.1f µs a request: ratio %.2f",
+                            s.getUncached.cpuUs, s.postUncached.cpuUs, s.uncachedRatio))
+        if let fl = s.floor {
+            lines.append(String(format: "              HTTP floor (the same stack answering the body prebuilt, --bench-static): %.1f µs a request (%.2f× a resolution), %.0f req/s",
+                                fl.cpuUs, s.floorRatio ?? 0, fl.requestsPerSecond) + (s.floorNginxRatio.map { String(format: ": %.3f of nginx", $0) } ?? ""))
+        }
         lines.append(String(format: "              %d workers: GET %.0f req/s (p50 %.2f ms, p99 %.2f ms), POST %.0f req/s (p99 %.2f ms), %d errors",
                             s.workers, s.get.requestsPerSecond, s.get.p50Ms, s.get.p99Ms, s.post.requestsPerSecond, s.post.p99Ms,
                             s.getOneWorker.errors + s.postOneWorker.errors + s.get.errors + s.post.errors))
