@@ -32,8 +32,14 @@ extension PluginEngine {
         if let r = tables.scopedViews[key] { return r }
         var attrs = PluginEngine.viewAttributes(ctx)
         for (k, v) in scope { attrs[k] = v }
-        state.push(json: .object(attrs), keepingOrder: true)
-        try sandbox.freezeTop()
+        // Made in one call into C, as the plain view is (`pushViewInOneCall`: the same frozen
+        // view, `ScopedUserViewTests`): pushing it value by value and freezing it with the
+        // sandbox's general `freeze` cost most of a data-fed screen's resolution (one view per
+        // template element with a rule). The general path remains for a value nesting too deep.
+        if !(userViewsInOneCall && PluginEngine.frozenView(attrs, profile: nil, device: [:]).map({ state.pushFrozenTree($0, name: "node") }) == true) {
+            state.push(json: .object(attrs), keepingOrder: true)
+            try sandbox.freezeTop()
+        }
         let r = state.rawRef()
         tables.scopedViews[key] = r
         return r
