@@ -120,6 +120,10 @@ public struct EvalChunk: Sendable {
 /// first. `LOOM_EVAL_NO_PLAN=1` turns plans off (every user resolved), `LOOM_EVAL_NO_MEMO=1`
 /// only their reuse of Lua rules' answers (`RuleMemo`).
 public final class EvalWorker {
+    // A worker is used by one thread, and no access to its state overlaps another (nothing is
+    // passed inout across a call that reads it again): the per-user state is
+    // `@exclusivity(unchecked)`, as `PlanUser`'s, sparing a dynamic check per access (about 60
+    // instructions each, a few per user).
     public let screens: PopulationScreens
     public let parser: UserParser
     public let writer: EvalLineWriter
@@ -129,12 +133,12 @@ public final class EvalWorker {
     private let plans: [VisibilityPlan]
     private let screenIDs: [String]
     private let user: PlanUser
-    private var answers: [Int32] = []
+    @exclusivity(unchecked) private var answers: [Int32] = []
     /// clients.json, when the project has one and there are plans.
     private let clients: ClientTable?
     /// The current user's first plan and unknown-client warning (`useClient`).
-    private var planBase = 0
-    private var clientNote: Diagnostic?
+    @exclusivity(unchecked) private var planBase = 0
+    @exclusivity(unchecked) private var clientNote: Diagnostic?
 
     /// `shared`: answers shared with the run's other workers (one object for all of them).
     /// `memo`: false turns the plans' reuse of Lua rules' answers off, as `LOOM_EVAL_NO_MEMO=1`

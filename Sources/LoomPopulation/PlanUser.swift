@@ -239,10 +239,10 @@ final class PlanUser {
     @exclusivity(unchecked) private var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     @exclusivity(unchecked) private(set) var members: [JSONFlatMember] = []
     @exclusivity(unchecked) private var nameMember = -1
-    private var lineNumber = 0
+    @exclusivity(unchecked) private var lineNumber = 0
     // A parsed profile (the line's, made when first needed).
     @exclusivity(unchecked) private var profile: UserProfile?
-    private var contexts: [ResolutionContext?] = []
+    @exclusivity(unchecked) private var contexts: [ResolutionContext?] = []
 
     init(slots: AttributeSlots, screens: PopulationScreens, parser: UserParser) {
         self.slots = slots

@@ -104,4 +104,54 @@ final class JSONFlatObjectTests: XCTestCase {
             }
         }
     }
+
+    /// Any number token (`JSONFlatObject.number` reads non-integers with `JSONParser.scanNumber`,
+    /// no parser made): the same value as `JSONReader` reads, bit for bit (-0.0 stays -0.0), and
+    /// declined exactly where the reader rejects the token (out of range, leading zeros, ...).
+    /// Doubles are also checked against the standard library's correctly rounded reading, and
+    /// integers against `Int(_:)`, which share no code with either.
+    func testNumberTokensReadAsTheReaderReadsThem() {
+        var tokens = ["0", "-0", "0.0", "-0.0", "-0e0", "0e-400", "-0.0e+5", "1e400", "-1e400", "1e308", "1.7976931348623157e308",
+                      "1.7976931348623159e308", "2.2250738585072014e-308", "2.2250738585072011e-308", "4.9e-324", "5e-324",
+                      "2.4703282292062327e-324", "2.4703282292062328e-324", "1e-400", "123456789012345678", "1234567890123456789",
+                      "12345678901234567890", "-1234567890123456789", "9223372036854775807", "9223372036854775808",
+                      "-9223372036854775808", "-9223372036854775809", "9007199254740993", "9007199254740993.0",
+                      "0.1", "0.30000000000000004", "1e22", "1e23", "1e-22", "1e-23", "8.5e-15", "123.456e-7", "1E+2", "1e", "1e+",
+                      "1.", ".5", "01", "-01", "00.5", "1.5e", "-", "--1", "+1", "1.0e0000000000000000000001", "1e99999999999",
+                      "0.000000000000000000000000000001", "100000000000000000000000000000000000000e-20", "3.14159265358979323846264338"]
+        var rng: UInt64 = 7
+        func next(_ m: Int) -> Int { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return Int((rng >> 33) % UInt64(m)) }
+        func digits(_ n: Int) -> String { String((0..<n).map { _ in Character(String(next(10))) }) }
+        for _ in 0..<4000 {
+            var t = next(3) == 0 ? "-" : ""
+            let intDigits = 1 + next(22)
+            t += next(8) == 0 ? "0" : String(1 + next(9)) + digits(intDigits - 1)
+            if next(2) == 0 { t += "." + digits(1 + next(22)) }
+            if next(2) == 0 { t += (next(2) == 0 ? "e" : "E") + ["", "+", "-"][next(3)] + String(next(4) == 0 ? next(400) : next(30)) }
+            tokens.append(t)
+        }
+        var doubles = 0, ints = 0, rejected = 0
+        for t in tokens {
+            let line = #"{"a":\#(t)}"#
+            let fast = JSONFlatObject.parse(Array(line.utf8))?["a"]
+            let reader = full(line)?["a"]
+            switch (fast, reader) {
+            case (.double(let a)?, .double(let b)?):
+                doubles += 1
+                XCTAssertEqual(a.bitPattern, b.bitPattern, t)
+                XCTAssertEqual(a.bitPattern, Double(t)?.bitPattern, t)
+            case (.int(let a)?, .int(let b)?):
+                ints += 1
+                XCTAssertEqual(a, b, t)
+                XCTAssertEqual(a, Int(t) ?? (t == "-0" ? 0 : nil), t)
+            case (nil, nil):
+                rejected += 1
+            default:
+                XCTFail("\(t): flat \(String(describing: fast)), reader \(String(describing: reader))")
+            }
+        }
+        XCTAssertGreaterThan(doubles, 2500)
+        XCTAssertGreaterThan(ints, 400)
+        XCTAssertGreaterThan(rejected, 10)
+    }
 }

@@ -29,7 +29,13 @@ public enum JSONFlatObject {
     /// the line); nil when a number token is not one (the reader's number code says why).
     static func values(_ base: ByteView, _ members: [JSONFlatMember]) -> OrderedDictionary<String, JSONValue>? {
         func text(_ s: Int32, _ n: Int32) -> String { base.string(Int(s), count: Int(n)) }
-        var out = OrderedDictionary<String, JSONValue>(minimumCapacity: members.count)
+        // Keys and values in order, made into the dictionary at once without looking each key
+        // up (a small `OrderedDictionary` finds a key by comparing it with every key before it:
+        // about 330 instructions a member). The scan declined a line with two members of the same
+        // key bytes, and its keys are ASCII, where equal bytes and equal strings are the same.
+        var keys: [String] = [], values: [JSONValue] = []
+        keys.reserveCapacity(members.count)
+        values.reserveCapacity(members.count)
         for m in members {
             let value: JSONValue
             switch m.kind {
@@ -41,16 +47,18 @@ public enum JSONFlatObject {
             case .false: value = .bool(false)
             case .null: value = .null
             }
-            out[text(m.keyStart, m.keyCount)] = value
+            keys.append(text(m.keyStart, m.keyCount))
+            values.append(value)
         }
-        return out
+        return OrderedDictionary(uncheckedUniqueKeys: keys, values: values)
     }
 
     /// A number token's value. An integer token (an optional `-`, then `0` or at most 18 digits
     /// not starting with `0`) is read here, as the reader's number code reads it (`.int`, `-0`
     /// as 0: `JSONNumberParsing`), without making a parser (which allocates its scratch stacks:
     /// a population's attributes are mostly such integers); any other token by the reader's
-    /// own number code (exact, and its range check); nil when it is not a number.
+    /// own number code (`JSONParser.scanNumber`: exact, and its range check, with no parser
+    /// made); nil when it is not a number.
     @inline(__always)
     static func number(_ base: ByteView, _ start: Int, _ count: Int) -> JSONValue? {
         let negative = count > 0 && base[start] == 0x2D  // -
@@ -65,9 +73,13 @@ public enum JSONFlatObject {
             }
             if k == start + count { return .int(negative ? -v : v) }
         }
-        var parser = JSONParser(base: base.advanced(by: start), count: count, file: "")
-        guard let n = try? parser.parseNumber(parser.position), parser.i == count else { return nil }
-        return n.plain
+        var i = start
+        guard let n = try? JSONParser.scanNumber(base, at: &i, end: start + count), i == start + count else { return nil }
+        switch n {
+        case .int(let v): return .int(v)
+        case .double(let d): return .double(d)
+        default: return nil  // scanNumber answers only these two
+        }
     }
 }
 

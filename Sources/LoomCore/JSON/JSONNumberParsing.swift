@@ -15,23 +15,59 @@ extension JSONParser {
 
     func isDigit(_ j: Int) -> Bool { j < end && p[j] >= zero && p[j] <= nine }
 
+    /// Reads the number token at `i` with `scanNumber` and says what is wrong where it is not one.
     mutating func parseNumber(_ pos: SourcePosition) throws(Diagnostic) -> JSONNode {
+        let start = i
+        do {
+            return JSONNode(try Self.scanNumber(p, at: &i, end: end), at: pos)
+        } catch {
+            // `i` is where the scan stopped (an inout argument is written back on a throw).
+            switch error {
+            case .nanOrInfinity:
+                throw self.error("invalid value '\(token(from: start))': JSON has no NaN or Infinity", at: pos)
+            case .digitAfterMinus:
+                if i == end { throw endOfFile("expected a digit after '-'") }
+                throw self.error("invalid number '\(token(from: start))': expected a digit after '-'", at: pos)
+            case .leadingZeros:
+                throw self.error("invalid number '\(token(from: start))': leading zeros are not allowed", at: pos)
+            case .digitAfterDot:
+                if i == end { throw endOfFile("expected a digit after '.'") }
+                throw self.error("invalid number '\(token(from: start))': expected a digit after '.'", at: pos)
+            case .digitInExponent:
+                if i == end { throw endOfFile("expected a digit in the exponent") }
+                throw self.error("invalid number '\(token(from: start))': expected a digit in the exponent", at: pos)
+            case .outOfRange:
+                throw self.error("number \(p.string(start, count: i - start)) is out of range", at: pos)
+            }
+        }
+    }
+
+    /// What is wrong with a number token (`scanNumber`); `parseNumber` words it.
+    enum NumberFailure: Error { case digitAfterMinus, nanOrInfinity, leadingZeros, digitAfterDot, digitInExponent, outOfRange }
+
+    /// The JSON number token at `i` in `p[..<end]` (`i` at its first byte, a `-` or a digit),
+    /// leaving `i` after it (or where it goes wrong): the one number code of the reader, static
+    /// so that `JSONFlatObject` reads a line's tokens with it without making a parser (whose
+    /// scratch stacks are allocated). Integers of at most 18 digits, and 19-digit ones in range,
+    /// are `.int`; any other number a double, exact: Clinger's fast path when the mantissa and
+    /// the power of ten are exact, otherwise the standard library's correctly rounded reading;
+    /// a double that is not finite is out of range.
+    @inline(__always)
+    static func scanNumber(_ p: ByteView, at i: inout Int, end: Int) throws(NumberFailure) -> JSONNode.Kind {
+        @inline(__always) func isDigit(_ j: Int) -> Bool { j < end && p[j] >= zero && p[j] <= nine }
         let start = i
         let negative = p[i] == minus
         if negative { i += 1 }
         guard isDigit(i) else {
-            if i == end { throw endOfFile("expected a digit after '-'") }
-            if p[i] == UInt8(ascii: "I") || p[i] == UInt8(ascii: "N") {
-                throw error("invalid value '\(token(from: start))': JSON has no NaN or Infinity", at: pos)
-            }
-            throw error("invalid number '\(token(from: start))': expected a digit after '-'", at: pos)
+            if i < end && (p[i] == UInt8(ascii: "I") || p[i] == UInt8(ascii: "N")) { throw .nanOrInfinity }
+            throw .digitAfterMinus
         }
         // Mantissa digits accumulate into `mantissa` while it stays exact (at most 19 digits).
         var mantissa: UInt64 = 0
         var digits = 0
         if p[i] == zero {
             i += 1
-            if isDigit(i) { throw error("invalid number '\(token(from: start))': leading zeros are not allowed", at: pos) }
+            if isDigit(i) { throw .leadingZeros }
         } else {
             while isDigit(i) {
                 if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(p[i] - zero) }
@@ -45,10 +81,7 @@ extension JSONParser {
         if i < end && p[i] == dot {
             isInteger = false
             i += 1
-            guard isDigit(i) else {
-                if i == end { throw endOfFile("expected a digit after '.'") }
-                throw error("invalid number '\(token(from: start))': expected a digit after '.'", at: pos)
-            }
+            guard isDigit(i) else { throw .digitAfterDot }
             while isDigit(i) {
                 if digits < 19 {
                     mantissa = mantissa &* 10 &+ UInt64(p[i] - zero)
@@ -66,10 +99,7 @@ extension JSONParser {
                 exponentNegative = p[i] == minus
                 i += 1
             }
-            guard isDigit(i) else {
-                if i == end { throw endOfFile("expected a digit in the exponent") }
-                throw error("invalid number '\(token(from: start))': expected a digit in the exponent", at: pos)
-            }
+            guard isDigit(i) else { throw .digitInExponent }
             while isDigit(i) {
                 if exponent < 100_000 { exponent = exponent * 10 + Int(p[i] - zero) }
                 i += 1
@@ -78,21 +108,21 @@ extension JSONParser {
         }
         if isInteger && digits <= 18 {
             let v = Int(mantissa)
-            return JSONNode(.int(negative ? -v : v), at: pos)
+            return .int(negative ? -v : v)
         }
         if isInteger && digits == 19 {
-            if !negative && mantissa <= UInt64(Int.max) { return JSONNode(.int(Int(mantissa)), at: pos) }
-            if negative && mantissa <= UInt64(Int.max) + 1 { return JSONNode(.int(Int(truncatingIfNeeded: 0 &- mantissa)), at: pos) }
+            if !negative && mantissa <= UInt64(Int.max) { return .int(Int(mantissa)) }
+            if negative && mantissa <= UInt64(Int.max) + 1 { return .int(Int(truncatingIfNeeded: 0 &- mantissa)) }
         }
         // Clinger's fast path: an exact mantissa below 2^53 and an exact power of ten round once.
         let scale = exponent - fractionDigits
         if digits <= 19 && mantissa < 1 << 53 && scale >= -22 && scale <= 22 {
             var d = Double(mantissa)
             d = scale < 0 ? d / exactPowersOfTen[-scale] : d * exactPowersOfTen[scale]
-            return JSONNode(.double(negative ? -d : d), at: pos)
+            return .double(negative ? -d : d)
         }
         let text = p.string(start, count: i - start)
-        guard let d = Double(text), d.isFinite else { throw error("number \(text) is out of range", at: pos) }
-        return JSONNode(.double(d), at: pos)
+        guard let d = Double(text), d.isFinite else { throw .outOfRange }
+        return .double(d)
     }
 }
