@@ -59,6 +59,134 @@ public enum TreeOutput {
         return .object(o)
     }
 
+    /// A member of a JSON object `serialized(_:pretty:)` writes: a value, or a resolved tree
+    /// written as `json(_:explain:frames:)` gives it.
+    public enum JSONMember {
+        case value(JSONValue)
+        case tree(ResolvedNode, explain: Bool, frames: TreeFrames?)
+    }
+
+    /// The JSON text of an object of `members` (in order), the text
+    /// `JSONValue.object(…).serialized(pretty:)` gives with each tree made by `json(_:explain:frames:)`,
+    /// byte for byte; a tree is written node by node, with no `JSONValue` made for it (`host
+    /// serve` and `host run --format json` write one per answer).
+    public static func serialized(_ members: [(key: String, value: JSONMember)], pretty: Bool = true) -> String {
+        var w = JSONTextWriter(pretty: pretty, indent: Array("  ".utf8))
+        w.out.reserveCapacity(16_384)
+        w.out.append(UInt8(ascii: "{"))
+        var first = true
+        for (key, value) in members {
+            w.member(key, first: &first, level: 0)
+            switch value {
+            case .value(let v): w.write(v, level: 1)
+            case .tree(let n, let explain, let frames): write(n, explain: explain, frames: frames, into: &w, level: 1)
+            }
+        }
+        w.close(UInt8(ascii: "}"), empty: first, level: 0)
+        return String(decoding: w.out, as: UTF8.self)
+    }
+
+    /// `json(n, …)` written into `w` at `level`: the same members in the same order.
+    static func write(_ n: ResolvedNode, explain: Bool, frames: TreeFrames?, into w: inout JSONTextWriter, level: Int) {
+        w.out.append(UInt8(ascii: "{"))
+        var first = true
+        w.member("type", first: &first, level: level)
+        w.writeString(n.type)
+        if let id = n.id { w.member("id", first: &first, level: level); w.writeString(id) }
+        if n.hidden {
+            w.member("hidden", first: &first, level: level)
+            w.append("true")
+            if let r = n.hiddenReason { w.member("reason", first: &first, level: level); w.writeString(r) }
+        } else {
+            w.member("view", first: &first, level: level)
+            w.writeString(n.view)
+            w.member("props", first: &first, level: level)
+            w.write(n.props, level: level + 1)
+            if let f = frames?.byPath[n.path] { w.member("frame", first: &first, level: level); w.write(f.json, level: level + 1) }
+            if let m = n.extraMeta { w.member("extra_meta", first: &first, level: level); w.write(m, level: level + 1) }
+            if let rs = n.resolvedStyle {
+                w.member("style", first: &first, level: level)
+                w.write(rs.values, level: level + 1)
+                if explain {
+                    w.member("style_names", first: &first, level: level)
+                    w.write(.array(rs.names.map { .string($0) }), level: level + 1)
+                    w.member("style_provenance", first: &first, level: level)
+                    w.write(styleProvenanceJSON(rs), level: level + 1)
+                }
+            } else if let st = n.style {
+                w.member("style", first: &first, level: level)
+                w.write(st, level: level + 1)
+            }
+        }
+        if explain, let r = n.rule { w.member("rule", first: &first, level: level); w.write(r.json, level: level + 1) }
+        if explain, let b = n.origin?.bindings { w.member("bindings", first: &first, level: level); w.write(bindingsJSON(b), level: level + 1) }
+        if explain, n.isCreated { w.member("created_at", first: &first, level: level); w.writeString(n.location.description) }
+        if let h = n.header { w.member("header", first: &first, level: level); writePart(h, explain: explain, frames: frames, into: &w, level: level + 1) }
+        if !n.children.isEmpty {
+            w.member("children", first: &first, level: level)
+            write(n.children, explain: explain, frames: frames, into: &w, level: level + 1)
+        }
+        if let items = n.items, !n.hidden {
+            w.member("items", first: &first, level: level)
+            w.out.append(UInt8(ascii: "["))
+            for (k, i) in items.enumerated() {
+                if k > 0 { w.out.append(UInt8(ascii: ",")) }
+                w.newline(level + 2)
+                write(i, explain: explain, frames: frames, into: &w, level: level + 2)
+            }
+            w.close(UInt8(ascii: "]"), empty: items.isEmpty, level: level + 1)
+        }
+        if let f = n.footer { w.member("footer", first: &first, level: level); writePart(f, explain: explain, frames: frames, into: &w, level: level + 1) }
+        if let a = n.action { w.member("action", first: &first, level: level); w.writeString(a) }
+        w.close(UInt8(ascii: "}"), empty: first, level: level)
+    }
+
+    /// Nodes as an array at `level` (`[]` when there are none).
+    static func write(_ nodes: [ResolvedNode], explain: Bool, frames: TreeFrames?, into w: inout JSONTextWriter, level: Int) {
+        w.out.append(UInt8(ascii: "["))
+        for (k, c) in nodes.enumerated() {
+            if k > 0 { w.out.append(UInt8(ascii: ",")) }
+            w.newline(level + 1)
+            write(c, explain: explain, frames: frames, into: &w, level: level + 1)
+        }
+        w.close(UInt8(ascii: "]"), empty: nodes.isEmpty, level: level)
+    }
+
+    /// `partJSON` written into `w`.
+    static func writePart(_ n: ResolvedNode, explain: Bool, frames: TreeFrames?, into w: inout JSONTextWriter, level: Int) {
+        if let i = n.asItem { return write(i, explain: explain, frames: frames, into: &w, level: level) }
+        write(n, explain: explain, frames: frames, into: &w, level: level)
+    }
+
+    /// `json(i, …)` written into `w` at `level`: the same members in the same order.
+    static func write(_ i: ResolvedItem, explain: Bool, frames: TreeFrames?, into w: inout JSONTextWriter, level: Int) {
+        w.out.append(UInt8(ascii: "{"))
+        var first = true
+        if let k = i.kind { w.member("kind", first: &first, level: level); w.writeString(k) }
+        if let id = i.id { w.member("id", first: &first, level: level); w.writeString(id) }
+        if i.hidden {
+            w.member("hidden", first: &first, level: level)
+            w.append("true")
+            if let t = i.title { w.member("title", first: &first, level: level); w.writeString(t) }
+            if let r = i.hiddenReason { w.member("reason", first: &first, level: level); w.writeString(r) }
+        } else {
+            w.member("view", first: &first, level: level)
+            w.writeString(i.view)
+            w.member("props", first: &first, level: level)
+            w.write(i.props, level: level + 1)
+            if let sz = i.size { w.member("size", first: &first, level: level); w.write(sz, level: level + 1) }
+            if let f = frames?.byPath[i.path] { w.member("frame", first: &first, level: level); w.write(f.json, level: level + 1) }
+        }
+        if explain, let r = i.rule { w.member("rule", first: &first, level: level); w.write(r.json, level: level + 1) }
+        if explain, let b = i.origin?.bindings { w.member("bindings", first: &first, level: level); w.write(bindingsJSON(b), level: level + 1) }
+        if !i.children.isEmpty {
+            w.member("children", first: &first, level: level)
+            write(i.children, explain: explain, frames: frames, into: &w, level: level + 1)
+        }
+        if let a = i.action { w.member("action", first: &first, level: level); w.writeString(a) }
+        w.close(UInt8(ascii: "}"), empty: first, level: level)
+    }
+
     /// A header or footer: a node object, or an item object when it was read as an item (Spots).
     static func partJSON(_ n: ResolvedNode, explain: Bool, frames: TreeFrames?) -> JSONValue {
         if let i = n.asItem { return json(i, explain: explain, frames: frames) }
