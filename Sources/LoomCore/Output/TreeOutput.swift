@@ -1,4 +1,5 @@
 import OrderedCollections
+import Synchronization
 
 /// Terminal styling: colour only on a terminal and never with NO_COLOR (the CLI decides).
 public struct Style: Sendable {
@@ -79,7 +80,16 @@ public enum TreeOutput {
             w.member(key, first: &first, level: 0)
             switch value {
             case .value(let v): w.write(v, level: 1)
-            case .tree(let n, let explain, let frames): write(n, explain: explain, frames: frames, into: &w, level: 1)
+            case .tree(let n, let explain, let frames):
+                // A tree given again (the resolution's and the strings' caches hand out the same
+                // nodes for a repeated request) has the same text: kept, without frames.
+                if frames == nil, let kept = TreeTexts.shared.find(n, explain: explain, pretty: pretty) {
+                    w.out.append(contentsOf: kept)
+                } else {
+                    let start = w.out.count
+                    write(n, explain: explain, frames: frames, into: &w, level: 1)
+                    if frames == nil { TreeTexts.shared.keep(n, explain: explain, pretty: pretty, text: Array(w.out[start...])) }
+                }
             }
         }
         w.close(UInt8(ascii: "}"), empty: first, level: 0)
@@ -405,5 +415,42 @@ public enum TreeOutput {
         if let fix = d.fix { message += "; fix: " + TextEscape.escaped(fix) }
         if let l = d.location { return "\(TextEscape.escaped(l.description)): \(sev) \(message)" }
         return "\(sev) \(message)"
+    }
+}
+
+/// The JSON text of the trees `TreeOutput.serialized` wrote last (as a member of the answer's
+/// object), by node: the same node (`ResolvedNode.isSameNode`: the same immutable storage, so
+/// the same nodes below, and the same explain marks; kept alive here, so an identity is never
+/// reused while kept) with the same `explain` and form has the same text. At most `capacity`
+/// trees, most recent first, and at most `maxBytes` of text in all (a larger tree is not kept).
+final class TreeTexts: Sendable {
+    struct Entry: Sendable {
+        var node: ResolvedNode
+        var explain: Bool
+        var pretty: Bool
+        var text: [UInt8]
+    }
+    static let capacity = 16
+    static let maxBytes = 4 << 20
+    static let shared = TreeTexts()
+    private let entries = Mutex<(list: [Entry], bytes: Int)>(([], 0))
+
+    func find(_ node: ResolvedNode, explain: Bool, pretty: Bool) -> [UInt8]? {
+        entries.withLock { e in
+            guard let i = e.list.firstIndex(where: { $0.node.isSameNode(as: node) && $0.explain == explain && $0.pretty == pretty }) else { return nil }
+            if i > 0 { e.list.insert(e.list.remove(at: i), at: 0) }
+            return e.list[0].text
+        }
+    }
+
+    func keep(_ node: ResolvedNode, explain: Bool, pretty: Bool, text: [UInt8]) {
+        guard text.count <= TreeTexts.maxBytes / 4 else { return }
+        entries.withLock { e in
+            e.list.insert(Entry(node: node, explain: explain, pretty: pretty, text: text), at: 0)
+            e.bytes += text.count
+            while e.list.count > TreeTexts.capacity || e.bytes > TreeTexts.maxBytes {
+                e.bytes -= e.list.removeLast().text.count
+            }
+        }
     }
 }
