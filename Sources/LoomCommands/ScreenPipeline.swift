@@ -92,7 +92,7 @@ public enum ScreenPipeline {
             result.changes = TreeDiffer(old: before, new: after).changes
         }
         if compute.contains(.inputNotes) {
-            diagnostics.append(contentsOf: InputNotes.diagnostics(screen, in: ws, profile: profile))
+            diagnostics.append(contentsOf: InputNotes.diagnostics(file: located, in: ws, profile: profile))
         }
         if compute.contains(.layout) {
             let engine: LayoutEngine

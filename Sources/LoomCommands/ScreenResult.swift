@@ -87,16 +87,22 @@ public struct ScreenResult {
             }
             return out
         case .json:
-            var o: OrderedDictionary<String, JSONValue> = [:]
-            o["screen"] = .string(resolution.screen)
-            for (k, v) in screenInfo { o[k] = v }
-            o["user"] = .object(["name": profile?.name.map { .string($0) } ?? .null, "attributes": .object(profile?.attributes ?? [:])])
-            o["tree"] = resolution.tree.map { TreeOutput.json($0, explain: explain, frames: layout?.treeFrames) } ?? .null
-            if let layout { o["layout"] = layout.json }
-            if let changes { o["changes"] = .array(changes.map(\.json)) }
-            o["graph"] = graph?.json ?? .null
-            o["diagnostics"] = TreeOutput.diagnosticsJSON(diagnostics.sorted)
-            return JSONValue.object(o).serialized(pretty: true) + "\n"
+            // The tree is written node by node into the text (TreeOutput.serialized), not made
+            // a JSONValue first: the same bytes, at a fraction of the cost for a whole screen.
+            var o: [(key: String, value: TreeOutput.JSONMember)] = []
+            // As an ordered dictionary's assignment: a key given again keeps its first place.
+            func set(_ key: String, _ value: TreeOutput.JSONMember) {
+                if let i = o.firstIndex(where: { $0.key == key }) { o[i].value = value } else { o.append((key, value)) }
+            }
+            set("screen", .value(.string(resolution.screen)))
+            for (k, v) in screenInfo { set(k, .value(v)) }
+            set("user", .value(.object(["name": profile?.name.map { .string($0) } ?? .null, "attributes": .object(profile?.attributes ?? [:])])))
+            set("tree", resolution.tree.map { .tree($0, explain: explain, frames: layout?.treeFrames) } ?? .value(.null))
+            if let layout { set("layout", .value(layout.json)) }
+            if let changes { set("changes", .value(.array(changes.map(\.json)))) }
+            set("graph", .value(graph?.json ?? .null))
+            set("diagnostics", .value(TreeOutput.diagnosticsJSON(diagnostics.sorted)))
+            return TreeOutput.serialized(o, pretty: true) + "\n"
         }
     }
 }

@@ -4,6 +4,7 @@ import LoomCore
 import LoomPlugins
 import LoomStyles
 import LoomWorkspace
+import OrderedCollections
 import XCTest
 
 /// `ScreenPipeline.resolve`: requests built as the CLI and the server build them, results
@@ -270,8 +271,50 @@ final class ScreenPipelineTests: XCTestCase {
         XCTAssertNotNil(stopped.failure)
         XCTAssertEqual(stopped.rendered(.json), "")
     }
+
+    /// `rendered(.json)` writes the tree node by node: byte for byte the text of the result made
+    /// a JSONValue first (as it was), for every sample screen, profile and locale, with and
+    /// without `explain`; the same request again (the localized tree and the input notes kept)
+    /// gives the same text, as a fresh workspace does.
+    func testJSONTextIsTheResultValueSerialized() throws {
+        let ws = try workspace()
+        let fresh = try workspace()
+        func reference(_ r: ScreenResult) -> String {
+            guard let resolution = r.resolution else { return "" }
+            var o: OrderedDictionary<String, JSONValue> = [:]
+            o["screen"] = .string(resolution.screen)
+            for (k, v) in r.screenInfo { o[k] = v }
+            o["user"] = .object(["name": r.profile?.name.map { .string($0) } ?? .null, "attributes": .object(r.profile?.attributes ?? [:])])
+            o["tree"] = resolution.tree.map { TreeOutput.json($0, explain: r.explain, frames: r.layout?.treeFrames) } ?? .null
+            if let changes = r.changes { o["changes"] = .array(changes.map(\.json)) }
+            o["graph"] = r.graph?.json ?? .null
+            o["diagnostics"] = TreeOutput.diagnosticsJSON(r.diagnostics.sorted)
+            return JSONValue.object(o).serialized(pretty: true) + "\n"
+        }
+        var checked = 0
+        for screen in ["home", "movie_detail", "cast_detail", "player", "premium_lounge", "settings", "upgrade"] {
+            for profile in ["gold", "free", "guest", "gold_at_risk", nil] {
+                for locale in ["en", "nb", "ar", "en-XA", nil] {
+                    for explain in [false, true] {
+                        let attributes = locale.map { [UserSelection.Attribute(key: "locale", value: .string($0))] } ?? []
+                        var compute: ScreenRequest.Compute = [.tree, .inputNotes]
+                        if explain { compute.insert(.explain) }
+                        let request = ScreenRequest(screen: screen, user: UserSelection(profile: profile, attributes: attributes), compute: compute)
+                        let first = ScreenPipeline.resolve(request, in: ws)
+                        let text = first.rendered(.json, style: Style(color: false))
+                        XCTAssertEqual(text, reference(first), "\(screen) \(profile ?? "-") \(locale ?? "-") \(explain)")
+                        XCTAssertEqual(ScreenPipeline.resolve(request, in: ws).rendered(.json, style: Style(color: false)), text)
+                        XCTAssertEqual(ScreenPipeline.resolve(request, in: fresh).rendered(.json, style: Style(color: false)), text)
+                        checked += 1
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(checked, 7 * 5 * 5 * 2)
+    }
 }
 
 enum DeviceContextFixture {
     static func ipad() throws -> DeviceContext { try DeviceContext.parse(device: "ipad", orientation: nil, traits: nil).get() }
+
 }

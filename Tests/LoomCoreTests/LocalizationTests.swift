@@ -207,4 +207,65 @@ final class LocalizationTests: XCTestCase {
         XCTAssertFalse(LocaleDirection.isRightToLeft("en-XA"))
         XCTAssertFalse(LocaleDirection.isRightToLeft("nb-NO"))
     }
+
+    /// A tree given again (the resolution's tree cache hands out the same nodes) takes the kept
+    /// result: the same text and the same diagnostics as the first walk; another locale, another
+    /// tree with the same content, or a catalog changed since, is walked anew.
+    func testLocalizedTreesAreKeptPerTreeAndLocale() {
+        var c = StringCatalog(defaultLocale: "en")
+        func entry(_ s: String) -> StringCatalog.Entry {
+            guard case .success(let m) = MessageFormat.parse(s) else { fatalError() }
+            return .init(message: m, location: SourceLocation(file: "x"))
+        }
+        c.setTable("en", ["hi": entry("Hi {name}"), "plain": entry("Plain")])
+        c.setTable("nb", ["hi": entry("Hei {name}")])
+        let at = SourceLocation(file: "s.json", line: 3, column: 5)
+        func make() -> ResolvedNode {
+            let label = ResolvedNode(type: "label", id: "l", view: "Label",
+                                     props: .object(["text": .object(["localized_string": .string("hi"), "args": .object(["name": .string("Ann")])]),
+                                                     "title_key": .string("plain"), "api_key": .string("k")]),
+                                     children: [], items: nil, action: nil, actionLocation: nil,
+                                     meta: .object(["title": .object(["key": .string("plain"), "type": .string("localized_string")])]),
+                                     path: "root/l", location: at, serial: 1)
+            let missing = ResolvedNode(type: "label", id: "m", view: "Label", props: .object(["text": .object(["localized_string": .string("nope")])]),
+                                       children: [], items: nil, action: nil, actionLocation: nil, meta: nil, path: "root/m", location: at, serial: 2)
+            let same = ResolvedNode(type: "label", id: "s", view: "Label", props: .object(["text": .string("as written")]),
+                                    children: [], items: nil, action: nil, actionLocation: nil, meta: nil, path: "root/s", location: at, serial: 3)
+            return ResolvedNode(type: "stack", id: "root", view: "Stack", props: .object([:]), children: [label, missing, same], items: nil,
+                                action: nil, actionLocation: nil, meta: nil, path: "root", location: at, serial: 0)
+        }
+        func apply(_ tree: ResolvedNode, _ locale: String, _ catalog: StringCatalog) -> (JSONValue?, [String]) {
+            var r = Resolution(screen: "s", user: UserProfile(name: "u", attributes: ["locale": .string(locale)]), tree: tree, diagnostics: Diagnostics())
+            Localizer(catalog: catalog, user: r.user)!.apply(&r)
+            return (r.tree.map { TreeOutput.json($0) }, r.diagnostics.sorted.map(\.description))
+        }
+        let tree = make()
+        let first = apply(tree, "nb", c)
+        let texts = first.0?.object?["children"]?.array?.map { $0.object?["props"] ?? .null }
+        // `title_key` (a key the meta declares) becomes `title`, last; `api_key` is left alone.
+        XCTAssertEqual(texts, [.object(["text": .string("Hei Ann"), "api_key": .string("k"), "title": .string("Plain")]),
+                               .object(["text": .string("nope")]), .object(["text": .string("as written")])])
+        XCTAssertEqual(first.1.count, 2, "\(first.1)")  // the missing key, the fallback of 'plain'
+        // Given again: the kept result, diagnostics included; the unchanged node keeps its storage.
+        XCTAssertEqual(apply(tree, "nb", c).0, first.0)
+        XCTAssertEqual(apply(tree, "nb", c).1, first.1)
+        var r = Resolution(screen: "s", user: UserProfile(name: "u", attributes: ["locale": .string("nb")]), tree: tree, diagnostics: Diagnostics())
+        Localizer(catalog: c, user: r.user)!.apply(&r)
+        XCTAssertTrue(r.tree!.children[2].isSameNode(as: tree.children[2]))
+        XCTAssertFalse(r.tree!.isSameNode(as: tree))
+        // Another tree with the same content: the same answer, walked anew.
+        XCTAssertEqual(apply(make(), "nb", c).0, first.0)
+        XCTAssertEqual(apply(make(), "nb", c).1, first.1)
+        // Another locale for the same tree.
+        let en = apply(tree, "en", c)
+        XCTAssertEqual(en.0?.object?["children"]?.array?.first?.object?["props"]?.object?["text"], .string("Hi Ann"))
+        // A copy of the catalog changed apart does not hand out the original's results.
+        var changed = c
+        changed.setTable("nb", ["hi": entry("Hallo {name}")])
+        XCTAssertEqual(apply(tree, "nb", changed).0?.object?["children"]?.array?.first?.object?["props"]?.object?["text"], .string("Hallo Ann"))
+        XCTAssertEqual(apply(tree, "nb", c).0, first.0)
+        // More trees than are kept: each still right.
+        for _ in 0..<(LocalizedTrees.capacity + 2) { XCTAssertEqual(apply(make(), "nb", c).0, first.0) }
+        XCTAssertEqual(apply(tree, "nb", c).1, first.1)
+    }
 }

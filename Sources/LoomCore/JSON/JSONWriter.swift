@@ -34,7 +34,9 @@ extension JSONValue {
     }
 }
 
-private struct JSONTextWriter {
+/// The JSON text writer behind `serialized`; TreeOutput writes a resolved tree with it member by
+/// member (`member`, `close`), with no `JSONValue` tree made in between.
+struct JSONTextWriter {
     let pretty: Bool
     let indent: [UInt8]
     /// With an indent of spaces only (the usual "  "): spaces for 32 levels, so that a line's
@@ -80,6 +82,23 @@ private struct JSONTextWriter {
             newline(level)
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// Starts a member of the object being written at `level` (opened with `{`): the comma
+    /// unless `first`, the line, the key and the colon; its value is written next.
+    mutating func member(_ key: String, first: inout Bool, level: Int) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        newline(level + 1)
+        writeString(key)
+        out.append(UInt8(ascii: ":"))
+        if pretty { out.append(UInt8(ascii: " ")) }
+    }
+
+    /// Closes the object or array at `level` with `byte`: on a line of its own unless it is empty.
+    mutating func close(_ byte: UInt8, empty: Bool, level: Int) {
+        if !empty { newline(level) }
+        out.append(byte)
     }
 
     /// A string's UTF-8 in one copy (`ByteView`: a short string's bytes are not contiguous, and

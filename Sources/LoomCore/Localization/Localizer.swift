@@ -1,4 +1,5 @@
 import OrderedCollections
+import Synchronization
 
 /// Resolves a resolved tree's localized strings for one locale (docs/localization.md): a prop
 /// `{"localized_string": KEY, "args": {…}}` becomes the message's text, and a prop `NAME_key`
@@ -33,8 +34,25 @@ public struct Localizer {
 
     /// `resolution` with its strings resolved; missing keys and messages that read missing
     /// arguments are warnings at the node (each once per resolution).
+    ///
+    /// A tree the workspace's tree cache hands out again (the same nodes: a repeated request)
+    /// gets the same strings for the same locale: the catalog keeps the last trees it localized
+    /// (`LocalizedTrees`), and such a tree takes the kept result instead of being walked again.
     public func apply(_ resolution: inout Resolution) {
         guard let tree = resolution.tree else { return }
+        if let (storage, kept) = catalog.localized.find(tree.storage, locale: locale) {
+            resolution.tree!.storage = storage
+            resolution.diagnostics.append(contentsOf: kept)
+            return
+        }
+        let (out, diagnostics) = localize(tree)
+        catalog.localized.keep(tree.storage, locale: locale, result: out.storage, diagnostics: diagnostics)
+        if out.storage !== tree.storage { resolution.tree!.storage = out.storage }
+        resolution.diagnostics.append(contentsOf: diagnostics)
+    }
+
+    /// `tree` with its strings resolved (the same storage when nothing changes), and what was found.
+    func localize(_ tree: ResolvedNode) -> (ResolvedNode, Diagnostics) {
         var warned: Set<String> = []
         var diagnostics = Diagnostics()
         // The keys the screen's meta writes as localized strings: a `NAME_key` prop is resolved
@@ -53,12 +71,14 @@ public struct Localizer {
             if let m = n.meta { collect(m) }
             for i in n.items ?? [] { collect(i.props) }
         }
-        // The tables of the locale's own language: a message from another is a fallback.
+        // The tables of the locale's own language: a message from another is a fallback. The
+        // locale's chain is made once here, not once per key looked up.
         let own = catalog.languageChain(locale)
+        let fullChain = catalog.chain(locale)
         func text(_ key: String, args: OrderedDictionary<String, JSONValue>, at: SourceLocation) -> String {
-            guard let (entry, table) = catalog.lookup(key, locale: locale) else {
+            guard let (entry, table) = catalog.lookup(key, chain: fullChain) else {
                 if warned.insert("missing " + key).inserted {
-                    let chain = catalog.chain(locale).map(catalog.writtenTag)
+                    let chain = fullChain.map(catalog.writtenTag)
                     diagnostics.warning("no message for the key '\(TextEscape.escaped(key))' in locale \(TextEscape.escaped(locale)) (looked in \(chain.isEmpty ? "no strings file" : chain.joined(separator: ", "))): the key shows", at: at)
                 }
                 return key
@@ -101,7 +121,7 @@ public struct Localizer {
             var out = o
             var changed = false
             for (name, value) in o {
-                if name.hasSuffix("_key"), let k = value.string, keys.contains(k) {
+                if Localizer.endsWithKey(name), let k = value.string, keys.contains(k) {
                     let plain = String(name.dropLast(4))
                     if o[plain] == nil {
                         out.removeValue(forKey: name)
@@ -118,35 +138,85 @@ public struct Localizer {
             }
             return changed ? .object(out) : nil
         }
-        // Only nodes whose props (or whose descendants') change are rebuilt: nil is unchanged.
+        // Only nodes whose props (or whose descendants') change are rebuilt, each in one new
+        // storage (not one per changed field): nil is unchanged.
         func node(_ n: ResolvedNode) -> ResolvedNode? {
-            var n = n
-            var changed = false
-            if let p = localize(n.props, at: n.location) { n.props = p; changed = true }
-            if let h = n.header, let x = node(h) { n.header = x; changed = true }
-            if let c = list(n.children) { n.children = c; changed = true }
-            if let items = n.items {
-                var itemsChanged = false
-                let out = items.map { i -> ResolvedItem in
-                    var i = i
-                    if let p = localize(i.props, at: i.location) { i.props = p; itemsChanged = true }
-                    if let c = list(i.children) { i.children = c; itemsChanged = true }
-                    return i
+            let p = localize(n.props, at: n.location)
+            let h = n.header.flatMap(node)
+            let c = list(n.children)
+            var items: [ResolvedItem]?
+            if let old = n.items {
+                for (index, i) in old.enumerated() {
+                    let ip = localize(i.props, at: i.location)
+                    let ic = list(i.children)
+                    guard ip != nil || ic != nil else { continue }
+                    if items == nil { items = old }
+                    var x = i
+                    if let ip { x.props = ip }
+                    if let ic { x.children = ic }
+                    items![index] = x
                 }
-                if itemsChanged { n.items = out; changed = true }
             }
-            if let f = n.footer, let x = node(f) { n.footer = x; changed = true }
-            return changed ? n : nil
+            let f = n.footer.flatMap(node)
+            guard p != nil || h != nil || c != nil || items != nil || f != nil else { return nil }
+            var out = n
+            out.storage = n.storage.with(children: c, props: p, items: items.map { .some($0) },
+                                         header: h.map { .some($0) }, footer: f.map { .some($0) })
+            return out
         }
         func list(_ nodes: [ResolvedNode]) -> [ResolvedNode]? {
-            var changed = false
-            let out = nodes.map { c -> ResolvedNode in
-                if let x = node(c) { changed = true; return x }
-                return c
+            var out: [ResolvedNode]?
+            for (index, c) in nodes.enumerated() {
+                guard let x = node(c) else { continue }
+                if out == nil { out = nodes }
+                out![index] = x
             }
-            return changed ? out : nil
+            return out
         }
-        if let t = node(tree) { resolution.tree = t }
-        resolution.diagnostics.append(contentsOf: diagnostics)
+        return (node(tree) ?? tree, diagnostics)
+    }
+
+    /// Whether a prop's name ends in `_key` (compared as bytes: every prop of the tree is asked).
+    static func endsWithKey(_ name: String) -> Bool {
+        let u = name.utf8
+        guard u.count >= 4 else { return false }
+        var i = u.index(u.endIndex, offsetBy: -4)
+        for b in "_key".utf8 {
+            guard u[i] == b else { return false }
+            i = u.index(after: i)
+        }
+        return true
+    }
+}
+
+/// The trees a catalog localized last, by the resolved tree's storage (kept alive here, so an
+/// identity is never reused while kept) and locale: a tree the resolution's tree cache hands out
+/// again gets the kept result and its diagnostics. At most `capacity` entries, most recent
+/// first; a catalog that changes (a table set, another default locale) starts a new one.
+public final class LocalizedTrees: Sendable {
+    struct Entry: Sendable {
+        var tree: ResolvedNode.Storage
+        var locale: String
+        var result: ResolvedNode.Storage
+        var diagnostics: Diagnostics
+    }
+    static let capacity = 16
+    private let entries = Mutex<[Entry]>([])
+
+    public init() {}
+
+    func find(_ tree: ResolvedNode.Storage, locale: String) -> (ResolvedNode.Storage, Diagnostics)? {
+        entries.withLock { e in
+            guard let i = e.firstIndex(where: { $0.tree === tree && $0.locale == locale }) else { return nil }
+            if i > 0 { e.insert(e.remove(at: i), at: 0) }
+            return (e[0].result, e[0].diagnostics)
+        }
+    }
+
+    func keep(_ tree: ResolvedNode.Storage, locale: String, result: ResolvedNode.Storage, diagnostics: Diagnostics) {
+        entries.withLock { e in
+            e.insert(Entry(tree: tree, locale: locale, result: result, diagnostics: diagnostics), at: 0)
+            if e.count > LocalizedTrees.capacity { e.removeLast() }
+        }
     }
 }

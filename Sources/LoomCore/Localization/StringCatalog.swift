@@ -13,7 +13,10 @@ public struct StringCatalog: Sendable {
     /// Each table's tag as its file name writes it (`nb-no` → `nb-NO`), for messages.
     public private(set) var writtenTags: [String: String] = [:]
     /// loom.json's `"default_locale"`.
-    public var defaultLocale: String?
+    public var defaultLocale: String? { didSet { localized = LocalizedTrees() } }
+    /// The trees this catalog localized last (`Localizer.apply`); a new one whenever the
+    /// catalog changes, so a copy changed apart never shares its results.
+    public private(set) var localized = LocalizedTrees()
 
     public init(defaultLocale: String? = nil) { self.defaultLocale = defaultLocale }
 
@@ -23,6 +26,7 @@ public struct StringCatalog: Sendable {
     public mutating func setTable(_ locale: String, _ table: [String: Entry]) {
         tables[StringCatalog.normalized(locale)] = table
         writtenTags[StringCatalog.normalized(locale)] = locale
+        localized = LocalizedTrees()
     }
 
     /// A table's tag as its file name writes it (`nb-NO`, not the normalized `nb-no`).
@@ -147,7 +151,12 @@ public struct StringCatalog: Sendable {
     /// The entry of `key` for `locale`, with the table it came from; nil when no table of the
     /// chain has it.
     public func lookup(_ key: String, locale: String) -> (entry: Entry, table: String)? {
-        for t in chain(locale) { if let e = tables[t]?[key] { return (e, t) } }
+        lookup(key, chain: chain(locale))
+    }
+
+    /// The same with the locale's chain (`chain(_:)`) made already.
+    func lookup(_ key: String, chain: [String]) -> (entry: Entry, table: String)? {
+        for t in chain { if let e = tables[t]?[key] { return (e, t) } }
         return nil
     }
 }

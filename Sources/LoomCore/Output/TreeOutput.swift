@@ -1,4 +1,5 @@
 import OrderedCollections
+import Synchronization
 
 /// Terminal styling: colour only on a terminal and never with NO_COLOR (the CLI decides).
 public struct Style: Sendable {
@@ -57,6 +58,143 @@ public enum TreeOutput {
         if let f = n.footer { o["footer"] = partJSON(f, explain: explain, frames: frames) }
         if let a = n.action { o["action"] = .string(a) }
         return .object(o)
+    }
+
+    /// A member of a JSON object `serialized(_:pretty:)` writes: a value, or a resolved tree
+    /// written as `json(_:explain:frames:)` gives it.
+    public enum JSONMember {
+        case value(JSONValue)
+        case tree(ResolvedNode, explain: Bool, frames: TreeFrames?)
+    }
+
+    /// The JSON text of an object of `members` (in order), the text
+    /// `JSONValue.object(…).serialized(pretty:)` gives with each tree made by `json(_:explain:frames:)`,
+    /// byte for byte; a tree is written node by node, with no `JSONValue` made for it (`host
+    /// serve` and `host run --format json` write one per answer).
+    public static func serialized(_ members: [(key: String, value: JSONMember)], pretty: Bool = true) -> String {
+        var w = JSONTextWriter(pretty: pretty, indent: Array("  ".utf8))
+        w.out.reserveCapacity(16_384)
+        w.out.append(UInt8(ascii: "{"))
+        var first = true
+        for (key, value) in members {
+            w.member(key, first: &first, level: 0)
+            switch value {
+            case .value(let v): w.write(v, level: 1)
+            case .tree(let n, let explain, let frames):
+                // A tree given again (the resolution's and the strings' caches hand out the same
+                // nodes for a repeated request) has the same text: kept, without frames.
+                if frames == nil, let kept = TreeTexts.shared.find(n, explain: explain, pretty: pretty) {
+                    w.out.append(contentsOf: kept)
+                } else {
+                    let start = w.out.count
+                    write(n, explain: explain, frames: frames, into: &w, level: 1)
+                    if frames == nil { TreeTexts.shared.keep(n, explain: explain, pretty: pretty, text: Array(w.out[start...])) }
+                }
+            }
+        }
+        w.close(UInt8(ascii: "}"), empty: first, level: 0)
+        return String(decoding: w.out, as: UTF8.self)
+    }
+
+    /// `json(n, …)` written into `w` at `level`: the same members in the same order.
+    static func write(_ n: ResolvedNode, explain: Bool, frames: TreeFrames?, into w: inout JSONTextWriter, level: Int) {
+        w.out.append(UInt8(ascii: "{"))
+        var first = true
+        w.member("type", first: &first, level: level)
+        w.writeString(n.type)
+        if let id = n.id { w.member("id", first: &first, level: level); w.writeString(id) }
+        if n.hidden {
+            w.member("hidden", first: &first, level: level)
+            w.append("true")
+            if let r = n.hiddenReason { w.member("reason", first: &first, level: level); w.writeString(r) }
+        } else {
+            w.member("view", first: &first, level: level)
+            w.writeString(n.view)
+            w.member("props", first: &first, level: level)
+            w.write(n.props, level: level + 1)
+            if let f = frames?.byPath[n.path] { w.member("frame", first: &first, level: level); w.write(f.json, level: level + 1) }
+            if let m = n.extraMeta { w.member("extra_meta", first: &first, level: level); w.write(m, level: level + 1) }
+            if let rs = n.resolvedStyle {
+                w.member("style", first: &first, level: level)
+                w.write(rs.values, level: level + 1)
+                if explain {
+                    w.member("style_names", first: &first, level: level)
+                    w.write(.array(rs.names.map { .string($0) }), level: level + 1)
+                    w.member("style_provenance", first: &first, level: level)
+                    w.write(styleProvenanceJSON(rs), level: level + 1)
+                }
+            } else if let st = n.style {
+                w.member("style", first: &first, level: level)
+                w.write(st, level: level + 1)
+            }
+        }
+        if explain, let r = n.rule { w.member("rule", first: &first, level: level); w.write(r.json, level: level + 1) }
+        if explain, let b = n.origin?.bindings { w.member("bindings", first: &first, level: level); w.write(bindingsJSON(b), level: level + 1) }
+        if explain, n.isCreated { w.member("created_at", first: &first, level: level); w.writeString(n.location.description) }
+        if let h = n.header { w.member("header", first: &first, level: level); writePart(h, explain: explain, frames: frames, into: &w, level: level + 1) }
+        if !n.children.isEmpty {
+            w.member("children", first: &first, level: level)
+            write(n.children, explain: explain, frames: frames, into: &w, level: level + 1)
+        }
+        if let items = n.items, !n.hidden {
+            w.member("items", first: &first, level: level)
+            w.out.append(UInt8(ascii: "["))
+            for (k, i) in items.enumerated() {
+                if k > 0 { w.out.append(UInt8(ascii: ",")) }
+                w.newline(level + 2)
+                write(i, explain: explain, frames: frames, into: &w, level: level + 2)
+            }
+            w.close(UInt8(ascii: "]"), empty: items.isEmpty, level: level + 1)
+        }
+        if let f = n.footer { w.member("footer", first: &first, level: level); writePart(f, explain: explain, frames: frames, into: &w, level: level + 1) }
+        if let a = n.action { w.member("action", first: &first, level: level); w.writeString(a) }
+        w.close(UInt8(ascii: "}"), empty: first, level: level)
+    }
+
+    /// Nodes as an array at `level` (`[]` when there are none).
+    static func write(_ nodes: [ResolvedNode], explain: Bool, frames: TreeFrames?, into w: inout JSONTextWriter, level: Int) {
+        w.out.append(UInt8(ascii: "["))
+        for (k, c) in nodes.enumerated() {
+            if k > 0 { w.out.append(UInt8(ascii: ",")) }
+            w.newline(level + 1)
+            write(c, explain: explain, frames: frames, into: &w, level: level + 1)
+        }
+        w.close(UInt8(ascii: "]"), empty: nodes.isEmpty, level: level)
+    }
+
+    /// `partJSON` written into `w`.
+    static func writePart(_ n: ResolvedNode, explain: Bool, frames: TreeFrames?, into w: inout JSONTextWriter, level: Int) {
+        if let i = n.asItem { return write(i, explain: explain, frames: frames, into: &w, level: level) }
+        write(n, explain: explain, frames: frames, into: &w, level: level)
+    }
+
+    /// `json(i, …)` written into `w` at `level`: the same members in the same order.
+    static func write(_ i: ResolvedItem, explain: Bool, frames: TreeFrames?, into w: inout JSONTextWriter, level: Int) {
+        w.out.append(UInt8(ascii: "{"))
+        var first = true
+        if let k = i.kind { w.member("kind", first: &first, level: level); w.writeString(k) }
+        if let id = i.id { w.member("id", first: &first, level: level); w.writeString(id) }
+        if i.hidden {
+            w.member("hidden", first: &first, level: level)
+            w.append("true")
+            if let t = i.title { w.member("title", first: &first, level: level); w.writeString(t) }
+            if let r = i.hiddenReason { w.member("reason", first: &first, level: level); w.writeString(r) }
+        } else {
+            w.member("view", first: &first, level: level)
+            w.writeString(i.view)
+            w.member("props", first: &first, level: level)
+            w.write(i.props, level: level + 1)
+            if let sz = i.size { w.member("size", first: &first, level: level); w.write(sz, level: level + 1) }
+            if let f = frames?.byPath[i.path] { w.member("frame", first: &first, level: level); w.write(f.json, level: level + 1) }
+        }
+        if explain, let r = i.rule { w.member("rule", first: &first, level: level); w.write(r.json, level: level + 1) }
+        if explain, let b = i.origin?.bindings { w.member("bindings", first: &first, level: level); w.write(bindingsJSON(b), level: level + 1) }
+        if !i.children.isEmpty {
+            w.member("children", first: &first, level: level)
+            write(i.children, explain: explain, frames: frames, into: &w, level: level + 1)
+        }
+        if let a = i.action { w.member("action", first: &first, level: level); w.writeString(a) }
+        w.close(UInt8(ascii: "}"), empty: first, level: level)
     }
 
     /// A header or footer: a node object, or an item object when it was read as an item (Spots).
@@ -277,5 +415,42 @@ public enum TreeOutput {
         if let fix = d.fix { message += "; fix: " + TextEscape.escaped(fix) }
         if let l = d.location { return "\(TextEscape.escaped(l.description)): \(sev) \(message)" }
         return "\(sev) \(message)"
+    }
+}
+
+/// The JSON text of the trees `TreeOutput.serialized` wrote last (as a member of the answer's
+/// object), by node: the same node (`ResolvedNode.isSameNode`: the same immutable storage, so
+/// the same nodes below, and the same explain marks; kept alive here, so an identity is never
+/// reused while kept) with the same `explain` and form has the same text. At most `capacity`
+/// trees, most recent first, and at most `maxBytes` of text in all (a larger tree is not kept).
+final class TreeTexts: Sendable {
+    struct Entry: Sendable {
+        var node: ResolvedNode
+        var explain: Bool
+        var pretty: Bool
+        var text: [UInt8]
+    }
+    static let capacity = 16
+    static let maxBytes = 4 << 20
+    static let shared = TreeTexts()
+    private let entries = Mutex<(list: [Entry], bytes: Int)>(([], 0))
+
+    func find(_ node: ResolvedNode, explain: Bool, pretty: Bool) -> [UInt8]? {
+        entries.withLock { e in
+            guard let i = e.list.firstIndex(where: { $0.node.isSameNode(as: node) && $0.explain == explain && $0.pretty == pretty }) else { return nil }
+            if i > 0 { e.list.insert(e.list.remove(at: i), at: 0) }
+            return e.list[0].text
+        }
+    }
+
+    func keep(_ node: ResolvedNode, explain: Bool, pretty: Bool, text: [UInt8]) {
+        guard text.count <= TreeTexts.maxBytes / 4 else { return }
+        entries.withLock { e in
+            e.list.insert(Entry(node: node, explain: explain, pretty: pretty, text: text), at: 0)
+            e.bytes += text.count
+            while e.list.count > TreeTexts.capacity || e.bytes > TreeTexts.maxBytes {
+                e.bytes -= e.list.removeLast().text.count
+            }
+        }
     }
 }

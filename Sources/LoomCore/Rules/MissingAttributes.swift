@@ -7,9 +7,37 @@ public enum MissingAttributes {
     /// `provided`: attributes the resolution supplies when the user lacks them (the device
     /// context's `device.idiom`, `traits.horizontal`, …): never missing.
     public static func warnings(_ screen: Screen, factory: Factory, user: UserProfile, provided: Set<String> = []) -> Diagnostics {
+        warnings(reads(screen, factory: factory), user: user, provided: provided)
+    }
+
+    /// One attribute a rule reference of a screen reads: the rule, where the warning goes, and
+    /// whether the component's scope (a template element) gives it.
+    public struct Read: Sendable {
+        public var attribute: String
+        public var rule: String
+        public var location: SourceLocation
+        public var scoped: Bool
+    }
+
+    /// The warnings for `user` from a screen's `reads` (in their order): what `warnings(_:factory:user:provided:)`
+    /// gives, with the screen's walk done once for every user (`reads` depends on the screen and the rules alone).
+    public static func warnings(_ reads: [Read], user: UserProfile, provided: Set<String> = []) -> Diagnostics {
         var d = Diagnostics()
         var warned = Set<String>()
         let who = user.name.map { "user '\($0)'" } ?? "the user"
+        for r in reads where user.attributes[r.attribute] == nil && !r.scoped && !provided.contains(r.attribute) && warned.insert(r.attribute).inserted {
+            let a = r.attribute
+            let syntax = InputSyntax.current
+            let hint = a == "now" ? syntax.giveNow : "give it with \(syntax.attribute(a))"
+            d.warning("rule '\(r.rule)' reads attribute '\(a)', which \(who) lacks, so it sees it as missing (\(hint))", at: r.location)
+        }
+        return d
+    }
+
+    /// The attributes `screen`'s rules read, in the order a warning for each would be given
+    /// (`params.…` left out: never the user's to give).
+    public static func reads(_ screen: Screen, factory: Factory) -> [Read] {
+        var out: [Read] = []
 
         // Each named rule is looked into once for the whole screen: what it reads was warned
         // about (or is not missing) the first time, so a second look would find nothing new,
@@ -35,10 +63,8 @@ public enum MissingAttributes {
                     if looked.insert(named.index).inserted { stack.append((named.references, 0, reference ?? ref.location)) }
                     continue
                 }
-                for a in reg.attributesRead(args: ref.args) ?? [] where user.attributes[a] == nil && scope?[a] == nil && !a.hasPrefix("params.") && !provided.contains(a) && warned.insert(a).inserted {
-                    let syntax = InputSyntax.current
-                    let hint = a == "now" ? syntax.giveNow : "give it with \(syntax.attribute(a))"
-                    d.warning("rule '\(ref.name)' reads attribute '\(a)', which \(who) lacks, so it sees it as missing (\(hint))", at: reference ?? ref.location)
+                for a in reg.attributesRead(args: ref.args) ?? [] where !a.hasPrefix("params.") {
+                    out.append(Read(attribute: a, rule: ref.name, location: reference ?? ref.location, scoped: scope?[a] != nil))
                 }
             }
         }
@@ -52,6 +78,6 @@ public enum MissingAttributes {
             }
         }
         visit(screen.root)
-        return d
+        return out
     }
 }
