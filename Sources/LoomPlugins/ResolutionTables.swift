@@ -17,8 +17,6 @@ final class ResolutionTables {
     /// The user views, by owner (plugin) id (set when a rule first asks for one).
     @exclusivity(unchecked) var views: UserViewSet?
     @exclusivity(unchecked) var nodeTables: [Int: Int32] = [:]
-    /// Template elements' user views (ScopedUserViews.swift), by plugin and node.
-    @exclusivity(unchecked) var scopedViews: [PluginEngine.ScopedViewKey: Int32] = [:]
 
     init(state: LuaState, context: ResolutionContext) {
         self.state = state
@@ -27,7 +25,6 @@ final class ResolutionTables {
 
     deinit {
         for (_, r) in nodeTables { state.release(rawRef: r) }
-        for (_, r) in scopedViews { state.release(rawRef: r) }
     }
 }
 

@@ -4,13 +4,16 @@ import LuaRuntime
 
 /// The user views of template elements (docs/data.md, "Rules that read the element"): a rule on
 /// a node a `$each` made reads the user's view with the element's fields added (`r.open`,
-/// `r.name`, … for `"as": "r"`), for that node only. One frozen view per plugin and node in a
-/// resolution, kept with the resolution's tables and released with them.
+/// `r.name`, … for `"as": "r"`), for that node only. One frozen view per plugin and node, kept
+/// with the user's views (`UserViewSet`): reused by every resolution that reuses those views
+/// (the same user, parameters and device: what the view is made of besides the node's own
+/// element), released with them.
 extension PluginEngine {
+    /// A plugin and a node (a component or an item) by identity: the set holds the node while it
+    /// keeps its view, so the identity is not reused by another node (serials are per screen).
     struct ScopedViewKey: Hashable {
         var owner: Int32
-        var serial: Int
-        var isItem: Bool
+        var node: ObjectIdentifier
     }
 
     /// The view a rule of `subject` sees: the plain user view, or, for a template element's
@@ -24,12 +27,21 @@ extension PluginEngine {
     @inline(never)
     func scopedUserRef(_ ctx: ResolutionContext, owner: Int32, subject: RuleSubject, scope: OrderedDictionary<String, JSONValue>) throws(LuaError) -> Int32 {
         let tables = resolutionTables(ctx)
-        let key: ScopedViewKey
-        switch subject {
-        case .component(let c): key = ScopedViewKey(owner: owner, serial: c.serial, isItem: false)
-        case .item(let i): key = ScopedViewKey(owner: owner, serial: i.serial, isItem: true)
+        let views: UserViewSet
+        if let v = tables.views { views = v } else {
+            views = userViewSet(for: ctx)
+            tables.views = views
         }
-        if let r = tables.scopedViews[key] { return r }
+        let node: AnyObject
+        switch subject {
+        case .component(let c): node = c
+        case .item(let i): node = i
+        }
+        let key = ScopedViewKey(owner: owner, node: ObjectIdentifier(node))
+        if let kept = views.scoped[key] { return kept.ref }
+        // Bounded: screens expanded anew for each request (data in the request) make new nodes
+        // each time; past the limit the kept views go (no call holds one between calls).
+        if views.scoped.count >= UserViewSet.scopedLimit { views.dropScoped() }
         var attrs = PluginEngine.viewAttributes(ctx)
         for (k, v) in scope { attrs[k] = v }
         // Made in one call into C, as the plain view is (`pushViewInOneCall`: the same frozen
@@ -41,7 +53,7 @@ extension PluginEngine {
             try sandbox.freezeTop()
         }
         let r = state.rawRef()
-        tables.scopedViews[key] = r
+        views.scoped[key] = (r, node)
         return r
     }
 }

@@ -17,6 +17,10 @@ final class UserViewSet {
     /// by owner id: a rule call recorded for a memo sees the table through a recording view
     /// only; the plain view is made over the same table when a plain call asks for it.
     @exclusivity(unchecked) var tables = OwnerRefs()
+    /// Template elements' views (ScopedUserViews.swift), by plugin and node, each with its node
+    /// (held: its identity is not reused while the view is kept). At most `scopedLimit`.
+    @exclusivity(unchecked) var scoped: [PluginEngine.ScopedViewKey: (ref: Int32, node: AnyObject)] = [:]
+    static let scopedLimit = 4096
 
     init(state: LuaState, context ctx: ResolutionContext) {
         self.state = state
@@ -28,6 +32,13 @@ final class UserViewSet {
     deinit {
         refs.forEachRef { state.release(rawRef: $0) }
         tables.forEachRef { state.release(rawRef: $0) }
+        for (_, v) in scoped { state.release(rawRef: v.ref) }
+    }
+
+    /// Releases every template element's view kept (`scopedLimit` reached).
+    func dropScoped() {
+        for (_, v) in scoped { state.release(rawRef: v.ref) }
+        scoped.removeAll()
     }
 
     /// Whether `ctx` makes exactly these views: the same user name, attributes (in order), screen

@@ -56,4 +56,36 @@ final class ScopedUserViewTests: XCTestCase {
         }
         XCTAssertEqual(compared, 4 * users.count)
     }
+
+    /// With the user's views reused by later resolutions (`userViewReuse`, as scenarios run), an
+    /// element's view is kept with them: users taking turns each see their own view with the
+    /// element over it, as they do with views made anew for each resolution.
+    func testElementViewsKeptWithReusedViewsStayEachUsers() throws {
+        let dir = try PluginTestKit.writeProject(for: self, name: "scopedReuse", prelude: UserViewInOneCallTests.prelude,
+                                                 register: UserViewInOneCallTests.register, screen: Self.screen, users: "{}")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("data"), withIntermediateDirectories: true)
+        try Data(Self.rows.utf8).write(to: dir.appendingPathComponent("data/rows.json"))
+        let users = UserViewInOneCallTests.users().filter { ["gold", "one", "nested", "object"].contains($0.name) }
+        var seen: [[String]] = []
+        for reuse in [0, 16] {
+            let (ws, s, c) = try PluginTestKit.openScreen(project: dir.path)
+            ws.engine.userViewReuse = reuse
+            var logs: [String] = []
+            for round in 0..<3 {
+                for user in users {
+                    let before = ws.engine.log.count
+                    let r = ws.resolve(s, check: c, user: user)
+                    XCTAssertTrue(r.diagnostics.items.isEmpty, "\(user.name ?? "-"): \(r.diagnostics.items)")
+                    let lines = ws.engine.log.dropFirst(before).map(\.1)
+                    XCTAssertEqual(lines.count, 4, "\(user.name ?? "-") round \(round)")
+                    logs.append(lines.joined(separator: "\n"))
+                }
+            }
+            seen.append(logs)
+        }
+        XCTAssertEqual(seen[0], seen[1])
+        // Each user's own tier, round after round (not the previous user's kept view).
+        XCTAssertTrue(seen[1][0].contains("tier=string:gold") && seen[1][1].contains("tier=string:free"), seen[1][1])
+        XCTAssertTrue(seen[1][5].contains("tier=string:free") && !seen[1][5].contains("tier=string:gold"), seen[1][5])
+    }
 }
