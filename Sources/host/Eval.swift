@@ -109,7 +109,11 @@ struct PopulationOptions: ParsableArguments {
     static func unknownLocale(_ tag: String, in catalog: StringCatalog) -> String? {
         guard !catalog.isEmpty, PseudoLocale(tag) == nil, catalog.languageChain(tag).isEmpty else { return nil }
         let known = catalog.tables.keys.map { catalog.writtenTag($0) }.sorted() + ["en-XA", "ar-XB"]
-        let near = DidYouMean.suggest(tag, among: known).map { "; did you mean '\($0)'?" } ?? ""
+        // Two bare language subtags a letter apart are two languages (`fr`, `ar`), not a typo:
+        // no suggestion between them (`nbb` → `nb`, `en-XB` → `en-XA` are still suggested).
+        func bare(_ t: String) -> Bool { t.count <= 3 && !t.contains("-") && !t.contains("_") }
+        let near = DidYouMean.suggest(tag, among: known).flatMap { bare(tag) && bare($0) && tag.count == $0.count ? nil : $0 }
+            .map { "; did you mean '\($0)'?" } ?? ""
         return "--locale '\(tag)': the project has no strings for that language (its locales: \(known.joined(separator: ", ")))\(near)"
     }
 }

@@ -181,6 +181,11 @@ final class LocalizationCommandTests: XCTestCase {
             let fr = try Host.run([command, "screens/r.json", "--users", "pop.jsonl", "--locale", "fr"], directory: root)
             assertExit(fr, 1)
             assertContains(fr.stderr, "error: --locale 'fr': the project has no strings for that language (its locales: ar, en, nb, en-XA, ar-XB)", in: fr, "stderr")
+            // Not 'ar': another language, not a typo of one.
+            assertLacks(fr.stderr, "did you mean", in: fr, "stderr")
+            let typo = try Host.run([command, "screens/r.json", "--users", "pop.jsonl", "--locale", "nbb"], directory: root)
+            assertExit(typo, 1)
+            assertContains(typo.stderr, "did you mean 'nb'?", in: typo, "stderr")
             assertExit(try Host.run([command, "screens/r.json", "--users", "pop.jsonl", "--locale", "no good"], directory: root), 64)
         }
         // A pseudo-locale is always known.
