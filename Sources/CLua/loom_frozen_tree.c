@@ -44,15 +44,7 @@ static void set_key_order(lua_State *L, int t, const char *base, const loom_tree
     }
     int cache = 0;
     if (fits) {
-        if (lua_getfield(L, LUA_REGISTRYINDEX, KEY_ORDER_CACHE) != LUA_TTABLE) {
-            lua_pop(L, 1);
-            lua_createtable(L, 1, 4);
-            lua_pushinteger(L, 0);
-            lua_rawseti(L, -2, 1);
-            lua_pushvalue(L, -1);
-            lua_setfield(L, LUA_REGISTRYINDEX, KEY_ORDER_CACHE);
-        }
-        cache = lua_gettop(L);
+        cache = loom_bounded_cache(L, KEY_ORDER_CACHE);
         lua_pushlstring(L, sig, n);
         if (lua_rawget(L, cache) == LUA_TTABLE) {
             lua_setmetatable(L, t);
@@ -76,18 +68,7 @@ static void set_key_order(lua_State *L, int t, const char *base, const loom_tree
     lua_pushliteral(L, "__keys");
     lua_insert(L, -2);
     lua_rawset(L, -3);
-    if (cache) {
-        lua_rawgeti(L, cache, 1);
-        lua_Integer kept = lua_tointeger(L, -1);
-        lua_pop(L, 1);
-        if (kept < KEY_ORDERS) {
-            lua_pushlstring(L, sig, n);
-            lua_pushvalue(L, -2);
-            lua_rawset(L, cache);
-            lua_pushinteger(L, kept + 1);
-            lua_rawseti(L, cache, 1);
-        }
-    }
+    if (cache) loom_bounded_cache_keep(L, cache, sig, n, KEY_ORDERS);
     lua_setmetatable(L, t);
     if (cache) lua_pop(L, 1);
 }

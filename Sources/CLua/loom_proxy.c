@@ -126,20 +126,17 @@ static int proxy_tostring(lua_State *L) {
     return 1;
 }
 
-void loom_proxy_make(lua_State *L, int idx, const char *name, int local_copy) {
-    idx = lua_absindex(L, idx);
-    lua_newuserdatauv(L, 0, 0);
-    lua_createtable(L, 0, local_copy ? 9 : 8);
-    // A fresh table has no metatable: lua_setfield is a raw set here.
-    lua_pushvalue(L, idx);
-    lua_setfield(L, -2, "__index");
+// The fields every proxy's metatable has besides __index, on the table on top: writes refused,
+// length, pairs, `tostring` (`tostring_fn`), the name `table` for messages, the metatable hidden,
+// and the proxy's name. (A fresh table has no metatable: lua_setfield is a raw set here.)
+static void set_proxy_fields(lua_State *L, lua_CFunction tostring_fn, const char *name) {
     lua_pushcfunction(L, proxy_newindex);
     lua_setfield(L, -2, "__newindex");
     lua_pushcfunction(L, proxy_len);
     lua_setfield(L, -2, "__len");
     lua_pushcfunction(L, proxy_pairs);
     lua_setfield(L, -2, "__pairs");
-    lua_pushcfunction(L, proxy_tostring);
+    lua_pushcfunction(L, tostring_fn);
     lua_setfield(L, -2, "__tostring");
     lua_pushliteral(L, "table");
     lua_setfield(L, -2, "__name");
@@ -147,11 +144,45 @@ void loom_proxy_make(lua_State *L, int idx, const char *name, int local_copy) {
     lua_setfield(L, -2, "__metatable");
     lua_pushstring(L, name);
     lua_setfield(L, -2, "__loomname");
+}
+
+void loom_proxy_make(lua_State *L, int idx, const char *name, int local_copy) {
+    idx = lua_absindex(L, idx);
+    lua_newuserdatauv(L, 0, 0);
+    lua_createtable(L, 0, local_copy ? 9 : 8);
+    lua_pushvalue(L, idx);
+    lua_setfield(L, -2, "__index");
+    set_proxy_fields(L, proxy_tostring, name);
     if (local_copy) {
         lua_pushboolean(L, 1);
         lua_setfield(L, -2, "__loomcopy");
     }
     lua_setmetatable(L, -2);
+}
+
+int loom_bounded_cache(lua_State *L, const char *key) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 1, 4);
+        lua_pushinteger(L, 0);
+        lua_rawseti(L, -2, 1);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, key);
+    }
+    return lua_gettop(L);
+}
+
+void loom_bounded_cache_keep(lua_State *L, int cache, const char *k, size_t length, lua_Integer limit) {
+    lua_rawgeti(L, cache, 1);
+    lua_Integer kept = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (kept < limit) {
+        lua_pushlstring(L, k, length);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, cache);
+        lua_pushinteger(L, kept + 1);
+        lua_rawseti(L, cache, 1);
+    }
 }
 
 void loom_proxy_new(lua_State *L, int idx, const char *name) { loom_proxy_make(L, idx, name, 0); }
@@ -194,35 +225,14 @@ static void make_recording_metatable(lua_State *L, const char *name) {
     lua_createtable(L, 0, 9);
     lua_pushcfunction(L, recording_index);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, proxy_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushcfunction(L, proxy_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, proxy_pairs);
-    lua_setfield(L, -2, "__pairs");
-    lua_pushcfunction(L, recording_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushliteral(L, "table");
-    lua_setfield(L, -2, "__name");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_pushstring(L, name);
-    lua_setfield(L, -2, "__loomname");
+    set_proxy_fields(L, recording_tostring, name);
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "__loomrecording");
 }
 
 // Pushes the shared metatable of recording proxies named `name` (made on first use).
 static void push_recording_metatable(lua_State *L, const char *name) {
-    if (lua_getfield(L, LUA_REGISTRYINDEX, RECORDING_METATABLES) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_createtable(L, 1, 4);
-        lua_pushinteger(L, 0);
-        lua_rawseti(L, -2, 1);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, LUA_REGISTRYINDEX, RECORDING_METATABLES);
-    }
-    int cache = lua_gettop(L);
+    int cache = loom_bounded_cache(L, RECORDING_METATABLES);
     lua_pushstring(L, name);
     if (lua_rawget(L, cache) == LUA_TTABLE) {
         lua_remove(L, cache);
@@ -230,16 +240,7 @@ static void push_recording_metatable(lua_State *L, const char *name) {
     }
     lua_pop(L, 1);
     make_recording_metatable(L, name);
-    lua_rawgeti(L, cache, 1);
-    lua_Integer kept = lua_tointeger(L, -1);
-    lua_pop(L, 1);
-    if (kept < RECORDING_NAMES) {
-        lua_pushstring(L, name);
-        lua_pushvalue(L, -2);
-        lua_rawset(L, cache);
-        lua_pushinteger(L, kept + 1);
-        lua_rawseti(L, cache, 1);
-    }
+    loom_bounded_cache_keep(L, cache, name, strlen(name), RECORDING_NAMES);
     lua_remove(L, cache);
 }
 

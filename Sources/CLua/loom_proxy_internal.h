@@ -15,6 +15,13 @@ int loom_proxy_readonly_error(lua_State *L, int proxy, int key);
 /// Pushes a new proxy of the table at `idx`; `local_copy`: the table is the environment's own copy.
 void loom_proxy_make(lua_State *L, int idx, const char *name, int local_copy);
 
+/// A bounded cache in the registry: the table at registry[`key`] (made on first use), whose [1]
+/// counts the entries kept. Pushes it and returns its absolute index.
+int loom_bounded_cache(lua_State *L, const char *key);
+/// Keeps the value on top under the string `k` (`length` bytes) in the cache at `cache` when it
+/// holds fewer than `limit` entries (the value stays on top either way).
+void loom_bounded_cache_keep(lua_State *L, int cache, const char *k, size_t length, lua_Integer limit);
+
 /// next(t, k) that also walks a proxy's table (the sandbox's `next`, and proxies' __pairs).
 int loom_proxy_next(lua_State *L);
 
