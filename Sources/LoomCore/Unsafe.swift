@@ -109,6 +109,13 @@ extension JSONFlatObject {
         guard let base = b.baseAddress else { return nil }
         return values(ByteView(base), members)
     }
+
+    /// The value of a number member `scan` found in `b` (`start`, `count`: its token), as
+    /// `values` reads it; nil when the token is not one. Safe as `values` above.
+    public static func number(_ b: UnsafeBufferPointer<UInt8>, start: Int, count: Int) -> JSONValue? {
+        guard let base = b.baseAddress, start >= 0, count >= 0, start + count <= b.count else { return nil }
+        return number(ByteView(base), start, count)
+    }
 }
 
 extension UTF8Sequence {

@@ -22,7 +22,7 @@ final class LuaRule: ObservableRule, AttributeReading {
     let owner: Int32
     /// The state's main thread (`LuaState.mainThread`): the hot path calls through it, holding
     /// no reference to the state object (nothing to retain and release per call).
-    private let mainThread: OpaquePointer
+    let mainThread: OpaquePointer
 
     /// The declared argument schema (`options.args`): its defaults are filled into the
     /// arguments the rule receives.

@@ -108,6 +108,8 @@ public final class PluginEngine {
     }
     /// The sets kept, most recently used first (UserViewSets.swift).
     var reusedUserViews: [UserViewSet] = []
+    /// The views made of `host eval`'s flat user views (FlatViews.swift).
+    let flatViews = FlatViewTables()
 
     public init(limits: LuaLimits = .default) throws(LuaError) {
         sandbox = try Sandbox(limits: limits)

@@ -257,6 +257,7 @@ final class PlanUser {
         if generation == 0 {
             for k in stamps.indices { stamps[k] = 0 }
             generation = 1
+            flatStamp = 0
         }
         profile = nil
         currentClient = nil
@@ -419,6 +420,146 @@ final class PlanUser {
     @exclusivity(unchecked) private var narrowMembers: [JSONFlatMember] = []
     /// Per screen, its id and the environment narrowed calls' contexts share (`narrowContext`).
     @exclusivity(unchecked) private var narrowEnvironments: [(id: String, environment: ResolutionEnvironment)] = []
+
+    /// The user as a flat view of screen `n`'s rule calls (`FlatUserView`), made from the line's
+    /// members as the resolution context `context(n)` would make its view: the user's attributes
+    /// in the line's order (`name` apart), `--now` and `--locale` over them, `profile` (the
+    /// user's name) unless an attribute holds it, then the device context's attributes the user
+    /// does not have, by name. `wanted`: only these slots' attributes, in this order, as
+    /// `narrowContext` makes the user (a fresh view each time). Nil for a parsed profile, a
+    /// number token that is not one, or a device attribute that is not a scalar (the caller
+    /// then takes the context's path).
+    func flatView(_ n: Int, wanted: [Int]? = nil) -> FlatUserView? {
+        guard profile == nil, let base = line.baseAddress else { return nil }
+        let v: FlatUserView
+        if wanted == nil {
+            if flatStamp == generation && flatScreen == n { return flatMade ? flatFull : nil }
+            flatStamp = generation
+            flatScreen = n
+            flatMade = false
+            v = flatFull
+        } else {
+            v = flatNarrow
+        }
+        v.reset()
+        let at = v.append(line)
+        func add(_ k: Int) -> Bool {
+            let m = members[k]
+            var f = FlatUserView.Member(keyStart: at + m.keyStart, keyCount: m.keyCount, kind: .null)
+            switch m.kind {
+            case .string:
+                f.kind = .string
+                f.valueStart = at + m.valueStart
+                f.valueCount = m.valueCount
+            case .number:
+                switch JSONFlatObject.number(line, start: Int(m.valueStart), count: Int(m.valueCount)) {
+                case .int(let i)?: f.kind = .int; f.int = Int64(i)
+                case .double(let d)?: f.kind = .double; f.double = d
+                default: return false
+                }
+            case .true: f.kind = .true
+            case .false: f.kind = .false
+            case .null: f.kind = .null
+            }
+            v.members.append(f)
+            return true
+        }
+        if let wanted {
+            for slot in wanted { if let k = member(slot, base) { guard add(k) else { return nil } } }
+        } else {
+            for k in members.indices where k != nameMember { guard add(k) else { return nil } }
+        }
+        // `--now` and `--locale` over the line's own (in place), else after them, as
+        // `UserParser.override` sets them.
+        func set(_ key: StaticString, _ value: String) {
+            var value = value
+            let s = value.withUTF8 { v.append($0) }, c = Int32(value.utf8.count)
+            if let k = flatIndex(v, key) {
+                v.members[k].kind = .string
+                v.members[k].valueStart = s
+                v.members[k].valueCount = c
+                return
+            }
+            let ks = key.withUTF8Buffer { v.append($0) }
+            var f = FlatUserView.Member(keyStart: ks, keyCount: Int32(key.utf8CodeUnitCount), kind: .string)
+            f.valueStart = s
+            f.valueCount = c
+            v.members.append(f)
+        }
+        if let now = parser.now { set("now", now) }
+        if let locale = parser.locale { set("locale", locale) }
+        var profileAdded = false
+        if nameMember >= 0, flatIndex(v, "profile") == nil {
+            let ks = ("profile" as StaticString).withUTF8Buffer { v.append($0) }
+            var f = FlatUserView.Member(keyStart: ks, keyCount: 7, kind: .string)
+            f.valueStart = at + members[nameMember].valueStart
+            f.valueCount = members[nameMember].valueCount
+            v.members.append(f)
+            profileAdded = true
+        }
+        // The device context's attributes (by name) the user does not hold.
+        let device = flatDevice(n)
+        if !device.scalars { return nil }
+        let held = v.members.count
+        for d in device.members {
+            if d.key == "profile" && profileAdded { continue }
+            let taken = d.key.utf8.withContiguousStorageIfAvailable { kb in
+                (0..<held).contains { k in
+                    let m = v.members[k]
+                    return Int(m.keyCount) == kb.count && v.bytes.withUnsafeBufferPointer { b in
+                        kb.elementsEqual(UnsafeBufferPointer(rebasing: b[Int(m.keyStart)..<Int(m.keyStart + m.keyCount)]))
+                    }
+                }
+            } ?? true
+            if taken { continue }
+            var key = d.key
+            let ks = key.withUTF8 { v.append($0) }
+            var f = FlatUserView.Member(keyStart: ks, keyCount: Int32(d.key.utf8.count), kind: .null)
+            switch d.value {
+            case .null: break
+            case .bool(let b): f.kind = b ? .true : .false
+            case .int(let i): f.kind = .int; f.int = Int64(i)
+            case .double(let x): f.kind = .double; f.double = x
+            case .string(var s):
+                f.kind = .string
+                f.valueCount = Int32(s.utf8.count)
+                f.valueStart = s.withUTF8 { v.append($0) }
+            case .array, .object: return nil
+            }
+            v.members.append(f)
+        }
+        if wanted == nil { flatMade = true }
+        return v
+    }
+
+    /// The member of `v` under `key`, if any.
+    private func flatIndex(_ v: FlatUserView, _ key: StaticString) -> Int? {
+        key.withUTF8Buffer { kb in
+            v.bytes.withUnsafeBufferPointer { b in
+                v.members.firstIndex { m in
+                    Int(m.keyCount) == kb.count && kb.elementsEqual(UnsafeBufferPointer(rebasing: b[Int(m.keyStart)..<Int(m.keyStart + m.keyCount)]))
+                }
+            }
+        }
+    }
+
+    /// Screen `n`'s device attributes by name (what `PluginEngine.deviceMembers` orders), and
+    /// whether all are scalars (made once per screen).
+    private func flatDevice(_ n: Int) -> (members: [(key: String, value: JSONValue)], scalars: Bool) {
+        if flatDevices.isEmpty {
+            flatDevices = screens.screens.indices.map { k in
+                let d = environment(k).environment.deviceAttributes.sorted { $0.key < $1.key }
+                return (d, d.allSatisfy { if case .array = $0.value { return false }; if case .object = $0.value { return false }; return true })
+            }
+        }
+        return flatDevices[n]
+    }
+    @exclusivity(unchecked) private var flatDevices: [(members: [(key: String, value: JSONValue)], scalars: Bool)] = []
+    @exclusivity(unchecked) private var flatFull = FlatUserView()
+    @exclusivity(unchecked) private var flatNarrow = FlatUserView()
+    @exclusivity(unchecked) private var flatStamp: UInt32 = 0
+    @exclusivity(unchecked) private var flatScreen = -1
+    @exclusivity(unchecked) private var flatMade = false
 
     /// The user's client by clients.json, as `ClientTable.classify` finds it for the parsed
     /// profile: `slot` 0 for an unknown client, entry `i` as `i + 1`, and an unknown client's

@@ -19,6 +19,9 @@ public final class VisibilityPlan {
         /// for other evaluators.
         let observable: (any ObservableRule)?
         let memo: RuleMemo?
+        /// The rule called with a user view made from the line (`PlanUser.flatView`), when it can
+        /// be (Lua rules): no profile or resolution context made for the call.
+        let flat: (any FlatViewRule)?
         /// The attributes the rule's recorded calls read, in first-read order (their slots): once
         /// the memo is off, the rule is called with a user holding only these (`PlanUser.narrowContext`),
         /// its reads recorded; an answer that read anything else is thrown away and the rule
@@ -30,9 +33,10 @@ public final class VisibilityPlan {
         /// Narrowed calls whose answer was kept, and those called again in full (for tests).
         @exclusivity(unchecked) var narrowed = 0, widened = 0
         static let maxNarrow = 8
-        init(observable: (any ObservableRule)?, memo: RuleMemo?) {
+        init(observable: (any ObservableRule)?, memo: RuleMemo?, flat: (any FlatViewRule)?) {
             self.observable = observable
             self.memo = memo
+            self.flat = flat
         }
 
         /// What a recorded call read (nil: the whole user, a log line or a failure).
@@ -117,7 +121,8 @@ public final class VisibilityPlan {
         self.shared = shared
         leaves = program.leaves.map { l in
             let observable = useMemo ? l.evaluator as? any ObservableRule : nil
-            return Leaf(observable: observable, memo: observable == nil ? nil : RuleMemo())
+            return Leaf(observable: observable, memo: observable == nil ? nil : RuleMemo(),
+                        flat: VisibilityPlan.flatCalls ? l.evaluator as? any FlatViewRule : nil)
         }
         memos = leaves.map { $0.memo.map(Unretained.init) }
     }
@@ -212,34 +217,64 @@ public final class VisibilityPlan {
         // costs a fraction of making the whole user (parsing the line, a view of every
         // attribute). Rules are deterministic, so an answer that read nothing else is the answer
         // the whole user gets; any other is thrown away and the rule called as usual.
-        if l.narrowable, !l.narrow.isEmpty, let memo = l.memo, !memo.enabled, let observable = l.observable,
-           let narrowContext = u.narrowContext(screenIndex, l.narrow) {
-            let (result, reads) = observable.evaluateObserved(args: node.args, at: node.location, subject: subject, context: narrowContext)
-            if case .success(let answer) = result, let reads,
-               reads.allSatisfy({ r in l.narrowNames.contains { $0.utf8.elementsEqual(r.utf8) } }) {
-                l.narrowed += 1
-                return answer
+        if l.narrowable, !l.narrow.isEmpty, let memo = l.memo, !memo.enabled, let observable = l.observable {
+            // Made from the line's members (`PlanUser.flatView`), else as a narrowed context.
+            var made: (answer: Bool?, reads: [String]?)?
+            if let flat = l.flat, let view = u.flatView(screenIndex, wanted: l.narrow) {
+                made = flat.evaluateFlat(view, args: node.args, at: node.location, subject: subject, record: true)
             }
-            l.widened += 1
+            if made == nil, let narrowContext = u.narrowContext(screenIndex, l.narrow) {
+                let (result, reads) = observable.evaluateObserved(args: node.args, at: node.location, subject: subject, context: narrowContext)
+                if case .success(let answer) = result { made = (answer, reads) } else { made = (nil, nil) }
+            }
+            if let made {
+                if let answer = made.answer, let reads = made.reads,
+                   reads.allSatisfy({ r in l.narrowNames.contains { $0.utf8.elementsEqual(r.utf8) } }) {
+                    l.narrowed += 1
+                    return answer
+                }
+                l.widened += 1
+            }
+        }
+        // A memo turned off records nothing more: the rule is called as it is for every user.
+        let learning = l.memo?.enabled == true && l.observable != nil
+        // The user's view made from the line's members (`PlanUser.flatView`): no profile or
+        // resolution context made for the call.
+        if let flat = l.flat, let view = u.flatView(screenIndex),
+           let made = flat.evaluateFlat(view, args: node.args, at: node.location, subject: subject, record: learning) {
+            guard let answer = made.answer else {
+                if learning { l.noteReads(nil, slots: u.slots) }
+                return nil
+            }
+            if learning { learned(l, leaf, made.reads, answer, u) }
+            return answer
         }
         guard let context = u.context(screenIndex) else { return nil }
-        // A memo turned off records nothing more: the rule is called as it is for every user.
-        if let memo = l.memo, memo.enabled, let observable = l.observable {
+        if learning, let observable = l.observable {
             let (result, reads) = observable.evaluateObserved(args: node.args, at: node.location, subject: subject, context: context)
             guard case .success(let answer) = result else {
                 l.noteReads(nil, slots: u.slots)
                 return nil
             }
-            l.noteReads(reads, slots: u.slots)
-            if let reads {
-                memo.learn(reads, answer: answer, u)
-                shared?.memoLearn(ObjectIdentifier(self), sharedIndex, leaf, reads, answer: answer, u)
-            }
+            learned(l, leaf, reads, answer, u)
             return answer
         }
         guard case .success(let answer) = e.evaluate(args: node.args, at: node.location, subject: subject, context: context) else { return nil }
         return answer
     }
+
+    /// A recorded call's answer and reads, learnt by the leaf's memo (and shared).
+    private func learned(_ l: Leaf, _ leaf: Int, _ reads: [String]?, _ answer: Bool, _ u: PlanUser) {
+        l.noteReads(reads, slots: u.slots)
+        if let reads, let memo = l.memo {
+            memo.learn(reads, answer: answer, u)
+            shared?.memoLearn(ObjectIdentifier(self), sharedIndex, leaf, reads, answer: answer, u)
+        }
+    }
+
+    /// Whether rules are called with views made from the line (`LOOM_EVAL_NO_FLAT=1` turns it
+    /// off, to compare: the same outputs either way).
+    static let flatCalls = ProcessInfo.processInfo.environment["LOOM_EVAL_NO_FLAT"] == nil
 
     /// What the user sees on this plan's screen, as an index for `write`: the answer of an
     /// earlier user with the same outcome key (this worker's or, through `shared`, another's),

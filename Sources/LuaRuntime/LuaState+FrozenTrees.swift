@@ -74,3 +74,40 @@ public struct FrozenTree {
 }
 
 // LuaState.pushFrozenTree (the call into C with the tree's buffers) is in Unsafe.swift.
+
+extension FrozenTree {
+    /// A member's kind, for `addMember`.
+    public enum MemberKind { case null, `false`, `true`, int, double, string }
+
+    /// Starts again as a flat object of `count` members whose keys and string values are ranges
+    /// of `bytes` (its first byte unused, as this tree's own): the members follow by
+    /// `addMember`, then `end()`. The array's storage is shared, not copied.
+    public mutating func resetObject(bytes: [UInt8], count: Int) {
+        self.bytes = bytes.isEmpty ? [0] : bytes
+        members.removeAll(keepingCapacity: true)
+        open.removeAll(keepingCapacity: true)
+        depth = 0
+        beginObject(nil, count: count)
+    }
+
+    /// A member of the flat object `resetObject` began: its key at `keyStart` (`keyCount`
+    /// bytes), a string's value at `valueStart`, an integer's or a double's value.
+    public mutating func addMember(keyStart: Int, keyCount: Int, kind: MemberKind, valueStart: Int = 0, valueCount: Int = 0,
+                                   int: Int64 = 0, double: Double = 0) {
+        var m = loom_tree_member()
+        m.key_offset = keyStart
+        m.key_length = keyCount
+        switch kind {
+        case .null: m.kind = Int32(LOOM_TREE_NULL)
+        case .false: m.kind = Int32(LOOM_TREE_FALSE)
+        case .true: m.kind = Int32(LOOM_TREE_TRUE)
+        case .int: m.kind = Int32(LOOM_TREE_INT); m.i = int
+        case .double: m.kind = Int32(LOOM_TREE_DOUBLE); m.d = double
+        case .string:
+            m.kind = Int32(LOOM_TREE_STRING)
+            m.value_offset = valueStart
+            m.value_length = valueCount
+        }
+        members.append(m)
+    }
+}

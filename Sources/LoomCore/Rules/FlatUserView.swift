@@ -1,0 +1,64 @@
+/// A user's view as flat members, made by `host eval` straight from a JSON line's members (no
+/// profile, no resolution context): what `FlatViewRule` hands a rule instead of the view a
+/// resolution context would make. The maker (`PlanUser.flatView`) puts the members in the order
+/// and with the values that view holds (the user's attributes, `profile`, the device context's
+/// attributes: `PluginEngine.viewAttributes`), so a rule called on it sees the same view
+/// (`FlatViewTests`).
+public final class FlatUserView {
+    /// One member: its key's bytes in `bytes`, its kind and value (a string's bytes in `bytes`).
+    public struct Member {
+        public enum Kind: UInt8 { case null, `false`, `true`, int, double, string }
+        public var keyStart: Int32, keyCount: Int32
+        public var kind: Kind
+        public var valueStart: Int32 = 0, valueCount: Int32 = 0
+        public var int: Int64 = 0
+        public var double: Double = 0
+        public init(keyStart: Int32, keyCount: Int32, kind: Kind) {
+            self.keyStart = keyStart
+            self.keyCount = keyCount
+            self.kind = kind
+        }
+    }
+
+    /// Keys and string values end to end (never empty: its address is never nil).
+    // Used by one worker thread, no access overlapping another: no dynamic exclusivity checks.
+    @exclusivity(unchecked) public var bytes: [UInt8] = [0]
+    @exclusivity(unchecked) public var members: [Member] = []
+    /// Which user this is: a rule's side keeps what it made of a view (a table per plugin) until
+    /// the view it is handed has another generation.
+    @exclusivity(unchecked) public private(set) var generation: UInt64 = 0
+
+    public init() {
+        bytes.reserveCapacity(512)
+        members.reserveCapacity(24)
+    }
+
+    /// Emptied for the next user (a new generation).
+    public func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(0)
+        members.removeAll(keepingCapacity: true)
+        generation &+= 1
+    }
+
+    /// The bytes appended, their start.
+    @inline(__always)
+    public func append(_ b: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let s = Int32(bytes.count)
+        bytes.append(contentsOf: b)
+        return s
+    }
+}
+
+/// A rule that can be called with a `FlatUserView` in place of a resolution context's user view
+/// (Lua rules). Only subjects of a screen itself (not a template element's, not a node a builder
+/// made) are called so.
+public protocol FlatViewRule: ObservableRule {
+    /// The rule called for `subject` with `view` as the user. `record`: the view is a recording
+    /// one (as `evaluateObserved` makes), its reads answered. Nil when this call cannot be made
+    /// so (the caller then takes the usual path, which reports why); else the answer (nil: the
+    /// rule failed or answered no boolean — the usual path says how) and, when recording, what
+    /// it read (nil: anything).
+    func evaluateFlat(_ view: FlatUserView, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, record: Bool)
+        -> (answer: Bool?, reads: [String]?)?
+}

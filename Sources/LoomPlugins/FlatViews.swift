@@ -1,0 +1,114 @@
+import LoomCore
+import LuaRuntime
+
+/// What the engine made of `host eval`'s current `FlatUserView`: per plugin, the frozen view a
+/// plain call hands its rules (one per plugin and user, as a resolution context's views are:
+/// `UserViewSet`), released once a view of another user comes.
+final class FlatViewTables {
+    @exclusivity(unchecked) var view: ObjectIdentifier?
+    @exclusivity(unchecked) var generation: UInt64 = 0
+    @exclusivity(unchecked) var refs: [(owner: Int32, ref: Int32)] = []
+    /// The members handed to C, reused.
+    @exclusivity(unchecked) var tree = FrozenTree(capacity: 32)
+}
+
+extension PluginEngine {
+    /// Pushes `view` as the user's frozen view (`table`: its table alone, for a recording view
+    /// over it), as `frozenView` and `LuaState.pushFrozenTree` make a resolution context's;
+    /// false (nothing pushed) when it cannot be.
+    func pushFlat(_ view: FlatUserView, table: Bool) -> Bool {
+        let t = flatViews
+        t.tree.resetObject(bytes: view.bytes, count: view.members.count)
+        for m in view.members {
+            let kind: FrozenTree.MemberKind
+            switch m.kind {
+            case .null: kind = .null
+            case .false: kind = .false
+            case .true: kind = .true
+            case .int: kind = .int
+            case .double: kind = .double
+            case .string: kind = .string
+            }
+            t.tree.addMember(keyStart: Int(m.keyStart), keyCount: Int(m.keyCount), kind: kind, valueStart: Int(m.valueStart),
+                             valueCount: Int(m.valueCount), int: m.int, double: m.double)
+        }
+        t.tree.end()
+        return table ? state.pushFrozenTreeTable(t.tree, name: "node") : state.pushFrozenTree(t.tree, name: "node")
+    }
+
+    /// The registry reference of `view`'s frozen view for plugin `owner`: made once per user and
+    /// plugin; the previous user's are released when the next comes. Nil when it cannot be made.
+    func flatViewRef(_ view: FlatUserView, owner: Int32) -> Int32? {
+        let t = flatViews
+        let id = ObjectIdentifier(view)
+        if t.view != id || t.generation != view.generation {
+            for r in t.refs { state.release(rawRef: r.ref) }
+            t.refs.removeAll(keepingCapacity: true)
+            t.view = id
+            t.generation = view.generation
+        } else {
+            for r in t.refs where r.owner == owner { return r.ref }
+        }
+        guard pushFlat(view, table: false) else { return nil }
+        let r = state.rawRef()
+        t.refs.append((owner, r))
+        return r
+    }
+}
+
+extension LuaRule: FlatViewRule {
+    func evaluateFlat(_ view: FlatUserView, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, record: Bool)
+        -> (answer: Bool?, reads: [String]?)? {
+        // A rule that met a limit in a resolution, a template element's subject (its view holds
+        // the element's fields) and a node a builder made take the usual path.
+        guard !exhausted.isSet, subject.scope == nil, !LuaRule.createdByBuilder(subject) else { return nil }
+        let engine = self.engine
+        let node: Int32, argsRef: Int32
+        do {
+            let key: UInt
+            switch subject {
+            case .component(let c):
+                node = try engine.nodeRef(c)
+                key = IdentityMap.key(c)
+            case .item(let i):
+                node = try engine.itemRef(i)
+                key = IdentityMap.key(i)
+            }
+            if let args {
+                argsRef = try engine.argsRef(args, subject: key, location: location, schema: arguments)
+            } else {
+                argsRef = try defaultsRefForCreated()
+            }
+        } catch {
+            return nil
+        }
+        let state = self.state
+        guard record else {
+            guard let user = engine.flatViewRef(view, owner: owner) else { return nil }
+            return (callFlat(user: user, args: argsRef, node: node), nil)
+        }
+        // As `evaluateObserved` over a view's table alone: a recording view of it, its reads
+        // answered when the call succeeded without logging a line.
+        guard engine.pushFlat(view, table: true) else { return nil }
+        let table = state.rawRef()
+        defer { state.release(rawRef: table) }
+        guard let recording = state.recordingView(ofTable: table, name: "node") else { return nil }
+        defer { state.release(recording) }
+        let logged = engine.sandbox.logCalls
+        let answer = callFlat(user: recording.view, args: argsRef, node: node)
+        guard answer != nil, engine.sandbox.logCalls == logged else { return (answer, nil) }
+        return (answer, state.reads(recording))
+    }
+
+    /// `call` without a resolution context: the answer, or nil when the rule raised, met a limit
+    /// or answered no boolean (the error dropped: the caller resolves the user the usual way,
+    /// which reports it).
+    private func callFlat(user: Int32, args: Int32, node: Int32) -> Bool? {
+        var result: Int32 = 0, exceeded: Int32 = 0
+        let status = LuaState.callRule(mainThread, owner: owner, function: fnRef, user: user, args: args, node: node,
+                                       result: &result, exceeded: &exceeded)
+        if _fastPath(status == 0 && result >= 0) { return result != 0 }
+        if status != 0 { _ = state.popError(status: status, exceeded: exceeded) } else { state.pop(1) }
+        return nil
+    }
+}
