@@ -9,68 +9,118 @@
 
 static void push_node(lua_State *L, const char *base, const loom_tree_member *m, int *pos, const char *name);
 
-// Key order metatables kept for reuse (`set_key_order`): a registry table from a signature of
-// the keys to the metatable, with its count of entries at [1].
+// Key order metatables kept for reuse: a registry table from a hash of the keys to an entry
+// { keys, metatable } (the metatable { __keys = keys }), with its count of entries at [1]. Views
+// of users whose lines list the same keys share one (most of a population's lines list the same
+// keys): at most KEY_ORDERS of them per state; a table whose keys hash to a slot taken by other
+// keys gets a metatable of its own. Sharing cannot be observed: plugins reach neither the table
+// behind a view nor its metatable (loom_proxy.c), and the host only reads `__keys`
+// (`rememberedKeyOrder`); nothing changes a metatable or list once made. A hit is checked key by
+// key against the list (so a hash collision is never taken for a match), and the list's strings
+// are then the keys set: no key string is made again.
 #define KEY_ORDER_CACHE "loom.keyorders"
 #define KEY_ORDERS 64
-#define KEY_ORDER_BYTES 1024
 
-// Sets the key order metatable { __keys = { k1, k2, … } } on the table at `t`, whose `count`
-// members start at members[first] (null ones not set, so not listed). Views of users whose lines
-// list the same keys share one (most of a population's lines list the same keys): at most
-// KEY_ORDERS of them per state, each for keys of at most KEY_ORDER_BYTES bytes in all (others
-// get one of their own). Sharing cannot be observed: plugins reach neither the table behind a
-// view nor its metatable (loom_proxy.c), and the host only reads `__keys`
-// (`rememberedKeyOrder`); nothing changes a metatable or list once made. The signature is each
-// key's length in two bytes, then its bytes (two key lists with equal signatures are equal).
-static void set_key_order(lua_State *L, int t, const char *base, const loom_tree_member *members, int first, int count) {
-    char sig[KEY_ORDER_BYTES];
-    size_t n = 0;
-    int fits = 1, set = 0;
-    int p = first;
+// The hash of the non-null members' keys (each key's length, then its bytes; FNV-1a), as a
+// registry-table key that is never 1 (the count's slot); *set: how many members are non-null.
+static lua_Integer key_order_hash(const char *base, const loom_tree_member *members, int first, int count, int *set) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    int p = first, n = 0;
     for (int k = 0; k < count; k++) {
         const loom_tree_member *m = &members[p];
         if (m->kind != LOOM_TREE_NULL) {
-            set++;
-            if (fits && (m->key_length > 0xFFFF || m->key_length > sizeof sig - 2 - n)) fits = 0;
-            if (fits) {
-                sig[n++] = (char)(m->key_length & 0xFF);
-                sig[n++] = (char)((m->key_length >> 8) & 0xFF);
-                memcpy(sig + n, base + m->key_offset, m->key_length);
-                n += m->key_length;
+            n++;
+            h = (h ^ (uint64_t)m->key_length) * 0x100000001b3ULL;
+            const unsigned char *b = (const unsigned char *)base + m->key_offset;
+            for (size_t i = 0; i < m->key_length; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+        }
+        p += 1 + (int)m->descendants;
+    }
+    *set = n;
+    return (lua_Integer)((h >> 2) | ((uint64_t)1 << 61));
+}
+
+// Pushes the kept key list and metatable for these members' keys (returns the list's index, the
+// metatable above it), or pushes nothing and returns 0 when none is kept for them.
+static int kept_key_order(lua_State *L, const char *base, const loom_tree_member *members, int first, int count, lua_Integer h, int set) {
+    int cache = loom_bounded_cache(L, KEY_ORDER_CACHE);
+    if (lua_rawgeti(L, cache, h) != LUA_TTABLE) {
+        lua_settop(L, cache - 1);
+        return 0;
+    }
+    int entry = lua_gettop(L);
+    if (lua_rawgeti(L, entry, 1) != LUA_TTABLE || lua_rawlen(L, -1) != (lua_Unsigned)set) {
+        lua_settop(L, cache - 1);
+        return 0;
+    }
+    int keys = lua_gettop(L);
+    int p = first;
+    lua_Integer listed = 0;
+    for (int k = 0; k < count; k++) {
+        const loom_tree_member *m = &members[p];
+        if (m->kind != LOOM_TREE_NULL) {
+            size_t len = 0;
+            const char *s = lua_rawgeti(L, keys, ++listed) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+            int same = s && len == m->key_length && memcmp(s, base + m->key_offset, len) == 0;
+            lua_pop(L, 1);
+            if (!same) {
+                lua_settop(L, cache - 1);
+                return 0;
             }
         }
         p += 1 + (int)m->descendants;
     }
-    int cache = 0;
-    if (fits) {
-        cache = loom_bounded_cache(L, KEY_ORDER_CACHE);
-        lua_pushlstring(L, sig, n);
-        if (lua_rawget(L, cache) == LUA_TTABLE) {
-            lua_setmetatable(L, t);
-            lua_pop(L, 1);  // the cache
-            return;
-        }
-        lua_pop(L, 1);
+    if (lua_rawgeti(L, entry, 2) != LUA_TTABLE) {
+        lua_settop(L, cache - 1);
+        return 0;
     }
+    // [cache, entry, keys, metatable] -> [keys, metatable]
+    lua_remove(L, entry);
+    lua_remove(L, cache);
+    return cache;
+}
+
+// Sets a new key order metatable { __keys = { k1, k2, … } } on the table at `t`, whose `count`
+// members start at members[first] (null ones not set, so not listed), and keeps it under `h`
+// while the cache has room and the slot is free.
+static void set_key_order(lua_State *L, int t, const char *base, const loom_tree_member *members, int first, int count, lua_Integer h, int set) {
     lua_createtable(L, 0, 1);
+    int mt = lua_gettop(L);
     lua_createtable(L, set, 0);
+    int keys = lua_gettop(L);
     lua_Integer listed = 0;
-    p = first;
+    int p = first;
     for (int k = 0; k < count; k++) {
         const loom_tree_member *m = &members[p];
         if (m->kind != LOOM_TREE_NULL) {
             lua_pushlstring(L, base + m->key_offset, m->key_length);
-            lua_rawseti(L, -2, ++listed);
+            lua_rawseti(L, keys, ++listed);
         }
         p += 1 + (int)m->descendants;
     }
     lua_pushliteral(L, "__keys");
-    lua_insert(L, -2);
-    lua_rawset(L, -3);
-    if (cache) loom_bounded_cache_keep(L, cache, sig, n, KEY_ORDERS);
+    lua_pushvalue(L, keys);
+    lua_rawset(L, mt);
+    int cache = loom_bounded_cache(L, KEY_ORDER_CACHE);
+    lua_rawgeti(L, cache, 1);
+    lua_Integer kept = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (kept < KEY_ORDERS && lua_rawgeti(L, cache, h) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_createtable(L, 2, 0);
+        lua_pushvalue(L, keys);
+        lua_rawseti(L, -2, 1);
+        lua_pushvalue(L, mt);
+        lua_rawseti(L, -2, 2);
+        lua_rawseti(L, cache, h);
+        lua_pushinteger(L, kept + 1);
+        lua_rawseti(L, cache, 1);
+    } else if (kept < KEY_ORDERS) {
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, mt);
     lua_setmetatable(L, t);
-    if (cache) lua_pop(L, 1);
+    lua_settop(L, mt - 1);
 }
 
 // The table of the object or array member at *pos (its children follow it), each nested table
@@ -91,20 +141,28 @@ static void push_table_members(lua_State *L, const char *base, const loom_tree_m
         lua_createtable(L, 0, count);
         int t = lua_gettop(L);
         int first = *pos, set = 0;
+        lua_Integer h = key_order_hash(base, members, first, count, &set);
+        // With more than one member set, the order of the keys (what `rememberedKeyOrder` reads
+        // back): a metatable { __keys = { k1, k2, … } }, kept for tables of the same keys, whose
+        // list then gives the key strings.
+        int keys = set > 1 ? kept_key_order(L, base, members, first, count, h, set) : 0;
+        lua_Integer listed = 0;
         for (int k = 0; k < count; k++) {
             const loom_tree_member *m = &members[*pos];
             if (m->kind == LOOM_TREE_NULL) {
                 (*pos)++;
                 continue;
             }
-            lua_pushlstring(L, base + m->key_offset, m->key_length);
+            if (keys) lua_rawgeti(L, keys, ++listed); else lua_pushlstring(L, base + m->key_offset, m->key_length);
             push_node(L, base, members, pos, name);
             lua_rawset(L, t);
-            set++;
         }
-        // The order of the keys (what `rememberedKeyOrder` reads back): a metatable
-        // { __keys = { k1, k2, … } } when more than one member was set.
-        if (set > 1) set_key_order(L, t, base, members, first, count);
+        if (keys) {
+            lua_setmetatable(L, t);  // the kept metatable, above the list
+            lua_pop(L, 1);
+        } else if (set > 1) {
+            set_key_order(L, t, base, members, first, count, h, set);
+        }
     }
 }
 

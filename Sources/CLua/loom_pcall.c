@@ -172,6 +172,37 @@ int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int ar
     return LUA_OK;
 }
 
+// loom_call_rule over a recording view of the table on top (include/loom_lua.h): no registry
+// reference made for the table, the view or its log (`host eval`'s narrowed calls, one per user).
+int loom_call_rule_recording(lua_State *L, int32_t owner, int fn_ref, int args_ref, int node_ref, const char *name, int *result, int *exceeded) {
+    if (!lua_checkstack(L, 8)) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    int t = lua_gettop(L);
+    lua_createtable(L, 4, 0);
+    loom_proxy_new_recording(L, t, t + 1, name);
+    lua_remove(L, t);  // [log, view]
+    loom_limits *lim = loom_limits_from(L);
+    int32_t previous = lim->owner;
+    if (owner >= 0 && owner < lim->owner_count) {
+        lim->owner = owner;
+    } else if (!loom_set_owner(lim, owner)) {
+        lua_pushliteral(L, "cannot grow the per-owner memory counters");
+        *exceeded = LOOM_EXCEEDED_MEMORY;
+        return LUA_ERRMEM;
+    }
+    int base = lua_gettop(L) + 1;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
+    lua_pushvalue(L, base - 1);
+    if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
+    int status = pcall_at(L, lim, base, 3, 1, exceeded);
+    lim->owner = previous;
+    if (status == LUA_OK) *result = lua_type(L, -1) == LUA_TBOOLEAN ? lua_toboolean(L, -1) : -1;
+    return status;
+}
+
 // A protected call of the host's own trusted Lua (the sandbox bootstrap's helpers, such as
 // freezing node tables): what it allocates is the host's, and it is not time-limited.
 int loom_pcall_host(lua_State *L, int nargs, int nresults) {

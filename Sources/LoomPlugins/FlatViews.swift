@@ -88,16 +88,22 @@ extension LuaRule: FlatViewRule {
             return (callFlat(user: user, args: argsRef, node: node), nil)
         }
         // As `evaluateObserved` over a view's table alone: a recording view of it, its reads
-        // answered when the call succeeded without logging a line.
+        // answered when the call succeeded without logging a line (made and called in one call
+        // into C, with no registry reference for the table, the view or its log).
         guard engine.pushFlat(view, table: true) else { return nil }
-        let table = state.rawRef()
-        defer { state.release(rawRef: table) }
-        guard let recording = state.recordingView(ofTable: table, name: "node") else { return nil }
-        defer { state.release(recording) }
         let logged = engine.sandbox.logCalls
-        let answer = callFlat(user: recording.view, args: argsRef, node: node)
-        guard answer != nil, engine.sandbox.logCalls == logged else { return (answer, nil) }
-        return (answer, state.reads(recording))
+        guard let made = state.callRuleRecording(owner: owner, function: fnRef, args: argsRef, node: node, name: "node") else { return nil }
+        // [log, view, error or answer]
+        if made.status != 0 {
+            _ = state.popError(status: made.status, exceeded: made.exceeded)
+            state.pop(2)
+            return (nil, nil)
+        }
+        defer { state.pop(3) }
+        guard made.result >= 0 else { return (nil, nil) }
+        let answer = made.result != 0
+        guard engine.sandbox.logCalls == logged else { return (answer, nil) }
+        return (answer, state.readsOfLog(at: -3))
     }
 
     /// `call` without a resolution context: the answer, or nil when the rule raised, met a limit

@@ -45,6 +45,16 @@ extension LuaState {
         defer { lua_settop(L, top) }
         guard lua_checkstack(L, 3) != 0 else { return nil }
         _ = loom_rawget_ref(L, lua_Integer(r.log))
+        return readsOfLog(at: -1)
+    }
+
+    /// `reads` of the read log at stack index `idx` (the stack as it was after).
+    public func readsOfLog(at idx: Int32) -> [String]? {
+        let L = mainThread
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard lua_checkstack(L, 3) != 0, lua_type(L, idx) == LUA_TTABLE else { return nil }
+        lua_pushvalue(L, idx)
         let n = lua_rawlen(L, -1)
         var out: [String] = []
         var i: lua_Integer = 1
@@ -59,6 +69,18 @@ extension LuaState {
             if !out.contains(where: { $0.utf8.elementsEqual(key.utf8) }) { out.append(key) }
         }
         return out
+    }
+
+    /// Calls `function(view, args, node)` as `callRule` does, the view a recording view (named
+    /// `name`) of the table on top of the stack, made for the call (loom_call_rule_recording):
+    /// the table is replaced by the view's read log, the view, and the error (a status not
+    /// LUA_OK, for `popError`) or the returned value (`result` 0 / 1 for a boolean, -1
+    /// otherwise). Nil (the table popped, nothing pushed) when the stack cannot grow.
+    public func callRuleRecording(owner: Int32, function: Int32, args: Int32, node: Int32, name: String)
+        -> (status: Int32, result: Int32, exceeded: Int32)? {
+        var result: Int32 = 0, exceeded: Int32 = 0
+        let status = loom_call_rule_recording(mainThread, owner, function, args, node, name, &result, &exceeded)
+        return status < 0 ? nil : (status, result, exceeded)
     }
 
     public func release(_ r: RecordingView) {

@@ -90,6 +90,12 @@ int64_t loom_linecov_hits(loom_limits *limits, int i, int line);
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded);
 /// evaluate(user, args, node) by registry references in one call (see loom_pcall.c).
 int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded);
+/// loom_call_rule with the user a recording view (loom_proxy_new_recording, named `name`) of the
+/// table at the top of the stack, made for this call: the table is replaced by three values, the
+/// view's read log, the view, and what the call left (the error when the status is not LUA_OK;
+/// else the returned value, *result 0/1 for a boolean, -1 otherwise). Returns -1, the table
+/// popped and nothing pushed, when the stack cannot grow.
+int loom_call_rule_recording(lua_State *L, int32_t owner, int fn_ref, int args_ref, int node_ref, const char *name, int *result, int *exceeded);
 /// A protected call of the host's own trusted Lua: its allocations are the host's (not capped)
 /// and it has no time budget.
 int loom_pcall_host(lua_State *L, int nargs, int nresults);
