@@ -143,7 +143,10 @@ public final class EvalWorker {
     /// `shared`: answers shared with the run's other workers (one object for all of them).
     /// `memo`: false turns the plans' reuse of Lua rules' answers off, as `LOOM_EVAL_NO_MEMO=1`
     /// does (the population bench's `nomemo_ratio` runs both in one process).
-    public init(screens: PopulationScreens, parser: UserParser, writer: EvalLineWriter, shared: SharedAnswers? = nil, memo: Bool = true) {
+    /// `flat`: false calls every rule through a resolution context, as `LOOM_EVAL_NO_FLAT=1`
+    /// does (never with a view made from the line: `PlanUser.flatView`), to compare.
+    public init(screens: PopulationScreens, parser: UserParser, writer: EvalLineWriter, shared: SharedAnswers? = nil, memo: Bool = true,
+                flat: Bool = true) {
         self.screens = screens
         self.parser = parser
         self.writer = writer
@@ -163,7 +166,7 @@ public final class EvalWorker {
                 for (n, s) in screens.screens.enumerated() {
                     let resolver = table == nil ? s.resolver : s.resolver.clientResolver(index: c == 0 ? nil : c - 1)
                     guard let resolver, let p = VisibilityPlan(resolver: resolver, index: n, writer: writer, useMemo: useMemo, shared: shared,
-                                                               client: table != nil, sharedIndex: c * count + n) else { break }
+                                                               client: table != nil, sharedIndex: c * count + n, flat: flat) else { break }
                     made.append(p)
                 }
             }

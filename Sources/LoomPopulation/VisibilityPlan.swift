@@ -109,8 +109,9 @@ public final class VisibilityPlan {
     /// what they read (`RuleMemo`).
     /// `client`: the plan is for one client's users (clients.json), `resolver` that client's
     /// (`Resolver.clientResolver(index:)`), filed in `shared` under `sharedIndex`.
+    /// `flat`: Lua rules may be called with a view made from the line (`PlanUser.flatView`).
     public init?(resolver: Resolver, index: Int, writer: EvalLineWriter, useMemo: Bool = true, shared: SharedAnswers? = nil,
-                 client: Bool = false, sharedIndex: Int? = nil) {
+                 client: Bool = false, sharedIndex: Int? = nil, flat: Bool = true) {
         guard let program = resolver.ruleProgram else { return nil }
         self.program = program
         screenID = resolver.screen.id
@@ -122,7 +123,7 @@ public final class VisibilityPlan {
         leaves = program.leaves.map { l in
             let observable = useMemo ? l.evaluator as? any ObservableRule : nil
             return Leaf(observable: observable, memo: observable == nil ? nil : RuleMemo(),
-                        flat: VisibilityPlan.flatCalls ? l.evaluator as? any FlatViewRule : nil)
+                        flat: flat && VisibilityPlan.flatCalls ? l.evaluator as? any FlatViewRule : nil)
         }
         memos = leaves.map { $0.memo.map(Unretained.init) }
     }

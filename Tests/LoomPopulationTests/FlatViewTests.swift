@@ -1,0 +1,125 @@
+import Foundation
+import LoomCore
+import LoomPlugins
+import LoomWorkspace
+@testable import LoomPopulation
+import XCTest
+
+/// `host eval` calls Lua rules with a user view made straight from the JSON line's members
+/// (`PlanUser.flatView`, `FlatViewRule`) instead of a profile and a resolution context: the same
+/// view either way. Both ways run here over the same workspace (one Lua state, so `pairs` walks
+/// tables made the same way in the same order), and everything a rule can observe of the user is
+/// logged and compared: each member in `pairs` order with its Lua type and value, the length,
+/// `tostring`'s form, a write's error, `profile`, `now` and `locale`.
+final class FlatViewTests: XCTestCase {
+    private let lua = """
+        local function describe(u)
+          local parts = {}
+          for k, v in pairs(u) do
+            parts[#parts + 1] = k .. "=" .. (math.type(v) or type(v)) .. ":" .. tostring(v)
+          end
+          local ok, err = pcall(function() u.tier = "x" end)
+          parts[#parts + 1] = "#" .. #u .. " write:" .. tostring(ok) .. ":" .. tostring(err):gsub("^.-:%d+: ", "")
+          parts[#parts + 1] = "type:" .. type(u) .. " str:" .. tostring(u):gsub("0x%x+", "ADDR")
+          parts[#parts + 1] = "profile:" .. tostring(u.profile) .. " now:" .. tostring(u.now) .. " locale:" .. tostring(u.locale)
+            .. " name:" .. tostring(u.name)
+          return (table.concat(parts, " "):gsub("0x%x+", "ADDR"))
+        end
+        return { name = "g", version = "1.0.0", api = 1, register = function(host)
+          host.rule("see", function(u, args, node)
+            print(describe(u) .. " node:" .. node.id .. " args:" .. tostring(args and args.k))
+            return u.tier == "gold"
+          end)
+          host.rule("seen_again", function(u)
+            print("again " .. describe(u))
+            return (u.age or 0) > 30
+          end)
+          host.rule("sticky", function(u)
+            local id = tostring(u.id)
+            return (#id + (u.age or 0)) % 3 == 0
+          end)
+        end }
+        """
+
+    /// 6,000 users (past `RuleMemo.probation`, so rules reading the id are narrowed): names or none, a `profile` attribute, nulls, doubles, negative and large
+    /// integers, booleans, keys in other orders, `now` and `locale` of their own, and lines the
+    /// flat reader declines (an escape, a nested value), which take the usual path either way.
+    private var users: [String] {
+        var u: [String] = []
+        for i in 0..<6_000 {
+            switch i % 10 {
+            case 0: u.append(#"{"name": "u\#(i)", "id": "id-\#(i)", "tier": "gold", "age": \#(i % 90), "beta": true}"#)
+            case 1: u.append(#"{"id": "id-\#(i)", "tier": "free", "age": -\#(i), "score": 0.25}"#)
+            case 2: u.append(#"{"tier": "gold", "name": "u\#(i)", "profile": "p\#(i)", "id": "id-\#(i)", "gone": null}"#)
+            case 3: u.append(#"{"name": "u\#(i)", "age": 123456789012345678, "id": "id-\#(i)", "now": "2020-01-01T00:00:00Z", "locale": "fr"}"#)
+            case 4: u.append(#"{"name": "u\#(i)", "id": "id-\#(i)", "x": null, "y": null, "tier": "gold", "ratio": -1.5e-3, "big": 12345678901234567890}"#)
+            case 5: u.append(#"{"name": "u\#(i)", "id": "id-\#(i)", "tier": "gold", "note": "a\"b"}"#)
+            case 6: u.append(#"{"name": "u\#(i)", "id": "id-\#(i)", "nested": {"a": 1}, "age": 40}"#)
+            case 7: u.append(#"{"name": "u\#(i)"}"#)
+            case 8: u.append(#"{"age": 31, "tier": "silver", "id": "id-\#(i)", "name": "u\#(i)", "beta": false, "zero": 0, "neg": -0}"#)
+            default: u.append(#"{"name": "u\#(i)", "id": "id-\#(i)", "tier": "gold", "age": 31, "profile": null}"#)
+            }
+        }
+        return u
+    }
+
+    /// The output lines and the log of each way (`flat` on, then off) over one workspace.
+    private func bothWays(now: String? = nil, locale: String? = nil, memo: Bool) throws -> (flat: ([String], [String], Int), context: ([String], [String], Int)) {
+        let rules = [#""see""#, #"{"see": {"k": 7}}"#, #""seen_again""#, #""sticky""#, #"{"rollout": {"percent": 40, "group": "g"}}"#]
+        let children = rules.enumerated().map { k, r in #"{"type": "label", "id": "c\#(k)", "meta": {"text": "x"}, "rule": \#(r)}"# }
+        let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g",
+                                             json: #"{"screen": "g", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#)
+        let file = root.appendingPathComponent("users.jsonl").path
+        try Data(users.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: file))
+        var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
+        o.project = root.path
+        let (opened, d) = PopulationScreens.open(options: o, screens: ["g"])
+        let screens = try XCTUnwrap(opened, "\(d.items)")
+        let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
+        engine.sandbox.logCapBytes = 64 << 20
+        func run(flat: Bool) throws -> ([String], [String], Int) {
+            var parser = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get().parser
+            parser.now = now
+            parser.locale = locale
+            let input = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get()
+            let worker = EvalWorker(screens: screens, parser: parser, writer: EvalLineWriter(format: .jsonl, select: .visible), memo: memo, flat: flat)
+            let logged = engine.log.count
+            var out: [UInt8] = []
+            while let b = input.nextBatch() {
+                let chunk = worker.process(b)
+                XCTAssertTrue(chunk.failures.isEmpty && !chunk.notes.hasErrors, "\(chunk.notes.order)")
+                out += chunk.text
+            }
+            let narrowed = worker.narrowStates.flatMap { $0 }.reduce(0) { $0 + $1.narrowed }
+            return (String(decoding: out, as: UTF8.self).split(separator: "\n").map(String.init), engine.log[logged...].map { "\($0.0) \($0.1)" }, narrowed)
+        }
+        return (try run(flat: true), try run(flat: false))
+    }
+
+    func testARuleSeesTheSameUserEitherWay() throws {
+        for memo in [false, true] {
+            let (flat, context) = try bothWays(memo: memo)
+            XCTAssertEqual(flat.0.count, 6_000)
+            // With the memo, `sticky` and the rollout read the id, which every user has of their
+            // own: once their memos are off they are called with narrowed users. (Through a
+            // context they are not: `see` made the user's profile first, and a narrowed context is
+            // made from the line alone.)
+            if memo { XCTAssertGreaterThan(flat.2, 2_000) } else { XCTAssertEqual(flat.2, 0) }
+            XCTAssertEqual(flat.0, context.0, "memo \(memo)")
+            XCTAssertEqual(flat.1, context.1, "memo \(memo)")
+            // Every rule was called, and saw the members (a line with a profile of its own too).
+            XCTAssertTrue(flat.1.contains { $0.contains("profile:p2 ") && $0.contains("gone") == false && $0.contains("tier=string:gold") })
+            XCTAssertTrue(flat.1.contains { $0.contains("ratio=float:-0.0015") })
+            XCTAssertTrue(flat.1.contains { $0.contains("write:false:attempt to modify read-only table 'node' (field 'tier')") })
+        }
+    }
+
+    func testNowAndLocaleFromTheCommandLineAreOverTheUsersOwn() throws {
+        let (flat, context) = try bothWays(now: "2030-05-05T10:00:00Z", locale: "nb", memo: false)
+        XCTAssertEqual(flat.0, context.0)
+        XCTAssertEqual(flat.1, context.1)
+        XCTAssertTrue(flat.1.contains { $0.contains("now:2030-05-05T10:00:00Z locale:nb") })
+        XCTAssertFalse(flat.1.contains { $0.contains("now:2020-01-01") })
+    }
+}
