@@ -18,22 +18,28 @@ extension PluginEngine {
     /// false (nothing pushed) when it cannot be.
     func pushFlat(_ view: FlatUserView, table: Bool) -> Bool {
         let t = flatViews
-        t.tree.resetObject(bytes: view.bytes, count: view.members.count)
-        for m in view.members {
-            let kind: FrozenTree.MemberKind
-            switch m.kind {
-            case .null: kind = .null
-            case .false: kind = .false
-            case .true: kind = .true
-            case .int: kind = .int
-            case .double: kind = .double
-            case .string: kind = .string
+        view.withContents { bytes, members in
+            t.tree.resetObject(bytes: bytes, count: members.count)
+            for m in members {
+                let kind: FrozenTree.MemberKind
+                switch m.kind {
+                case .null: kind = .null
+                case .false: kind = .false
+                case .true: kind = .true
+                case .int: kind = .int
+                case .double: kind = .double
+                case .string: kind = .string
+                }
+                t.tree.addMember(keyStart: Int(m.keyStart), keyCount: Int(m.keyCount), kind: kind, valueStart: Int(m.valueStart),
+                                 valueCount: Int(m.valueCount), int: m.int, double: m.double)
             }
-            t.tree.addMember(keyStart: Int(m.keyStart), keyCount: Int(m.keyCount), kind: kind, valueStart: Int(m.valueStart),
-                             valueCount: Int(m.valueCount), int: m.int, double: m.double)
         }
         t.tree.end()
-        return table ? state.pushFrozenTreeTable(t.tree, name: "node") : state.pushFrozenTree(t.tree, name: "node")
+        let pushed = table ? state.pushFrozenTreeTable(t.tree, name: .node) : state.pushFrozenTree(t.tree, name: .node)
+        // The view's bytes are not held past the push: the view's next user then reuses their
+        // storage in place, rather than copying it.
+        t.tree.dropBytes()
+        return pushed
     }
 
     /// The registry reference of `view`'s frozen view for plugin `owner`: made once per user and
@@ -92,7 +98,7 @@ extension LuaRule: FlatViewRule {
         // into C, with no registry reference for the table, the view or its log).
         guard engine.pushFlat(view, table: true) else { return nil }
         let logged = engine.sandbox.logCalls
-        guard let made = state.callRuleRecording(owner: owner, function: fnRef, args: argsRef, node: node, name: "node") else { return nil }
+        guard let made = state.callRuleRecording(owner: owner, function: fnRef, args: argsRef, node: node, name: .node) else { return nil }
         // [log, view, error or answer]
         if made.status != 0 {
             _ = state.popError(status: made.status, exceeded: made.exceeded)

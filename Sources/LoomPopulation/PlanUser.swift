@@ -461,7 +461,7 @@ final class PlanUser {
             case .false: f.kind = .false
             case .null: f.kind = .null
             }
-            v.members.append(f)
+            v.add(f)
             return true
         }
         if let wanted {
@@ -474,45 +474,32 @@ final class PlanUser {
         func set(_ key: StaticString, _ value: String) {
             var value = value
             let s = value.withUTF8 { v.append($0) }, c = Int32(value.utf8.count)
-            if let k = flatIndex(v, key) {
-                v.members[k].kind = .string
-                v.members[k].valueStart = s
-                v.members[k].valueCount = c
-                return
-            }
+            if let k = key.withUTF8Buffer({ v.index(ofKey: $0) }) { return v.setString(k, start: s, count: c) }
             let ks = key.withUTF8Buffer { v.append($0) }
             var f = FlatUserView.Member(keyStart: ks, keyCount: Int32(key.utf8CodeUnitCount), kind: .string)
             f.valueStart = s
             f.valueCount = c
-            v.members.append(f)
+            v.add(f)
         }
         if let now = parser.now { set("now", now) }
         if let locale = parser.locale { set("locale", locale) }
         var profileAdded = false
-        if nameMember >= 0, flatIndex(v, "profile") == nil {
+        if nameMember >= 0, ("profile" as StaticString).withUTF8Buffer({ v.index(ofKey: $0) }) == nil {
             let ks = ("profile" as StaticString).withUTF8Buffer { v.append($0) }
             var f = FlatUserView.Member(keyStart: ks, keyCount: 7, kind: .string)
             f.valueStart = at + members[nameMember].valueStart
             f.valueCount = members[nameMember].valueCount
-            v.members.append(f)
+            v.add(f)
             profileAdded = true
         }
         // The device context's attributes (by name) the user does not hold.
         let device = flatDevice(n)
         if !device.scalars { return nil }
-        let held = v.members.count
+        let held = v.count
         for d in device.members {
             if d.key == "profile" && profileAdded { continue }
-            let taken = d.key.utf8.withContiguousStorageIfAvailable { kb in
-                (0..<held).contains { k in
-                    let m = v.members[k]
-                    return Int(m.keyCount) == kb.count && v.bytes.withUnsafeBufferPointer { b in
-                        kb.elementsEqual(UnsafeBufferPointer(rebasing: b[Int(m.keyStart)..<Int(m.keyStart + m.keyCount)]))
-                    }
-                }
-            } ?? true
-            if taken { continue }
             var key = d.key
+            if key.withUTF8({ v.index(ofKey: $0, among: held) }) != nil { continue }
             let ks = key.withUTF8 { v.append($0) }
             var f = FlatUserView.Member(keyStart: ks, keyCount: Int32(d.key.utf8.count), kind: .null)
             switch d.value {
@@ -526,21 +513,10 @@ final class PlanUser {
                 f.valueStart = s.withUTF8 { v.append($0) }
             case .array, .object: return nil
             }
-            v.members.append(f)
+            v.add(f)
         }
         if wanted == nil { flatMade = true }
         return v
-    }
-
-    /// The member of `v` under `key`, if any.
-    private func flatIndex(_ v: FlatUserView, _ key: StaticString) -> Int? {
-        key.withUTF8Buffer { kb in
-            v.bytes.withUnsafeBufferPointer { b in
-                v.members.firstIndex { m in
-                    Int(m.keyCount) == kb.count && kb.elementsEqual(UnsafeBufferPointer(rebasing: b[Int(m.keyStart)..<Int(m.keyStart + m.keyCount)]))
-                }
-            }
-        }
     }
 
     /// Screen `n`'s device attributes by name (what `PluginEngine.deviceMembers` orders), and

@@ -90,6 +90,10 @@ extension FrozenTree {
         beginObject(nil, count: count)
     }
 
+    /// Lets go of the bytes `resetObject` shared (for the caller to change its array in place).
+    public mutating func dropBytes() { bytes = FrozenTree.unused }
+    private static let unused: [UInt8] = [0]
+
     /// A member of the flat object `resetObject` began: its key at `keyStart` (`keyCount`
     /// bytes), a string's value at `valueStart`, an integer's or a double's value.
     public mutating func addMember(keyStart: Int, keyCount: Int, kind: MemberKind, valueStart: Int = 0, valueCount: Int = 0,

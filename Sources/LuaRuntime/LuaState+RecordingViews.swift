@@ -57,6 +57,7 @@ extension LuaState {
         lua_pushvalue(L, idx)
         let n = lua_rawlen(L, -1)
         var out: [String] = []
+        out.reserveCapacity(min(Int(n), 64))
         var i: lua_Integer = 1
         while i <= lua_Integer(n) {
             defer { i += 1 }

@@ -106,28 +106,56 @@ extension LuaState {
     /// one call into C. False (nothing pushed) when `tree` is not one such value or the stack
     /// cannot grow. Safe: C reads the two arrays, with their counts, during the call only.
     public func pushFrozenTree(_ tree: FrozenTree, name: String) -> Bool {
-        guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
-        return tree.bytes.withUnsafeBufferPointer { b in
-            tree.members.withUnsafeBufferPointer { m in
-                b.withMemoryRebound(to: CChar.self) { c in
-                    loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
-                }
-            }
-        }
+        name.withCString { pushTree(tree, name: $0, view: true) }
+    }
+
+    /// `pushFrozenTree` with a name made into a C string once (no conversion per call).
+    public func pushFrozenTree(_ tree: FrozenTree, name: CName) -> Bool {
+        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, view: true) }
     }
 
     /// `pushFrozenTree` without the value's own view: pushes its table, every nested table a
     /// view (`recordingView(ofTable:name:)` makes a view over it). Safe: as `pushFrozenTree`.
     public func pushFrozenTreeTable(_ tree: FrozenTree, name: String) -> Bool {
+        name.withCString { pushTree(tree, name: $0, view: false) }
+    }
+
+    /// `pushFrozenTreeTable` with a name made into a C string once.
+    public func pushFrozenTreeTable(_ tree: FrozenTree, name: CName) -> Bool {
+        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, view: false) }
+    }
+
+    private func pushTree(_ tree: FrozenTree, name: UnsafePointer<CChar>, view: Bool) -> Bool {
         guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
         return tree.bytes.withUnsafeBufferPointer { b in
             tree.members.withUnsafeBufferPointer { m in
                 b.withMemoryRebound(to: CChar.self) { c in
-                    loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                    view ? loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                        : loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
                 }
             }
         }
     }
+
+    /// `callRuleRecording` (LuaState+RecordingViews.swift) with a name made into a C string once.
+    public func callRuleRecording(owner: Int32, function: Int32, args: Int32, node: Int32, name: CName)
+        -> (status: Int32, result: Int32, exceeded: Int32)? {
+        var result: Int32 = 0, exceeded: Int32 = 0
+        let status = name.bytes.withUnsafeBufferPointer {
+            loom_call_rule_recording(mainThread, owner, function, args, node, $0.baseAddress!, &result, &exceeded)
+        }
+        return status < 0 ? nil : (status, result, exceeded)
+    }
+}
+
+/// A name handed to C on hot paths (a view's name in messages), made into a C string once.
+/// Safe: `bytes` always ends with its NUL and is never changed, so its address is a valid C
+/// string for the duration of each `withUnsafeBufferPointer`.
+public struct CName: Sendable {
+    let bytes: ContiguousArray<CChar>
+    public init(_ s: String) { bytes = ContiguousArray(s.utf8CString) }
+    /// "node": what user views and node tables are named in messages.
+    public static let node = CName("node")
 }
 
 extension Sandbox {

@@ -4,6 +4,14 @@
 /// and with the values that view holds (the user's attributes, `profile`, the device context's
 /// attributes: `PluginEngine.viewAttributes`), so a rule called on it sees the same view
 /// (`FlatViewTests`).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 public final class FlatUserView {
     /// One member: its key's bytes in `bytes`, its kind and value (a string's bytes in `bytes`).
     public struct Member {
@@ -40,6 +48,43 @@ public final class FlatUserView {
         members.removeAll(keepingCapacity: true)
         generation &+= 1
     }
+
+    // Callers in other modules go through these methods: an access there to a stored property
+    // would be checked for exclusivity at run time (about 300 instructions each), the
+    // `@exclusivity(unchecked)` above notwithstanding.
+
+    /// Members so far.
+    public var count: Int { members.count }
+
+    /// Adds a member.
+    @inline(__always)
+    public func add(_ m: Member) { members.append(m) }
+
+    /// Member `k`'s value made the string at `start` (`count` bytes of `bytes`).
+    public func setString(_ k: Int, start: Int32, count: Int32) {
+        members[k].kind = .string
+        members[k].valueStart = start
+        members[k].valueCount = count
+        members[k].int = 0
+        members[k].double = 0
+    }
+
+    /// The first of the first `limit` members whose key is `key`'s bytes.
+    public func index(ofKey key: UnsafeBufferPointer<UInt8>, among limit: Int? = nil) -> Int? {
+        let n = min(limit ?? members.count, members.count)
+        return bytes.withUnsafeBufferPointer { b in
+            for k in 0..<n {
+                let m = members[k]
+                if Int(m.keyCount) == key.count && (key.count == 0 || memcmp(b.baseAddress! + Int(m.keyStart), key.baseAddress!, key.count) == 0) {
+                    return k
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The bytes and members, for making the view.
+    public func withContents<R>(_ body: ([UInt8], [Member]) -> R) -> R { body(bytes, members) }
 
     /// The bytes appended, their start.
     @inline(__always)
