@@ -63,8 +63,8 @@ extension PluginEngine {
 }
 
 extension LuaRule: FlatViewRule {
-    func evaluateFlat(_ view: FlatUserView, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, record: Bool)
-        -> (answer: Bool?, reads: [String]?)? {
+    func evaluateFlat(_ view: FlatUserView, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, record: Bool,
+                      within: [String]?) -> (answer: Bool?, reads: [String]?)? {
         // A rule that met a limit in a resolution, a template element's subject (its view holds
         // the element's fields) and a node a builder made take the usual path.
         guard !exhausted.isSet, subject.scope == nil, !LuaRule.createdByBuilder(subject) else { return nil }
@@ -109,6 +109,7 @@ extension LuaRule: FlatViewRule {
         guard made.result >= 0 else { return (nil, nil) }
         let answer = made.result != 0
         guard engine.sandbox.logCalls == logged else { return (answer, nil) }
+        if let within { return (answer, state.logReads(at: -3, within: within) ? within : nil) }
         return (answer, state.readsOfLog(at: -3))
     }
 

@@ -442,14 +442,19 @@ final class PlanUser {
             v = flatNarrow
         }
         v.reset()
-        let at = v.append(line)
+        // The whole line's bytes for the whole user; a narrowed user's few members each.
+        let whole = wanted == nil
+        let at = whole ? v.append(line) : 0
+        @inline(__always) func place(_ start: Int32, _ count: Int32) -> Int32 {
+            whole ? at + start : v.append(UnsafeBufferPointer(rebasing: line[Int(start)..<Int(start + count)]))
+        }
         func add(_ k: Int) -> Bool {
             let m = members[k]
-            var f = FlatUserView.Member(keyStart: at + m.keyStart, keyCount: m.keyCount, kind: .null)
+            var f = FlatUserView.Member(keyStart: place(m.keyStart, m.keyCount), keyCount: m.keyCount, kind: .null)
             switch m.kind {
             case .string:
                 f.kind = .string
-                f.valueStart = at + m.valueStart
+                f.valueStart = place(m.valueStart, m.valueCount)
                 f.valueCount = m.valueCount
             case .number:
                 switch JSONFlatObject.number(line, start: Int(m.valueStart), count: Int(m.valueCount)) {
@@ -487,7 +492,7 @@ final class PlanUser {
         if nameMember >= 0, ("profile" as StaticString).withUTF8Buffer({ v.index(ofKey: $0) }) == nil {
             let ks = ("profile" as StaticString).withUTF8Buffer { v.append($0) }
             var f = FlatUserView.Member(keyStart: ks, keyCount: 7, kind: .string)
-            f.valueStart = at + members[nameMember].valueStart
+            f.valueStart = place(members[nameMember].valueStart, members[nameMember].valueCount)
             f.valueCount = members[nameMember].valueCount
             v.add(f)
             profileAdded = true

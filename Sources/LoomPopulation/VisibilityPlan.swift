@@ -222,7 +222,7 @@ public final class VisibilityPlan {
             // Made from the line's members (`PlanUser.flatView`), else as a narrowed context.
             var made: (answer: Bool?, reads: [String]?)?
             if let flat = l.flat, let view = u.flatView(screenIndex, wanted: l.narrow) {
-                made = flat.evaluateFlat(view, args: node.args, at: node.location, subject: subject, record: true)
+                made = flat.evaluateFlat(view, args: node.args, at: node.location, subject: subject, record: true, within: l.narrowNames)
             }
             if made == nil, let narrowContext = u.narrowContext(screenIndex, l.narrow) {
                 let (result, reads) = observable.evaluateObserved(args: node.args, at: node.location, subject: subject, context: narrowContext)
@@ -242,7 +242,7 @@ public final class VisibilityPlan {
         // The user's view made from the line's members (`PlanUser.flatView`): no profile or
         // resolution context made for the call.
         if let flat = l.flat, let view = u.flatView(screenIndex),
-           let made = flat.evaluateFlat(view, args: node.args, at: node.location, subject: subject, record: learning) {
+           let made = flat.evaluateFlat(view, args: node.args, at: node.location, subject: subject, record: learning, within: nil) {
             guard let answer = made.answer else {
                 if learning { l.noteReads(nil, slots: u.slots) }
                 return nil

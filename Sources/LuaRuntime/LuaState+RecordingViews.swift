@@ -72,6 +72,27 @@ extension LuaState {
         return out
     }
 
+    /// Whether every read in the read log at stack index `idx` is one of `names` (by bytes):
+    /// what `readsOfLog` answers is then a subset of `names`; false too when it would be nil.
+    public func logReads(at idx: Int32, within names: [String]) -> Bool {
+        let L = mainThread
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard lua_checkstack(L, 3) != 0, lua_type(L, idx) == LUA_TTABLE else { return false }
+        lua_pushvalue(L, idx)
+        let n = lua_rawlen(L, -1)
+        var i: lua_Integer = 1
+        while i <= lua_Integer(n) {
+            defer { i += 1 }
+            guard lua_rawgeti(L, -1, i) == LUA_TSTRING else { return false }
+            var len = 0
+            guard let p = lua_tolstring(L, -1, &len) else { return false }
+            guard names.contains(where: { LuaState.sameBytes($0, p, len) }) else { return false }
+            lua_settop(L, -2)
+        }
+        return true
+    }
+
     /// Calls `function(view, args, node)` as `callRule` does, the view a recording view (named
     /// `name`) of the table on top of the stack, made for the call (loom_call_rule_recording):
     /// the table is replaced by the view's read log, the view, and the error (a status not

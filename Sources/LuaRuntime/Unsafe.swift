@@ -148,6 +148,15 @@ extension LuaState {
     }
 }
 
+extension LuaState {
+    /// Whether `s`'s UTF-8 is the `count` bytes at `p` (a Lua string's, valid for the call).
+    @inline(__always)
+    static func sameBytes(_ s: String, _ p: UnsafePointer<CChar>, _ count: Int) -> Bool {
+        var s = s
+        return s.withUTF8 { u in u.count == count && (count == 0 || memcmp(u.baseAddress!, p, count) == 0) }
+    }
+}
+
 /// A name handed to C on hot paths (a view's name in messages), made into a C string once.
 /// Safe: `bytes` always ends with its NUL and is never changed, so its address is a valid C
 /// string for the duration of each `withUnsafeBufferPointer`.

@@ -103,7 +103,8 @@ public protocol FlatViewRule: ObservableRule {
     /// one (as `evaluateObserved` makes), its reads answered. Nil when this call cannot be made
     /// so (the caller then takes the usual path, which reports why); else the answer (nil: the
     /// rule failed or answered no boolean — the usual path says how) and, when recording, what
-    /// it read (nil: anything).
-    func evaluateFlat(_ view: FlatUserView, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, record: Bool)
-        -> (answer: Bool?, reads: [String]?)?
+    /// it read (nil: anything). `within`: only whether it read nothing but these is wanted
+    /// (`reads` is then `within` when so, else nil), which spares making the reads.
+    func evaluateFlat(_ view: FlatUserView, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, record: Bool,
+                      within: [String]?) -> (answer: Bool?, reads: [String]?)?
 }
