@@ -431,30 +431,21 @@ final class PlanUser {
     /// then takes the context's path).
     func flatView(_ n: Int, wanted: [Int]? = nil) -> FlatUserView? {
         guard profile == nil, let base = line.baseAddress else { return nil }
-        let v: FlatUserView
-        if wanted == nil {
-            if flatStamp == generation && flatScreen == n { return flatMade ? flatFull : nil }
-            flatStamp = generation
-            flatScreen = n
-            flatMade = false
-            v = flatFull
-        } else {
-            v = flatNarrow
-        }
+        if let wanted { return narrowFlatView(n, wanted, base) }
+        if flatStamp == generation && flatScreen == n { return flatMade ? flatFull : nil }
+        flatStamp = generation
+        flatScreen = n
+        flatMade = false
+        let v = flatFull
         v.reset()
-        // The whole line's bytes for the whole user; a narrowed user's few members each.
-        let whole = wanted == nil
-        let at = whole ? v.append(line) : 0
-        @inline(__always) func place(_ start: Int32, _ count: Int32) -> Int32 {
-            whole ? at + start : v.append(UnsafeBufferPointer(rebasing: line[Int(start)..<Int(start + count)]))
-        }
+        let at = v.append(line)
         func add(_ k: Int) -> Bool {
             let m = members[k]
-            var f = FlatUserView.Member(keyStart: place(m.keyStart, m.keyCount), keyCount: m.keyCount, kind: .null)
+            var f = FlatUserView.Member(keyStart: at + m.keyStart, keyCount: m.keyCount, kind: .null)
             switch m.kind {
             case .string:
                 f.kind = .string
-                f.valueStart = place(m.valueStart, m.valueCount)
+                f.valueStart = at + m.valueStart
                 f.valueCount = m.valueCount
             case .number:
                 switch JSONFlatObject.number(line, start: Int(m.valueStart), count: Int(m.valueCount)) {
@@ -469,11 +460,7 @@ final class PlanUser {
             v.add(f)
             return true
         }
-        if let wanted {
-            for slot in wanted { if let k = member(slot, base) { guard add(k) else { return nil } } }
-        } else {
-            for k in members.indices where k != nameMember { guard add(k) else { return nil } }
-        }
+        for k in members.indices where k != nameMember { guard add(k) else { return nil } }
         // `--now` and `--locale` over the line's own (in place), else after them, as
         // `UserParser.override` sets them.
         func set(_ key: StaticString, _ value: String) {
@@ -492,7 +479,7 @@ final class PlanUser {
         if nameMember >= 0, ("profile" as StaticString).withUTF8Buffer({ v.index(ofKey: $0) }) == nil {
             let ks = ("profile" as StaticString).withUTF8Buffer { v.append($0) }
             var f = FlatUserView.Member(keyStart: ks, keyCount: 7, kind: .string)
-            f.valueStart = place(members[nameMember].valueStart, members[nameMember].valueCount)
+            f.valueStart = at + members[nameMember].valueStart
             f.valueCount = members[nameMember].valueCount
             v.add(f)
             profileAdded = true
@@ -520,7 +507,68 @@ final class PlanUser {
             }
             v.add(f)
         }
-        if wanted == nil { flatMade = true }
+        flatMade = true
+        return v
+    }
+
+    /// A narrowed user (`flatView(_:wanted:)`) as a flat view: under each wanted slot's name what
+    /// the whole user's view holds there (`--now` and `--locale`, else the user's attribute, else
+    /// `profile` from the name, else the device context's), and nothing else. A narrowed call's
+    /// answer is kept only when the rule read nothing but these names (a read of any other name,
+    /// iterating, the length: all recorded), so it cannot tell this view from the whole user's.
+    private func narrowFlatView(_ n: Int, _ wanted: [Int], _ base: UnsafePointer<UInt8>) -> FlatUserView? {
+        let v = flatNarrow
+        v.reset()
+        var device: (members: [(key: String, value: JSONValue)], scalars: Bool)?
+        for slot in wanted {
+            var name = slots.names[slot]
+            let ks = name.withUTF8 { v.append($0) }, kc = Int32(name.utf8.count)
+            var f = FlatUserView.Member(keyStart: ks, keyCount: kc, kind: .null)
+            func string(_ s: String) {
+                var s = s
+                f.kind = .string
+                f.valueCount = Int32(s.utf8.count)
+                f.valueStart = s.withUTF8 { v.append($0) }
+            }
+            if slot == slots.nowSlot, let now = parser.now {
+                string(now)
+            } else if slot == slots.localeSlot, let locale = parser.locale {
+                string(locale)
+            } else if let k = member(slot, base) {
+                let m = members[k]
+                switch m.kind {
+                case .string:
+                    f.kind = .string
+                    f.valueCount = m.valueCount
+                    f.valueStart = v.append(UnsafeBufferPointer(start: base + Int(m.valueStart), count: Int(m.valueCount)))
+                case .number:
+                    switch JSONFlatObject.number(line, start: Int(m.valueStart), count: Int(m.valueCount)) {
+                    case .int(let i)?: f.kind = .int; f.int = Int64(i)
+                    case .double(let d)?: f.kind = .double; f.double = d
+                    default: return nil
+                    }
+                case .true: f.kind = .true
+                case .false: f.kind = .false
+                case .null: f.kind = .null
+                }
+            } else if slot == slots.profileSlot, let name = nameBytes {
+                f.kind = .string
+                f.valueCount = Int32(name.count)
+                f.valueStart = v.append(name)
+            } else {
+                if device == nil { device = flatDevice(n) }
+                guard let d = device!.members.first(where: { $0.key == name }) else { continue }
+                switch d.value {
+                case .null: break
+                case .bool(let b): f.kind = b ? .true : .false
+                case .int(let i): f.kind = .int; f.int = Int64(i)
+                case .double(let x): f.kind = .double; f.double = x
+                case .string(let s): string(s)
+                case .array, .object: return nil
+                }
+            }
+            v.add(f)
+        }
         return v
     }
 

@@ -34,6 +34,14 @@ final class FlatViewTests: XCTestCase {
             print("again " .. describe(u))
             return (u.age or 0) > 30
           end)
+          local function h(x)
+            local s, n = tostring(x), 0
+            for i = 1, #s do n = n + s:byte(i) * i end
+            return n
+          end
+          host.rule("sticky_named", function(u)
+            return (h(u.id) + h(u.profile) + h(u.now) + h(u.locale) + h(u.name)) % 2 == 0
+          end)
           host.rule("sticky", function(u)
             local id = tostring(u.id)
             return (#id + (u.age or 0)) % 3 == 0
@@ -65,7 +73,7 @@ final class FlatViewTests: XCTestCase {
 
     /// The output lines and the log of each way (`flat` on, then off) over one workspace.
     private func bothWays(now: String? = nil, locale: String? = nil, memo: Bool) throws -> (flat: ([String], [String], Int), context: ([String], [String], Int)) {
-        let rules = [#""see""#, #"{"see": {"k": 7}}"#, #""seen_again""#, #""sticky""#, #"{"rollout": {"percent": 40, "group": "g"}}"#]
+        let rules = [#""see""#, #"{"see": {"k": 7}}"#, #""seen_again""#, #""sticky""#, #""sticky_named""#, #"{"rollout": {"percent": 40, "group": "g"}}"#]
         let children = rules.enumerated().map { k, r in #"{"type": "label", "id": "c\#(k)", "meta": {"text": "x"}, "rule": \#(r)}"# }
         let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g",
                                              json: #"{"screen": "g", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#)
@@ -116,10 +124,12 @@ final class FlatViewTests: XCTestCase {
     }
 
     func testNowAndLocaleFromTheCommandLineAreOverTheUsersOwn() throws {
-        let (flat, context) = try bothWays(now: "2030-05-05T10:00:00Z", locale: "nb", memo: false)
-        XCTAssertEqual(flat.0, context.0)
-        XCTAssertEqual(flat.1, context.1)
-        XCTAssertTrue(flat.1.contains { $0.contains("now:2030-05-05T10:00:00Z locale:nb") })
-        XCTAssertFalse(flat.1.contains { $0.contains("now:2020-01-01") })
+        for memo in [false, true] {
+            let (flat, context) = try bothWays(now: "2030-05-05T10:00:00Z", locale: "nb", memo: memo)
+            XCTAssertEqual(flat.0, context.0)
+            XCTAssertEqual(flat.1, context.1)
+            XCTAssertTrue(flat.1.contains { $0.contains("now:2030-05-05T10:00:00Z locale:nb") })
+            XCTAssertFalse(flat.1.contains { $0.contains("now:2020-01-01") })
+        }
     }
 }
