@@ -68,7 +68,17 @@ extension LuaRule: FlatViewRule {
         // A rule that met a limit in a resolution, a template element's subject (its view holds
         // the element's fields) and a node a builder made take the usual path.
         guard !exhausted.isSet, subject.scope == nil, !LuaRule.createdByBuilder(subject) else { return nil }
-        let engine = self.engine
+        // The engine and the state borrowed for the call (no retain and release per call).
+        return engineRef.withObject { engine in
+            stateRef.withObject { state in
+                evaluateFlat(engine, state, view, args: args, at: location, subject: subject, record: record, within: within)
+            }
+        }
+    }
+
+    @inline(__always)
+    private func evaluateFlat(_ engine: PluginEngine, _ state: LuaState, _ view: FlatUserView, args: JSONNode?, at location: SourceLocation,
+                              subject: RuleSubject, record: Bool, within: [String]?) -> (answer: Bool?, reads: [String]?)? {
         let node: Int32, argsRef: Int32
         do {
             let key: UInt
@@ -88,7 +98,6 @@ extension LuaRule: FlatViewRule {
         } catch {
             return nil
         }
-        let state = self.state
         guard record else {
             guard let user = engine.flatViewRef(view, owner: owner) else { return nil }
             return (callFlat(user: user, args: argsRef, node: node), nil)

@@ -3,7 +3,7 @@ import LuaRuntime
 
 /// A rule registered by a Lua plugin (`host.rule`): its argument check and its evaluation.
 final class LuaRule: ObservableRule, AttributeReading {
-    private let engineRef: UncheckedRef<PluginEngine>
+    let engineRef: UncheckedRef<PluginEngine>
     /// Borrowed (`_read`), not returned: no retain and release around every rule call.
     var engine: PluginEngine { _read { yield engineRef.object } }
     let function: LuaRef
@@ -14,7 +14,7 @@ final class LuaRule: ObservableRule, AttributeReading {
     let fnRef: Int32
     /// The engine's state (calls go through its main thread: a rule may be registered from
     /// inside a coroutine, whose thread must not be kept).
-    private let stateRef: UncheckedRef<LuaState>
+    let stateRef: UncheckedRef<LuaState>
     var state: LuaState { _read { yield stateRef.object } }
     /// The resolution in which this rule exceeded a limit: it is not called again there.
     let exhausted = ExhaustedMark()
