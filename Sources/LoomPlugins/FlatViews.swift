@@ -47,11 +47,12 @@ extension PluginEngine {
     func flatViewRef(_ view: FlatUserView, owner: Int32) -> Int32? {
         let t = flatViews
         let id = ObjectIdentifier(view)
-        if t.view != id || t.generation != view.generation {
+        let generation = view.user
+        if t.view != id || t.generation != generation {
             for r in t.refs { state.release(rawRef: r.ref) }
             t.refs.removeAll(keepingCapacity: true)
             t.view = id
-            t.generation = view.generation
+            t.generation = generation
         } else {
             for r in t.refs where r.owner == owner { return r.ref }
         }

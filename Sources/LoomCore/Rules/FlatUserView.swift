@@ -56,6 +56,9 @@ public final class FlatUserView {
     /// Members so far.
     public var count: Int { members.count }
 
+    /// Which user this is (`generation`), read through a call.
+    public var user: UInt64 { generation }
+
     /// Adds a member.
     @inline(__always)
     public func add(_ m: Member) { members.append(m) }
