@@ -19,8 +19,35 @@ extension PluginEngine {
     func pushFlat(_ view: FlatUserView, table: Bool) -> Bool {
         let t = flatViews
         view.withContents { bytes, members in
-            t.tree.resetObject(bytes: bytes, count: members.count)
+            guard view.nesting > 1 else {
+                t.tree.resetObject(bytes: bytes, count: members.count)
+                for m in members {
+                    let kind: FrozenTree.MemberKind
+                    switch m.kind {
+                    case .null: kind = .null
+                    case .false: kind = .false
+                    case .true: kind = .true
+                    case .int: kind = .int
+                    case .double: kind = .double
+                    case .string, .array, .object: kind = .string  // (no container in a flat view)
+                    }
+                    t.tree.addMember(keyStart: Int(m.keyStart), keyCount: Int(m.keyCount), kind: kind, valueStart: Int(m.valueStart),
+                                     valueCount: Int(m.valueCount), int: m.int, double: m.double)
+                }
+                return
+            }
+            // The view's own members: those not inside a device attribute's nested value.
+            var top = 0, inside = 0
             for m in members {
+                if inside > 0 { inside -= 1 } else { top += 1 }
+                if m.kind == .array || m.kind == .object, inside == 0 { inside = Int(m.descendants) }
+            }
+            t.tree.resetObject(bytes: bytes, count: top)
+            // Each member's level: 1 for the view's own, one more inside each container.
+            var open: [Int] = []
+            for m in members {
+                let level = open.count + 1
+                for k in open.indices { open[k] -= 1 }
                 let kind: FrozenTree.MemberKind
                 switch m.kind {
                 case .null: kind = .null
@@ -29,9 +56,16 @@ extension PluginEngine {
                 case .int: kind = .int
                 case .double: kind = .double
                 case .string: kind = .string
+                case .array, .object:
+                    t.tree.addContainer(keyStart: Int(m.keyStart), keyCount: Int(m.keyCount), array: m.kind == .array, count: Int(m.int),
+                                        descendants: Int(m.descendants), level: level)
+                    while let last = open.last, last == 0 { open.removeLast() }
+                    if m.descendants > 0 { open.append(Int(m.descendants)) }
+                    continue
                 }
                 t.tree.addMember(keyStart: Int(m.keyStart), keyCount: Int(m.keyCount), kind: kind, valueStart: Int(m.valueStart),
                                  valueCount: Int(m.valueCount), int: m.int, double: m.double)
+                while let last = open.last, last == 0 { open.removeLast() }
             }
         }
         t.tree.end()

@@ -486,26 +486,13 @@ final class PlanUser {
         }
         // The device context's attributes (by name) the user does not hold.
         let device = flatDevice(n)
-        if !device.scalars { return nil }
+        if !device.encodable { return nil }
         let held = v.count
         for d in device.members {
             if d.key == "profile" && profileAdded { continue }
             var key = d.key
             if key.withUTF8({ v.index(ofKey: $0, among: held) }) != nil { continue }
-            let ks = key.withUTF8 { v.append($0) }
-            var f = FlatUserView.Member(keyStart: ks, keyCount: Int32(d.key.utf8.count), kind: .null)
-            switch d.value {
-            case .null: break
-            case .bool(let b): f.kind = b ? .true : .false
-            case .int(let i): f.kind = .int; f.int = Int64(i)
-            case .double(let x): f.kind = .double; f.double = x
-            case .string(var s):
-                f.kind = .string
-                f.valueCount = Int32(s.utf8.count)
-                f.valueStart = s.withUTF8 { v.append($0) }
-            case .array, .object: return nil
-            }
-            v.add(f)
+            v.add(d.members, bytes: d.bytes, levels: d.levels)
         }
         flatMade = true
         return v
@@ -519,7 +506,6 @@ final class PlanUser {
     private func narrowFlatView(_ n: Int, _ wanted: [Int], _ base: UnsafePointer<UInt8>) -> FlatUserView? {
         let v = flatNarrow
         v.reset()
-        var device: (members: [(key: String, value: JSONValue)], scalars: Bool)?
         for slot in wanted {
             var name = slots.names[slot]
             let ks = name.withUTF8 { v.append($0) }, kc = Int32(name.utf8.count)
@@ -556,34 +542,90 @@ final class PlanUser {
                 f.valueCount = Int32(name.count)
                 f.valueStart = v.append(name)
             } else {
-                if device == nil { device = flatDevice(n) }
-                guard let d = device!.members.first(where: { $0.key == name }) else { continue }
-                switch d.value {
-                case .null: break
-                case .bool(let b): f.kind = b ? .true : .false
-                case .int(let i): f.kind = .int; f.int = Int64(i)
-                case .double(let x): f.kind = .double; f.double = x
-                case .string(let s): string(s)
-                case .array, .object: return nil
-                }
+                let device = flatDevice(n)
+                guard let d = device.members.first(where: { $0.key == name }) else { continue }
+                guard device.encodable else { return nil }
+                v.add(d.members, bytes: d.bytes, levels: d.levels)
+                continue
             }
             v.add(f)
         }
         return v
     }
 
-    /// Screen `n`'s device attributes by name (what `PluginEngine.deviceMembers` orders), and
-    /// whether all are scalars (made once per screen).
-    private func flatDevice(_ n: Int) -> (members: [(key: String, value: JSONValue)], scalars: Bool) {
+    /// A device attribute as flat view members (its key, then its value, a nested value's
+    /// members after it), their offsets into `bytes`, nesting `levels` below the view.
+    struct FlatDeviceMember {
+        let key: String
+        var members: [FlatUserView.Member] = []
+        var bytes: [UInt8] = []
+        var levels = 0
+    }
+
+    /// Screen `n`'s device attributes by name (what `PluginEngine.deviceMembers` orders) as flat
+    /// view members, and whether all could be made so (a value nesting as deep as the view's
+    /// depth limit cannot: the context's path then makes the view). Made once per screen.
+    private func flatDevice(_ n: Int) -> (members: [FlatDeviceMember], encodable: Bool) {
         if flatDevices.isEmpty {
             flatDevices = screens.screens.indices.map { k in
-                let d = environment(k).environment.deviceAttributes.sorted { $0.key < $1.key }
-                return (d, d.allSatisfy { if case .array = $0.value { return false }; if case .object = $0.value { return false }; return true })
+                var all: [FlatDeviceMember] = [], encodable = true
+                for (key, value) in environment(k).environment.deviceAttributes.sorted(by: { $0.key < $1.key }) {
+                    var d = FlatDeviceMember(key: key)
+                    if !PlanUser.encode(key, value, level: 1, into: &d) { encodable = false }
+                    all.append(d)
+                }
+                return (all, encodable)
             }
         }
         return flatDevices[n]
     }
-    @exclusivity(unchecked) private var flatDevices: [(members: [(key: String, value: JSONValue)], scalars: Bool)] = []
+
+    /// `value` under `key` (nil: an array's element) as members of `d`, at `level` (1: the
+    /// view's own member); false when it nests as deep as the member-by-member path's limit
+    /// (`PluginEngine.frozenView` then declines it too).
+    private static func encode(_ key: String?, _ value: JSONValue, level: Int, into d: inout FlatDeviceMember) -> Bool {
+        var f = FlatUserView.Member(keyStart: Int32(d.bytes.count), keyCount: Int32(key?.utf8.count ?? 0), kind: .null)
+        if let key { d.bytes.append(contentsOf: key.utf8) }
+        switch value {
+        case .null: break
+        case .bool(let b): f.kind = b ? .true : .false
+        case .int(let i): f.kind = .int; f.int = Int64(i)
+        case .double(let x): f.kind = .double; f.double = x
+        case .string(let s):
+            f.kind = .string
+            f.valueStart = Int32(d.bytes.count)
+            f.valueCount = Int32(s.utf8.count)
+            d.bytes.append(contentsOf: s.utf8)
+        case .array(let a):
+            guard level < PlanUser.nestingLimit else { return false }
+            f.kind = .array
+            f.int = Int64(a.count)
+            let at = d.members.count
+            d.members.append(f)
+            d.levels = max(d.levels, level)
+            for x in a { guard encode(nil, x, level: level + 1, into: &d) else { return false } }
+            d.members[at].descendants = Int32(d.members.count - at - 1)
+            return true
+        case .object(let o):
+            guard level < PlanUser.nestingLimit else { return false }
+            f.kind = .object
+            f.int = Int64(o.count)
+            let at = d.members.count
+            d.members.append(f)
+            d.levels = max(d.levels, level)
+            for (k, x) in o { guard encode(k, x, level: level + 1, into: &d) else { return false } }
+            d.members[at].descendants = Int32(d.members.count - at - 1)
+            return true
+        }
+        d.members.append(f)
+        return true
+    }
+
+    /// How deep a user view's value may nest (`JSONValue.pushDepthLimit`, LoomPlugins: twice
+    /// the reader's limit), past which `frozenView` declines to make the view in one call.
+    static let nestingLimit = 2 * JSONReader.maxDepth
+
+    @exclusivity(unchecked) private var flatDevices: [(members: [FlatDeviceMember], encodable: Bool)] = []
     @exclusivity(unchecked) private var flatFull = FlatUserView()
     @exclusivity(unchecked) private var flatNarrow = FlatUserView()
     @exclusivity(unchecked) private var flatStamp: UInt32 = 0

@@ -94,6 +94,20 @@ extension FrozenTree {
     public mutating func dropBytes() { bytes = FrozenTree.unused }
     private static let unused: [UInt8] = [0]
 
+    /// An array or object member of the object `resetObject` began, at `level` (1: the
+    /// object's own member): its `count` children and `descendants` members in all follow, by
+    /// `addMember` and `addContainer` (an array's with no key).
+    public mutating func addContainer(keyStart: Int, keyCount: Int, array: Bool, count: Int, descendants: Int, level: Int) {
+        var m = loom_tree_member()
+        m.key_offset = keyStart
+        m.key_length = keyCount
+        m.kind = Int32(array ? LOOM_TREE_ARRAY : LOOM_TREE_OBJECT)
+        m.i = Int64(count)
+        m.descendants = Int64(descendants)
+        members.append(m)
+        depth = max(depth, level + 1)
+    }
+
     /// A member of the flat object `resetObject` began: its key at `keyStart` (`keyCount`
     /// bytes), a string's value at `valueStart`, an integer's or a double's value.
     public mutating func addMember(keyStart: Int, keyCount: Int, kind: MemberKind, valueStart: Int = 0, valueCount: Int = 0,

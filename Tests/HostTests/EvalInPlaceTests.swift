@@ -70,6 +70,10 @@ final class EvalInPlaceTests: XCTestCase {
             let plan = try Host.run(args)
             let calls = try Host.run(args, environment: ["LOOM_EVAL_NO_MEMO": "1"])
             let full = try Host.run(args, environment: ["LOOM_EVAL_NO_PLAN": "1"])
+            // Rules called through resolution contexts rather than views made from the line.
+            let contexts = try Host.run(args, environment: ["LOOM_EVAL_NO_FLAT": "1"])
+            XCTAssertTrue(plan.stdoutData == contexts.stdoutData, "views made from the line differ from contexts' (\(extra))")
+            XCTAssertEqual(plan.stderr, contexts.stderr)
             XCTAssertEqual(plan.status, 1, "bad lines make the run fail: \(plan.transcript)")
             XCTAssertTrue(plan.stderr.contains("users.jsonl:18"), plan.stderr)
             XCTAssertTrue(plan.stdoutData == calls.stdoutData, "in place + reused answers differ from calling every rule (\(extra))")

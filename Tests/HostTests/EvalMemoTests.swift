@@ -67,6 +67,10 @@ final class EvalMemoTests: XCTestCase {
             let memo = try Host.run(args)
             let calls = try Host.run(args, environment: ["LOOM_EVAL_NO_MEMO": "1"])
             let full = try Host.run(args, environment: ["LOOM_EVAL_NO_PLAN": "1"])
+            // Every rule called through a resolution context rather than a view made from the line.
+            let contexts = try Host.run(args, environment: ["LOOM_EVAL_NO_FLAT": "1", "LOOM_EVAL_NO_MEMO": "1"])
+            XCTAssertTrue(calls.stdoutData == contexts.stdoutData, "views made from the line differ from contexts' (\(device))")
+            XCTAssertEqual(calls.stderr, contexts.stderr, "the chatty rules see the same user either way (\(device))")
             assertExit(memo, 0)
             XCTAssertEqual(memo.stdoutLines.count, 601)
             XCTAssertTrue(memo.stdoutData == calls.stdoutData, "reused answers differ from calling every rule (\(device))")

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPlugins
+import LoomStyles
 import LoomWorkspace
 @testable import LoomPopulation
 import XCTest
@@ -15,9 +16,14 @@ final class FlatViewTests: XCTestCase {
     private let lua = """
         local function describe(u)
           local parts = {}
-          for k, v in pairs(u) do
-            parts[#parts + 1] = k .. "=" .. (math.type(v) or type(v)) .. ":" .. tostring(v)
+          local function add(prefix, t, depth)
+            for k, v in pairs(t) do
+              parts[#parts + 1] = prefix .. tostring(k) .. "=" .. (math.type(v) or type(v)) .. ":" .. tostring(v)
+              if type(v) == "table" and depth < 4 then add(prefix .. tostring(k) .. ".", v, depth + 1) end
+            end
           end
+          add("", u, 1)
+          parts[#parts + 1] = "device.idiom:" .. tostring(u.device and u.device.idiom) .. " d:" .. tostring(u["device.idiom"])
           local ok, err = pcall(function() u.tier = "x" end)
           parts[#parts + 1] = "#" .. #u .. " write:" .. tostring(ok) .. ":" .. tostring(err):gsub("^.-:%d+: ", "")
           parts[#parts + 1] = "type:" .. type(u) .. " str:" .. tostring(u):gsub("0x%x+", "ADDR")
@@ -72,7 +78,7 @@ final class FlatViewTests: XCTestCase {
     }
 
     /// The output lines and the log of each way (`flat` on, then off) over one workspace.
-    private func bothWays(now: String? = nil, locale: String? = nil, memo: Bool) throws -> (flat: ([String], [String], Int), context: ([String], [String], Int)) {
+    private func bothWays(now: String? = nil, locale: String? = nil, memo: Bool, device: DeviceContext? = nil) throws -> (flat: ([String], [String], Int), context: ([String], [String], Int)) {
         let rules = [#""see""#, #"{"see": {"k": 7}}"#, #""seen_again""#, #""sticky""#, #""sticky_named""#, #"{"rollout": {"percent": 40, "group": "g"}}"#]
         let children = rules.enumerated().map { k, r in #"{"type": "label", "id": "c\#(k)", "meta": {"text": "x"}, "rule": \#(r)}"# }
         let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g",
@@ -82,6 +88,7 @@ final class FlatViewTests: XCTestCase {
         var o = Workspace.Options()
         o.pluginHost = PluginEngine.host
         o.project = root.path
+        o.device = device
         let (opened, d) = PopulationScreens.open(options: o, screens: ["g"])
         let screens = try XCTUnwrap(opened, "\(d.items)")
         let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
@@ -120,6 +127,19 @@ final class FlatViewTests: XCTestCase {
             XCTAssertTrue(flat.1.contains { $0.contains("profile:p2 ") && $0.contains("gone") == false && $0.contains("tier=string:gold") })
             XCTAssertTrue(flat.1.contains { $0.contains("ratio=float:-0.0015") })
             XCTAssertTrue(flat.1.contains { $0.contains("write:false:attempt to modify read-only table 'node' (field 'tier')") })
+        }
+    }
+
+    /// A device context (chosen, as `--device` chooses one) puts its attributes beside the
+    /// user's, nested ones (`device`, `traits`) and dotted ones (`device.idiom`).
+    func testTheDeviceContextIsBesideTheUserEitherWay() throws {
+        for memo in [false, true] {
+            let (flat, context) = try bothWays(memo: memo, device: .standard)
+            XCTAssertEqual(flat.0, context.0)
+            XCTAssertEqual(flat.1, context.1)
+            XCTAssertTrue(flat.1.contains { $0.contains("device.idiom:phone d:phone") }, "\(flat.1.prefix(2))")
+            XCTAssertTrue(flat.1.contains { $0.contains("device.idiom=string:phone") })
+            if memo { XCTAssertGreaterThan(flat.2, 2_000) }
         }
     }
 

@@ -15,12 +15,15 @@ import Darwin
 public final class FlatUserView {
     /// One member: its key's bytes in `bytes`, its kind and value (a string's bytes in `bytes`).
     public struct Member {
-        public enum Kind: UInt8 { case null, `false`, `true`, int, double, string }
+        /// `array` and `object`: `int` children follow, `descendants` members in all (nested
+        /// ones included); an array's members have no key.
+        public enum Kind: UInt8 { case null, `false`, `true`, int, double, string, array, object }
         public var keyStart: Int32, keyCount: Int32
         public var kind: Kind
         public var valueStart: Int32 = 0, valueCount: Int32 = 0
         public var int: Int64 = 0
         public var double: Double = 0
+        public var descendants: Int32 = 0
         public init(keyStart: Int32, keyCount: Int32, kind: Kind) {
             self.keyStart = keyStart
             self.keyCount = keyCount
@@ -46,6 +49,7 @@ public final class FlatUserView {
         bytes.removeAll(keepingCapacity: true)
         bytes.append(0)
         members.removeAll(keepingCapacity: true)
+        depth = 1
         generation &+= 1
     }
 
@@ -83,6 +87,23 @@ public final class FlatUserView {
                 }
             }
             return nil
+        }
+    }
+
+    /// How deep the view nests: 1 when flat, more with a device attribute's nested value.
+    public var nesting: Int { depth }
+    @exclusivity(unchecked) private var depth = 1
+
+    /// Appends `members` (offsets into `bytes`, nesting `levels` deep below the view), their
+    /// bytes appended first.
+    public func add(_ members: [Member], bytes more: [UInt8], levels: Int) {
+        depth = max(depth, 1 + levels)
+        let at = Int32(bytes.count)
+        bytes.append(contentsOf: more)
+        for var m in members {
+            m.keyStart += at
+            if m.kind == .string { m.valueStart += at }
+            self.members.append(m)
         }
     }
 
