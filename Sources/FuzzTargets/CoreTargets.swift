@@ -6,7 +6,7 @@ import LoomNavigation
 /// traps (`fuzzFailure`) when an invariant it checks does not hold, so that libFuzzer records
 /// the input. The executables `FuzzJSON`, `FuzzScreen`, `FuzzRules`, `FuzzFlows`,
 /// `FuzzLuaBridge`, `FuzzNamedRules`, `FuzzRecords`, `FuzzServeBody`, `FuzzPatches` (PatchesTarget.swift),
-/// `FuzzConstraints`, `FuzzStyles`, `FuzzExpressions`, `FuzzMessages`, `FuzzTZif` and `FuzzJourneys` (JourneysTarget.swift) wrap them (libFuzzer entry point, or a replay driver in
+/// `FuzzConstraints`, `FuzzStyles`, `FuzzExpressions`, `FuzzMessages`, `FuzzTZif`, `FuzzJourneys` (JourneysTarget.swift) and `FuzzFlatViews` (FlatViewsTarget.swift) wrap them (libFuzzer entry point, or a replay driver in
 /// normal builds), and `FuzzFixtureTests` replays the fixtures in Tests/Fixtures/fuzz through them.
 public enum FuzzTargets {
     /// Every target by name: the executable's name and the fixture folder's name.
@@ -22,6 +22,7 @@ public enum FuzzTargets {
         ("FuzzMessages", messages),
         ("FuzzTZif", tzif),
         ("FuzzJourneys", journeys),
+        ("FuzzFlatViews", flatViews),
         ]
     }
 

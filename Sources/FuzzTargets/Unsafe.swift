@@ -1,5 +1,6 @@
 import Foundation
 import LoomCore
+import LoomPopulation
 #if LOOM_FUZZING
 import FuzzDriver
 #endif
@@ -50,6 +51,12 @@ extension LuaBridgeTarget {
     /// for the fixture replay (FuzzFixtureTests) and with `LOOM_FUZZ_STRICT`. Set before
     /// inputs run.
     nonisolated(unsafe) public static var strict = ProcessInfo.processInfo.environment["LOOM_FUZZ_STRICT"] != nil
+}
+
+extension FlatViewsFuzz {
+    /// The fuzz project's workspace per device choice, opened at the first input that needs it
+    /// and kept (opening loads the plugins: per input it would be most of the run).
+    nonisolated(unsafe) static var opened: [Bool: PopulationScreens] = [:]
 }
 
 extension PatchesTarget {

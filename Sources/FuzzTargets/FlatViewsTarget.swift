@@ -1,0 +1,97 @@
+import Foundation
+import LoomCore
+import LoomPlugins
+import LoomPopulation
+import LoomStyles
+import LoomWorkspace
+
+/// `FuzzFlatViews`: any bytes as a population's JSON Lines through `host eval --select visible`,
+/// each rule called with a user view made straight from the line (`PlanUser.flatView`) and, in a
+/// second worker over the same workspace (one Lua state), through a resolution context
+/// (`flat: false`). The rules answer from a hash of everything they can observe of the user
+/// (each member in `pairs` order, nested values, their Lua types and values, the length, a
+/// write's error, `profile`, `now`, `locale`, the device's attributes), one bit each, so any
+/// difference between the two views shows in the visible ids. The input's first byte picks
+/// `--now`, `--locale`, a chosen device and the memo.
+///
+/// Invariants: the two workers write the same output, byte for byte, and fail the same users.
+extension FuzzTargets {
+    public static func flatViews(_ data: [UInt8]) {
+        guard let screens = FlatViewsFuzz.screens(device: (data.first ?? 0) & 4 != 0) else { return }
+        let pick = data.first ?? 0
+        let path = FlatViewsFuzz.scratch + "/users.jsonl"
+        guard FileManager.default.createFile(atPath: path, contents: Data(data)) else { return }
+        func run(flat: Bool) -> ([UInt8], [String]) {
+            guard case .success(let input) = UserInput.open(path, format: .jsonl, now: pick & 1 != 0 ? "2031-02-03T04:05:06Z" : nil,
+                                                            locale: pick & 2 != 0 ? "nb" : nil, fileLimits: .standard) else { return ([], []) }
+            let worker = EvalWorker(screens: screens, parser: input.parser, writer: EvalLineWriter(format: .jsonl, select: .visible),
+                                    memo: pick & 8 != 0, flat: flat)
+            var out: [UInt8] = [], failed: [String] = []
+            while let b = input.nextBatch() {
+                let chunk = worker.process(b)
+                out += chunk.text
+                failed += chunk.failures.map { "\($0.textBytes) \($0.diagnostic)" } + chunk.notes.order.map { "\($0)" }
+            }
+            return (out, failed)
+        }
+        let flat = run(flat: true), context = run(flat: false)
+        check(flat.0 == context.0, "views made from the line and contexts' differ:\n\(String(decoding: flat.0, as: UTF8.self))\n---\n\(String(decoding: context.0, as: UTF8.self))")
+        check(flat.1 == context.1, "failures differ: \(flat.1) / \(context.1)")
+    }
+}
+
+enum FlatViewsFuzz {
+    static let scratch: String = {
+        let dir = NSTemporaryDirectory() + "loom-fuzz-flat-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }()
+
+    /// Rules whose answers are bits of a hash of what they observe of the user.
+    static let lua = """
+        local function h(u)
+          local parts = {}
+          local function add(prefix, t, depth)
+            for k, v in pairs(t) do
+              parts[#parts + 1] = prefix .. tostring(k) .. "=" .. (math.type(v) or type(v)) .. ":" .. tostring(v)
+              if type(v) == "table" and depth < 4 then add(prefix .. tostring(k) .. ".", v, depth + 1) end
+            end
+          end
+          add("", u, 1)
+          local ok, err = pcall(function() u.x = 1 end)
+          parts[#parts + 1] = "#" .. #u .. tostring(ok) .. tostring(err):gsub("^.-:%d+: ", "")
+          parts[#parts + 1] = tostring(u.profile) .. tostring(u.now) .. tostring(u.locale) .. tostring(u.name) .. tostring(u["device.idiom"])
+          local s, n = (table.concat(parts, " "):gsub("0x%x+", "")), 0
+          for i = 1, #s do n = (n * 31 + s:byte(i)) % 1000003 end
+          return n
+        end
+        return { name = "f", version = "1.0.0", api = 1, register = function(host)
+          for bit = 0, 4 do
+            host.rule("b" .. bit, function(u) return (h(u) // (2 ^ bit)) % 2 == 1 end)
+          end
+          host.rule("id_bit", function(u) return #tostring(u.id) % 2 == 0 end)
+        end }
+        """
+
+    /// The workspace (one per device choice), made once per process.
+    static func screens(device: Bool) -> PopulationScreens? {
+        if let s = opened[device] { return s }
+        let root = scratch + (device ? "/project-device" : "/project")
+        try? FileManager.default.createDirectory(atPath: root + "/plugins/f", withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: root + "/screens", withIntermediateDirectories: true)
+        try? Data("{}".utf8).write(to: URL(fileURLWithPath: root + "/loom.json"))
+        try? Data(lua.utf8).write(to: URL(fileURLWithPath: root + "/plugins/f/plugin.lua"))
+        let rules = (0...4).map { #""b\#($0)""# } + [#""id_bit""#, #"{"rollout": {"percent": 50, "group": "f"}}"#]
+        let children = rules.enumerated().map { k, r in #"{"type": "label", "id": "c\#(k)", "meta": {"text": "x"}, "rule": \#(r)}"# }
+        try? Data(#"{"screen": "f", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: root + "/screens/f.json"))
+        var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
+        o.project = root
+        if device { o.device = .standard }
+        let (s, d) = PopulationScreens.open(options: o, screens: [root + "/screens/f.json"])
+        check(s != nil && !d.hasErrors, "the fuzz project does not open: \(d.items)")
+        opened[device] = s
+        return s
+    }
+}
