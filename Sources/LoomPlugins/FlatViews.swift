@@ -19,31 +19,19 @@ extension PluginEngine {
     func pushFlat(_ view: FlatUserView, table: Bool) -> Bool {
         let t = flatViews
         view.withContents { bytes, members in
-            guard view.nesting > 1 else {
-                t.tree.resetObject(bytes: bytes, count: members.count)
+            // The view's own members: all of them, unless a device attribute's value nests (its
+            // members follow it).
+            var top = members.count
+            if view.nesting > 1 {
+                top = 0
+                var inside = 0
                 for m in members {
-                    let kind: FrozenTree.MemberKind
-                    switch m.kind {
-                    case .null: kind = .null
-                    case .false: kind = .false
-                    case .true: kind = .true
-                    case .int: kind = .int
-                    case .double: kind = .double
-                    case .string, .array, .object: kind = .string  // (no container in a flat view)
-                    }
-                    t.tree.addMember(keyStart: Int(m.keyStart), keyCount: Int(m.keyCount), kind: kind, valueStart: Int(m.valueStart),
-                                     valueCount: Int(m.valueCount), int: m.int, double: m.double)
+                    if inside > 0 { inside -= 1 } else { top += 1 }
+                    if m.kind == .array || m.kind == .object, inside == 0 { inside = Int(m.descendants) }
                 }
-                return
-            }
-            // The view's own members: those not inside a device attribute's nested value.
-            var top = 0, inside = 0
-            for m in members {
-                if inside > 0 { inside -= 1 } else { top += 1 }
-                if m.kind == .array || m.kind == .object, inside == 0 { inside = Int(m.descendants) }
             }
             t.tree.resetObject(bytes: bytes, count: top)
-            // Each member's level: 1 for the view's own, one more inside each container.
+            // The members left in each container open (a nested value's), for each member's level.
             var open: [Int] = []
             for m in members {
                 let level = open.count + 1
