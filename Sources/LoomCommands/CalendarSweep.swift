@@ -201,15 +201,8 @@ public struct SweepCounts: Sendable {
     public var rows: [Row] {
         var out: [Row] = []
         for k in changes.keys.sorted() {
-            let segs = changes[k]!.map { (texts: $0.key.map(PopulationDiffCounts.text), key: $0.key, facts: $0.value) }
-                .sorted { $0.texts.lexicographicallyPrecedes($1.texts, by: PopulationDiffCounts.precedes) }
-            for s in segs {
-                let facts = s.facts.sorted { a, b in
-                    if a.key.id != b.key.id { return PopulationDiffCounts.precedes(a.key.id, b.key.id) }
-                    if a.key.kind != b.key.kind { return a.key.kind.rawValue < b.key.kind.rawValue }
-                    return a.key.change < b.key.change
-                }
-                for (f, n) in facts {
+            for s in PopulationDiffCounts.inSegmentOrder(changes[k]!) {
+                for (f, n) in PopulationDiffCounts.inFactOrder(s.value) {
                     out.append(Row(instant: k, segment: s.key, segmentUsers: segmentUsers[s.key] ?? 0, fact: f, count: n))
                 }
             }

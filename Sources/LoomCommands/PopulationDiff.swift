@@ -174,8 +174,23 @@ public struct PopulationDiffCounts: Sendable {
 
     /// The segments in order: attribute by attribute, by their values' compact JSON text.
     public var orderedSegments: [(key: [JSONValue], segment: Segment)] {
-        let keyed = segments.map { (texts: $0.key.map(Self.text), key: $0.key, segment: $0.value) }
-        return keyed.sorted { $0.texts.lexicographicallyPrecedes($1.texts, by: Self.precedes) }.map { ($0.key, $0.segment) }
+        Self.inSegmentOrder(segments).map { ($0.key, $0.value) }
+    }
+
+    /// A segment's facts in the order rows list them: by id, then kind, then change.
+    static func inFactOrder(_ facts: [PopulationDiffFact: Int]) -> [(key: PopulationDiffFact, value: Int)] {
+        facts.sorted { a, b in
+            if a.key.id != b.key.id { return Self.precedes(a.key.id, b.key.id) }
+            if a.key.kind != b.key.kind { return a.key.kind.rawValue < b.key.kind.rawValue }
+            return a.key.change < b.key.change
+        }
+    }
+
+    /// Entries keyed by segment in the order population diffs and calendar sweeps list segments
+    /// (`orderedSegments`).
+    static func inSegmentOrder<V>(_ bySegment: [[JSONValue]: V]) -> [(key: [JSONValue], value: V)] {
+        let keyed = bySegment.map { (texts: $0.key.map(Self.text), key: $0.key, value: $0.value) }
+        return keyed.sorted { $0.texts.lexicographicallyPrecedes($1.texts, by: Self.precedes) }.map { ($0.key, $0.value) }
     }
 
     public struct Row: Sendable {
@@ -189,12 +204,7 @@ public struct PopulationDiffCounts: Sendable {
     public var rows: [Row] {
         var out: [Row] = []
         for (key, s) in orderedSegments {
-            let facts = s.facts.sorted { a, b in
-                if a.key.id != b.key.id { return Self.precedes(a.key.id, b.key.id) }
-                if a.key.kind != b.key.kind { return a.key.kind.rawValue < b.key.kind.rawValue }
-                return a.key.change < b.key.change
-            }
-            for (f, n) in facts { out.append(Row(segment: key, segmentUsers: s.users, fact: f, count: n)) }
+            for (f, n) in Self.inFactOrder(s.facts) { out.append(Row(segment: key, segmentUsers: s.users, fact: f, count: n)) }
         }
         return out
     }
