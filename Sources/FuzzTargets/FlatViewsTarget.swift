@@ -41,11 +41,14 @@ extension FuzzTargets {
 }
 
 enum FlatViewsFuzz {
+    /// This process's folder for the project and the input file, removed when it exits.
     static let scratch: String = {
-        let dir = NSTemporaryDirectory() + "loom-fuzz-flat-\(getpid())"
+        let dir = folder
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: FlatViewsFuzz.folder) }
         return dir
     }()
+    static var folder: String { NSTemporaryDirectory() + "loom-fuzz-flat-\(getpid())" }
 
     /// Rules whose answers are bits of a hash of what they observe of the user.
     static let lua = """
