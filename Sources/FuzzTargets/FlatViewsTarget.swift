@@ -64,6 +64,10 @@ enum FlatViewsFuzz {
           local ok, err = pcall(function() u.x = 1 end)
           parts[#parts + 1] = "#" .. #u .. tostring(ok) .. tostring(err):gsub("^.-:%d+: ", "")
           parts[#parts + 1] = tostring(u.profile) .. tostring(u.now) .. tostring(u.locale) .. tostring(u.name) .. tostring(u["device.idiom"])
+          local okset, errset = pcall(setmetatable, u, {})
+          parts[#parts + 1] = "raw:" .. tostring(rawget(u, "tier")) .. " rawlen:" .. tostring(rawlen(u)) .. " next:" .. type(next(u))
+            .. " mt:" .. tostring(getmetatable(u)) .. " setmt:" .. tostring(okset) .. ":" .. tostring(errset):gsub("^.-:%d+: ", "")
+            .. " [1]:" .. tostring(u[1]) .. " ok:" .. tostring(pcall(rawset, u, "x", 1)) .. " t:" .. type(u)
           local s, n = (table.concat(parts, " "):gsub("0x%x+", "")), 0
           for i = 1, #s do n = (n * 31 + s:byte(i)) % 1000003 end
           return n
