@@ -425,10 +425,10 @@ final class PlanUser {
     /// members as the resolution context `context(n)` would make its view: the user's attributes
     /// in the line's order (`name` apart), `--now` and `--locale` over them, `profile` (the
     /// user's name) unless an attribute holds it, then the device context's attributes the user
-    /// does not have, by name. `wanted`: only these slots' attributes, in this order, as
-    /// `narrowContext` makes the user (a fresh view each time). Nil for a parsed profile, a
-    /// number token that is not one, or a device attribute that is not a scalar (the caller
-    /// then takes the context's path).
+    /// does not have, by name (nested ones too). `wanted`: a narrowed user, only these slots'
+    /// names (`narrowFlatView`; a fresh view each time). Nil for a parsed profile, a number token
+    /// that is not one, or a device attribute nesting as deep as a view's limit (the caller then
+    /// takes the context's path).
     func flatView(_ n: Int, wanted: [Int]? = nil) -> FlatUserView? {
         guard profile == nil, let base = line.baseAddress else { return nil }
         if let wanted { return narrowFlatView(n, wanted, base) }
