@@ -140,28 +140,36 @@ int loom_loadtext(lua_State *L, const char *buf, size_t len, const char *chunkna
 }
 
 // ---------------------------------------------------------------------------------------------
-// The hot path of rule evaluation in one C call: evaluate(user, args, node) by registry
-// references (args_ref < 0: nil). On LUA_OK, *result is 0/1 for a boolean, or -1 with the
-// returned value left on the stack (the caller names its type and pops it).
-// The call runs as `owner` (its allocations are charged to it), restored afterwards: the owner
-// switch is done here, not in Swift, to keep the hot path to one C call.
-int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded) {
+// The function at `base` and its three arguments above it called as `owner` (its allocations
+// charged to it), restored afterwards: the owner switch is done here, not in Swift, to keep the
+// hot path to one C call. When the per-owner counters cannot grow, the four values are replaced
+// by the message.
+static int call_rule_as(lua_State *L, int32_t owner, int base, int *exceeded) {
     loom_limits *lim = loom_limits_from(L);
     int32_t previous = lim->owner;
     if (owner >= 0 && owner < lim->owner_count) {
         lim->owner = owner;  // counters already sized: no call
     } else if (!loom_set_owner(lim, owner)) {
+        lua_settop(L, base - 1);
         lua_pushliteral(L, "cannot grow the per-owner memory counters");
         *exceeded = LOOM_EXCEEDED_MEMORY;
         return LUA_ERRMEM;
     }
+    int status = pcall_at(L, lim, base, 3, 1, exceeded);
+    lim->owner = previous;
+    return status;
+}
+
+// The hot path of rule evaluation in one C call: evaluate(user, args, node) by registry
+// references (args_ref < 0: nil), as `owner`. On LUA_OK, *result is 0/1 for a boolean, or -1
+// with the returned value left on the stack (the caller names its type and pops it).
+int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded) {
     int base = lua_gettop(L) + 1;
     lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
     lua_rawgeti(L, LUA_REGISTRYINDEX, user_ref);
     if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
-    int status = pcall_at(L, lim, base, 3, 1, exceeded);
-    lim->owner = previous;
+    int status = call_rule_as(L, owner, base, exceeded);
     if (status != LUA_OK) return status;
     if (lua_type(L, -1) == LUA_TBOOLEAN) {
         *result = lua_toboolean(L, -1);
@@ -183,22 +191,12 @@ int loom_call_rule_recording(lua_State *L, int32_t owner, int fn_ref, int args_r
     lua_createtable(L, 4, 0);
     loom_proxy_new_recording(L, t, t + 1, name);
     lua_remove(L, t);  // [log, view]
-    loom_limits *lim = loom_limits_from(L);
-    int32_t previous = lim->owner;
-    if (owner >= 0 && owner < lim->owner_count) {
-        lim->owner = owner;
-    } else if (!loom_set_owner(lim, owner)) {
-        lua_pushliteral(L, "cannot grow the per-owner memory counters");
-        *exceeded = LOOM_EXCEEDED_MEMORY;
-        return LUA_ERRMEM;
-    }
     int base = lua_gettop(L) + 1;
     lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
     lua_pushvalue(L, base - 1);
     if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
-    int status = pcall_at(L, lim, base, 3, 1, exceeded);
-    lim->owner = previous;
+    int status = call_rule_as(L, owner, base, exceeded);
     if (status == LUA_OK) *result = lua_type(L, -1) == LUA_TBOOLEAN ? lua_toboolean(L, -1) : -1;
     return status;
 }

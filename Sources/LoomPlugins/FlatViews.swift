@@ -102,25 +102,7 @@ extension LuaRule: FlatViewRule {
     @inline(__always)
     private func evaluateFlat(_ engine: PluginEngine, _ state: LuaState, _ view: FlatUserView, args: JSONNode?, at location: SourceLocation,
                               subject: RuleSubject, record: Bool, within: [String]?) -> (answer: Bool?, reads: [String]?)? {
-        let node: Int32, argsRef: Int32
-        do {
-            let key: UInt
-            switch subject {
-            case .component(let c):
-                node = try engine.nodeRef(c)
-                key = IdentityMap.key(c)
-            case .item(let i):
-                node = try engine.itemRef(i)
-                key = IdentityMap.key(i)
-            }
-            if let args {
-                argsRef = try engine.argsRef(args, subject: key, location: location, schema: arguments)
-            } else {
-                argsRef = try defaultsRefForCreated()
-            }
-        } catch {
-            return nil
-        }
+        guard let (node, argsRef) = try? nodeAndArgs(engine, args: args, at: location, subject: subject) else { return nil }
         guard record else {
             guard let user = engine.flatViewRef(view, owner: owner) else { return nil }
             return (callFlat(user: user, args: argsRef, node: node), nil)

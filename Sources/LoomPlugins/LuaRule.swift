@@ -128,27 +128,29 @@ final class LuaRule: ObservableRule, AttributeReading {
         do {
             let user: Int32
             if let userTable { user = userTable } else { user = try engine.userRef(context, owner: owner, subject: subject) }
-            let node: Int32, subjectKey: UInt
-            switch subject {
-            case .component(let c) where c.creation != nil:
-                return .success(.created(c, user: user))
-            case .component(let c):
-                node = try engine.nodeRef(c)
-                subjectKey = IdentityMap.key(c)
-            case .item(let i):
-                node = try engine.itemRef(i)
-                subjectKey = IdentityMap.key(i)
-            }
-            let argsRef: Int32
-            if let args {
-                argsRef = try engine.argsRef(args, subject: subjectKey, location: location, schema: arguments)
-            } else {
-                argsRef = try defaultsRef()
-            }
+            if case .component(let c) = subject, c.creation != nil { return .success(.created(c, user: user)) }
+            let (node, argsRef) = try nodeAndArgs(engine, args: args, at: location, subject: subject)
             return .success(.tables(user: user, node: node, args: argsRef))
         } catch {
             return .failure(engine.failure(error))
         }
+    }
+
+    /// The registry references of the node table and the arguments a call for `subject` (not a
+    /// node a builder created) hands the rule.
+    @inline(__always)
+    func nodeAndArgs(_ engine: PluginEngine, args: JSONNode?, at location: SourceLocation, subject: RuleSubject) throws(LuaError) -> (node: Int32, args: Int32) {
+        let node: Int32, subjectKey: UInt
+        switch subject {
+        case .component(let c):
+            node = try engine.nodeRef(c)
+            subjectKey = IdentityMap.key(c)
+        case .item(let i):
+            node = try engine.itemRef(i)
+            subjectKey = IdentityMap.key(i)
+        }
+        if let args { return (node, try engine.argsRef(args, subject: subjectKey, location: location, schema: arguments)) }
+        return (node, try defaultsRef())
     }
 }
 

@@ -439,28 +439,12 @@ final class PlanUser {
         let v = flatFull
         v.reset()
         let at = v.append(line)
-        func add(_ k: Int) -> Bool {
+        for k in members.indices where k != nameMember {
             let m = members[k]
             var f = FlatUserView.Member(keyStart: at + m.keyStart, keyCount: m.keyCount, kind: .null)
-            switch m.kind {
-            case .string:
-                f.kind = .string
-                f.valueStart = at + m.valueStart
-                f.valueCount = m.valueCount
-            case .number:
-                switch JSONFlatObject.number(line, start: Int(m.valueStart), count: Int(m.valueCount)) {
-                case .int(let i)?: f.kind = .int; f.int = Int64(i)
-                case .double(let d)?: f.kind = .double; f.double = d
-                default: return false
-                }
-            case .true: f.kind = .true
-            case .false: f.kind = .false
-            case .null: f.kind = .null
-            }
+            guard flatValue(m, into: &f, stringAt: { at + m.valueStart }) else { return nil }
             v.add(f)
-            return true
         }
-        for k in members.indices where k != nameMember { guard add(k) else { return nil } }
         // `--now` and `--locale` over the line's own (in place), else after them, as
         // `UserParser.override` sets them.
         func set(_ key: StaticString, _ value: String) {
@@ -522,21 +506,8 @@ final class PlanUser {
                 string(locale)
             } else if let k = member(slot, base) {
                 let m = members[k]
-                switch m.kind {
-                case .string:
-                    f.kind = .string
-                    f.valueCount = m.valueCount
-                    f.valueStart = v.append(UnsafeBufferPointer(start: base + Int(m.valueStart), count: Int(m.valueCount)))
-                case .number:
-                    switch JSONFlatObject.number(line, start: Int(m.valueStart), count: Int(m.valueCount)) {
-                    case .int(let i)?: f.kind = .int; f.int = Int64(i)
-                    case .double(let d)?: f.kind = .double; f.double = d
-                    default: return nil
-                    }
-                case .true: f.kind = .true
-                case .false: f.kind = .false
-                case .null: f.kind = .null
-                }
+                guard flatValue(m, into: &f, stringAt: { v.append(UnsafeBufferPointer(start: base + Int(m.valueStart), count: Int(m.valueCount))) })
+                else { return nil }
             } else if slot == slots.profileSlot, let name = nameBytes {
                 f.kind = .string
                 f.valueCount = Int32(name.count)
@@ -551,6 +522,28 @@ final class PlanUser {
             v.add(f)
         }
         return v
+    }
+
+    /// Line member `m`'s value given to `f`, a string's bytes where `stringAt` places them in
+    /// the view; false when a number token is not one.
+    @inline(__always)
+    private func flatValue(_ m: JSONFlatMember, into f: inout FlatUserView.Member, stringAt: () -> Int32) -> Bool {
+        switch m.kind {
+        case .string:
+            f.kind = .string
+            f.valueStart = stringAt()
+            f.valueCount = m.valueCount
+        case .number:
+            switch JSONFlatObject.number(line, start: Int(m.valueStart), count: Int(m.valueCount)) {
+            case .int(let i)?: f.kind = .int; f.int = Int64(i)
+            case .double(let d)?: f.kind = .double; f.double = d
+            default: return false
+            }
+        case .true: f.kind = .true
+        case .false: f.kind = .false
+        case .null: f.kind = .null
+        }
+        return true
     }
 
     /// A device attribute as flat view members (its key, then its value, a nested value's

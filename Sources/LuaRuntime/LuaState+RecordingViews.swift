@@ -50,47 +50,21 @@ extension LuaState {
 
     /// `reads` of the read log at stack index `idx` (the stack as it was after).
     public func readsOfLog(at idx: Int32) -> [String]? {
-        let L = mainThread
-        let top = lua_gettop(L)
-        defer { lua_settop(L, top) }
-        guard lua_checkstack(L, 3) != 0, lua_type(L, idx) == LUA_TTABLE else { return nil }
-        lua_pushvalue(L, idx)
-        let n = lua_rawlen(L, -1)
         var out: [String] = []
-        out.reserveCapacity(min(Int(n), 64))
-        var i: lua_Integer = 1
-        while i <= lua_Integer(n) {
-            defer { i += 1 }
-            guard lua_rawgeti(L, -1, i) == LUA_TSTRING else { return nil }
-            var len = 0
-            guard let p = lua_tolstring(L, -1, &len) else { return nil }
+        out.reserveCapacity(4)
+        let whole = eachLoggedRead(at: idx) { p, len in
             // A key that is not UTF-8 has no String of its own bytes: nothing is learnt.
-            guard let key = LuaState.validatedString(p, count: len) else { return nil }
-            lua_settop(L, -2)
+            guard let key = LuaState.validatedString(p, count: len) else { return false }
             if !out.contains(where: { $0.utf8.elementsEqual(key.utf8) }) { out.append(key) }
+            return true
         }
-        return out
+        return whole ? out : nil
     }
 
     /// Whether every read in the read log at stack index `idx` is one of `names` (by bytes):
     /// what `readsOfLog` answers is then a subset of `names`; false too when it would be nil.
     public func logReads(at idx: Int32, within names: [String]) -> Bool {
-        let L = mainThread
-        let top = lua_gettop(L)
-        defer { lua_settop(L, top) }
-        guard lua_checkstack(L, 3) != 0, lua_type(L, idx) == LUA_TTABLE else { return false }
-        lua_pushvalue(L, idx)
-        let n = lua_rawlen(L, -1)
-        var i: lua_Integer = 1
-        while i <= lua_Integer(n) {
-            defer { i += 1 }
-            guard lua_rawgeti(L, -1, i) == LUA_TSTRING else { return false }
-            var len = 0
-            guard let p = lua_tolstring(L, -1, &len) else { return false }
-            guard names.contains(where: { LuaState.sameBytes($0, p, len) }) else { return false }
-            lua_settop(L, -2)
-        }
-        return true
+        eachLoggedRead(at: idx) { p, len in names.contains { LuaState.sameBytes($0, p, len) } }
     }
 
     /// Calls `function(view, args, node)` as `callRule` does, the view a recording view (named

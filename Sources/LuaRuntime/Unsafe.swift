@@ -149,6 +149,28 @@ extension LuaState {
 }
 
 extension LuaState {
+    /// Hands each entry of the read log at stack index `idx` (a recording view's) to `each` as
+    /// its bytes; false when it is no table, an entry is not a string (the whole table was read)
+    /// or `each` answers false. Safe: each pointer is a Lua string's, on the stack (so alive)
+    /// while `each` runs, and not kept. The stack is left as it was.
+    func eachLoggedRead(at idx: Int32, _ each: (UnsafePointer<CChar>, Int) -> Bool) -> Bool {
+        let L = mainThread
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard lua_checkstack(L, 3) != 0, lua_type(L, idx) == LUA_TTABLE else { return false }
+        lua_pushvalue(L, idx)
+        let n = lua_rawlen(L, -1)
+        var i: lua_Integer = 1
+        while i <= lua_Integer(n) {
+            defer { i += 1 }
+            guard lua_rawgeti(L, -1, i) == LUA_TSTRING else { return false }
+            var len = 0
+            guard let p = lua_tolstring(L, -1, &len), each(p, len) else { return false }
+            lua_settop(L, -2)
+        }
+        return true
+    }
+
     /// Whether `s`'s UTF-8 is the `count` bytes at `p` (a Lua string's, valid for the call).
     @inline(__always)
     static func sameBytes(_ s: String, _ p: UnsafePointer<CChar>, _ count: Int) -> Bool {

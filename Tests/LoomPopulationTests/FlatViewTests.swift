@@ -84,17 +84,7 @@ final class FlatViewTests: XCTestCase {
     /// The output lines and the log of each way (`flat` on, then off) over one workspace.
     private func bothWays(now: String? = nil, locale: String? = nil, memo: Bool, device: DeviceContext? = nil) throws -> (flat: ([String], [String], Int), context: ([String], [String], Int)) {
         let rules = [#""see""#, #"{"see": {"k": 7}}"#, #""seen_again""#, #""sticky""#, #""sticky_named""#, #"{"rollout": {"percent": 40, "group": "g"}}"#]
-        let children = rules.enumerated().map { k, r in #"{"type": "label", "id": "c\#(k)", "meta": {"text": "x"}, "rule": \#(r)}"# }
-        let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g",
-                                             json: #"{"screen": "g", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#)
-        let file = root.appendingPathComponent("users.jsonl").path
-        try Data(users.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: file))
-        var o = Workspace.Options()
-        o.pluginHost = PluginEngine.host
-        o.project = root.path
-        o.device = device
-        let (opened, d) = PopulationScreens.open(options: o, screens: ["g"])
-        let screens = try XCTUnwrap(opened, "\(d.items)")
+        let (screens, file) = try openRuleLabels(lua: lua, rules: rules, users: users, device: device)
         let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
         engine.sandbox.logCapBytes = 64 << 20
         func run(flat: Bool) throws -> ([String], [String], Int) {

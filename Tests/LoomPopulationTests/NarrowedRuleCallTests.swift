@@ -13,16 +13,7 @@ final class NarrowedRuleCallTests: XCTestCase {
     /// Runs `users` lines through screen `g` of a project with `lua` as plugin `g`; the output
     /// lines and the worker.
     private func run(lua: String, rules: [String], users: [String]) throws -> ([String], EvalWorker) {
-        let children = rules.enumerated().map { k, r in #"{"type": "label", "id": "c\#(k)", "meta": {"text": "x"}, "rule": \#(r)}"# }
-        let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g",
-                                             json: #"{"screen": "g", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#)
-        let file = root.appendingPathComponent("users.jsonl").path
-        try Data(users.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: file))
-        var o = Workspace.Options()
-        o.pluginHost = PluginEngine.host
-        o.project = root.path
-        let (opened, d) = PopulationScreens.open(options: o, screens: ["g"])
-        let screens = try XCTUnwrap(opened, "\(d.items)")
+        let (screens, file) = try openRuleLabels(lua: lua, rules: rules, users: users)
         let input = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get()
         let worker = EvalWorker(screens: screens, parser: input.parser, writer: EvalLineWriter(format: .jsonl, select: .visible))
         var out: [UInt8] = []

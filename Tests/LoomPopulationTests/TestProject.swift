@@ -1,4 +1,8 @@
 import Foundation
+import LoomPlugins
+import LoomPopulation
+import LoomStyles
+import LoomWorkspace
 import XCTest
 
 extension XCTestCase {
@@ -13,5 +17,25 @@ extension XCTestCase {
         try Data(lua.utf8).write(to: root.appendingPathComponent("plugins/\(name)/plugin.lua"))
         try Data(json.utf8).write(to: root.appendingPathComponent("screens/\(screen).json"))
         return root
+    }
+}
+
+extension XCTestCase {
+    /// A project whose screen `g` is a stack of labels `c0`, `c1`, … guarded by `rules` (as
+    /// written in a screen), with `lua` as plugin `g` and `users` as `users.jsonl`, opened as
+    /// `host eval` opens it (`device`: a chosen device context). The screens and the users
+    /// file's path.
+    func openRuleLabels(lua: String, rules: [String], users: [String], device: DeviceContext? = nil) throws -> (PopulationScreens, String) {
+        let children = rules.enumerated().map { k, r in #"{"type": "label", "id": "c\#(k)", "meta": {"text": "x"}, "rule": \#(r)}"# }
+        let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g",
+                                             json: #"{"screen": "g", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#)
+        let file = root.appendingPathComponent("users.jsonl").path
+        try Data(users.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: file))
+        var o = Workspace.Options()
+        o.pluginHost = PluginEngine.host
+        o.project = root.path
+        o.device = device
+        let (opened, d) = PopulationScreens.open(options: o, screens: ["g"])
+        return (try XCTUnwrap(opened, "\(d.items)"), file)
     }
 }

@@ -13,29 +13,25 @@ extension JSONParser {
         return p.string(start, count: j - start)
     }
 
-    func isDigit(_ j: Int) -> Bool { j < end && p[j] >= zero && p[j] <= nine }
-
     /// Reads the number token at `i` with `scanNumber` and says what is wrong where it is not one.
     mutating func parseNumber(_ pos: SourcePosition) throws(Diagnostic) -> JSONNode {
         let start = i
         do {
             return JSONNode(try Self.scanNumber(p, at: &i, end: end), at: pos)
         } catch {
-            // `i` is where the scan stopped (an inout argument is written back on a throw).
+            // `i` is where the scan stopped (an inout argument is written back on a throw): a
+            // digit missing there is the end of the file when the input ends there.
+            func missing(_ expectation: String) -> Diagnostic {
+                i == end ? endOfFile(expectation) : self.error("invalid number '\(token(from: start))': \(expectation)", at: pos)
+            }
             switch error {
             case .nanOrInfinity:
                 throw self.error("invalid value '\(token(from: start))': JSON has no NaN or Infinity", at: pos)
-            case .digitAfterMinus:
-                if i == end { throw endOfFile("expected a digit after '-'") }
-                throw self.error("invalid number '\(token(from: start))': expected a digit after '-'", at: pos)
+            case .digitAfterMinus: throw missing("expected a digit after '-'")
             case .leadingZeros:
                 throw self.error("invalid number '\(token(from: start))': leading zeros are not allowed", at: pos)
-            case .digitAfterDot:
-                if i == end { throw endOfFile("expected a digit after '.'") }
-                throw self.error("invalid number '\(token(from: start))': expected a digit after '.'", at: pos)
-            case .digitInExponent:
-                if i == end { throw endOfFile("expected a digit in the exponent") }
-                throw self.error("invalid number '\(token(from: start))': expected a digit in the exponent", at: pos)
+            case .digitAfterDot: throw missing("expected a digit after '.'")
+            case .digitInExponent: throw missing("expected a digit in the exponent")
             case .outOfRange:
                 throw self.error("number \(p.string(start, count: i - start)) is out of range", at: pos)
             }

@@ -58,16 +58,7 @@ struct JSONTextWriter {
         case .int(let i): append(String(i))
         case .double(let d): append(JSONValue.numberText(d))
         case .string(let s): writeString(s)
-        case .array(let items):
-            if items.isEmpty { return append("[]") }
-            out.append(UInt8(ascii: "["))
-            for (n, item) in items.enumerated() {
-                if n > 0 { out.append(UInt8(ascii: ",")) }
-                newline(level + 1)
-                write(item, level: level + 1)
-            }
-            newline(level)
-            out.append(UInt8(ascii: "]"))
+        case .array(let items): array(items, level: level) { $0.write($1, level: $2) }
         case .object(let members):
             if members.isEmpty { return append("{}") }
             out.append(UInt8(ascii: "{"))
@@ -96,6 +87,19 @@ struct JSONTextWriter {
     }
 
     /// Closes the object or array at `level` with `byte`: on a line of its own unless it is empty.
+    /// `elements` as an array at `level` (`[]` when there are none), each written by `element`
+    /// one level deeper.
+    @inline(__always)
+    mutating func array<T>(_ elements: [T], level: Int, _ element: (inout JSONTextWriter, T, Int) -> Void) {
+        out.append(UInt8(ascii: "["))
+        for (k, e) in elements.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            newline(level + 1)
+            element(&self, e, level + 1)
+        }
+        close(UInt8(ascii: "]"), empty: elements.isEmpty, level: level)
+    }
+
     mutating func close(_ byte: UInt8, empty: Bool, level: Int) {
         if !empty { newline(level) }
         out.append(byte)

@@ -138,13 +138,7 @@ public enum TreeOutput {
         }
         if let items = n.items, !n.hidden {
             w.member("items", first: &first, level: level)
-            w.out.append(UInt8(ascii: "["))
-            for (k, i) in items.enumerated() {
-                if k > 0 { w.out.append(UInt8(ascii: ",")) }
-                w.newline(level + 2)
-                write(i, explain: explain, frames: frames, into: &w, level: level + 2)
-            }
-            w.close(UInt8(ascii: "]"), empty: items.isEmpty, level: level + 1)
+            w.array(items, level: level + 1) { write($1, explain: explain, frames: frames, into: &$0, level: $2) }
         }
         if let f = n.footer { w.member("footer", first: &first, level: level); writePart(f, explain: explain, frames: frames, into: &w, level: level + 1) }
         if let a = n.action { w.member("action", first: &first, level: level); w.writeString(a) }
@@ -153,13 +147,7 @@ public enum TreeOutput {
 
     /// Nodes as an array at `level` (`[]` when there are none).
     static func write(_ nodes: [ResolvedNode], explain: Bool, frames: TreeFrames?, into w: inout JSONTextWriter, level: Int) {
-        w.out.append(UInt8(ascii: "["))
-        for (k, c) in nodes.enumerated() {
-            if k > 0 { w.out.append(UInt8(ascii: ",")) }
-            w.newline(level + 1)
-            write(c, explain: explain, frames: frames, into: &w, level: level + 1)
-        }
-        w.close(UInt8(ascii: "]"), empty: nodes.isEmpty, level: level)
+        w.array(nodes, level: level) { write($1, explain: explain, frames: frames, into: &$0, level: $2) }
     }
 
     /// `partJSON` written into `w`.
