@@ -227,3 +227,122 @@ int loom_push_tree_target(lua_State *L, const char *base, size_t bytes, const lo
     push_table_members(L, base, members, &pos, name);
     return 1;
 }
+
+// Views whose table is reused from user to user (loom_push_reused_view): a registry table from a
+// hash of an object's keys and size to an entry { keys, table, metatable, size }, with its count
+// of entries at [1]; at most REUSED_SHAPES of them per state.
+#define REUSED_VIEWS "loom.reusedviews"
+#define REUSED_SHAPES 64
+
+// Whether the entry at `entry` was made for these members: the same size (the table was made
+// with room for every member, null ones included, as push_table_members makes it, so the same
+// keys set in the same order give the same layout and the same `next` order) and the same
+// non-null keys in the same order. Leaves the stack as it was.
+static int reused_entry_fits(lua_State *L, int entry, const char *base, const loom_tree_member *members, int count, int set) {
+    int top = lua_gettop(L);
+    int fits = lua_rawgeti(L, entry, 4) == LUA_TNUMBER && lua_tointeger(L, -1) == count
+        && lua_rawgeti(L, entry, 1) == LUA_TTABLE && lua_rawlen(L, -1) == (lua_Unsigned)set;
+    if (fits) {
+        int keys = lua_gettop(L), p = 1;
+        lua_Integer listed = 0;
+        for (int k = 0; k < count && fits; k++) {
+            const loom_tree_member *m = &members[p];
+            if (m->kind != LOOM_TREE_NULL) {
+                size_t len = 0;
+                const char *s = lua_rawgeti(L, keys, ++listed) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+                fits = s && len == m->key_length && memcmp(s, base + m->key_offset, len) == 0;
+                lua_pop(L, 1);
+            }
+            p += 1 + (int)m->descendants;
+        }
+    }
+    lua_settop(L, top);
+    return fits;
+}
+
+int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
+    int end = 0;
+    if (count < 1 || members[0].kind != LOOM_TREE_OBJECT || !well_formed(members, count, bytes, &end, depth) || end != count) return 0;
+    if (!lua_checkstack(L, 6 * depth + 8)) return 0;
+    int size = (int)members[0].i, set = 0;
+    lua_Integer h = key_order_hash(base, members, 1, size, &set);
+    h ^= (lua_Integer)(size & 0xFFFFF) << 40;  // bits 40-59: still never 1 (bit 61 stays set)
+    int cache = loom_bounded_cache(L, REUSED_VIEWS);
+    if (lua_rawgeti(L, cache, h) == LUA_TTABLE && reused_entry_fits(L, cache + 1, base, members, size, set)) {
+        int entry = cache + 1;
+        lua_rawgeti(L, entry, 1);
+        int keys = lua_gettop(L);
+        lua_rawgeti(L, entry, 2);
+        int t = lua_gettop(L);
+        // Every non-null member set again: the same keys, so each lands where it was.
+        int pos = 1;
+        lua_Integer listed = 0;
+        for (int k = 0; k < size; k++) {
+            if (members[pos].kind == LOOM_TREE_NULL) {
+                pos++;
+                continue;
+            }
+            lua_rawgeti(L, keys, ++listed);
+            push_node(L, base, members, &pos, name);
+            lua_rawset(L, t);
+        }
+        lua_newuserdatauv(L, 0, 0);
+        lua_rawgeti(L, entry, 3);
+        lua_setmetatable(L, -2);
+        lua_replace(L, cache);
+        lua_settop(L, cache);
+        return 1;
+    }
+    lua_settop(L, cache);
+    // Made as loom_push_frozen_tree makes it, and kept for the next user of these keys while
+    // there is room and the slot is free.
+    int pos = 0;
+    push_table_members(L, base, members, &pos, name);
+    int t = lua_gettop(L);
+    lua_rawgeti(L, cache, 1);
+    lua_Integer kept = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    int keep = kept < REUSED_SHAPES && lua_rawgeti(L, cache, h) == LUA_TNIL;
+    if (kept < REUSED_SHAPES) lua_pop(L, 1);
+    if (keep) {
+        loom_proxy_make_reused(L, t, name);
+        int proxy = lua_gettop(L);
+        lua_createtable(L, 4, 0);
+        int entry = lua_gettop(L);
+        lua_createtable(L, set, 0);
+        lua_Integer listed = 0;
+        int p = 1;
+        for (int k = 0; k < size; k++) {
+            const loom_tree_member *m = &members[p];
+            if (m->kind != LOOM_TREE_NULL) {
+                lua_pushlstring(L, base + m->key_offset, m->key_length);
+                lua_rawseti(L, -2, ++listed);
+            }
+            p += 1 + (int)m->descendants;
+        }
+        lua_rawseti(L, entry, 1);
+        lua_pushvalue(L, t);
+        lua_rawseti(L, entry, 2);
+        lua_getmetatable(L, proxy);
+        lua_rawseti(L, entry, 3);
+        lua_pushinteger(L, size);
+        lua_rawseti(L, entry, 4);
+        lua_rawseti(L, cache, h);
+        lua_pushinteger(L, kept + 1);
+        lua_rawseti(L, cache, 1);
+    } else {
+        loom_proxy_make(L, t, name, 0);
+    }
+    lua_replace(L, cache);
+    lua_settop(L, cache);
+    return 1;
+}
+
+int loom_retire_view_ref(lua_State *L, int ref) {
+    if (!lua_checkstack(L, 6)) return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    loom_proxy_retire(L, -1);
+    lua_pop(L, 1);
+    luaL_unref(L, LUA_REGISTRYINDEX, ref);
+    return 1;
+}

@@ -28,6 +28,7 @@
 #include <string.h>
 
 static int proxy_newindex(lua_State *L);
+static int retired_index(lua_State *L);
 
 int loom_proxy_rawfield(lua_State *L, int idx, const char *k) {
     idx = lua_absindex(L, idx);
@@ -71,10 +72,27 @@ int loom_proxy_push_target(lua_State *L, int idx) {
     return 1;
 }
 
-// Replaces the proxy at `idx` (if it is one) by its target, in place.
+// Replaces the proxy at `idx` (if it is one) by its target, in place; a retired view
+// (loom_proxy_retire) raises its error instead.
 void loom_proxy_unwrap(lua_State *L, int idx) {
-    if (lua_type(L, idx) == LUA_TUSERDATA && loom_proxy_push_target(L, idx)) lua_replace(L, idx);
+    if (lua_type(L, idx) != LUA_TUSERDATA) return;
+    if (loom_proxy_push_target(L, idx)) {
+        lua_replace(L, idx);
+        return;
+    }
+    if (lua_getmetatable(L, idx)) {
+        int retired = loom_proxy_rawfield(L, -1, "__loomretired") == LUA_TBOOLEAN;
+        lua_pop(L, 2);
+        if (retired) loom_proxy_retired_error(L);
+    }
 }
+
+int loom_proxy_retired_error(lua_State *L) {
+    return luaL_error(L, "attempt to use a user view kept from an earlier user (host eval hands each user's rules a view "
+                         "that is valid only while that user is evaluated; rules must be deterministic and keep no view)");
+}
+
+static int retired_index(lua_State *L) { return loom_proxy_retired_error(L); }
 
 const char *loom_proxy_name(lua_State *L, int idx) {
     const char *name = "?";
@@ -308,4 +326,42 @@ int loom_proxy_of_table(lua_State *L, int table_ref, const char *name) {
     loom_proxy_new(L, -1, name);
     lua_remove(L, -2);
     return 1;
+}
+
+// Retired views (loom_proxy_retire), by name: made once per state, as recording proxies' are.
+#define RETIRED_METATABLES "loom.retiredmts"
+
+void loom_proxy_make_reused(lua_State *L, int idx, const char *name) {
+    loom_proxy_make(L, idx, name, 0);
+    lua_getmetatable(L, -1);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "__loomreused");
+    lua_pop(L, 1);
+}
+
+void loom_proxy_retire(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return;
+    int reused = loom_proxy_rawfield(L, -1, "__loomreused") == LUA_TBOOLEAN;
+    lua_pop(L, 1);
+    if (!reused) {
+        lua_pop(L, 1);
+        return;
+    }
+    const char *name = "?";
+    if (loom_proxy_rawfield(L, -1, "__loomname") == LUA_TSTRING) name = lua_tostring(L, -1);
+    int cache = loom_bounded_cache(L, RETIRED_METATABLES);
+    lua_pushstring(L, name);
+    if (lua_rawget(L, cache) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 9);
+        lua_pushcfunction(L, retired_index);
+        lua_setfield(L, -2, "__index");
+        set_proxy_fields(L, proxy_tostring, name);
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "__loomretired");
+        loom_bounded_cache_keep(L, cache, name, strlen(name), RECORDING_NAMES);
+    }
+    lua_setmetatable(L, idx);
+    lua_settop(L, idx);
 }

@@ -15,6 +15,12 @@ int loom_proxy_readonly_error(lua_State *L, int proxy, int key);
 /// Pushes a new proxy of the table at `idx`; `local_copy`: the table is the environment's own copy.
 void loom_proxy_make(lua_State *L, int idx, const char *name, int local_copy);
 
+/// Raises the error of a retired view (loom_proxy_retire) being used.
+int loom_proxy_retired_error(lua_State *L);
+/// loom_proxy_make for a view whose table is reused for later users (loom_push_reused_view):
+/// its metatable is marked `__loomreused`, so that loom_proxy_retire retires it.
+void loom_proxy_make_reused(lua_State *L, int idx, const char *name);
+
 /// A bounded cache in the registry: the table at registry[`key`] (made on first use), whose [1]
 /// counts the entries kept. Pushes it and returns its absolute index.
 int loom_bounded_cache(lua_State *L, const char *key);

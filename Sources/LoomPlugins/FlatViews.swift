@@ -15,7 +15,9 @@ final class FlatViewTables {
 extension PluginEngine {
     /// Pushes `view` as the user's frozen view (`table`: its table alone, for a recording view
     /// over it), as `frozenView` and `LuaState.pushFrozenTree` make a resolution context's;
-    /// false (nothing pushed) when it cannot be.
+    /// false (nothing pushed) when it cannot be. The view's table is one kept for users of the
+    /// same keys (`LuaState.pushReusedFrozenTree`): `flatViewRef` retires the view when the next
+    /// user comes.
     func pushFlat(_ view: FlatUserView, table: Bool) -> Bool {
         let t = flatViews
         view.withContents { bytes, members in
@@ -57,7 +59,7 @@ extension PluginEngine {
             }
         }
         t.tree.end()
-        let pushed = table ? state.pushFrozenTreeTable(t.tree, name: .node) : state.pushFrozenTree(t.tree, name: .node)
+        let pushed = table ? state.pushFrozenTreeTable(t.tree, name: .node) : state.pushReusedFrozenTree(t.tree, name: .node)
         // The view's bytes are not held past the push: the view's next user then reuses their
         // storage in place, rather than copying it.
         t.tree.dropBytes()
@@ -71,7 +73,10 @@ extension PluginEngine {
         let id = ObjectIdentifier(view)
         let generation = view.user
         if t.view != id || t.generation != generation {
-            for r in t.refs { state.release(rawRef: r.ref) }
+            // The previous user's views are retired: their tables are set again for the next
+            // user of the same keys, so a view a rule kept raises an error when used rather than
+            // show another user (`pushReusedFrozenTree`).
+            for r in t.refs { state.retireView(rawRef: r.ref) }
             t.refs.removeAll(keepingCapacity: true)
             t.view = id
             t.generation = generation

@@ -125,13 +125,34 @@ extension LuaState {
         name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, view: false) }
     }
 
+    /// `pushFrozenTree` of an object whose table is kept for the next object of the same keys
+    /// (`host eval`'s views made from the line: `loom_push_reused_view`). The view must be
+    /// retired (`retireView(rawRef:)`) before the next object of its keys is pushed.
+    public func pushReusedFrozenTree(_ tree: FrozenTree, name: CName) -> Bool {
+        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, mode: 2) }
+    }
+
+    /// Retires the view at `ref` when `pushReusedFrozenTree` made it (any use of it then raises
+    /// an error), and releases the reference.
+    public func retireView(rawRef ref: Int32) {
+        if loom_retire_view_ref(mainThread, ref) == 0 { release(rawRef: ref) }
+    }
+
     private func pushTree(_ tree: FrozenTree, name: UnsafePointer<CChar>, view: Bool) -> Bool {
+        pushTree(tree, name: name, mode: view ? 1 : 0)
+    }
+
+    /// mode 0: the table alone; 1: its view; 2: its view over a reused table.
+    private func pushTree(_ tree: FrozenTree, name: UnsafePointer<CChar>, mode: Int) -> Bool {
         guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
         return tree.bytes.withUnsafeBufferPointer { b in
             tree.members.withUnsafeBufferPointer { m in
                 b.withMemoryRebound(to: CChar.self) { c in
-                    view ? loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
-                        : loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                    switch mode {
+                    case 1: return loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                    case 2: return loom_push_reused_view(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                    default: return loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                    }
                 }
             }
         }

@@ -146,4 +146,55 @@ final class FlatViewTests: XCTestCase {
             XCTAssertFalse(flat.1.contains { $0.contains("now:2020-01-01") })
         }
     }
+
+    /// The table behind a view made from the line is kept for the next user of the same keys
+    /// (`loom_push_reused_view`), and the view is retired when the next user comes: a rule that
+    /// keeps views (outside the contract: rules must be deterministic) never reads a later user
+    /// through one. Every earlier view a rule kept either shows the user it was made for or
+    /// raises the retired view's error; it is never another user's.
+    func testAViewKeptFromAnEarlierUserNeverShowsALaterOne() throws {
+        let lua = """
+            local kept = {}
+            return { name = "g", version = "1.0.0", api = 1, register = function(host)
+              host.rule("keep", function(u)
+                local shown, retired = 0, 0
+                for _, k in ipairs(kept) do
+                  local ok, id = pcall(function() return k.view.id end)
+                  local okp, n = pcall(function() local n = 0 for _ in pairs(k.view) do n = n + 1 end return n end)
+                  local okr, raw = pcall(rawget, k.view, "id")
+                  if ok and id ~= k.id or okr and raw ~= k.id then print("LEAK " .. tostring(k.id) .. " shows " .. tostring(id or raw)) end
+                  if ok then shown = shown + 1 else retired = retired + 1 end
+                  if not ok and not tostring(id):find("kept from an earlier user", 1, true) then print("OTHER " .. tostring(id)) end
+                  if ok ~= okp or ok ~= okr then print("MIXED " .. tostring(k.id)) end
+                end
+                print("shown " .. shown .. " retired " .. retired)
+                kept[#kept + 1] = { view = u, id = u.id }
+                if #kept > 4 then table.remove(kept, 1) end
+                return true
+              end)
+            end }
+            """
+        // Two shapes of keys, alternating and repeating, so that every view's table is set again
+        // for later users.
+        let users = (0..<400).map { i in
+            i % 3 == 0 ? #"{"name": "u\#(i)", "id": "id-\#(i)", "tier": "gold"}"# : #"{"id": "id-\#(i)", "age": \#(i)}"#
+        }
+        let (screens, file) = try openRuleLabels(lua: lua, rules: [#""keep""#], users: users)
+        let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
+        engine.sandbox.logCapBytes = 64 << 20
+        let parser = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get().parser
+        let input = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get()
+        let worker = EvalWorker(screens: screens, parser: parser, writer: EvalLineWriter(format: .jsonl, select: .visible), memo: false, flat: true)
+        var lines = 0
+        while let b = input.nextBatch() {
+            let chunk = worker.process(b)
+            lines += String(decoding: chunk.text, as: UTF8.self).split(separator: "\n").count
+        }
+        XCTAssertEqual(lines, 400)
+        let log = engine.log.map { $0.1 }
+        XCTAssertFalse(log.contains { $0.hasPrefix("LEAK") || $0.hasPrefix("OTHER") || $0.hasPrefix("MIXED") }, "\(log.filter { !$0.hasPrefix("shown") }.prefix(5))")
+        // Views were kept and used: some retired (the flat path's), some still showing their own
+        // user (the views the usual path makes when a call fails and the user is resolved again).
+        XCTAssertTrue(log.contains { $0.hasPrefix("shown") && !$0.hasSuffix("retired 0") }, "\(log.prefix(5))")
+    }
 }

@@ -190,6 +190,19 @@ typedef struct {
 /// (pushing nothing) when `members` is not one such value within `depth` levels and the buffer,
 /// or the stack cannot grow.
 int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name);
+/// loom_push_frozen_tree for `host eval`'s views made from the line (an object): the table behind
+/// the view is kept, per state, for the next object of the same keys and size (at most 64 such
+/// shapes), and set again member by member for it; each call makes a new view (a userdata) over
+/// it. A view made so must be retired (loom_retire_view_ref) before the next object of its keys
+/// is pushed: a retired view raises an error when used, so that nothing reads a later object
+/// through a view that was kept. 0 (nothing pushed) as loom_push_frozen_tree.
+int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name);
+/// Retires the view at registry reference `ref` when loom_push_reused_view made it (its every
+/// use then raises "attempt to use a user view kept from an earlier user …"), and releases the
+/// reference. 0 when the stack cannot grow (the reference is then kept).
+int loom_retire_view_ref(lua_State *L, int ref);
+/// Retires the view at `idx` (loom_retire_view_ref); any other value is left as it is.
+void loom_proxy_retire(lua_State *L, int idx);
 /// loom_push_frozen_tree without the value's own view: pushes its table, every nested table a
 /// view (for a recording view made over it); 0 (nothing pushed) where that pushes nothing.
 int loom_push_tree_target(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name);
