@@ -234,32 +234,6 @@ int loom_push_tree_target(lua_State *L, const char *base, size_t bytes, const lo
 #define REUSED_VIEWS "loom.reusedviews"
 #define REUSED_SHAPES 64
 
-// Whether the entry at `entry` was made for these members: the same size (the table was made
-// with room for every member, null ones included, as push_table_members makes it, so the same
-// keys set in the same order give the same layout and the same `next` order) and the same
-// non-null keys in the same order. Leaves the stack as it was.
-static int reused_entry_fits(lua_State *L, int entry, const char *base, const loom_tree_member *members, int count, int set) {
-    int top = lua_gettop(L);
-    int fits = lua_rawgeti(L, entry, 4) == LUA_TNUMBER && lua_tointeger(L, -1) == count
-        && lua_rawgeti(L, entry, 1) == LUA_TTABLE && lua_rawlen(L, -1) == (lua_Unsigned)set;
-    if (fits) {
-        int keys = lua_gettop(L), p = 1;
-        lua_Integer listed = 0;
-        for (int k = 0; k < count && fits; k++) {
-            const loom_tree_member *m = &members[p];
-            if (m->kind != LOOM_TREE_NULL) {
-                size_t len = 0;
-                const char *s = lua_rawgeti(L, keys, ++listed) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
-                fits = s && len == m->key_length && memcmp(s, base + m->key_offset, len) == 0;
-                lua_pop(L, 1);
-            }
-            p += 1 + (int)m->descendants;
-        }
-    }
-    lua_settop(L, top);
-    return fits;
-}
-
 int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
     int end = 0;
     if (count < 1 || members[0].kind != LOOM_TREE_OBJECT || !well_formed(members, count, bytes, &end, depth) || end != count) return 0;
@@ -268,30 +242,46 @@ int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const lo
     lua_Integer h = key_order_hash(base, members, 1, size, &set);
     h ^= (lua_Integer)(size & 0xFFFFF) << 40;  // bits 40-59: still never 1 (bit 61 stays set)
     int cache = loom_bounded_cache(L, REUSED_VIEWS);
-    if (lua_rawgeti(L, cache, h) == LUA_TTABLE && reused_entry_fits(L, cache + 1, base, members, size, set)) {
+    // An entry for these keys: the same size (the table was made with room for every member,
+    // null ones included, as push_table_members makes it, so the same keys set in the same
+    // order give the same layout and the same `next` order) and the same non-null keys in the
+    // same order, each checked as it is set. (A different key can only be a hash collision:
+    // the table then holds a mix, which no view shows, since the entry's views are retired,
+    // and the next user of its own keys sets every member again.)
+    if (lua_rawgeti(L, cache, h) == LUA_TTABLE) {
         int entry = cache + 1;
         lua_rawgeti(L, entry, 1);
-        int keys = lua_gettop(L);
+        int keys = entry + 1;
         lua_rawgeti(L, entry, 2);
-        int t = lua_gettop(L);
+        int t = entry + 2;
+        int fits = lua_rawgeti(L, entry, 4) == LUA_TNUMBER && lua_tointeger(L, -1) == size && lua_rawlen(L, keys) == (lua_Unsigned)set;
+        lua_pop(L, 1);
         // Every non-null member set again: the same keys, so each lands where it was.
         int pos = 1;
         lua_Integer listed = 0;
-        for (int k = 0; k < size; k++) {
-            if (members[pos].kind == LOOM_TREE_NULL) {
+        for (int k = 0; k < size && fits; k++) {
+            const loom_tree_member *m = &members[pos];
+            if (m->kind == LOOM_TREE_NULL) {
                 pos++;
                 continue;
             }
-            lua_rawgeti(L, keys, ++listed);
+            size_t len = 0;
+            const char *s = lua_rawgeti(L, keys, ++listed) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+            if (!s || len != m->key_length || memcmp(s, base + m->key_offset, len) != 0) {
+                fits = 0;
+                break;
+            }
             push_node(L, base, members, &pos, name);
             lua_rawset(L, t);
         }
-        lua_newuserdatauv(L, 0, 0);
-        lua_rawgeti(L, entry, 3);
-        lua_setmetatable(L, -2);
-        lua_replace(L, cache);
-        lua_settop(L, cache);
-        return 1;
+        if (fits) {
+            lua_newuserdatauv(L, 0, 0);
+            lua_rawgeti(L, entry, 3);
+            lua_setmetatable(L, -2);
+            lua_replace(L, cache);
+            lua_settop(L, cache);
+            return 1;
+        }
     }
     lua_settop(L, cache);
     // Made as loom_push_frozen_tree makes it, and kept for the next user of these keys while

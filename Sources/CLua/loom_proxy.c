@@ -328,28 +328,14 @@ int loom_proxy_of_table(lua_State *L, int table_ref, const char *name) {
     return 1;
 }
 
-// Retired views (loom_proxy_retire), by name: made once per state, as recording proxies' are.
+// Retired views (loom_proxy_retire), by name: made once per state, as recording proxies' are. A
+// reused view's metatable holds its retired metatable under the address of `retired_key` (a
+// key no plugin can make or reach), so that retiring a view looks up no string.
 #define RETIRED_METATABLES "loom.retiredmts"
+static const char retired_key = 0;
 
-void loom_proxy_make_reused(lua_State *L, int idx, const char *name) {
-    loom_proxy_make(L, idx, name, 0);
-    lua_getmetatable(L, -1);
-    lua_pushboolean(L, 1);
-    lua_setfield(L, -2, "__loomreused");
-    lua_pop(L, 1);
-}
-
-void loom_proxy_retire(lua_State *L, int idx) {
-    idx = lua_absindex(L, idx);
-    if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return;
-    int reused = loom_proxy_rawfield(L, -1, "__loomreused") == LUA_TBOOLEAN;
-    lua_pop(L, 1);
-    if (!reused) {
-        lua_pop(L, 1);
-        return;
-    }
-    const char *name = "?";
-    if (loom_proxy_rawfield(L, -1, "__loomname") == LUA_TSTRING) name = lua_tostring(L, -1);
+// Pushes the retired views' metatable for `name` (made on first use).
+static void push_retired_metatable(lua_State *L, const char *name) {
     int cache = loom_bounded_cache(L, RETIRED_METATABLES);
     lua_pushstring(L, name);
     if (lua_rawget(L, cache) != LUA_TTABLE) {
@@ -362,6 +348,20 @@ void loom_proxy_retire(lua_State *L, int idx) {
         lua_setfield(L, -2, "__loomretired");
         loom_bounded_cache_keep(L, cache, name, strlen(name), RECORDING_NAMES);
     }
-    lua_setmetatable(L, idx);
+    lua_remove(L, cache);
+}
+
+void loom_proxy_make_reused(lua_State *L, int idx, const char *name) {
+    loom_proxy_make(L, idx, name, 0);
+    lua_getmetatable(L, -1);
+    push_retired_metatable(L, name);
+    lua_rawsetp(L, -2, &retired_key);
+    lua_pop(L, 1);
+}
+
+void loom_proxy_retire(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return;
+    if (lua_rawgetp(L, -1, &retired_key) == LUA_TTABLE) lua_setmetatable(L, idx);
     lua_settop(L, idx);
 }

@@ -110,7 +110,7 @@ extension LuaRule: FlatViewRule {
         guard let (node, argsRef) = try? nodeAndArgs(engine, args: args, at: location, subject: subject) else { return nil }
         guard record else {
             guard let user = engine.flatViewRef(view, owner: owner) else { return nil }
-            return (callFlat(user: user, args: argsRef, node: node), nil)
+            return (callFlat(user: user, args: argsRef, node: node, at: location), nil)
         }
         // As `evaluateObserved` over a view's table alone: a recording view of it, its reads
         // answered when the call succeeded without logging a line (made and called in one call
@@ -120,7 +120,7 @@ extension LuaRule: FlatViewRule {
         guard let made = state.callRuleRecording(owner: owner, function: fnRef, args: argsRef, node: node, name: .node) else { return nil }
         // [log, view, error or answer]
         if made.status != 0 {
-            _ = state.popError(status: made.status, exceeded: made.exceeded)
+            noteKeptView(state.popError(status: made.status, exceeded: made.exceeded), at: location)
             state.pop(2)
             return (nil, nil)
         }
@@ -135,12 +135,31 @@ extension LuaRule: FlatViewRule {
     /// `call` without a resolution context: the answer, or nil when the rule raised, met a limit
     /// or answered no boolean (the error dropped: the caller resolves the user the usual way,
     /// which reports it).
-    private func callFlat(user: Int32, args: Int32, node: Int32) -> Bool? {
+    private func callFlat(user: Int32, args: Int32, node: Int32, at location: SourceLocation) -> Bool? {
         var result: Int32 = 0, exceeded: Int32 = 0
         let status = LuaState.callRule(mainThread, owner: owner, function: fnRef, user: user, args: args, node: node,
                                        result: &result, exceeded: &exceeded)
         if _fastPath(status == 0 && result >= 0) { return result != 0 }
-        if status != 0 { _ = state.popError(status: status, exceeded: exceeded) } else { state.pop(1) }
+        if status != 0 { noteKeptView(state.popError(status: status, exceeded: exceeded), at: location) } else { state.pop(1) }
         return nil
+    }
+
+    /// What `loom_proxy_retired_error` says (CLua, loom_proxy.c).
+    static let keptViewError = "attempt to use a user view kept from an earlier user"
+
+    /// Keeps a warning for `takeKeptViewNote` when `error` is a retired view's.
+    @inline(never)
+    private func noteKeptView(_ error: LuaError, at location: SourceLocation) {
+        guard error.message.contains(LuaRule.keptViewError) else { return }
+        let at = engine.failure(error).scriptLocation.map { " (\($0))" } ?? ""
+        keptViewNote = .warning("rule '\(name)' of plugin \(plugin.name) used a user view it kept from an earlier user\(at): host eval "
+                                + "retires each user's views when the next user comes, so the user was evaluated again the usual way, "
+                                + "where the rule may answer otherwise. Rules must be deterministic and keep no view (docs/plugin-api.md, "
+                                + "\"Determinism and caching\")", at: location)
+    }
+
+    func takeKeptViewNote() -> Diagnostic? {
+        defer { keptViewNote = nil }
+        return keptViewNote
     }
 }

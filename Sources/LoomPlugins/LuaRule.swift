@@ -18,6 +18,9 @@ final class LuaRule: ObservableRule, AttributeReading {
     var state: LuaState { _read { yield stateRef.object } }
     /// The resolution in which this rule exceeded a limit: it is not called again there.
     let exhausted = ExhaustedMark()
+    /// A flat call's warning that the rule used a view it kept from an earlier user, until taken
+    /// (`takeKeptViewNote`).
+    var keptViewNote: Diagnostic?
 
     let owner: Int32
     /// The state's main thread (`LuaState.mainThread`): the hot path calls through it, holding

@@ -194,6 +194,7 @@ public final class EvalWorker {
             for (k, r) in lines.records.enumerated() {
                 if !r.tooLong, !plans.isEmpty,
                    user.read(line: UnsafeBufferPointer(rebasing: all[r.start..<r.end]), number: r.line), answered() {
+                    takeNotes(line: r.line, into: &chunk)
                     chunk.users += 1
                     let name = user.nameBytes
                     for n in screenIDs.indices {
@@ -202,10 +203,21 @@ public final class EvalWorker {
                     }
                     continue
                 }
+                takeNotes(line: r.line, into: &chunk)
                 evaluate(batch.pending(batch.users.count + k), into: &chunk)
             }
         }
         return chunk
+    }
+
+    /// The plans' warnings about the user at `line` (`VisibilityPlan.userNotes`), into the chunk's
+    /// resolution problems.
+    @inline(__always)
+    private func takeNotes(line: Int, into chunk: inout EvalChunk) {
+        for p in plans where !p.userNotes.isEmpty {
+            for d in p.userNotes { chunk.notes.add(d, line: line) }
+            p.userNotes.removeAll()
+        }
     }
 
     /// The memos of each screen's plan (`VisibilityPlan.memoStates`; for tests).

@@ -209,6 +209,10 @@ public final class VisibilityPlan {
         return any
     }
 
+    /// Warnings of this user's flat calls (`FlatViewRule.takeKeptViewNote`), for the worker to
+    /// report at the user's line (`EvalWorker.process`).
+    var userNotes: [Diagnostic] = []
+
     /// A rule called for the user (what it read learnt by its memo); nil when it failed.
     private func call(_ node: CompiledRule, _ leaf: Int, _ subject: RuleSubject, _ u: PlanUser) -> Bool? {
         guard let e = node.evaluator else { return nil }
@@ -223,6 +227,7 @@ public final class VisibilityPlan {
             var made: (answer: Bool?, reads: [String]?)?
             if let flat = l.flat, let view = u.flatView(screenIndex, wanted: l.narrow) {
                 made = flat.evaluateFlat(view, args: node.args, at: node.location, subject: subject, record: true, within: l.narrowNames)
+                if made != nil, made!.answer == nil, let d = flat.takeKeptViewNote() { userNotes.append(d) }
             }
             if made == nil, let narrowContext = u.narrowContext(screenIndex, l.narrow) {
                 let (result, reads) = observable.evaluateObserved(args: node.args, at: node.location, subject: subject, context: narrowContext)
@@ -245,6 +250,7 @@ public final class VisibilityPlan {
            let made = flat.evaluateFlat(view, args: node.args, at: node.location, subject: subject, record: learning, within: nil) {
             guard let answer = made.answer else {
                 if learning { l.noteReads(nil, slots: u.slots) }
+                if let d = flat.takeKeptViewNote() { userNotes.append(d) }
                 return nil
             }
             if learning { learned(l, leaf, made.reads, answer, u) }

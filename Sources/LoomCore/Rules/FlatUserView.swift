@@ -131,4 +131,9 @@ public protocol FlatViewRule: ObservableRule {
     /// (`reads` is then `within` when so, else nil), which spares making the reads.
     func evaluateFlat(_ view: FlatUserView, args: JSONNode?, at location: SourceLocation, subject: RuleSubject, record: Bool,
                       within: [String]?) -> (answer: Bool?, reads: [String]?)?
+    /// After a call whose answer was nil: a warning when the rule failed because it used a view
+    /// it had kept from an earlier user (views made from the line are retired when the next
+    /// user comes), taken once. The caller reports it at the user's line: the usual path the
+    /// user then takes calls the rule with views of another kind, so it may not fail again.
+    func takeKeptViewNote() -> Diagnostic?
 }
