@@ -82,9 +82,10 @@ final class FlatViewTests: XCTestCase {
     }
 
     /// The output lines and the log of each way (`flat` on, then off) over one workspace.
-    private func bothWays(now: String? = nil, locale: String? = nil, memo: Bool, device: DeviceContext? = nil) throws -> (flat: ([String], [String], Int), context: ([String], [String], Int)) {
+    private func bothWays(now: String? = nil, locale: String? = nil, memo: Bool, device: DeviceContext? = nil,
+                          users given: [String]? = nil) throws -> (flat: ([String], [String], Int), context: ([String], [String], Int)) {
         let rules = [#""see""#, #"{"see": {"k": 7}}"#, #""seen_again""#, #""sticky""#, #""sticky_named""#, #"{"rollout": {"percent": 40, "group": "g"}}"#]
-        let (screens, file) = try openRuleLabels(lua: lua, rules: rules, users: users, device: device)
+        let (screens, file) = try openRuleLabels(lua: lua, rules: rules, users: given ?? users, device: device)
         let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
         engine.sandbox.logCapBytes = 64 << 20
         func run(flat: Bool) throws -> ([String], [String], Int) {
@@ -144,6 +145,29 @@ final class FlatViewTests: XCTestCase {
             XCTAssertEqual(flat.1, context.1)
             XCTAssertTrue(flat.1.contains { $0.contains("now:2030-05-05T10:00:00Z locale:nb") })
             XCTAssertFalse(flat.1.contains { $0.contains("now:2020-01-01") })
+        }
+    }
+
+    /// More sets of keys than a state keeps tables for (64): the first are kept and set again,
+    /// the rest made anew each time; keys in another order, a null member more (the same
+    /// non-null keys in a table of another size) and members missing are sets of their own. The
+    /// same user either way.
+    func testUsersOfManySetsOfKeysAreTheSameUserEitherWay() throws {
+        var users: [String] = []
+        for i in 0..<3_000 {
+            let k = i % 150
+            switch i % 4 {
+            case 0: users.append(#"{"name": "u\#(i)", "id": "id-\#(i)", "tier": "gold", "k\#(k)": \#(i), "age": \#(i % 70)}"#)
+            case 1: users.append(#"{"k\#(k)": "v\#(i)", "tier": "free", "id": "id-\#(i)", "name": "u\#(i)"}"#)
+            case 2: users.append(#"{"name": "u\#(i)", "id": "id-\#(i)", "tier": "gold", "k\#(k)": \#(i), "age": \#(i % 70), "gone": null}"#)
+            default: users.append(#"{"name": "u\#(i)", "tier": "silver", "k\#(k)": true}"#)
+            }
+        }
+        for memo in [false, true] {
+            let (flat, context) = try bothWays(memo: memo, users: users)
+            XCTAssertEqual(flat.0.count, 3_000)
+            XCTAssertEqual(flat.0, context.0, "memo \(memo)")
+            XCTAssertEqual(flat.1, context.1, "memo \(memo)")
         }
     }
 
