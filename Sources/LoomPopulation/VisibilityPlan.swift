@@ -227,7 +227,7 @@ public final class VisibilityPlan {
             var made: (answer: Bool?, reads: [String]?)?
             if let flat = l.flat, let view = u.flatView(screenIndex, wanted: l.narrow) {
                 made = flat.evaluateFlat(view, args: node.args, at: node.location, subject: subject, record: true, within: l.narrowNames)
-                if made != nil, made!.answer == nil, let d = flat.takeKeptViewNote() { userNotes.append(d) }
+                if let m = made, m.answer == nil, let d = flat.takeKeptViewNote() { userNotes.append(d) }
             }
             if made == nil, let narrowContext = u.narrowContext(screenIndex, l.narrow) {
                 let (result, reads) = observable.evaluateObserved(args: node.args, at: node.location, subject: subject, context: narrowContext)

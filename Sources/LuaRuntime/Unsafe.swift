@@ -129,7 +129,7 @@ extension LuaState {
     /// (`host eval`'s views made from the line: `loom_push_reused_view`). The view must be
     /// retired (`retireView(rawRef:)`) before the next object of its keys is pushed.
     public func pushReusedFrozenTree(_ tree: FrozenTree, name: CName) -> Bool {
-        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, mode: 2) }
+        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, as: .reusedView) }
     }
 
     /// Retires the view at `ref` when `pushReusedFrozenTree` made it (any use of it then raises
@@ -139,19 +139,22 @@ extension LuaState {
     }
 
     private func pushTree(_ tree: FrozenTree, name: UnsafePointer<CChar>, view: Bool) -> Bool {
-        pushTree(tree, name: name, mode: view ? 1 : 0)
+        pushTree(tree, name: name, as: view ? .view : .table)
     }
 
-    /// mode 0: the table alone; 1: its view; 2: its view over a reused table.
-    private func pushTree(_ tree: FrozenTree, name: UnsafePointer<CChar>, mode: Int) -> Bool {
+    /// What `pushTree` pushes: the value's table alone, its view, or its view over a table kept
+    /// for the next value of the same keys.
+    private enum TreePush { case table, view, reusedView }
+
+    private func pushTree(_ tree: FrozenTree, name: UnsafePointer<CChar>, as kind: TreePush) -> Bool {
         guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
         return tree.bytes.withUnsafeBufferPointer { b in
             tree.members.withUnsafeBufferPointer { m in
                 b.withMemoryRebound(to: CChar.self) { c in
-                    switch mode {
-                    case 1: return loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
-                    case 2: return loom_push_reused_view(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
-                    default: return loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                    switch kind {
+                    case .view: return loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                    case .reusedView: return loom_push_reused_view(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+                    case .table: return loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
                     }
                 }
             }
