@@ -141,6 +141,35 @@ extension PluginEngine {
         return t
     }
 
+    /// A template element's view as one value: `base` with `scope`'s members over it, as
+    /// assigning each of `scope`'s members to a copy of `base` orders them (a key `base` holds
+    /// keeps its place with `scope`'s value; the others follow in `scope`'s order), without
+    /// making that copy. Nil as `frozenView`.
+    static func frozenView(_ base: OrderedDictionary<String, JSONValue>, over scope: OrderedDictionary<String, JSONValue>) -> FrozenTree? {
+        // Where each of `scope`'s keys is in `base` (nil: a key of its own): looked up once per
+        // key of the element, not once per key of the user.
+        var replaced: [(at: Int, value: JSONValue)] = []
+        var added: [(key: String, value: JSONValue)] = []
+        for (k, v) in scope {
+            if let i = base.index(forKey: k) { replaced.append((i, v)) } else { added.append((k, v)) }
+        }
+        replaced.sort { $0.at < $1.at }
+        var t = FrozenTree(capacity: base.count + added.count + 2)
+        t.beginObject(nil, count: base.count + added.count)
+        var next = 0
+        for (i, (k, v)) in base.enumerated() {
+            var value = v
+            if next < replaced.count, replaced[next].at == i {
+                value = replaced[next].value
+                next += 1
+            }
+            guard add(value, k, to: &t, depth: 1) else { return nil }
+        }
+        for (k, v) in added { guard add(v, k, to: &t, depth: 1) else { return nil } }
+        t.end()
+        return t
+    }
+
     /// Adds `v` (a member at `depth` of the member-by-member path); false when it nests too deep.
     private static func add(_ v: JSONValue, _ key: String?, to t: inout FrozenTree, depth: Int) -> Bool {
         switch v {

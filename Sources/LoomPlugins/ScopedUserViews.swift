@@ -42,13 +42,19 @@ extension PluginEngine {
         // Bounded: screens expanded anew for each request (data in the request) make new nodes
         // each time; past the limit the kept views go (no call holds one between calls).
         if views.scoped.count >= UserViewSet.scopedLimit { views.dropScoped() }
-        var attrs = PluginEngine.viewAttributes(ctx)
-        for (k, v) in scope { attrs[k] = v }
+        // The plain view's attributes, made once per set of views (not per element).
+        let base: OrderedDictionary<String, JSONValue>
+        if let made = views.viewAttributes { base = made } else {
+            base = PluginEngine.viewAttributes(ctx)
+            views.viewAttributes = base
+        }
         // Made in one call into C, as the plain view is (`pushViewInOneCall`: the same frozen
         // view, `ScopedUserViewTests`): pushing it value by value and freezing it with the
         // sandbox's general `freeze` cost most of a data-fed screen's resolution (one view per
         // template element with a rule). The general path remains for a value nesting too deep.
-        if !(userViewsInOneCall && PluginEngine.frozenView(attrs, profile: nil, device: [:]).map({ state.pushFrozenTree($0, name: "node") }) == true) {
+        if !(userViewsInOneCall && PluginEngine.frozenView(base, over: scope).map({ state.pushFrozenTree($0, name: "node") }) == true) {
+            var attrs = base
+            for (k, v) in scope { attrs[k] = v }
             state.push(json: .object(attrs), keepingOrder: true)
             try sandbox.freezeTop()
         }

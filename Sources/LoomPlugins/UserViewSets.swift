@@ -21,6 +21,9 @@ final class UserViewSet {
     /// (held: its identity is not reused while the view is kept). At most `scopedLimit`.
     @exclusivity(unchecked) var scoped: [PluginEngine.ScopedViewKey: (ref: Int32, node: AnyObject)] = [:]
     static let scopedLimit = 4096
+    /// What the plain view holds (`PluginEngine.viewAttributes`: a function of the user, the
+    /// parameters and the device, as the set is), made once for the template elements' views.
+    @exclusivity(unchecked) var viewAttributes: OrderedDictionary<String, JSONValue>?
 
     init(state: LuaState, context ctx: ResolutionContext) {
         self.state = state

@@ -76,6 +76,9 @@ final class UserViewInOneCallTests: XCTestCase {
             u("object", ["tier": "gold", "address": .object(["city": "Oslo", "zip": .null, "lines": .array(["a", .null, .object([:])])])]),
             u("deep", ["tier": "gold", "deep": (0..<(2 * JSONReader.maxDepth + 2)).reduce(JSONValue.int(1)) { v, _ in .array([v]) }]),
             u("params", ["params": "mine", "params.id": "mine too", "tier": "gold"]),
+            // Attributes a template element's fields take over (`"as": "r"`: `r`, `r.name`, …),
+            // between attributes of the user's own: the element's keep their places.
+            u("element-shadowed", ["tier": "gold", "r": "mine", "age": 30, "r.name": "mine too", "r.id": .int(5), "zzz": true]),
         ]
     }
 
