@@ -170,6 +170,52 @@ extension PluginEngine {
         return t
     }
 
+    /// `attrs` encoded as `frozenView(attrs, over: [:])` encodes it, with the place of each
+    /// attribute's member in the tree (its nested members follow it). Nil as `frozenView`.
+    static func placedView(_ attrs: OrderedDictionary<String, JSONValue>) -> (tree: FrozenTree, places: [Int])? {
+        var t = FrozenTree(capacity: attrs.count + 2)
+        var places: [Int] = []
+        places.reserveCapacity(attrs.count)
+        t.beginObject(nil, count: attrs.count)
+        for (k, v) in attrs {
+            places.append(t.count)
+            guard add(v, k, to: &t, depth: 1) else { return nil }
+        }
+        t.end()
+        return (t, places)
+    }
+
+    /// `frozenView(base, over: scope)` made from `base` encoded once (`placedView`): a copy of
+    /// it, each of `scope`'s values for a key `base` holds set in its place, the others added
+    /// after. Nil when one of those values or the value it takes the place of is an array or
+    /// an object (the caller then encodes the whole view).
+    static func frozenView(_ tree: FrozenTree, places: [Int], of base: OrderedDictionary<String, JSONValue>,
+                           over scope: OrderedDictionary<String, JSONValue>) -> FrozenTree? {
+        var t = tree
+        var added: [(key: String, value: JSONValue)] = []
+        for (k, v) in scope {
+            guard let i = base.index(forKey: k) else {
+                added.append((k, v))
+                continue
+            }
+            let at = places[i]
+            guard t.isScalar(at: at) else { return nil }
+            switch v {
+            case .null: t.setNull(at: at)
+            case .bool(let b): t.set(at: at, b)
+            case .int(let n): t.set(at: at, n)
+            case .double(let d): t.set(at: at, d)
+            case .string(let s): t.set(at: at, s)
+            case .array, .object: return nil
+            }
+        }
+        guard !added.isEmpty else { return t }
+        guard t.reopenObject(more: added.count) else { return nil }
+        for (k, v) in added { guard add(v, k, to: &t, depth: 1) else { return nil } }
+        t.end()
+        return t
+    }
+
     /// Adds `v` (a member at `depth` of the member-by-member path); false when it nests too deep.
     private static func add(_ v: JSONValue, _ key: String?, to t: inout FrozenTree, depth: Int) -> Bool {
         switch v {

@@ -52,7 +52,10 @@ extension PluginEngine {
         // view, `ScopedUserViewTests`): pushing it value by value and freezing it with the
         // sandbox's general `freeze` cost most of a data-fed screen's resolution (one view per
         // template element with a rule). The general path remains for a value nesting too deep.
-        if !(userViewsInOneCall && PluginEngine.frozenView(base, over: scope).map({ state.pushFrozenTree($0, name: "node") }) == true) {
+        if views.viewAttributesTree == nil { views.viewAttributesTree = PluginEngine.placedView(base) }
+        let tree = views.viewAttributesTree!.flatMap { PluginEngine.frozenView($0.tree, places: $0.places, of: base, over: scope) }
+            ?? PluginEngine.frozenView(base, over: scope)
+        if !(userViewsInOneCall && tree.map({ state.pushFrozenTree($0, name: "node") }) == true) {
             var attrs = base
             for (k, v) in scope { attrs[k] = v }
             state.push(json: .object(attrs), keepingOrder: true)

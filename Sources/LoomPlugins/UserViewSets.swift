@@ -24,6 +24,10 @@ final class UserViewSet {
     /// What the plain view holds (`PluginEngine.viewAttributes`: a function of the user, the
     /// parameters and the device, as the set is), made once for the template elements' views.
     @exclusivity(unchecked) var viewAttributes: OrderedDictionary<String, JSONValue>?
+    /// The same encoded (`PluginEngine.frozenView`), with the place of each attribute's member
+    /// in it: the element views start from a copy of it. Nil until made; `.none` inside when it
+    /// cannot be (a value nests too deep).
+    @exclusivity(unchecked) var viewAttributesTree: (tree: FrozenTree, places: [Int])??
 
     init(state: LuaState, context ctx: ResolutionContext) {
         self.state = state

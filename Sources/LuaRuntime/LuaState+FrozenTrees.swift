@@ -24,7 +24,7 @@ public struct FrozenTree {
     /// `append(contentsOf: s.utf8)` it cost about 170 instructions a string: callgrind, a user
     /// view of 10 members made per user by `host eval`).
     @inline(__always)
-    private mutating func append(_ s: String) {
+    fileprivate mutating func append(_ s: String) {
         var s = s
         s.withUTF8 { bytes.append(contentsOf: $0) }
     }
@@ -70,6 +70,44 @@ public struct FrozenTree {
     public mutating func end() {
         guard let k = open.popLast() else { return }
         members[k].descendants = Int64(members.count - 1 - k)
+    }
+}
+
+extension FrozenTree {
+    /// Opens again the finished object at the top (this tree is an object), with `more` members
+    /// more to follow, added as before, then `end()`.
+    public mutating func reopenObject(more: Int) -> Bool {
+        guard open.isEmpty, let root = members.first, root.kind == Int32(LOOM_TREE_OBJECT) else { return false }
+        members[0].i += Int64(more)
+        open.append(0)
+        return true
+    }
+
+    /// Whether the member at `index` is a null, boolean, number or string (no members below it).
+    public func isScalar(at index: Int) -> Bool {
+        index < members.count && members[index].kind < Int32(LOOM_TREE_ARRAY)
+    }
+
+    /// Gives the scalar member at `index` (`isScalar`) another scalar value, its key kept.
+    public mutating func setNull(at index: Int) { setScalar(at: index, kind: Int32(LOOM_TREE_NULL)) }
+    public mutating func set(at index: Int, _ b: Bool) { setScalar(at: index, kind: Int32(b ? LOOM_TREE_TRUE : LOOM_TREE_FALSE)) }
+    public mutating func set(at index: Int, _ i: Int) { setScalar(at: index, kind: Int32(LOOM_TREE_INT), i: Int64(i)) }
+    public mutating func set(at index: Int, _ d: Double) { setScalar(at: index, kind: Int32(LOOM_TREE_DOUBLE), d: d) }
+    public mutating func set(at index: Int, _ s: String) { setScalar(at: index, kind: Int32(LOOM_TREE_STRING), value: s) }
+
+    private mutating func setScalar(at index: Int, kind: Int32, i: Int64 = 0, d: Double = 0, value: String? = nil) {
+        var m = members[index]
+        m.kind = kind
+        m.i = i
+        m.d = d
+        m.value_offset = 0
+        m.value_length = 0
+        if let value {
+            m.value_offset = bytes.count
+            append(value)
+            m.value_length = bytes.count - m.value_offset
+        }
+        members[index] = m
     }
 }
 

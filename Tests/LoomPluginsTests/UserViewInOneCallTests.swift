@@ -79,6 +79,9 @@ final class UserViewInOneCallTests: XCTestCase {
             // Attributes a template element's fields take over (`"as": "r"`: `r`, `r.name`, …),
             // between attributes of the user's own: the element's keep their places.
             u("element-shadowed", ["tier": "gold", "r": "mine", "age": 30, "r.name": "mine too", "r.id": .int(5), "zzz": true]),
+            // The element's fields over the user's of the same names, the element itself (`r`) not:
+            // each keeps the user's place, with the element's value (a string, a number, a null).
+            u("element-fields-shadowed", ["r.name": "mine", "tier": "gold", "r.id": "five", "r.tags": .null, "r.zip": .int(1), "age": 30]),
         ]
     }
 
