@@ -241,7 +241,7 @@ let package = Package(
         .testTarget(name: "LoomTextTests", dependencies: ["LoomText"], path: "Tests/LoomTextTests"),
         .testTarget(name: "LoomLayoutTests", dependencies: ["LoomLayout", "LoomText", "LoomSolver", "LoomStyles", "LoomCore"], path: "Tests/LoomLayoutTests"),
         .testTarget(name: "LoomRenderTests", dependencies: ["LoomRender", "LoomLayout", "LoomText", "LoomStyles", "LoomCore"], path: "Tests/LoomRenderTests"),
-        .testTarget(name: "LoomPopulationTests", dependencies: ["LoomPopulation", "LoomWorkspace", "LoomPlugins", "LoomStyles", "LoomCore"], path: "Tests/LoomPopulationTests"),
+        .testTarget(name: "LoomPopulationTests", dependencies: ["LoomPopulation", "LoomWorkspace", "LoomPlugins", "LoomStyles", "LoomCore", "FuzzTargets"], path: "Tests/LoomPopulationTests"),
         .testTarget(name: "HostTests", dependencies: ["LoomCore"], path: "Tests/HostTests"),
         .testTarget(name: "LoomCommandsTests", dependencies: ["LoomCommands", "LoomWorkspace", "LoomPlugins", "LoomStyles", "LoomCore"], path: "Tests/LoomCommandsTests"),
         .testTarget(name: "LoomServeTests", dependencies: ["LoomServe", "LoomCore"], path: "Tests/LoomServeTests"),

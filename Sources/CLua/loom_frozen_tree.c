@@ -80,24 +80,30 @@ static int kept_key_order(lua_State *L, const char *base, const loom_tree_member
     return cache;
 }
 
-// Sets a new key order metatable { __keys = { k1, k2, … } } on the table at `t`, whose `count`
-// members start at members[first] (null ones not set, so not listed), and keeps it under `h`
-// while the cache has room and the slot is free.
-static void set_key_order(lua_State *L, int t, const char *base, const loom_tree_member *members, int first, int count, lua_Integer h, int set) {
-    lua_createtable(L, 0, 1);
-    int mt = lua_gettop(L);
+// Pushes the list { k1, k2, … } of the keys of the `count` members starting at members[first]
+// that are not null (`set` of them), in order.
+static void push_key_list(lua_State *L, const char *base, const loom_tree_member *members, int first, int count, int set) {
     lua_createtable(L, set, 0);
-    int keys = lua_gettop(L);
     lua_Integer listed = 0;
     int p = first;
     for (int k = 0; k < count; k++) {
         const loom_tree_member *m = &members[p];
         if (m->kind != LOOM_TREE_NULL) {
             lua_pushlstring(L, base + m->key_offset, m->key_length);
-            lua_rawseti(L, keys, ++listed);
+            lua_rawseti(L, -2, ++listed);
         }
         p += 1 + (int)m->descendants;
     }
+}
+
+// Sets a new key order metatable { __keys = { k1, k2, … } } on the table at `t`, whose `count`
+// members start at members[first] (null ones not set, so not listed), and keeps it under `h`
+// while the cache has room and the slot is free.
+static void set_key_order(lua_State *L, int t, const char *base, const loom_tree_member *members, int first, int count, lua_Integer h, int set) {
+    lua_createtable(L, 0, 1);
+    int mt = lua_gettop(L);
+    push_key_list(L, base, members, first, count, set);
+    int keys = lua_gettop(L);
     lua_pushliteral(L, "__keys");
     lua_pushvalue(L, keys);
     lua_rawset(L, mt);
@@ -299,17 +305,7 @@ int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const lo
         int proxy = lua_gettop(L);
         lua_createtable(L, 4, 0);
         int entry = lua_gettop(L);
-        lua_createtable(L, set, 0);
-        lua_Integer listed = 0;
-        int p = 1;
-        for (int k = 0; k < size; k++) {
-            const loom_tree_member *m = &members[p];
-            if (m->kind != LOOM_TREE_NULL) {
-                lua_pushlstring(L, base + m->key_offset, m->key_length);
-                lua_rawseti(L, -2, ++listed);
-            }
-            p += 1 + (int)m->descendants;
-        }
+        push_key_list(L, base, members, 1, size, set);
         lua_rawseti(L, entry, 1);
         lua_pushvalue(L, t);
         lua_rawseti(L, entry, 2);

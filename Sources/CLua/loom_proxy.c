@@ -239,27 +239,29 @@ static int recording_tostring(lua_State *L) {
 #define RECORDING_METATABLES "loom.recordingmts"
 #define RECORDING_NAMES 16
 
-static void make_recording_metatable(lua_State *L, const char *name) {
-    lua_createtable(L, 0, 9);
-    lua_pushcfunction(L, recording_index);
-    lua_setfield(L, -2, "__index");
-    set_proxy_fields(L, recording_tostring, name);
-    lua_pushboolean(L, 1);
-    lua_setfield(L, -2, "__loomrecording");
+// Pushes the metatable the proxies of one kind named `name` share (made on first use, kept under
+// `name` in the bounded cache `cache_key` for at most RECORDING_NAMES names): `__index` is
+// `index_fn`, the proxy fields with `tostring_fn`, and the field `marker` is true.
+static void push_shared_metatable(lua_State *L, const char *cache_key, const char *name, lua_CFunction index_fn,
+                                  lua_CFunction tostring_fn, const char *marker) {
+    int cache = loom_bounded_cache(L, cache_key);
+    lua_pushstring(L, name);
+    if (lua_rawget(L, cache) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 9);
+        lua_pushcfunction(L, index_fn);
+        lua_setfield(L, -2, "__index");
+        set_proxy_fields(L, tostring_fn, name);
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, marker);
+        loom_bounded_cache_keep(L, cache, name, strlen(name), RECORDING_NAMES);
+    }
+    lua_remove(L, cache);
 }
 
 // Pushes the shared metatable of recording proxies named `name` (made on first use).
 static void push_recording_metatable(lua_State *L, const char *name) {
-    int cache = loom_bounded_cache(L, RECORDING_METATABLES);
-    lua_pushstring(L, name);
-    if (lua_rawget(L, cache) == LUA_TTABLE) {
-        lua_remove(L, cache);
-        return;
-    }
-    lua_pop(L, 1);
-    make_recording_metatable(L, name);
-    loom_bounded_cache_keep(L, cache, name, strlen(name), RECORDING_NAMES);
-    lua_remove(L, cache);
+    push_shared_metatable(L, RECORDING_METATABLES, name, recording_index, recording_tostring, "__loomrecording");
 }
 
 void loom_proxy_new_recording(lua_State *L, int idx, int record, const char *name) {
@@ -334,27 +336,10 @@ int loom_proxy_of_table(lua_State *L, int table_ref, const char *name) {
 #define RETIRED_METATABLES "loom.retiredmts"
 static const char retired_key = 0;
 
-// Pushes the retired views' metatable for `name` (made on first use).
-static void push_retired_metatable(lua_State *L, const char *name) {
-    int cache = loom_bounded_cache(L, RETIRED_METATABLES);
-    lua_pushstring(L, name);
-    if (lua_rawget(L, cache) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_createtable(L, 0, 9);
-        lua_pushcfunction(L, retired_index);
-        lua_setfield(L, -2, "__index");
-        set_proxy_fields(L, proxy_tostring, name);
-        lua_pushboolean(L, 1);
-        lua_setfield(L, -2, "__loomretired");
-        loom_bounded_cache_keep(L, cache, name, strlen(name), RECORDING_NAMES);
-    }
-    lua_remove(L, cache);
-}
-
 void loom_proxy_make_reused(lua_State *L, int idx, const char *name) {
     loom_proxy_make(L, idx, name, 0);
     lua_getmetatable(L, -1);
-    push_retired_metatable(L, name);
+    push_shared_metatable(L, RETIRED_METATABLES, name, retired_index, proxy_tostring, "__loomretired");
     lua_rawsetp(L, -2, &retired_key);
     lua_pop(L, 1);
 }

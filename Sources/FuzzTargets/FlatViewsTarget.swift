@@ -40,6 +40,40 @@ extension FuzzTargets {
     }
 }
 
+extension FuzzTargets {
+    /// A Lua function `describe(u)` (a chunk's local) that tells, as one line, everything a
+    /// rule can observe of a user view `u`: each member in `pairs` order with its Lua type and
+    /// value (nested values too), the device's idiom both ways, the length, a write's error,
+    /// `type` and `tostring`'s form (its address as ADDR), the raw functions (`rawget`, `rawlen`,
+    /// `next`, `getmetatable`, `setmetatable`'s and `rawset`'s refusals, `u[1]`), `profile`,
+    /// `now`, `locale` and `name`. Shared by `FuzzFlatViews` (which hashes it) and
+    /// `FlatViewTests` (which logs it).
+    public static let describeUserLua = """
+        local function describe(u)
+          local parts = {}
+          local function add(prefix, t, depth)
+            for k, v in pairs(t) do
+              parts[#parts + 1] = prefix .. tostring(k) .. "=" .. (math.type(v) or type(v)) .. ":" .. tostring(v)
+              if type(v) == "table" and depth < 4 then add(prefix .. tostring(k) .. ".", v, depth + 1) end
+            end
+          end
+          add("", u, 1)
+          parts[#parts + 1] = "device.idiom:" .. tostring(u.device and u.device.idiom) .. " d:" .. tostring(u["device.idiom"])
+          local ok, err = pcall(function() u.tier = "x" end)
+          parts[#parts + 1] = "#" .. #u .. " write:" .. tostring(ok) .. ":" .. tostring(err):gsub("^.-:%d+: ", "")
+          parts[#parts + 1] = "type:" .. type(u) .. " str:" .. tostring(u):gsub("0x%x+", "ADDR")
+          local okset, errset = pcall(setmetatable, u, {})
+          parts[#parts + 1] = "raw:" .. tostring(rawget(u, "tier")) .. " rawlen:" .. tostring(rawlen(u)) .. " next:" .. type(next(u))
+            .. " mt:" .. tostring(getmetatable(u)) .. " setmt:" .. tostring(okset) .. ":" .. tostring(errset):gsub("^.-:%d+: ", "")
+            .. " [1]:" .. tostring(u[1]) .. " ok:" .. tostring(pcall(rawset, u, "x", 1)) .. " t:" .. type(u)
+          parts[#parts + 1] = "profile:" .. tostring(u.profile) .. " now:" .. tostring(u.now) .. " locale:" .. tostring(u.locale)
+            .. " name:" .. tostring(u.name)
+          return (table.concat(parts, " "):gsub("0x%x+", "ADDR"))
+        end
+
+        """
+}
+
 enum FlatViewsFuzz {
     /// This process's folder for the project and the input file, removed when it exits.
     static let scratch: String = {
@@ -50,25 +84,11 @@ enum FlatViewsFuzz {
     }()
     static var folder: String { NSTemporaryDirectory() + "loom-fuzz-flat-\(getpid())" }
 
-    /// Rules whose answers are bits of a hash of what they observe of the user.
-    static let lua = """
+    /// Rules whose answers are bits of a hash of what they observe of the user
+    /// (`FuzzTargets.describeUserLua`).
+    static let lua = FuzzTargets.describeUserLua + """
         local function h(u)
-          local parts = {}
-          local function add(prefix, t, depth)
-            for k, v in pairs(t) do
-              parts[#parts + 1] = prefix .. tostring(k) .. "=" .. (math.type(v) or type(v)) .. ":" .. tostring(v)
-              if type(v) == "table" and depth < 4 then add(prefix .. tostring(k) .. ".", v, depth + 1) end
-            end
-          end
-          add("", u, 1)
-          local ok, err = pcall(function() u.x = 1 end)
-          parts[#parts + 1] = "#" .. #u .. tostring(ok) .. tostring(err):gsub("^.-:%d+: ", "")
-          parts[#parts + 1] = tostring(u.profile) .. tostring(u.now) .. tostring(u.locale) .. tostring(u.name) .. tostring(u["device.idiom"])
-          local okset, errset = pcall(setmetatable, u, {})
-          parts[#parts + 1] = "raw:" .. tostring(rawget(u, "tier")) .. " rawlen:" .. tostring(rawlen(u)) .. " next:" .. type(next(u))
-            .. " mt:" .. tostring(getmetatable(u)) .. " setmt:" .. tostring(okset) .. ":" .. tostring(errset):gsub("^.-:%d+: ", "")
-            .. " [1]:" .. tostring(u[1]) .. " ok:" .. tostring(pcall(rawset, u, "x", 1)) .. " t:" .. type(u)
-          local s, n = (table.concat(parts, " "):gsub("0x%x+", "")), 0
+          local s, n = describe(u), 0
           for i = 1, #s do n = (n * 31 + s:byte(i)) % 1000003 end
           return n
         end

@@ -141,37 +141,8 @@ extension PluginEngine {
         return t
     }
 
-    /// A template element's view as one value: `base` with `scope`'s members over it, as
-    /// assigning each of `scope`'s members to a copy of `base` orders them (a key `base` holds
-    /// keeps its place with `scope`'s value; the others follow in `scope`'s order), without
-    /// making that copy. Nil as `frozenView`.
-    static func frozenView(_ base: OrderedDictionary<String, JSONValue>, over scope: OrderedDictionary<String, JSONValue>) -> FrozenTree? {
-        // Where each of `scope`'s keys is in `base` (nil: a key of its own): looked up once per
-        // key of the element, not once per key of the user.
-        var replaced: [(at: Int, value: JSONValue)] = []
-        var added: [(key: String, value: JSONValue)] = []
-        for (k, v) in scope {
-            if let i = base.index(forKey: k) { replaced.append((i, v)) } else { added.append((k, v)) }
-        }
-        replaced.sort { $0.at < $1.at }
-        var t = FrozenTree(capacity: base.count + added.count + 2)
-        t.beginObject(nil, count: base.count + added.count)
-        var next = 0
-        for (i, (k, v)) in base.enumerated() {
-            var value = v
-            if next < replaced.count, replaced[next].at == i {
-                value = replaced[next].value
-                next += 1
-            }
-            guard add(value, k, to: &t, depth: 1) else { return nil }
-        }
-        for (k, v) in added { guard add(v, k, to: &t, depth: 1) else { return nil } }
-        t.end()
-        return t
-    }
-
-    /// `attrs` encoded as `frozenView(attrs, over: [:])` encodes it, with the place of each
-    /// attribute's member in the tree (its nested members follow it). Nil as `frozenView`.
+    /// `attrs` encoded as `frozenView(attrs, profile: nil, device: [:])` encodes it, with the place
+    /// of each attribute's member in the tree (its nested members follow it). Nil as `frozenView`.
     static func placedView(_ attrs: OrderedDictionary<String, JSONValue>) -> (tree: FrozenTree, places: [Int])? {
         var t = FrozenTree(capacity: attrs.count + 2)
         var places: [Int] = []
@@ -185,10 +156,12 @@ extension PluginEngine {
         return (t, places)
     }
 
-    /// `frozenView(base, over: scope)` made from `base` encoded once (`placedView`): a copy of
-    /// it, each of `scope`'s values for a key `base` holds set in its place, the others added
-    /// after. Nil when one of those values or the value it takes the place of is an array or
-    /// an object (the caller then encodes the whole view).
+    /// A template element's view as one value: `base` with `scope`'s members over it, as
+    /// assigning each of them to a copy of `base` orders them (a key `base` holds keeps its
+    /// place; the others follow in `scope`'s order), made from `base` encoded once
+    /// (`placedView`): a copy of that tree, each of `scope`'s values for a key `base` holds set
+    /// in its place, the others added after. Nil when one of those values or the value it takes
+    /// the place of is an array or an object (the caller then encodes the whole view).
     static func frozenView(_ tree: FrozenTree, places: [Int], of base: OrderedDictionary<String, JSONValue>,
                            over scope: OrderedDictionary<String, JSONValue>) -> FrozenTree? {
         var t = tree

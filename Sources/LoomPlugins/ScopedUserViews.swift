@@ -42,22 +42,28 @@ extension PluginEngine {
         // Bounded: screens expanded anew for each request (data in the request) make new nodes
         // each time; past the limit the kept views go (no call holds one between calls).
         if views.scoped.count >= UserViewSet.scopedLimit { views.dropScoped() }
-        // The plain view's attributes, made once per set of views (not per element).
-        let base: OrderedDictionary<String, JSONValue>
-        if let made = views.viewAttributes { base = made } else {
-            base = PluginEngine.viewAttributes(ctx)
-            views.viewAttributes = base
+        // The plain view's attributes, made and encoded once per set of views (not per element).
+        if views.elementBase == nil {
+            let attrs = PluginEngine.viewAttributes(ctx)
+            views.elementBase = (attrs, PluginEngine.placedView(attrs))
+        }
+        let (base, placed) = views.elementBase!
+        // What assigning each of the element's fields to a copy of `base` makes (the views that
+        // cannot start from `placed`: a value nesting too deep, an array or object in place of
+        // another value).
+        func assigned() -> OrderedDictionary<String, JSONValue> {
+            var attrs = base
+            for (k, v) in scope { attrs[k] = v }
+            return attrs
         }
         // Made in one call into C, as the plain view is (`pushViewInOneCall`: the same frozen
         // view, `ScopedUserViewTests`): pushing it value by value and freezing it with the
         // sandbox's general `freeze` cost most of a data-fed screen's resolution (one view per
         // template element with a rule). The general path remains for a value nesting too deep.
-        if views.viewAttributesTree == nil { views.viewAttributesTree = PluginEngine.placedView(base) }
-        let tree = views.viewAttributesTree!.flatMap { PluginEngine.frozenView($0.tree, places: $0.places, of: base, over: scope) }
-            ?? PluginEngine.frozenView(base, over: scope)
+        let tree = placed.flatMap { PluginEngine.frozenView($0.tree, places: $0.places, of: base, over: scope) }
+            ?? PluginEngine.frozenView(assigned(), profile: nil, device: [:])
         if !(userViewsInOneCall && tree.map({ state.pushFrozenTree($0, name: "node") }) == true) {
-            var attrs = base
-            for (k, v) in scope { attrs[k] = v }
+            let attrs = assigned()
             state.push(json: .object(attrs), keepingOrder: true)
             try sandbox.freezeTop()
         }

@@ -22,12 +22,10 @@ final class UserViewSet {
     @exclusivity(unchecked) var scoped: [PluginEngine.ScopedViewKey: (ref: Int32, node: AnyObject)] = [:]
     static let scopedLimit = 4096
     /// What the plain view holds (`PluginEngine.viewAttributes`: a function of the user, the
-    /// parameters and the device, as the set is), made once for the template elements' views.
-    @exclusivity(unchecked) var viewAttributes: OrderedDictionary<String, JSONValue>?
-    /// The same encoded (`PluginEngine.frozenView`), with the place of each attribute's member
-    /// in it: the element views start from a copy of it. Nil until made; `.none` inside when it
-    /// cannot be (a value nests too deep).
-    @exclusivity(unchecked) var viewAttributesTree: (tree: FrozenTree, places: [Int])??
+    /// parameters and the device, as the set is) and the same encoded with the place of each
+    /// attribute's member (`PluginEngine.placedView`; nil when a value nests too deep): what the
+    /// template elements' views start from. Nil until the first is made.
+    @exclusivity(unchecked) var elementBase: (attributes: OrderedDictionary<String, JSONValue>, placed: (tree: FrozenTree, places: [Int])?)?
 
     init(state: LuaState, context ctx: ResolutionContext) {
         self.state = state

@@ -106,23 +106,23 @@ extension LuaState {
     /// one call into C. False (nothing pushed) when `tree` is not one such value or the stack
     /// cannot grow. Safe: C reads the two arrays, with their counts, during the call only.
     public func pushFrozenTree(_ tree: FrozenTree, name: String) -> Bool {
-        name.withCString { pushTree(tree, name: $0, view: true) }
+        name.withCString { pushTree(tree, name: $0, as: .view) }
     }
 
     /// `pushFrozenTree` with a name made into a C string once (no conversion per call).
     public func pushFrozenTree(_ tree: FrozenTree, name: CName) -> Bool {
-        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, view: true) }
+        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, as: .view) }
     }
 
     /// `pushFrozenTree` without the value's own view: pushes its table, every nested table a
     /// view (`recordingView(ofTable:name:)` makes a view over it). Safe: as `pushFrozenTree`.
     public func pushFrozenTreeTable(_ tree: FrozenTree, name: String) -> Bool {
-        name.withCString { pushTree(tree, name: $0, view: false) }
+        name.withCString { pushTree(tree, name: $0, as: .table) }
     }
 
     /// `pushFrozenTreeTable` with a name made into a C string once.
     public func pushFrozenTreeTable(_ tree: FrozenTree, name: CName) -> Bool {
-        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, view: false) }
+        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, as: .table) }
     }
 
     /// `pushFrozenTree` of an object whose table is kept for the next object of the same keys
@@ -136,10 +136,6 @@ extension LuaState {
     /// an error), and releases the reference.
     public func retireView(rawRef ref: Int32) {
         if loom_retire_view_ref(mainThread, ref) == 0 { release(rawRef: ref) }
-    }
-
-    private func pushTree(_ tree: FrozenTree, name: UnsafePointer<CChar>, view: Bool) -> Bool {
-        pushTree(tree, name: name, as: view ? .view : .table)
     }
 
     /// What `pushTree` pushes: the value's table alone, its view, or its view over a table kept

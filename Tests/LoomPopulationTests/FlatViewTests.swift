@@ -1,4 +1,5 @@
 import Foundation
+import FuzzTargets
 import LoomCore
 import LoomPlugins
 import LoomStyles
@@ -13,28 +14,8 @@ import XCTest
 /// logged and compared: each member in `pairs` order with its Lua type and value, the length,
 /// `tostring`'s form, a write's error, `profile`, `now` and `locale`.
 final class FlatViewTests: XCTestCase {
-    private let lua = """
-        local function describe(u)
-          local parts = {}
-          local function add(prefix, t, depth)
-            for k, v in pairs(t) do
-              parts[#parts + 1] = prefix .. tostring(k) .. "=" .. (math.type(v) or type(v)) .. ":" .. tostring(v)
-              if type(v) == "table" and depth < 4 then add(prefix .. tostring(k) .. ".", v, depth + 1) end
-            end
-          end
-          add("", u, 1)
-          parts[#parts + 1] = "device.idiom:" .. tostring(u.device and u.device.idiom) .. " d:" .. tostring(u["device.idiom"])
-          local ok, err = pcall(function() u.tier = "x" end)
-          parts[#parts + 1] = "#" .. #u .. " write:" .. tostring(ok) .. ":" .. tostring(err):gsub("^.-:%d+: ", "")
-          parts[#parts + 1] = "type:" .. type(u) .. " str:" .. tostring(u):gsub("0x%x+", "ADDR")
-          local okset, errset = pcall(setmetatable, u, {})
-          parts[#parts + 1] = "raw:" .. tostring(rawget(u, "tier")) .. " rawlen:" .. tostring(rawlen(u)) .. " next:" .. type(next(u))
-            .. " mt:" .. tostring(getmetatable(u)) .. " setmt:" .. tostring(okset) .. ":" .. tostring(errset):gsub("^.-:%d+: ", "")
-            .. " [1]:" .. tostring(u[1]) .. " ok:" .. tostring(pcall(rawset, u, "x", 1)) .. " t:" .. type(u)
-          parts[#parts + 1] = "profile:" .. tostring(u.profile) .. " now:" .. tostring(u.now) .. " locale:" .. tostring(u.locale)
-            .. " name:" .. tostring(u.name)
-          return (table.concat(parts, " "):gsub("0x%x+", "ADDR"))
-        end
+    /// `describe` is the fuzz target's (`FuzzTargets.describeUserLua`).
+    private let lua = FuzzTargets.describeUserLua + """
         return { name = "g", version = "1.0.0", api = 1, register = function(host)
           host.rule("see", function(u, args, node)
             print(describe(u) .. " node:" .. node.id .. " args:" .. tostring(args and args.k))

@@ -86,7 +86,6 @@ struct JSONTextWriter {
         if pretty { out.append(UInt8(ascii: " ")) }
     }
 
-    /// Closes the object or array at `level` with `byte`: on a line of its own unless it is empty.
     /// `elements` as an array at `level` (`[]` when there are none), each written by `element`
     /// one level deeper.
     @inline(__always)
@@ -100,6 +99,7 @@ struct JSONTextWriter {
         close(UInt8(ascii: "]"), empty: elements.isEmpty, level: level)
     }
 
+    /// Closes the object or array at `level` with `byte`: on a line of its own unless it is empty.
     mutating func close(_ byte: UInt8, empty: Bool, level: Int) {
         if !empty { newline(level) }
         out.append(byte)
