@@ -180,6 +180,30 @@ int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int ar
     return LUA_OK;
 }
 
+// Several rule calls from one call into C (`host eval`'s calls of the rules every user's walk
+// starts with: VisibilityPlan): each is loom_call_rule's own, so a budget, an owner, a limit and
+// an error are each call's as when they are made one by one. Stops at the first call not
+// answered with a boolean (see include/loom_lua.h).
+int loom_call_rules(lua_State *L, const loom_rule_call *calls, int count, int8_t *results, int *status, int *exceeded) {
+    *status = LUA_OK;
+    *exceeded = 0;
+    for (int k = 0; k < count; k++) {
+        const loom_rule_call *c = &calls[k];
+        int result = 0;
+        int s = loom_call_rule(L, c->owner, c->fn_ref, c->user_ref, c->args_ref, c->node_ref, &result, exceeded);
+        if (s != LUA_OK) {
+            *status = s;  // the error on top
+            return k;
+        }
+        if (result < 0) {
+            lua_pop(L, 1);  // the value that is no boolean
+            return k;
+        }
+        results[k] = (int8_t)result;
+    }
+    return count;
+}
+
 // loom_call_rule over a recording view of the table on top (include/loom_lua.h): no registry
 // reference made for the table, the view or its log (`host eval`'s narrowed calls, one per user).
 int loom_call_rule_recording(lua_State *L, int32_t owner, int fn_ref, int args_ref, int node_ref, const char *name, int *result, int *exceeded) {

@@ -10,6 +10,32 @@ final class FlatViewTables {
     @exclusivity(unchecked) var refs: [(owner: Int32, ref: Int32)] = []
     /// The members handed to C, reused.
     @exclusivity(unchecked) var tree = FrozenTree(capacity: 32)
+    /// A user's batched calls (`callFlat`), reused.
+    @exclusivity(unchecked) var batch = RuleCallBatch()
+}
+
+extension PluginEngine: FlatCallBatch {
+    /// The calls made from one call into C (`RuleCallBatch`, loom_call_rules), each with the
+    /// user's view for its plugin (`flatViewRef`) as `LuaRule.callFlat` makes it alone. A call
+    /// whose view cannot be made ends the batch there.
+    public func callFlat(_ view: FlatUserView, _ calls: ArraySlice<FlatCall>, answers: inout [Int8]) -> (answered: Int, failed: Bool, failure: (any Error)?) {
+        let t = flatViews
+        t.batch.removeAll()
+        // The view of the last call's plugin, for the next call of the same plugin.
+        var owner: Int32?, user: Int32 = 0
+        for c in calls {
+            if _slowPath(c.owner != owner) {
+                guard let u = flatViewRef(view, owner: c.owner) else { break }
+                (owner, user) = (c.owner, u)
+            }
+            t.batch.append(owner: c.owner, function: c.function, user: user, args: c.args, node: c.node)
+        }
+        let (n, status, exceeded) = t.batch.call(state.mainThread)
+        if answers.count < n { answers = [Int8](repeating: 0, count: calls.count) }
+        t.batch.withAnswers { a in for k in 0..<n { answers[k] = a[k] } }
+        guard n < t.batch.count else { return (n, false, nil) }
+        return (n, true, status != 0 ? state.popError(status: status, exceeded: exceeded) : nil)
+    }
 }
 
 extension PluginEngine {
@@ -156,6 +182,21 @@ extension LuaRule: FlatViewRule {
                                 + "retires each user's views when the next user comes, so the user was evaluated again the usual way, "
                                 + "where the rule may answer otherwise. Rules must be deterministic and keep no view (docs/plugin-api.md, "
                                 + "\"Determinism and caching\")", at: location)
+    }
+
+    func flatCall(args: JSONNode?, at location: SourceLocation, subject: RuleSubject) -> (call: FlatCall, batch: any FlatCallBatch)? {
+        // As `evaluateFlat` takes them (a template element's subject, a node a builder made take
+        // the usual path).
+        guard subject.scope == nil, !LuaRule.createdByBuilder(subject) else { return nil }
+        let engine = self.engine
+        guard let (node, argsRef) = try? nodeAndArgs(engine, args: args, at: location, subject: subject) else { return nil }
+        return (FlatCall(owner: owner, function: fnRef, args: argsRef, node: node), engine)
+    }
+
+    var flatReady: Bool { !exhausted.isSet }
+
+    func noteFlatFailure(_ failure: any Error, at location: SourceLocation) {
+        if let e = failure as? LuaError { noteKeptView(e, at: location) }
     }
 
     func takeKeptViewNote() -> Diagnostic? {

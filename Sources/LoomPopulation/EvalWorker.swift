@@ -227,6 +227,10 @@ public final class EvalWorker {
     /// (`VisibilityPlan.narrowStates`; for tests).
     var narrowStates: [[(narrowed: Int, widened: Int)]] { plans.map(\.narrowStates) }
 
+    /// Per plan: the calls made before its walk and how many of them failed
+    /// (`VisibilityPlan.prefetch`; for tests).
+    var prefetchStates: [(calls: Int, failures: Int)] { plans.map { ($0.prefetchedCalls, $0.prefetchFailures) } }
+
     /// How many rule answers each screen's plan took over from other workers (for tests).
     var takenOver: [Int] { plans.map(\.takenOver) }
 

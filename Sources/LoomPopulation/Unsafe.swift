@@ -19,6 +19,13 @@ struct Unretained<T: AnyObject> {
     @inline(__always) func with<R>(_ body: (T) -> R) -> R { ref._withUnsafeGuaranteedRef(body) }
 }
 
+/// A plan's flat rule read without retaining it (`VisibilityPlan.Prefetched`): a retain and
+/// release per call saved. Safe: the plan's `leaves` hold every rule it refers to for as long as
+/// the plan lives, and a plan is used by one worker thread.
+struct UnretainedFlatRule {
+    unowned(unsafe) let rule: any FlatViewRule
+}
+
 /// Bytes of a JSON line or of an output tail, borrowed for the length of one call (a line read
 /// in place: `PlanUser.nameBytes`, `EvalLineWriter.visibleLine`). Safe as long as it does not
 /// outlive the call that lends it: every function taking one here only reads it, and none stores it.

@@ -131,9 +131,111 @@ public final class VisibilityPlan {
     /// The user's outcome key; nil when a rule failed (the program stops there: no rule after it
     /// is called).
     func key(_ u: PlanUser) -> OutcomeKey? {
+        let prefetchedNow = prefetch(u)
+        defer { for k in 0..<prefetchedNow { known[prefetched[k].leaf] = -1 } }
         var walk = KeyWalk(plan: self, user: u)
         guard program.run(&walk, stopOnFailure: true) else { return nil }
         return walk.out
+    }
+
+    // The calls every user's walk starts with are made before the walk, from one call into the
+    // engine (`FlatCallBatch`), rather than one by one as the walk reaches them: the rules of
+    // the first steps, in walk order, while no earlier step guards the step, its rule is one
+    // leaf (or a NOT of one) and that rule is called plainly with a view made from the line (no
+    // memo, or one turned off that no narrowed call replaces). Of an AND / OR the first operand
+    // is the last: what follows it is called or not as it answers. So the calls are the very
+    // calls the walk makes, in its order, each made once: a call that fails ends the batch, and
+    // the walk stops at it (failed) as it would have.
+
+    /// A leaf called before the walk: its call, and its rule unretained (Unsafe.swift).
+    struct Prefetched {
+        let leaf: Int
+        let call: FlatCall
+        let location: SourceLocation
+        let flat: UnretainedFlatRule
+        /// The leaf has a memo: it is called before the walk only once the memo is off and no
+        /// narrowed call replaces it (`settled`: so for good, as neither comes back).
+        let hasMemo: Bool
+        var settled: Bool
+    }
+    /// The leaves the walk starts with, in walk order (found at the first user).
+    @exclusivity(unchecked) private var prefetchMade = false
+    @exclusivity(unchecked) private var prefetched: [Prefetched] = []
+    @exclusivity(unchecked) private var prefetchCalls: [FlatCall] = []
+    private var prefetchBatch: (any FlatCallBatch)?
+    /// By leaf, for the current user: what it answered before the walk (0 false, 1 true, 2
+    /// failed; -1 not called before the walk), and the batch's answers.
+    @exclusivity(unchecked) private var known: [Int8] = []
+    @exclusivity(unchecked) private var batchAnswers: [Int8] = []
+    static let prefetchFailed: Int8 = 2
+    /// Calls made before the walk, and how many of them failed (for tests).
+    @exclusivity(unchecked) private(set) var prefetchedCalls = 0, prefetchFailures = 0
+
+    /// Makes the user's calls that can be made before the walk; returns how many of `prefetched`
+    /// it made (their outcomes in `known`).
+    @inline(__always)
+    private func prefetch(_ u: PlanUser) -> Int {
+        if _slowPath(!prefetchMade) { makePrefetch() }
+        guard let batch = prefetchBatch else { return 0 }
+        var ready = 0
+        while ready < prefetched.count, isReady(ready) { ready += 1 }
+        guard ready > 0, let view = u.flatView(screenIndex) else { return 0 }
+        let made = batch.callFlat(view, prefetchCalls[0..<ready], answers: &batchAnswers)
+        for k in 0..<made.answered { known[prefetched[k].leaf] = batchAnswers[k] }
+        prefetchedCalls += made.answered
+        guard made.failed else { return made.answered }
+        prefetchedCalls += 1
+        prefetchFailures += 1
+        let p = prefetched[made.answered]
+        known[p.leaf] = VisibilityPlan.prefetchFailed
+        if let failure = made.failure { p.flat.rule.noteFlatFailure(failure, at: p.location) }
+        return made.answered + 1
+    }
+
+    /// Whether `prefetched[k]` is called before the walk for this user.
+    @inline(__always)
+    private func isReady(_ k: Int) -> Bool {
+        if prefetched[k].hasMemo && !prefetched[k].settled {
+            let l = leaves[prefetched[k].leaf]
+            guard let memo = l.memo, !memo.enabled, !(l.narrowable && !l.narrow.isEmpty) else { return false }
+            prefetched[k].settled = true
+        }
+        return prefetched[k].flat.rule.flatReady
+    }
+
+    /// Finds the calls every walk starts with and makes them ready (see above).
+    private func makePrefetch() {
+        prefetchMade = true
+        known = [Int8](repeating: -1, count: leaves.count)
+        var guardedUntil = 0
+        var batchID: ObjectIdentifier?
+        for step in 0..<program.count {
+            // A step an earlier step guards is skipped when that one is not true.
+            guard step >= guardedUntil else { break }
+            guardedUntil = max(guardedUntil, program.skips[step])
+            // The step's rule: one leaf, under NOTs or not; else its first leaf, the last call.
+            var op = Int(program.starts[step])
+            while program.ops[op].kind == .not { op += 1 }
+            let last = program.ops[op].kind != .leaf
+            while program.ops[op].kind != .leaf {
+                // An AND / OR of no operands calls nothing; what follows it is called as it answers.
+                guard program.ops[op].arg > 0 else { return }
+                op += 1
+            }
+            let leaf = Int(program.ops[op].arg), node = program.leaves[leaf]
+            guard node.evaluator != nil, let flat = leaves[leaf].flat,
+                  let (call, batch) = flat.flatCall(args: node.args, at: node.location, subject: program.subjects[step]) else { return }
+            // One engine makes every call of a batch (a worker has one).
+            if batchID == nil {
+                batchID = ObjectIdentifier(batch)
+                prefetchBatch = batch
+            }
+            guard batchID == ObjectIdentifier(batch) else { return }
+            prefetched.append(Prefetched(leaf: leaf, call: call, location: node.location, flat: UnretainedFlatRule(rule: flat),
+                                         hasMemo: leaves[leaf].memo != nil, settled: false))
+            prefetchCalls.append(call)
+            if last { return }
+        }
     }
 
     /// The program's leaves for one user: a Lua rule answered by its memo when it knows the
@@ -176,6 +278,15 @@ public final class VisibilityPlan {
                let known = memo.with({ $0.lookup(u) }) {
                 return known
             }
+        }
+        // Called before the walk (`prefetch`).
+        let before = known[leaf]
+        if before >= 0 {
+            guard before != VisibilityPlan.prefetchFailed else {
+                if let d = leaves[leaf].flat?.takeKeptViewNote() { userNotes.append(d) }
+                return nil
+            }
+            return before == 1
         }
         return call(program.leaves[leaf], leaf, program.subjects[step], u)
     }

@@ -60,3 +60,25 @@ extension LuaState {
         return tables
     }
 }
+
+/// Rule calls made from one call into C (`loom_call_rules`): set for one user, then made in
+/// order, each exactly as `LuaState.callRule` makes it, until one is not answered with a boolean
+/// (`host eval`'s calls of the rules every user's walk reaches). The buffers are kept from user
+/// to user.
+public struct RuleCallBatch {
+    var calls: [loom_rule_call] = []
+    /// By call, once made: 1 true, 0 false (for the calls answered).
+    var answers: [Int8] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { calls.isEmpty }
+    public var count: Int { calls.count }
+
+    public mutating func removeAll() { calls.removeAll(keepingCapacity: true) }
+
+    /// A call of `function(user, args, node)` by registry references (`args` < 0: nil), as `owner`.
+    public mutating func append(owner: Int32, function: Int32, user: Int32, args: Int32, node: Int32) {
+        calls.append(loom_rule_call(owner: owner, fn_ref: function, user_ref: user, args_ref: args, node_ref: node))
+    }
+}

@@ -136,4 +136,38 @@ public protocol FlatViewRule: ObservableRule {
     /// user comes), taken once. The caller reports it at the user's line: the usual path the
     /// user then takes calls the rule with views of another kind, so it may not fail again.
     func takeKeptViewNote() -> Diagnostic?
+    /// This reference's plain call for `subject`, made ready for the batch that makes it
+    /// (`FlatCallBatch`); nil when it cannot be made so (the subject is a template element's or
+    /// a builder's node, or its tables cannot be made): `evaluateFlat` then, which says why.
+    func flatCall(args: JSONNode?, at location: SourceLocation, subject: RuleSubject) -> (call: FlatCall, batch: any FlatCallBatch)?
+    /// False once the rule's calls cannot be made flat any more (it met a limit in a
+    /// resolution): its batched calls are then left to `evaluateFlat`, which says so.
+    var flatReady: Bool { get }
+    /// A batched call of this rule failed with `failure` (`FlatCallBatch.callFlat`): kept as
+    /// `evaluateFlat` keeps a failure of its own (`takeKeptViewNote`).
+    func noteFlatFailure(_ failure: any Error, at location: SourceLocation)
+}
+
+/// One rule reference's plain flat call (`FlatViewRule.evaluateFlat` without recording), made
+/// ready once so that several can be made for a user from one call (`FlatCallBatch`): what the
+/// rule is called with besides the user, as the engine holds it.
+public struct FlatCall: Sendable {
+    public let owner: Int32, function: Int32, args: Int32, node: Int32
+
+    public init(owner: Int32, function: Int32, args: Int32, node: Int32) {
+        (self.owner, self.function, self.args, self.node) = (owner, function, args, node)
+    }
+}
+
+/// Makes several plain flat calls for one user from one call (`host eval`'s `VisibilityPlan`:
+/// the calls every user's walk starts with, made before the walk).
+public protocol FlatCallBatch: AnyObject {
+    /// Calls `calls` in order with `view` as the user, each as `evaluateFlat` without recording
+    /// calls it, until one is not answered with a boolean or its view cannot be made:
+    /// `answers[k]` is 1 (true) or 0 for each call answered. Returns how many were answered, and
+    /// the call after them, when there is one, as far as it went: `failed` when it was made and
+    /// raised, met a limit or answered no boolean (`failure`: its error, for the rule's
+    /// `noteFlatFailure`), else not made (its view could not be made: the caller makes it alone,
+    /// with `evaluateFlat`, which says why).
+    func callFlat(_ view: FlatUserView, _ calls: ArraySlice<FlatCall>, answers: inout [Int8]) -> (answered: Int, failed: Bool, failure: (any Error)?)
 }
