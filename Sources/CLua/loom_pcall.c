@@ -45,15 +45,17 @@ int loom_msgh(lua_State *L) {
 // the common case, a call from the host on the main thread, needs no insert / remove
 // (resident: index 1 is below the called function, base > 1, and holds loom_msgh).
 
-static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded);
+static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded, loom_watch **watched);
 
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
-    return pcall_at(L, loom_limits_from(L), lua_gettop(L) - nargs, nargs, nresults, exceeded);
+    return pcall_at(L, loom_limits_from(L), lua_gettop(L) - nargs, nargs, nresults, exceeded, NULL);
 }
 
 // loom_pcall with the limits and the function's index (`base`) already at hand (the rule hot
-// path knows both).
-static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded) {
+// path knows both). `watched` (may be NULL): set to the outer call's watch while the call runs
+// (NULL for a nested call), for a function that makes several calls inside one protected call
+// and watches each as a call of its own (loom_call_rules).
+static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded, loom_watch **watched) {
     if (lim->total_exhausted) {
         // The state's total Lua time is spent: no Lua runs any more.
         lua_settop(L, base - 1);
@@ -83,6 +85,7 @@ static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nre
     lim->in_call++;
     if (!outer) lim->exceeded = 0;
     int resident = base > 1 && lua_tocfunction(L, 1) == loom_msgh;  // the resident handler (above)
+    if (watched) *watched = outer ? NULL : &watch;
     int status;
     if (resident) {
         status = lua_pcall(L, nargs, nresults, 1);
@@ -92,6 +95,7 @@ static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nre
         status = lua_pcall(L, nargs, nresults, base);
         lua_remove(L, base);
     }
+    if (watched) *watched = NULL;
     lim->in_call--;
     lim->in_host = saved_in_host;
     int ex = lim->exceeded;
@@ -155,7 +159,7 @@ static int call_rule_as(lua_State *L, int32_t owner, int base, int *exceeded) {
         *exceeded = LOOM_EXCEEDED_MEMORY;
         return LUA_ERRMEM;
     }
-    int status = pcall_at(L, lim, base, 3, 1, exceeded);
+    int status = pcall_at(L, lim, base, 3, 1, exceeded, NULL);
     lim->owner = previous;
     return status;
 }
@@ -181,25 +185,119 @@ int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int ar
 }
 
 // Several rule calls from one call into C (`host eval`'s calls of the rules every user's walk
-// starts with: VisibilityPlan): each is loom_call_rule's own, so a budget, an owner, a limit and
-// an error are each call's as when they are made one by one. Stops at the first call not
-// answered with a boolean (see include/loom_lua.h).
+// starts with: VisibilityPlan). The calls of one owner in a row are made inside one protected
+// call (a Lua function calling another costs much less than a protected call from C), each
+// watched as a call of its own (its own time budget, its time charged to the state's total as
+// for a call made alone, a limit it met ending it), so a budget, an owner, a limit and an error
+// are each call's as when the calls are made one by one (loom_call_rule). Stops at the first
+// call not answered with a boolean (see include/loom_lua.h).
+
+typedef struct rule_run {
+    const loom_rule_call *calls;
+    int count;               // calls in the run (one owner)
+    int8_t *results;
+    int done;                // calls answered so far; the one at `done` is running or stopped
+    loom_limits *lim;
+    loom_watch *watch;       // the protected call's watch (pcall_at), NULL when none
+} rule_run;
+
+// Ends the watch of the call just made and begins one for the next (what pcall_at does around
+// a call made alone: the previous call's time charged to the total, a new call for the
+// watchdog, whose budget starts now). A call the watchdog stopped after it returned keeps its
+// result, as it does alone, and the hook armed for it is undone. Raises (as the next call would
+// fail at once alone) when the total is spent.
+static void next_watched_call(lua_State *L, rule_run *r) {
+    loom_limits *lim = r->lim;
+    loom_watch *w = r->watch;
+    if (w == NULL) return;
+    if (loom_watch_end(w, lim)) {
+        loom_disarm(L, lim);
+        if (lim->main_thread && lim->main_thread != L) loom_disarm(lim->main_thread, lim);
+    }
+    lim->alloc_refused = 0;
+    // Begun before anything is raised, so that pcall_at ends a watch of its own (not the one
+    // just ended, whose time is charged already).
+    if (!loom_watch_begin(w, lim, L)) {
+        r->watch = NULL;
+        luaL_error(L, "cannot watch the call's time budget (out of memory)");
+    }
+    if (lim->total_exhausted) {
+        lim->exceeded = LOOM_EXCEEDED_TOTAL_TIME;
+        luaL_error(L, "total Lua time limit exceeded");
+    }
+}
+
+static int rule_run_body(lua_State *L) {
+    rule_run *r = (rule_run *)lua_touserdata(L, 1);
+    loom_limits *lim = r->lim;
+    for (; r->done < r->count; r->done++) {
+        const loom_rule_call *c = &r->calls[r->done];
+        if (r->done > 0) next_watched_call(L, r);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->fn_ref);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->user_ref);
+        if (c->args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, c->args_ref); else lua_pushnil(L);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->node_ref);
+        lua_callk(L, 3, 1, 0, NULL);
+        if (lim->exceeded) {
+            // A limit met that the script caught before the hook raised it again: the call
+            // fails all the same (as pcall_at fails it).
+            lua_pushstring(L, loom_exceeded_message(lim));
+            return lua_error(L);
+        }
+        if (lua_type(L, -1) != LUA_TBOOLEAN) {
+            lua_pop(L, 1);  // no boolean: the run stops here, nothing raised
+            return 0;
+        }
+        r->results[r->done] = (int8_t)lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
 int loom_call_rules(lua_State *L, const loom_rule_call *calls, int count, int8_t *results, int *status, int *exceeded) {
     *status = LUA_OK;
     *exceeded = 0;
-    for (int k = 0; k < count; k++) {
-        const loom_rule_call *c = &calls[k];
-        int result = 0;
-        int s = loom_call_rule(L, c->owner, c->fn_ref, c->user_ref, c->args_ref, c->node_ref, &result, exceeded);
+    loom_limits *lim = loom_limits_from(L);
+    int answered = 0;
+    while (answered < count) {
+        // The run: the calls of this owner in a row.
+        int32_t owner = calls[answered].owner;
+        int end = answered + 1;
+        while (end < count && calls[end].owner == owner) end++;
+        int32_t previous = lim->owner;
+        if (lim->in_call || !lua_checkstack(L, 8) || !(owner >= 0 && owner < lim->owner_count)) {
+            // Inside another call (no watch of its own to restart), or an owner whose counters
+            // are not sized yet: one by one (loom_call_rule grows them).
+            for (; answered < end; answered++) {
+                const loom_rule_call *c = &calls[answered];
+                int result = 0;
+                int s = loom_call_rule(L, c->owner, c->fn_ref, c->user_ref, c->args_ref, c->node_ref, &result, exceeded);
+                if (s != LUA_OK) {
+                    *status = s;  // the error on top
+                    return answered;
+                }
+                if (result < 0) {
+                    lua_pop(L, 1);  // the value that is no boolean
+                    return answered;
+                }
+                results[answered] = (int8_t)result;
+            }
+            continue;
+        }
+        rule_run r = { calls + answered, end - answered, results + answered, 0, lim, NULL };
+        lim->owner = owner;
+        int base = lua_gettop(L) + 1;
+        lua_pushcfunction(L, rule_run_body);
+        lua_pushlightuserdata(L, &r);
+        int s = pcall_at(L, lim, base, 1, 0, exceeded, &r.watch);
+        lim->owner = previous;
+        answered += r.done;
         if (s != LUA_OK) {
             *status = s;  // the error on top
-            return k;
+            return answered;
         }
-        if (result < 0) {
-            lua_pop(L, 1);  // the value that is no boolean
-            return k;
-        }
-        results[k] = (int8_t)result;
+        if (r.done < r.count) return answered;  // answered no boolean
+        *exceeded = 0;
     }
     return count;
 }

@@ -62,7 +62,8 @@ extension LuaState {
 }
 
 /// Rule calls made from one call into C (`loom_call_rules`): set for one user, then made in
-/// order, each exactly as `LuaState.callRule` makes it, until one is not answered with a boolean
+/// order, each as `LuaState.callRule` makes it alone (its budget, owner and error), until one is
+/// not answered with a boolean
 /// (`host eval`'s calls of the rules every user's walk reaches). The buffers are kept from user
 /// to user.
 public struct RuleCallBatch {

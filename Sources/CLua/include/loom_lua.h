@@ -95,11 +95,12 @@ int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int ar
 typedef struct loom_rule_call {
     int32_t owner, fn_ref, user_ref, args_ref, node_ref;
 } loom_rule_call;
-/// The `count` calls in order, each exactly as loom_call_rule makes it (its own protected call,
-/// budget and owner), until one raises, meets a limit or answers no boolean: results[k] is 0 / 1
-/// for each call answered. Returns how many were answered. When one was not, *status is its
-/// status: not LUA_OK, its error is left on the stack (*exceeded as loom_call_rule sets it), for
-/// `popError`; LUA_OK, it answered no boolean and nothing is left.
+/// The `count` calls in order, each as loom_call_rule makes it alone (its time budget, its owner,
+/// its error; the calls of one owner in a row are made inside one protected call, each watched
+/// as a call of its own: loom_pcall.c), until one raises, meets a limit or answers no boolean:
+/// results[k] is 0 / 1 for each call answered. Returns how many were answered. When one was not,
+/// *status is its status: not LUA_OK, its error is left on the stack (*exceeded as
+/// loom_call_rule sets it), for `popError`; LUA_OK, it answered no boolean and nothing is left.
 int loom_call_rules(lua_State *L, const loom_rule_call *calls, int count, int8_t *results, int *status, int *exceeded);
 /// loom_call_rule with the user a recording view (loom_proxy_new_recording, named `name`) of the
 /// table at the top of the stack, made for this call: the table is replaced by three values, the
