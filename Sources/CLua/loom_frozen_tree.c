@@ -213,9 +213,28 @@ static int well_formed(const loom_tree_member *members, int count, size_t bytes,
     return *pos - at - 1 == m->descendants;
 }
 
-int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
+// well_formed over the whole list (one value, every member of it); a flat one (depth 1: no
+// array or object below the top) in one pass, what well_formed checks of it.
+static int tree_well_formed(const loom_tree_member *members, int count, size_t bytes, int depth) {
+    if (count < 1) return 0;
+    const loom_tree_member *r = &members[0];
+    if (depth == 1 && (r->kind == LOOM_TREE_ARRAY || r->kind == LOOM_TREE_OBJECT)) {
+        if (r->key_offset > bytes || r->key_length > bytes - r->key_offset) return 0;
+        if (r->i != count - 1 || r->descendants != count - 1) return 0;
+        for (int k = 1; k < count; k++) {
+            const loom_tree_member *m = &members[k];
+            if (m->kind < LOOM_TREE_NULL || m->kind > LOOM_TREE_STRING || m->descendants != 0) return 0;
+            if (m->key_offset > bytes || m->key_length > bytes - m->key_offset) return 0;
+            if (m->kind == LOOM_TREE_STRING && (m->value_offset > bytes || m->value_length > bytes - m->value_offset)) return 0;
+        }
+        return 1;
+    }
     int end = 0;
-    if (count < 1 || members[0].kind < LOOM_TREE_ARRAY || !well_formed(members, count, bytes, &end, depth) || end != count) return 0;
+    return well_formed(members, count, bytes, &end, depth) && end == count;
+}
+
+int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
+    if (count < 1 || members[0].kind < LOOM_TREE_ARRAY || !tree_well_formed(members, count, bytes, depth)) return 0;
     // Each level holds its table, a key and a value; an object also its order list and metatable.
     if (!lua_checkstack(L, 6 * depth + 2)) return 0;
     int pos = 0;
@@ -226,8 +245,7 @@ int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const lo
 // loom_push_frozen_tree without the value's own view: its table, every nested table a view (for
 // a recording view made over it: loom_recording_of_table). The same checks.
 int loom_push_tree_target(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
-    int end = 0;
-    if (count < 1 || members[0].kind < LOOM_TREE_ARRAY || !well_formed(members, count, bytes, &end, depth) || end != count) return 0;
+    if (count < 1 || members[0].kind < LOOM_TREE_ARRAY || !tree_well_formed(members, count, bytes, depth)) return 0;
     if (!lua_checkstack(L, 6 * depth + 2)) return 0;
     int pos = 0;
     push_table_members(L, base, members, &pos, name);
@@ -241,8 +259,7 @@ int loom_push_tree_target(lua_State *L, const char *base, size_t bytes, const lo
 #define REUSED_SHAPES 64
 
 int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
-    int end = 0;
-    if (count < 1 || members[0].kind != LOOM_TREE_OBJECT || !well_formed(members, count, bytes, &end, depth) || end != count) return 0;
+    if (count < 1 || members[0].kind != LOOM_TREE_OBJECT || !tree_well_formed(members, count, bytes, depth)) return 0;
     if (!lua_checkstack(L, 6 * depth + 8)) return 0;
     int size = (int)members[0].i, set = 0;
     lua_Integer h = key_order_hash(base, members, 1, size, &set);
