@@ -45,17 +45,26 @@ int loom_msgh(lua_State *L) {
 // the common case, a call from the host on the main thread, needs no insert / remove
 // (resident: index 1 is below the called function, base > 1, and holds loom_msgh).
 
-static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded, loom_watch **watched);
+static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded);
+static inline __attribute__((always_inline))
+int pcall_watched(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded, loom_watch **watched);
 
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded) {
-    return pcall_at(L, loom_limits_from(L), lua_gettop(L) - nargs, nargs, nresults, exceeded, NULL);
+    return pcall_at(L, loom_limits_from(L), lua_gettop(L) - nargs, nargs, nresults, exceeded);
 }
 
 // loom_pcall with the limits and the function's index (`base`) already at hand (the rule hot
-// path knows both). `watched` (may be NULL): set to the outer call's watch while the call runs
-// (NULL for a nested call), for a function that makes several calls inside one protected call
-// and watches each as a call of its own (loom_call_rules).
-static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded, loom_watch **watched) {
+// path knows both): pcall_watched without `watched` (the same code, the compiler making one
+// copy of each: a rule call pays nothing for what loom_call_rules needs).
+static int pcall_at(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded) {
+    return pcall_watched(L, lim, base, nargs, nresults, exceeded, NULL);
+}
+
+// pcall_at, with `watched` (may be NULL) set to the outer call's watch while the call runs (NULL
+// for a nested call), for a function that makes several calls inside one protected call and
+// watches each as a call of its own (loom_call_rules).
+static inline __attribute__((always_inline))
+int pcall_watched(lua_State *L, loom_limits *lim, int base, int nargs, int nresults, int *exceeded, loom_watch **watched) {
     if (lim->total_exhausted) {
         // The state's total Lua time is spent: no Lua runs any more.
         lua_settop(L, base - 1);
@@ -159,7 +168,7 @@ static int call_rule_as(lua_State *L, int32_t owner, int base, int *exceeded) {
         *exceeded = LOOM_EXCEEDED_MEMORY;
         return LUA_ERRMEM;
     }
-    int status = pcall_at(L, lim, base, 3, 1, exceeded, NULL);
+    int status = pcall_at(L, lim, base, 3, 1, exceeded);
     lim->owner = previous;
     return status;
 }
@@ -289,7 +298,7 @@ int loom_call_rules(lua_State *L, const loom_rule_call *calls, int count, int8_t
         int base = lua_gettop(L) + 1;
         lua_pushcfunction(L, rule_run_body);
         lua_pushlightuserdata(L, &r);
-        int s = pcall_at(L, lim, base, 1, 0, exceeded, &r.watch);
+        int s = pcall_watched(L, lim, base, 1, 0, exceeded, &r.watch);
         lim->owner = previous;
         answered += r.done;
         if (s != LUA_OK) {
