@@ -18,7 +18,8 @@ void loom_proxy_make(lua_State *L, int idx, const char *name, int local_copy);
 /// Raises the error of a retired view (loom_proxy_retire) being used.
 int loom_proxy_retired_error(lua_State *L);
 /// loom_proxy_make for a view whose table is reused for later users (loom_push_reused_view):
-/// its metatable is marked `__loomreused`, so that loom_proxy_retire retires it.
+/// its metatable holds the retired metatable of its name (under a C address key), which
+/// loom_proxy_retire swaps in.
 void loom_proxy_make_reused(lua_State *L, int idx, const char *name);
 
 /// A bounded cache in the registry: the table at registry[`key`] (made on first use), whose [1]

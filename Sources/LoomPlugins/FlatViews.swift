@@ -30,9 +30,7 @@ extension PluginEngine: FlatCallBatch {
             }
             t.batch.append(owner: c.owner, function: c.function, user: user, args: c.args, node: c.node)
         }
-        let (n, status, exceeded) = t.batch.call(state.mainThread)
-        if answers.count < n { answers = [Int8](repeating: 0, count: calls.count) }
-        t.batch.withAnswers { a in for k in 0..<n { answers[k] = a[k] } }
+        let (n, status, exceeded) = t.batch.call(state.mainThread, answers: &answers)
         guard n < t.batch.count else { return (n, false, nil) }
         return (n, true, status != 0 ? state.popError(status: status, exceeded: exceeded) : nil)
     }

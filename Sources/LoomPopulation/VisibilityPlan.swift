@@ -147,10 +147,10 @@ public final class VisibilityPlan {
     // calls the walk makes, in its order, each made once: a call that fails ends the batch, and
     // the walk stops at it (failed) as it would have.
 
-    /// A leaf called before the walk: its call, and its rule unretained (Unsafe.swift).
+    /// A leaf called before the walk (its call at the same place in `prefetchCalls`), and its
+    /// rule unretained (Unsafe.swift).
     struct Prefetched {
         let leaf: Int
-        let call: FlatCall
         let location: SourceLocation
         let flat: UnretainedFlatRule
         /// The leaf has a memo: it is called before the walk only once the memo is off and no
@@ -158,7 +158,7 @@ public final class VisibilityPlan {
         let hasMemo: Bool
         var settled: Bool
     }
-    /// The leaves the walk starts with, in walk order (found at the first user).
+    /// The leaves the walk starts with, in walk order, and their calls (found at the first user).
     @exclusivity(unchecked) private var prefetchMade = false
     @exclusivity(unchecked) private var prefetched: [Prefetched] = []
     @exclusivity(unchecked) private var prefetchCalls: [FlatCall] = []
@@ -231,7 +231,7 @@ public final class VisibilityPlan {
                 prefetchBatch = batch
             }
             guard batchID == ObjectIdentifier(batch) else { return }
-            prefetched.append(Prefetched(leaf: leaf, call: call, location: node.location, flat: UnretainedFlatRule(rule: flat),
+            prefetched.append(Prefetched(leaf: leaf, location: node.location, flat: UnretainedFlatRule(rule: flat),
                                          hasMemo: leaves[leaf].memo != nil, settled: false))
             prefetchCalls.append(call)
             if last { return }

@@ -63,17 +63,13 @@ extension LuaState {
 
 /// Rule calls made from one call into C (`loom_call_rules`): set for one user, then made in
 /// order, each as `LuaState.callRule` makes it alone (its budget, owner and error), until one is
-/// not answered with a boolean
-/// (`host eval`'s calls of the rules every user's walk reaches). The buffers are kept from user
-/// to user.
+/// not answered with a boolean (`host eval`'s calls of the rules every user's walk starts with).
+/// The buffer is kept from user to user.
 public struct RuleCallBatch {
     var calls: [loom_rule_call] = []
-    /// By call, once made: 1 true, 0 false (for the calls answered).
-    var answers: [Int8] = []
 
     public init() {}
 
-    public var isEmpty: Bool { calls.isEmpty }
     public var count: Int { calls.count }
 
     public mutating func removeAll() { calls.removeAll(keepingCapacity: true) }

@@ -218,21 +218,18 @@ extension Sandbox {
     }
 }
 
-/// `RuleCallBatch`'s calls and answers handed to C (loom_call_rules) and lent to the caller.
-/// Safe: each buffer is lent for the length of one call only (C reads `count` calls and writes at
-/// most `count` answers, the answers buffer made at least that long first), and `withAnswers`'
-/// buffer does not escape its body.
+/// `RuleCallBatch`'s calls and the caller's answers handed to C (loom_call_rules). Safe: both
+/// buffers are lent for the length of the call only; C reads `count` calls and writes at most
+/// `count` answers, the answers buffer made at least that long first.
 extension RuleCallBatch {
-    /// The answers of the calls made (`call`): 1 true, 0 false, for as many as it answered.
-    public func withAnswers<R>(_ body: (UnsafeBufferPointer<Int8>) -> R) -> R { answers.withUnsafeBufferPointer(body) }
-
-    /// Makes the calls on `mainThread` (the state's, as `LuaState.mainThread` gives it): how many
-    /// were answered, in order (`withAnswers`). When one was not, `status` is not LUA_OK when it
-    /// raised or met a limit (its error left on the stack, for `LuaState.popError(status:exceeded:)`),
+    /// Makes the calls on `mainThread` (the state's, as `LuaState.mainThread` gives it), their
+    /// answers (1 true, 0 false) into `answers` from its start (grown to hold them all): how
+    /// many were answered, in order. When one was not, `status` is not LUA_OK when it raised or
+    /// met a limit (its error left on the stack, for `LuaState.popError(status:exceeded:)`),
     /// else it answered no boolean (nothing left).
-    public mutating func call(_ mainThread: OpaquePointer) -> (answered: Int, status: Int32, exceeded: Int32) {
+    public func call(_ mainThread: OpaquePointer, answers: inout [Int8]) -> (answered: Int, status: Int32, exceeded: Int32) {
         let n = calls.count
-        if answers.count < n { answers = [Int8](repeating: 0, count: max(n, 2 * answers.count)) }
+        if answers.count < n { answers = [Int8](repeating: 0, count: n) }
         var status: Int32 = 0, exceeded: Int32 = 0
         let answered = calls.withUnsafeBufferPointer { c in
             answers.withUnsafeMutableBufferPointer { a in
