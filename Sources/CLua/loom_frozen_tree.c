@@ -129,6 +129,38 @@ static void set_key_order(lua_State *L, int t, const char *base, const loom_tree
     lua_settop(L, mt - 1);
 }
 
+// The table of the object whose `count` members start at members[*pos] (their descendants
+// following each), each nested table made a proxy as it was set; moves *pos past them.
+static void push_object_members(lua_State *L, const char *base, const loom_tree_member *members, int *pos, int count, const char *name) {
+    // Room for every member, null ones included (the same size as the member-by-member path's,
+    // so the same layout and the same `next` order), then each non-null member.
+    lua_createtable(L, 0, count);
+    int t = lua_gettop(L);
+    int first = *pos, set = 0;
+    lua_Integer h = key_order_hash(base, members, first, count, &set);
+    // With more than one member set, the order of the keys (what `rememberedKeyOrder` reads
+    // back): a metatable { __keys = { k1, k2, … } }, kept for tables of the same keys, whose
+    // list then gives the key strings.
+    int keys = set > 1 ? kept_key_order(L, base, members, first, count, h, set) : 0;
+    lua_Integer listed = 0;
+    for (int k = 0; k < count; k++) {
+        const loom_tree_member *m = &members[*pos];
+        if (m->kind == LOOM_TREE_NULL) {
+            (*pos)++;
+            continue;
+        }
+        if (keys) lua_rawgeti(L, keys, ++listed); else lua_pushlstring(L, base + m->key_offset, m->key_length);
+        push_node(L, base, members, pos, name);
+        lua_rawset(L, t);
+    }
+    if (keys) {
+        lua_setmetatable(L, t);  // the kept metatable, above the list
+        lua_pop(L, 1);
+    } else if (set > 1) {
+        set_key_order(L, t, base, members, first, count, h, set);
+    }
+}
+
 // The table of the object or array member at *pos (its children follow it), each nested table
 // made a proxy as it was set (push_table then makes the table itself one).
 static void push_table_members(lua_State *L, const char *base, const loom_tree_member *members, int *pos, const char *name) {
@@ -142,33 +174,7 @@ static void push_table_members(lua_State *L, const char *base, const loom_tree_m
             lua_rawseti(L, t, k + 1);
         }
     } else {
-        // Room for every member, null ones included (the same size as the member-by-member
-        // path's, so the same layout and the same `next` order), then each non-null member.
-        lua_createtable(L, 0, count);
-        int t = lua_gettop(L);
-        int first = *pos, set = 0;
-        lua_Integer h = key_order_hash(base, members, first, count, &set);
-        // With more than one member set, the order of the keys (what `rememberedKeyOrder` reads
-        // back): a metatable { __keys = { k1, k2, … } }, kept for tables of the same keys, whose
-        // list then gives the key strings.
-        int keys = set > 1 ? kept_key_order(L, base, members, first, count, h, set) : 0;
-        lua_Integer listed = 0;
-        for (int k = 0; k < count; k++) {
-            const loom_tree_member *m = &members[*pos];
-            if (m->kind == LOOM_TREE_NULL) {
-                (*pos)++;
-                continue;
-            }
-            if (keys) lua_rawgeti(L, keys, ++listed); else lua_pushlstring(L, base + m->key_offset, m->key_length);
-            push_node(L, base, members, pos, name);
-            lua_rawset(L, t);
-        }
-        if (keys) {
-            lua_setmetatable(L, t);  // the kept metatable, above the list
-            lua_pop(L, 1);
-        } else if (set > 1) {
-            set_key_order(L, t, base, members, first, count, h, set);
-        }
+        push_object_members(L, base, members, pos, count, name);
     }
 }
 
@@ -213,6 +219,18 @@ static int well_formed(const loom_tree_member *members, int count, size_t bytes,
     return *pos - at - 1 == m->descendants;
 }
 
+// Whether the `count` members are scalars (no array or object) whose keys and strings lie within
+// the `bytes` bytes of the buffer: the members of a flat object.
+static int flat_members_well_formed(const loom_tree_member *members, int count, size_t bytes) {
+    for (int k = 0; k < count; k++) {
+        const loom_tree_member *m = &members[k];
+        if (m->kind < LOOM_TREE_NULL || m->kind > LOOM_TREE_STRING || m->descendants != 0) return 0;
+        if (m->key_offset > bytes || m->key_length > bytes - m->key_offset) return 0;
+        if (m->kind == LOOM_TREE_STRING && (m->value_offset > bytes || m->value_length > bytes - m->value_offset)) return 0;
+    }
+    return 1;
+}
+
 // well_formed over the whole list (one value, every member of it); a flat one (depth 1: no
 // array or object below the top) in one pass, what well_formed checks of it.
 static int tree_well_formed(const loom_tree_member *members, int count, size_t bytes, int depth) {
@@ -221,13 +239,7 @@ static int tree_well_formed(const loom_tree_member *members, int count, size_t b
     if (depth == 1 && (r->kind == LOOM_TREE_ARRAY || r->kind == LOOM_TREE_OBJECT)) {
         if (r->key_offset > bytes || r->key_length > bytes - r->key_offset) return 0;
         if (r->i != count - 1 || r->descendants != count - 1) return 0;
-        for (int k = 1; k < count; k++) {
-            const loom_tree_member *m = &members[k];
-            if (m->kind < LOOM_TREE_NULL || m->kind > LOOM_TREE_STRING || m->descendants != 0) return 0;
-            if (m->key_offset > bytes || m->key_length > bytes - m->key_offset) return 0;
-            if (m->kind == LOOM_TREE_STRING && (m->value_offset > bytes || m->value_length > bytes - m->value_offset)) return 0;
-        }
-        return 1;
+        return flat_members_well_formed(members + 1, count - 1, bytes);
     }
     int end = 0;
     return well_formed(members, count, bytes, &end, depth) && end == count;
@@ -254,63 +266,85 @@ int loom_push_tree_target(lua_State *L, const char *base, size_t bytes, const lo
 
 // Views whose table is reused from user to user (loom_push_reused_view): a registry table from a
 // hash of an object's keys and size to an entry { keys, table, metatable, size }, with its count
-// of entries at [1]; at most REUSED_SHAPES of them per state.
-#define REUSED_VIEWS "loom.reusedviews"
+// of entries at [1]; at most REUSED_SHAPES entries per state.
 #define REUSED_SHAPES 64
+// The registry key of that table: this variable's address (a light userdata: found without
+// looking a string up, as loom_bounded_cache's names are).
+static const char reused_views_key = 0;
 
-int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
-    if (count < 1 || members[0].kind != LOOM_TREE_OBJECT || !tree_well_formed(members, count, bytes, depth)) return 0;
-    if (!lua_checkstack(L, 6 * depth + 8)) return 0;
-    int size = (int)members[0].i, set = 0;
-    lua_Integer h = key_order_hash(base, members, 1, size, &set);
-    h ^= (lua_Integer)(size & 0xFFFFF) << 40;  // bits 40-59: still never 1 (bit 61 stays set)
-    int cache = loom_bounded_cache(L, REUSED_VIEWS);
-    // An entry for these keys: the same size (the table was made with room for every member,
-    // null ones included, as push_table_members makes it, so the same keys set in the same
-    // order give the same layout and the same `next` order) and the same non-null keys in the
-    // same order, each checked as it is set. (A different key can only be a hash collision:
-    // the table then holds a mix, which no view shows, since the entry's views are retired,
-    // and the next user of its own keys sets every member again.)
-    if (lua_rawgeti(L, cache, h) == LUA_TTABLE) {
-        int entry = cache + 1;
-        lua_rawgeti(L, entry, 1);
-        int keys = entry + 1;
-        lua_rawgeti(L, entry, 2);
-        int t = entry + 2;
-        int fits = lua_rawgeti(L, entry, 4) == LUA_TNUMBER && lua_tointeger(L, -1) == size && lua_rawlen(L, keys) == (lua_Unsigned)set;
+// Pushes the registry table of reused views (made on first use, its count of entries 0) and
+// returns its index.
+static int reused_views(lua_State *L) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &reused_views_key) != LUA_TTABLE) {
         lua_pop(L, 1);
-        // Every non-null member set again: the same keys, so each lands where it was.
-        int pos = 1;
-        lua_Integer listed = 0;
-        for (int k = 0; k < size && fits; k++) {
-            const loom_tree_member *m = &members[pos];
-            if (m->kind == LOOM_TREE_NULL) {
-                pos++;
-                continue;
-            }
-            size_t len = 0;
-            const char *s = lua_rawgeti(L, keys, ++listed) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
-            if (!s || len != m->key_length || memcmp(s, base + m->key_offset, len) != 0) {
-                fits = 0;
-                break;
-            }
-            push_node(L, base, members, &pos, name);
-            lua_rawset(L, t);
+        lua_createtable(L, 1, 4);
+        lua_pushinteger(L, 0);
+        lua_rawseti(L, -2, 1);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &reused_views_key);
+    }
+    return lua_gettop(L);
+}
+
+// Sets the table of the kept entry at stack index `entry` to the object whose `size` members
+// start at members[first]: every non-null member set again, its key checked against the entry's
+// list before it is set. 1 when every member fitted: the same size (the table was made with room
+// for every member, null ones included, as push_object_members makes it, so the same keys set in
+// the same order give the same layout and the same `next` order) and the same non-null keys in
+// the same order, all of the list's. The stack is left as it was. (A member that does not fit
+// stops the setting: the table then holds some members of this object under its own keys, which
+// no view shows, since the entry's views are retired, and the next object of its keys sets every
+// one of them again.)
+static int refill_entry(lua_State *L, int entry, const char *base, const loom_tree_member *members, int first, int size, const char *name) {
+    lua_rawgeti(L, entry, 1);
+    int keys = entry + 1;
+    lua_rawgeti(L, entry, 2);
+    int t = entry + 2;
+    int fits = lua_type(L, keys) == LUA_TTABLE && lua_type(L, t) == LUA_TTABLE && lua_rawgeti(L, entry, 4) == LUA_TNUMBER &&
+               lua_tointeger(L, -1) == size;
+    lua_settop(L, t);
+    lua_Integer listed = 0, n = fits ? (lua_Integer)lua_rawlen(L, keys) : 0;
+    int pos = first;
+    for (int k = 0; k < size && fits; k++) {
+        const loom_tree_member *m = &members[pos];
+        if (m->kind == LOOM_TREE_NULL) {
+            pos++;
+            continue;
         }
-        if (fits) {
-            lua_newuserdatauv(L, 0, 0);
-            lua_rawgeti(L, entry, 3);
-            lua_setmetatable(L, -2);
-            lua_replace(L, cache);
-            lua_settop(L, cache);
-            return 1;
+        size_t len = 0;
+        const char *s = listed < n && lua_rawgeti(L, keys, ++listed) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        if (!s || len != m->key_length || memcmp(s, base + m->key_offset, len) != 0) {
+            fits = 0;
+            break;
         }
+        push_node(L, base, members, &pos, name);
+        lua_rawset(L, t);
+    }
+    lua_settop(L, entry);
+    return fits && listed == n;
+}
+
+// Pushes the view of the object whose `size` members start at members[first] (checked), its
+// table the kept one for objects of the same keys and size (see loom_push_reused_view).
+static void push_reused(lua_State *L, const char *base, const loom_tree_member *members, int first, int size, const char *name) {
+    int cache = reused_views(L);
+    int entry = cache + 1;
+    int set = 0;
+    lua_Integer h = key_order_hash(base, members, first, size, &set);
+    h ^= (lua_Integer)(size & 0xFFFFF) << 40;  // bits 40-59: still never 1 (bit 61 stays set)
+    if (lua_rawgeti(L, cache, h) == LUA_TTABLE && refill_entry(L, entry, base, members, first, size, name)) {
+        lua_newuserdatauv(L, 0, 0);
+        lua_rawgeti(L, entry, 3);
+        lua_setmetatable(L, -2);
+        lua_replace(L, cache);
+        lua_settop(L, cache);
+        return;
     }
     lua_settop(L, cache);
-    // Made as loom_push_frozen_tree makes it, and kept for the next user of these keys while
+    // Made as loom_push_frozen_tree makes it, and kept for the next object of these keys while
     // there is room and the slot is free.
-    int pos = 0;
-    push_table_members(L, base, members, &pos, name);
+    int pos = first;
+    push_object_members(L, base, members, &pos, size, name);
     int t = lua_gettop(L);
     lua_rawgeti(L, cache, 1);
     lua_Integer kept = lua_tointeger(L, -1);
@@ -321,15 +355,15 @@ int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const lo
         loom_proxy_make_reused(L, t, name);
         int proxy = lua_gettop(L);
         lua_createtable(L, 4, 0);
-        int entry = lua_gettop(L);
-        push_key_list(L, base, members, 1, size, set);
-        lua_rawseti(L, entry, 1);
+        int made = lua_gettop(L);
+        push_key_list(L, base, members, first, size, set);
+        lua_rawseti(L, made, 1);
         lua_pushvalue(L, t);
-        lua_rawseti(L, entry, 2);
+        lua_rawseti(L, made, 2);
         lua_getmetatable(L, proxy);
-        lua_rawseti(L, entry, 3);
+        lua_rawseti(L, made, 3);
         lua_pushinteger(L, size);
-        lua_rawseti(L, entry, 4);
+        lua_rawseti(L, made, 4);
         lua_rawseti(L, cache, h);
         lua_pushinteger(L, kept + 1);
         lua_rawseti(L, cache, 1);
@@ -338,14 +372,31 @@ int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const lo
     }
     lua_replace(L, cache);
     lua_settop(L, cache);
+}
+
+int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
+    if (count < 1 || members[0].kind != LOOM_TREE_OBJECT || !tree_well_formed(members, count, bytes, depth)) return 0;
+    if (!lua_checkstack(L, 6 * depth + 10)) return 0;
+    push_reused(L, base, members, 1, (int)members[0].i, name);
     return 1;
 }
 
-int loom_retire_view_ref(lua_State *L, int ref) {
-    if (!lua_checkstack(L, 6)) return 0;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-    loom_proxy_retire(L, -1);
-    lua_pop(L, 1);
-    luaL_unref(L, LUA_REGISTRYINDEX, ref);
-    return 1;
+int loom_reused_view_into(lua_State *L, const int *retire, int nretire, int slot, const char *base, size_t bytes,
+                          const loom_tree_member *members, int count, int depth, int flat, const char *name) {
+    if (!lua_checkstack(L, 6 * depth + 16)) return -1;
+    for (int k = 0; k < nretire; k++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, retire[k]);
+        loom_proxy_retire(L, -1);
+        lua_pop(L, 1);
+    }
+    int pushed;
+    if (flat) {
+        pushed = count >= 0 && depth == 1 && flat_members_well_formed(members, count, bytes);
+        if (pushed) push_reused(L, base, members, 0, count, name);
+    } else {
+        pushed = loom_push_reused_view(L, base, bytes, members, count, depth, name);
+    }
+    if (!pushed) lua_pushboolean(L, 0);
+    lua_rawseti(L, LUA_REGISTRYINDEX, slot);
+    return pushed;
 }

@@ -5,7 +5,11 @@ import LuaRuntime
 /// that it is not called again there (fail closed, reported once): a rule that always times out,
 /// used by 700 components, costs one time budget per resolution, not 700.
 final class ExhaustedMark {
-    private(set) var isSet = false
+    private(set) var isSet = false {
+        didSet { readiness.ready = !isSet }
+    }
+    /// `!isSet`, for `host eval`'s batched calls to read (`FlatViewRule.flatReadiness`).
+    let readiness = FlatReadiness()
     private weak var context: ResolutionContext?
     private var message = ""
 

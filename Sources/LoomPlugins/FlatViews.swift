@@ -3,15 +3,25 @@ import LuaRuntime
 
 /// What the engine made of `host eval`'s current `FlatUserView`: per plugin, the frozen view a
 /// plain call hands its rules (one per plugin and user, as a resolution context's views are:
-/// `UserViewSet`), released once a view of another user comes.
+/// `UserViewSet`), retired once a view of another user comes.
 final class FlatViewTables {
     @exclusivity(unchecked) var view: ObjectIdentifier?
     @exclusivity(unchecked) var generation: UInt64 = 0
-    @exclusivity(unchecked) var refs: [(owner: Int32, ref: Int32)] = []
-    /// The members handed to C, reused.
+    /// The current user's stamp: a new one for each user.
+    @exclusivity(unchecked) var stamp: UInt64 = 0
+    /// Per plugin, the registry reference its views are kept at (made once, reused for every
+    /// user: `LuaState.setReusedView`), and the stamp of the user whose view it holds (0: none,
+    /// or retired).
+    @exclusivity(unchecked) var slots: [(owner: Int32, ref: Int32, holds: UInt64)] = []
+    /// The references to retire before the next view is stored (earlier users'), reused.
+    @exclusivity(unchecked) var retiring: [Int32] = []
+    /// The members handed to C when they must be converted (`fillTree`), reused.
     @exclusivity(unchecked) var tree = FrozenTree(capacity: 32)
     /// A user's batched calls (`callFlat`), reused.
     @exclusivity(unchecked) var batch = RuleCallBatch()
+    /// Whether a flat view's members are laid out as C reads them (`FlatUserView.layout`
+    /// against `LuaState.treeMemberLayout`): they are then handed over as they are.
+    static let membersAsC = FlatUserView.layout == LuaState.treeMemberLayout
 }
 
 extension PluginEngine: FlatCallBatch {
@@ -37,13 +47,21 @@ extension PluginEngine: FlatCallBatch {
 }
 
 extension PluginEngine {
-    /// Pushes `view` as the user's frozen view (`table`: its table alone, for a recording view
-    /// over it), as `frozenView` and `LuaState.pushFrozenTree` make a resolution context's;
-    /// false (nothing pushed) when it cannot be. The view's table is one kept for users of the
-    /// same keys (`LuaState.pushReusedFrozenTree`): `flatViewRef` retires the view when the next
-    /// user comes.
-    func pushFlat(_ view: FlatUserView, table: Bool) -> Bool {
+    /// Pushes `view` as the user's frozen view's table alone (for a recording view over it), as
+    /// `frozenView` and `LuaState.pushFrozenTreeTable` make a resolution context's; false
+    /// (nothing pushed) when it cannot be.
+    func pushFlatTable(_ view: FlatUserView) -> Bool {
         let t = flatViews
+        fillTree(t, view)
+        let pushed = state.pushFrozenTreeTable(t.tree, name: .node)
+        // The view's bytes are not held past the push: the view's next user then reuses their
+        // storage in place, rather than copying it.
+        t.tree.dropBytes()
+        return pushed
+    }
+
+    /// `view`'s members converted into `t.tree`, as the C struct lays them out.
+    private func fillTree(_ t: FlatViewTables, _ view: FlatUserView) {
         view.withContents { bytes, members in
             // The view's own members: all of them, unless a device attribute's value nests (its
             // members follow it).
@@ -83,34 +101,54 @@ extension PluginEngine {
             }
         }
         t.tree.end()
-        let pushed = table ? state.pushFrozenTreeTable(t.tree, name: .node) : state.pushReusedFrozenTree(t.tree, name: .node)
-        // The view's bytes are not held past the push: the view's next user then reuses their
-        // storage in place, rather than copying it.
-        t.tree.dropBytes()
-        return pushed
     }
 
     /// The registry reference of `view`'s frozen view for plugin `owner`: made once per user and
-    /// plugin; the previous user's are released when the next comes. Nil when it cannot be made.
+    /// plugin, kept at the plugin's slot. Earlier users' views are retired when the next user's
+    /// first is made: their tables are set again for users of the same keys, so a view a rule
+    /// kept raises an error when used rather than show another user (`LuaState.setReusedView`).
+    /// Nil when it cannot be made.
     func flatViewRef(_ view: FlatUserView, owner: Int32) -> Int32? {
         let t = flatViews
         let id = ObjectIdentifier(view)
         let generation = view.user
         if t.view != id || t.generation != generation {
-            // The previous user's views are retired: their tables are set again for the next
-            // user of the same keys, so a view a rule kept raises an error when used rather than
-            // show another user (`pushReusedFrozenTree`).
-            for r in t.refs { state.retireView(rawRef: r.ref) }
-            t.refs.removeAll(keepingCapacity: true)
             t.view = id
             t.generation = generation
-        } else {
-            for r in t.refs where r.owner == owner { return r.ref }
+            t.stamp &+= 1
         }
-        guard pushFlat(view, table: false) else { return nil }
-        let r = state.rawRef()
-        t.refs.append((owner, r))
-        return r
+        var at = -1
+        for k in t.slots.indices where t.slots[k].owner == owner {
+            at = k
+            break
+        }
+        if at >= 0 && t.slots[at].holds == t.stamp { return t.slots[at].ref }
+        let state = self.state
+        if at < 0 {
+            t.slots.append((owner, state.newViewSlot(), 0))
+            at = t.slots.count - 1
+        }
+        // The views still held of earlier users, retired before this one is stored.
+        var n = 0
+        for s in t.slots where s.holds != 0 && s.holds != t.stamp {
+            if n < t.retiring.count { t.retiring[n] = s.ref } else { t.retiring.append(s.ref) }
+            n += 1
+        }
+        let made: Int32
+        if FlatViewTables.membersAsC && view.nesting == 1 {
+            made = setFlatView(state, slot: t.slots[at].ref, retiring: t.retiring, count: n, view)
+        } else {
+            fillTree(t, view)
+            made = state.setReusedView(slot: t.slots[at].ref, retiring: t.retiring, count: n, tree: t.tree, name: .node)
+            t.tree.dropBytes()
+        }
+        // -1: nothing was retired (the stack could not grow); they are with the next view made.
+        if made >= 0 && n > 0 {
+            for k in t.slots.indices where t.slots[k].holds != t.stamp { t.slots[k].holds = 0 }
+        }
+        guard made == 1 else { return nil }
+        t.slots[at].holds = t.stamp
+        return t.slots[at].ref
     }
 }
 
@@ -139,7 +177,7 @@ extension LuaRule: FlatViewRule {
         // As `evaluateObserved` over a view's table alone: a recording view of it, its reads
         // answered when the call succeeded without logging a line (made and called in one call
         // into C, with no registry reference for the table, the view or its log).
-        guard engine.pushFlat(view, table: true) else { return nil }
+        guard engine.pushFlatTable(view) else { return nil }
         let logged = engine.sandbox.logCalls
         guard let made = state.callRuleRecording(owner: owner, function: fnRef, args: argsRef, node: node, name: .node) else { return nil }
         // [log, view, error or answer]
@@ -191,7 +229,7 @@ extension LuaRule: FlatViewRule {
         return (FlatCall(owner: owner, function: fnRef, args: argsRef, node: node), engine)
     }
 
-    var flatReady: Bool { !exhausted.isSet }
+    var flatReadiness: FlatReadiness { exhausted.readiness }
 
     func noteFlatFailure(_ failure: any Error, at location: SourceLocation) {
         if let e = failure as? LuaError { noteKeptView(e, at: location) }

@@ -60,3 +60,20 @@ func firstInvalidUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
     }
     return nil
 }
+
+extension PluginEngine {
+    /// `LuaState.setReusedFlatView` of `view`'s members as they are, with no conversion. Safe
+    /// when `FlatViewTables.membersAsC` (the caller checks it): `FlatUserView.Member` is then
+    /// laid out as the C struct, field for field. The members' and the bytes' storage is lent
+    /// for the call only, and C checks every member's offsets against the bytes before reading.
+    func setFlatView(_ state: LuaState, slot: Int32, retiring: [Int32], count n: Int, _ view: FlatUserView) -> Int32 {
+        view.withContents { bytes, members in
+            bytes.withUnsafeBytes { b in
+                members.withUnsafeBytes { m in
+                    guard let at = m.baseAddress ?? b.baseAddress else { return -1 }
+                    return state.setReusedFlatView(slot: slot, retiring: retiring, count: n, bytes: b, members: at, count: members.count, name: .node)
+                }
+            }
+        }
+    }
+}

@@ -10,7 +10,9 @@ import LoomCore
 /// - `VisibilityPlan.key` makes a `KeyWalk` over `self` and its argument user, runs it and drops
 ///   it before returning, so neither can go away while the walk reads them;
 /// - `VisibilityPlan.memos`: the plan's `leaves` own every memo for as long as the plan lives,
-///   the plan is the only holder of these references, and a plan is used by one worker thread.
+///   the plan is the only holder of these references, and a plan is used by one worker thread;
+/// - `VisibilityPlan.Prefetched.readiness`: each rule owns its readiness object for as long as it
+///   lives, and the plan's `leaves` hold the rule for as long as the plan lives.
 struct Unretained<T: AnyObject> {
     private let ref: Unmanaged<T>
 

@@ -153,6 +153,8 @@ public final class VisibilityPlan {
         let leaf: Int
         let location: SourceLocation
         let flat: UnretainedFlatRule
+        /// Whether the rule's calls can still be made flat (the rule's own object).
+        let readiness: Unretained<FlatReadiness>
         /// The leaf has a memo: it is called before the walk only once the memo is off and no
         /// narrowed call replaces it (`settled`: so for good, as neither comes back).
         let hasMemo: Bool
@@ -200,7 +202,7 @@ public final class VisibilityPlan {
             guard let memo = l.memo, !memo.enabled, !(l.narrowable && !l.narrow.isEmpty) else { return false }
             prefetched[k].settled = true
         }
-        return prefetched[k].flat.rule.flatReady
+        return prefetched[k].readiness.with { $0.ready }
     }
 
     /// Finds the calls every walk starts with and makes them ready (see above).
@@ -232,7 +234,7 @@ public final class VisibilityPlan {
             }
             guard batchID == ObjectIdentifier(batch) else { return }
             prefetched.append(Prefetched(leaf: leaf, location: node.location, flat: UnretainedFlatRule(rule: flat),
-                                         hasMemo: leaves[leaf].memo != nil, settled: false))
+                                         readiness: Unretained(flat.flatReadiness), hasMemo: leaves[leaf].memo != nil, settled: false))
             prefetchCalls.append(call)
             if last { return }
         }

@@ -125,22 +125,62 @@ extension LuaState {
         name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, as: .table) }
     }
 
-    /// `pushFrozenTree` of an object whose table is kept for the next object of the same keys
-    /// (`host eval`'s views made from the line: `loom_push_reused_view`). The view must be
-    /// retired (`retireView(rawRef:)`) before the next object of its keys is pushed.
-    public func pushReusedFrozenTree(_ tree: FrozenTree, name: CName) -> Bool {
-        name.bytes.withUnsafeBufferPointer { pushTree(tree, name: $0.baseAddress!, as: .reusedView) }
+    /// A registry reference for `setReusedView`, holding `false` until a view is stored there.
+    public func newViewSlot() -> Int32 {
+        lua_pushboolean(L, 0)
+        return rawRef()
     }
 
-    /// Retires the view at `ref` when `pushReusedFrozenTree` made it (any use of it then raises
-    /// an error), and releases the reference.
-    public func retireView(rawRef ref: Int32) {
-        if loom_retire_view_ref(mainThread, ref) == 0 { release(rawRef: ref) }
+    /// The layout of a view member as C reads it (`loom_tree_member`): its stride, then the
+    /// offsets of its key's offset and length, its string's offset and length, its integer, its
+    /// descendants, its double and its kind. A caller whose members are laid out so hands them
+    /// as they are (`setReusedFlatView`).
+    public static let treeMemberLayout: [Int] = [
+        MemoryLayout<loom_tree_member>.stride,
+        MemoryLayout<loom_tree_member>.offset(of: \.key_offset) ?? -1, MemoryLayout<loom_tree_member>.offset(of: \.key_length) ?? -1,
+        MemoryLayout<loom_tree_member>.offset(of: \.value_offset) ?? -1, MemoryLayout<loom_tree_member>.offset(of: \.value_length) ?? -1,
+        MemoryLayout<loom_tree_member>.offset(of: \.i) ?? -1, MemoryLayout<loom_tree_member>.offset(of: \.descendants) ?? -1,
+        MemoryLayout<loom_tree_member>.offset(of: \.d) ?? -1, MemoryLayout<loom_tree_member>.offset(of: \.kind) ?? -1,
+    ]
+
+    /// `host eval`'s view of a user for one plugin, stored at `slot` (`newViewSlot`) after the
+    /// views at `retiring` are retired (`loom_reused_view_into`): the view `loom_push_reused_view`
+    /// makes of `tree` (its table kept for the next object of the same keys, and set again for
+    /// it). `retiring`: the first `count` references of the array. 1 stored, 0 none made (`false`
+    /// stored), -1 the stack could not grow (nothing retired, nothing stored).
+    public func setReusedView(slot: Int32, retiring: [Int32], count n: Int, tree: FrozenTree, name: CName) -> Int32 {
+        guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return -1 }
+        return retiring[..<n].withUnsafeBufferPointer { r in
+            tree.bytes.withUnsafeBufferPointer { b in
+                tree.members.withUnsafeBufferPointer { m in
+                    b.withMemoryRebound(to: CChar.self) { c in
+                        name.bytes.withUnsafeBufferPointer { n in
+                            loom_reused_view_into(L, r.baseAddress, Int32(r.count), slot, c.baseAddress, c.count, m.baseAddress, Int32(m.count),
+                                                  Int32(tree.depth), 0, n.baseAddress!)
+                        }
+                    }
+                }
+            }
+        }
     }
 
-    /// What `pushTree` pushes: the value's table alone, its view, or its view over a table kept
-    /// for the next value of the same keys.
-    private enum TreePush { case table, view, reusedView }
+    /// `setReusedView` of a flat object's `count` members, laid out as `treeMemberLayout` says
+    /// at `members`, their keys and strings at offsets into `bytes`. Safe when `members` holds
+    /// `count` such members (the caller checks its layout against `treeMemberLayout`, and lends
+    /// its storage for the call); C checks every offset against `bytes` before reading.
+    public func setReusedFlatView(slot: Int32, retiring: [Int32], count n: Int, bytes: UnsafeRawBufferPointer, members: UnsafeRawPointer,
+                                  count: Int, name: CName) -> Int32 {
+        guard count <= Int(Int32.max), let base = bytes.baseAddress else { return -1 }
+        return retiring[..<n].withUnsafeBufferPointer { r in
+            name.bytes.withUnsafeBufferPointer { n in
+                loom_reused_view_into(L, r.baseAddress, Int32(r.count), slot, base.assumingMemoryBound(to: CChar.self), bytes.count,
+                                      members.assumingMemoryBound(to: loom_tree_member.self), Int32(count), 1, 1, n.baseAddress!)
+            }
+        }
+    }
+
+    /// What `pushTree` pushes: the value's table alone, or its view.
+    private enum TreePush { case table, view }
 
     private func pushTree(_ tree: FrozenTree, name: UnsafePointer<CChar>, as kind: TreePush) -> Bool {
         guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
@@ -149,7 +189,6 @@ extension LuaState {
                 b.withMemoryRebound(to: CChar.self) { c in
                     switch kind {
                     case .view: return loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
-                    case .reusedView: return loom_push_reused_view(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
                     case .table: return loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
                     }
                 }

@@ -205,14 +205,20 @@ int loom_push_frozen_tree(lua_State *L, const char *base, size_t bytes, const lo
 /// loom_push_frozen_tree for `host eval`'s views made from the line (an object): the table behind
 /// the view is kept, per state, for the next object of the same keys and size (at most 64 such
 /// shapes), and set again member by member for it; each call makes a new view (a userdata) over
-/// it. A view made so must be retired (loom_retire_view_ref) before the next object of its keys
-/// is pushed: a retired view raises an error when used, so that nothing reads a later object
+/// it. A view made so must be retired (loom_proxy_retire, as loom_reused_view_into does) before
+/// the next object of its keys is pushed: a retired view raises an error when used, so that nothing reads a later object
 /// through a view that was kept. 0 (nothing pushed) as loom_push_frozen_tree.
 int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name);
-/// Retires the view at registry reference `ref` when loom_push_reused_view made it (its every
-/// use then raises "attempt to use a user view kept from an earlier user …"), and releases the
-/// reference. 0 when the stack cannot grow (the reference is then kept).
-int loom_retire_view_ref(lua_State *L, int ref);
+/// `host eval`'s view of one user for one plugin, kept at registry reference `slot` (made by the
+/// caller, holding anything but nil): first retires the views at the `nretire` references of
+/// `retire` (loom_proxy_retire: the previous user's, which must be retired before this user's
+/// are pushed), then stores at `slot` the view loom_push_reused_view makes of `members`, or
+/// `false` when it makes none. `flat`: `members` are the `count` members of a flat object, with
+/// no member for the object itself before them (depth must be 1); else as
+/// loom_push_reused_view takes them. 1 when a view was stored, 0 when not, -1 when the stack
+/// cannot grow (nothing retired, nothing stored).
+int loom_reused_view_into(lua_State *L, const int *retire, int nretire, int slot, const char *base, size_t bytes,
+                          const loom_tree_member *members, int count, int depth, int flat, const char *name);
 /// Retires the view at `idx` (loom_retire_view_ref); any other value is left as it is.
 void loom_proxy_retire(lua_State *L, int idx);
 /// loom_push_frozen_tree without the value's own view: pushes its table, every nested table a

@@ -14,22 +14,65 @@ import Darwin
 
 public final class FlatUserView {
     /// One member: its key's bytes in `bytes`, its kind and value (a string's bytes in `bytes`).
+    ///
+    /// Stored with the fields, types and order of the C struct the engine hands a view's members
+    /// to C as (`loom_tree_member`, LuaRuntime): the engine compares `layout` with that struct's
+    /// at run time and hands a flat view's members over as they are when the two agree, else
+    /// converts them (`PluginEngine.pushFlat`). The kinds' raw values are the C kinds' too.
     public struct Member {
         /// `array` and `object`: `int` children follow, `descendants` members in all (nested
         /// ones included); an array's members have no key.
         public enum Kind: UInt8 { case null, `false`, `true`, int, double, string, array, object }
-        public var keyStart: Int32, keyCount: Int32
-        public var kind: Kind
-        public var valueStart: Int32 = 0, valueCount: Int32 = 0
+        var keyOffset: Int, keyLength: Int
+        var valueOffset = 0, valueLength = 0
         public var int: Int64 = 0
+        var descendantCount: Int64 = 0
         public var double: Double = 0
-        public var descendants: Int32 = 0
+        var kindValue: Int32
+
         public init(keyStart: Int32, keyCount: Int32, kind: Kind) {
-            self.keyStart = keyStart
-            self.keyCount = keyCount
-            self.kind = kind
+            keyOffset = Int(keyStart)
+            keyLength = Int(keyCount)
+            kindValue = Int32(kind.rawValue)
+        }
+
+        public var keyStart: Int32 {
+            @inline(__always) get { Int32(truncatingIfNeeded: keyOffset) }
+            @inline(__always) set { keyOffset = Int(newValue) }
+        }
+        public var keyCount: Int32 {
+            @inline(__always) get { Int32(truncatingIfNeeded: keyLength) }
+            @inline(__always) set { keyLength = Int(newValue) }
+        }
+        public var valueStart: Int32 {
+            @inline(__always) get { Int32(truncatingIfNeeded: valueOffset) }
+            @inline(__always) set { valueOffset = Int(newValue) }
+        }
+        public var valueCount: Int32 {
+            @inline(__always) get { Int32(truncatingIfNeeded: valueLength) }
+            @inline(__always) set { valueLength = Int(newValue) }
+        }
+        public var descendants: Int32 {
+            @inline(__always) get { Int32(truncatingIfNeeded: descendantCount) }
+            @inline(__always) set { descendantCount = Int64(newValue) }
+        }
+        public var kind: Kind {
+            // Only `init` and this setter store the kind, always a case's raw value.
+            @inline(__always) get { Kind(rawValue: UInt8(truncatingIfNeeded: kindValue)) ?? .null }
+            @inline(__always) set { kindValue = Int32(newValue.rawValue) }
         }
     }
+
+    /// `Member`'s layout, as `LuaState.treeMemberLayout` gives the C struct's: its stride, then
+    /// the offsets of the key's offset and length, the string's offset and length, the integer,
+    /// the descendants, the double and the kind.
+    public static let layout: [Int] = [
+        MemoryLayout<Member>.stride,
+        MemoryLayout<Member>.offset(of: \.keyOffset) ?? -1, MemoryLayout<Member>.offset(of: \.keyLength) ?? -1,
+        MemoryLayout<Member>.offset(of: \.valueOffset) ?? -1, MemoryLayout<Member>.offset(of: \.valueLength) ?? -1,
+        MemoryLayout<Member>.offset(of: \.int) ?? -1, MemoryLayout<Member>.offset(of: \.descendantCount) ?? -1,
+        MemoryLayout<Member>.offset(of: \.double) ?? -1, MemoryLayout<Member>.offset(of: \.kindValue) ?? -1,
+    ]
 
     /// Keys and string values end to end (never empty: its address is never nil).
     // Used by one worker thread, no access overlapping another: no dynamic exclusivity checks.
@@ -140,12 +183,20 @@ public protocol FlatViewRule: ObservableRule {
     /// (`FlatCallBatch`); nil when it cannot be made so (the subject is a template element's or
     /// a builder's node, or its tables cannot be made): `evaluateFlat` then, which says why.
     func flatCall(args: JSONNode?, at location: SourceLocation, subject: RuleSubject) -> (call: FlatCall, batch: any FlatCallBatch)?
-    /// False once the rule's calls cannot be made flat any more (it met a limit in a
-    /// resolution): its batched calls are then left to `evaluateFlat`, which says so.
-    var flatReady: Bool { get }
+    /// Whether the rule's calls can be made flat: false once they cannot any more (it met a
+    /// limit in a resolution), its batched calls then left to `evaluateFlat`, which says so.
+    /// An object the caller reads before each batched call without going through the rule.
+    var flatReadiness: FlatReadiness { get }
     /// A batched call of this rule failed with `failure` (`FlatCallBatch.callFlat`): kept as
     /// `evaluateFlat` keeps a failure of its own (`takeKeptViewNote`).
     func noteFlatFailure(_ failure: any Error, at location: SourceLocation)
+}
+
+/// Whether a rule's calls can be made flat (`FlatViewRule.flatReadiness`), kept up to date by
+/// the rule.
+public final class FlatReadiness {
+    public var ready = true
+    public init() {}
 }
 
 /// One rule reference's plain flat call (`FlatViewRule.evaluateFlat` without recording), made
