@@ -6,7 +6,7 @@ import LuaRuntime
 /// used by 700 components, costs one time budget per resolution, not 700.
 final class ExhaustedMark {
     private(set) var isSet = false {
-        didSet { readiness.ready = !isSet }
+        didSet { readiness.set(ready: !isSet) }
     }
     /// `!isSet`, for `host eval`'s batched calls to read (`FlatViewRule.flatReadiness`).
     let readiness = FlatReadiness()

@@ -162,6 +162,7 @@ private struct FlatScanner {
             skipWhitespace()
             return i == end
         }
+        var seen: UInt64 = 0
         while true {
             skipWhitespace()
             guard let key = plainSpan() else { return false }
@@ -183,10 +184,16 @@ private struct FlatScanner {
             case 0x6E: guard literal("null") else { return false }; m.kind = .null
             default: return false
             }
-            // Duplicate keys: `parse` declines them (the full reader says where).
-            for o in out where o.keyCount == m.keyCount && p.equal(Int(o.keyStart), Int(m.keyStart), count: Int(m.keyCount)) {
-                return false
+            // Duplicate keys: `parse` declines them (the full reader says where). A key is compared
+            // with the earlier ones only when one of them had its length, first and last byte (one
+            // bit of `seen` for each such triple: equal keys always share it).
+            let bit: UInt64 = key.count == 0 ? 1 : 1 << UInt64((key.count &* 7 &+ Int(p[key.start]) &+ Int(p[key.start + key.count - 1]) &* 3) & 63)
+            if seen & bit != 0 {
+                for o in out where o.keyCount == m.keyCount && p.equal(Int(o.keyStart), Int(m.keyStart), count: Int(m.keyCount)) {
+                    return false
+                }
             }
+            seen |= bit
             out.append(m)
             skipWhitespace()
             guard i < end else { return false }

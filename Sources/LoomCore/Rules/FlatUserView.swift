@@ -195,8 +195,16 @@ public protocol FlatViewRule: ObservableRule {
 /// Whether a rule's calls can be made flat (`FlatViewRule.flatReadiness`), kept up to date by
 /// the rule.
 public final class FlatReadiness {
-    public var ready = true
+    // Read and set through the methods below by other modules: an access there to a stored
+    // property would be checked for exclusivity at run time (as `FlatUserView` says).
+    @exclusivity(unchecked) private var value = true
     public init() {}
+
+    /// Whether the rule's calls can be made flat.
+    public var ready: Bool { value }
+
+    /// Sets `ready`.
+    public func set(ready: Bool) { value = ready }
 }
 
 /// One rule reference's plain flat call (`FlatViewRule.evaluateFlat` without recording), made
