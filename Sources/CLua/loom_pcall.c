@@ -244,10 +244,22 @@ static void next_watched_call(lua_State *L, rule_run *r) {
 static int rule_run_body(lua_State *L) {
     rule_run *r = (rule_run *)lua_touserdata(L, 1);
     loom_limits *lim = r->lim;
+    // The first call's user, pushed once for every call of the run with the same user (a
+    // user's calls share their view: one per plugin).
+    int user_ref = r->done < r->count ? r->calls[r->done].user_ref : LUA_NOREF;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, user_ref);
+    int user = lua_gettop(L);
     for (; r->done < r->count; r->done++) {
         const loom_rule_call *c = &r->calls[r->done];
         if (r->done > 0) next_watched_call(L, r);
-        push_rule_call(L, c->fn_ref, c->user_ref, c->args_ref, c->node_ref);
+        if (c->user_ref == user_ref) {
+            lua_rawgeti(L, LUA_REGISTRYINDEX, c->fn_ref);
+            lua_pushvalue(L, user);
+            if (c->args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, c->args_ref); else lua_pushnil(L);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, c->node_ref);
+        } else {
+            push_rule_call(L, c->fn_ref, c->user_ref, c->args_ref, c->node_ref);
+        }
         lua_callk(L, 3, 1, 0, NULL);
         if (lim->exceeded) {
             // A limit met that the script caught before the hook raised it again: the call

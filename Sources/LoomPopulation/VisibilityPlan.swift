@@ -503,10 +503,19 @@ struct OutcomeKey: Hashable {
         }
     }
 
+    @inline(__always)
     mutating func append(_ v: Bool) {
-        if count < 64 {
+        if _fastPath(count < 64) {
             if v { low |= 1 << UInt64(count) }
-        } else if count < 128 {
+            count += 1
+        } else {
+            appendPast64(v)
+        }
+    }
+
+    @inline(never)
+    private mutating func appendPast64(_ v: Bool) {
+        if count < 128 {
             if v { high |= 1 << UInt64(count - 64) }
         } else {
             rest = (rest ?? []) + [v]
