@@ -391,3 +391,40 @@ final class ZoneCache: @unchecked Sendable {
         return n
     }
 }
+
+extension FlatUserView {
+    /// Appends `line`'s bytes, then its members as `JSONFlatObject.scan` found them (`scanned`,
+    /// all but the one at `skip`), in order: each key and string a range of the appended bytes,
+    /// each number read from its token as `JSONFlatObject.number` reads it. Returns where the
+    /// line's bytes start in `bytes`; nil (some members appended) when a member's range is not
+    /// within the line or a number token is not one. Safe: every range is checked against the
+    /// line before it is read.
+    public func appendLine(_ line: UnsafeBufferPointer<UInt8>, _ scanned: [JSONFlatMember], skipping skip: Int) -> Int32? {
+        guard let base = line.baseAddress else { return nil }
+        let at = append(line)
+        let view = ByteView(base)
+        for k in scanned.indices where k != skip {
+            let m = scanned[k]
+            guard m.keyStart >= 0, m.keyCount >= 0, Int(m.keyStart) + Int(m.keyCount) <= line.count, m.valueStart >= 0, m.valueCount >= 0,
+                  Int(m.valueStart) + Int(m.valueCount) <= line.count else { return nil }
+            var f = Member(keyStart: at + m.keyStart, keyCount: m.keyCount, kind: .null)
+            switch m.kind {
+            case .string:
+                f.kind = .string
+                f.valueStart = at + m.valueStart
+                f.valueCount = m.valueCount
+            case .number:
+                switch JSONFlatObject.number(view, Int(m.valueStart), Int(m.valueCount)) {
+                case .int(let i)?: f.kind = .int; f.int = Int64(i)
+                case .double(let d)?: f.kind = .double; f.double = d
+                default: return nil
+                }
+            case .true: f.kind = .true
+            case .false: f.kind = .false
+            case .null: break
+            }
+            members.append(f)
+        }
+        return at
+    }
+}

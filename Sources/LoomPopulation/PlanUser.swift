@@ -438,13 +438,7 @@ final class PlanUser {
         flatMade = false
         let v = flatFull
         v.reset()
-        let at = v.append(line)
-        for k in members.indices where k != nameMember {
-            let m = members[k]
-            var f = FlatUserView.Member(keyStart: at + m.keyStart, keyCount: m.keyCount, kind: .null)
-            guard flatValue(m, into: &f, stringAt: { at + m.valueStart }) else { return nil }
-            v.add(f)
-        }
+        guard let at = v.appendLine(line, members, skipping: nameMember) else { return nil }
         // `--now` and `--locale` over the line's own (in place), else after them, as
         // `UserParser.override` sets them.
         func set(_ key: StaticString, _ value: String) {
