@@ -219,7 +219,8 @@ int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const lo
 /// cannot grow (nothing retired, nothing stored).
 int loom_reused_view_into(lua_State *L, const int *retire, int nretire, int slot, const char *base, size_t bytes,
                           const loom_tree_member *members, int count, int depth, int flat, const char *name);
-/// Retires the view at `idx` (loom_retire_view_ref); any other value is left as it is.
+/// Retires the view at `idx` when loom_push_reused_view made it (its every use then raises
+/// "attempt to use a user view kept from an earlier user …"); any other value is left as it is.
 void loom_proxy_retire(lua_State *L, int idx);
 /// loom_push_frozen_tree without the value's own view: pushes its table, every nested table a
 /// view (for a recording view made over it); 0 (nothing pushed) where that pushes nothing.
