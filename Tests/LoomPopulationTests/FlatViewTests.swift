@@ -202,4 +202,62 @@ final class FlatViewTests: XCTestCase {
         // user (the views the usual path makes when a call fails and the user is resolved again).
         XCTAssertTrue(log.contains { $0.hasPrefix("shown") && !$0.hasSuffix("retired 0") }, "\(log.prefix(5))")
     }
+
+    /// Two plugins each keeping the views they are given, their calls alternating for each user
+    /// (each plugin's view kept at a slot of its own: `PluginEngine.flatViewRef`): within a user
+    /// a plugin's calls share one view, and once the next user comes every earlier view of
+    /// either plugin is retired, whichever plugin's call comes first.
+    func testViewsKeptByTwoPluginsAreAllRetired() throws {
+        func keeper(_ name: String) -> String {
+            """
+            local kept = {}
+            return { name = "\(name)", version = "1.0.0", api = 1, register = function(host)
+              host.rule("keep_\(name)", function(u)
+                local shown, retired = 0, 0
+                for _, k in ipairs(kept) do
+                  local ok, id = pcall(function() return k.view.id end)
+                  if ok and id ~= k.id then print("LEAK " .. tostring(k.id) .. " shows " .. tostring(id)) end
+                  if ok and k.id ~= u.id then print("LIVE " .. tostring(k.id) .. " at " .. tostring(u.id)) end
+                  if not ok and k.id == u.id then print("RETIRED TOO SOON " .. tostring(k.id)) end
+                  if k.id == u.id and rawequal(k.view, u) == false then print("TWO VIEWS " .. tostring(u.id)) end
+                  if ok then shown = shown + 1 else retired = retired + 1 end
+                end
+                print("shown " .. shown .. " retired " .. retired)
+                kept[#kept + 1] = { view = u, id = u.id }
+                if #kept > 6 then table.remove(kept, 1) end
+                return true
+              end)
+            end }
+            """
+        }
+        // Two shapes of keys, so that each view's table is set again for later users.
+        let users = (0..<300).map { i in
+            i % 2 == 0 ? #"{"name": "u\#(i)", "id": "id-\#(i)", "tier": "gold"}"# : #"{"id": "id-\#(i)", "age": \#(i)}"#
+        }
+        let (screens, file) = try openRuleLabels(lua: keeper("g"), rules: [#""keep_g""#, #""keep_h""#, #""keep_g""#, #""keep_h""#],
+                                                 users: users, more: ["h": keeper("h")])
+        let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
+        engine.sandbox.logCapBytes = 64 << 20
+        let parser = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get().parser
+        let input = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get()
+        let worker = EvalWorker(screens: screens, parser: parser, writer: EvalLineWriter(format: .jsonl, select: .visible), memo: false, flat: true)
+        var lines: [String] = []
+        while let b = input.nextBatch() {
+            let chunk = worker.process(b)
+            XCTAssertTrue(chunk.failures.isEmpty && !chunk.notes.hasErrors, "\(chunk.notes.order)")
+            lines += String(decoding: chunk.text, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        XCTAssertEqual(lines.count, 300)
+        XCTAssertTrue(lines.allSatisfy { $0.contains(#""visible":["root","c0","c1","c2","c3"]"#) }, "\(lines.prefix(2))")
+        let log = engine.log
+        let bad = log.filter { !$0.1.hasPrefix("shown") }
+        XCTAssertTrue(bad.isEmpty, "\(bad.prefix(5))")
+        // Both plugins' calls were made with views from the line, and both saw earlier users'
+        // views retired.
+        for plugin in ["g", "h"] {
+            let mine = log.filter { $0.0 == plugin }.map(\.1)
+            XCTAssertEqual(mine.count, 600, plugin)
+            XCTAssertTrue(mine.contains { $0.hasSuffix("retired 6") }, "\(plugin): \(mine.suffix(3))")
+        }
+    }
 }

@@ -25,10 +25,16 @@ extension XCTestCase {
     /// written in a screen), with `lua` as plugin `g` and `users` as `users.jsonl`, opened as
     /// `host eval` opens it (`device`: a chosen device context). The screens and the users
     /// file's path.
-    func openRuleLabels(lua: String, rules: [String], users: [String], device: DeviceContext? = nil) throws -> (PopulationScreens, String) {
+    /// `more`: further plugins, by folder name, beside `g`.
+    func openRuleLabels(lua: String, rules: [String], users: [String], device: DeviceContext? = nil,
+                        more: [String: String] = [:]) throws -> (PopulationScreens, String) {
         let children = rules.enumerated().map { k, r in #"{"type": "label", "id": "c\#(k)", "meta": {"text": "x"}, "rule": \#(r)}"# }
         let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g",
                                              json: #"{"screen": "g", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#)
+        for (name, source) in more {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("plugins/\(name)"), withIntermediateDirectories: true)
+            try Data(source.utf8).write(to: root.appendingPathComponent("plugins/\(name)/plugin.lua"))
+        }
         let file = root.appendingPathComponent("users.jsonl").path
         try Data(users.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: file))
         var o = Workspace.Options()
