@@ -176,17 +176,18 @@ static int call_rule_as(lua_State *L, int32_t owner, int base, int *exceeded) {
 // The hot path of rule evaluation in one C call: evaluate(user, args, node) by registry
 // references (args_ref < 0: nil), as `owner`. On LUA_OK, *result is 0/1 for a boolean, or -1
 // with the returned value left on the stack (the caller names its type and pops it).
-// Pushes evaluate, user, args, node by registry references (args_ref < 0: nil).
-static inline void push_rule_call(lua_State *L, int fn_ref, int user_ref, int args_ref, int node_ref) {
+// Pushes evaluate, user, args, node by registry references (args_ref < 0: nil); the user the
+// value at stack index `user_at` instead when that is not 0 (pushed once for several calls).
+static inline void push_rule_call(lua_State *L, int fn_ref, int user_ref, int args_ref, int node_ref, int user_at) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, fn_ref);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, user_ref);
+    if (user_at) lua_pushvalue(L, user_at); else lua_rawgeti(L, LUA_REGISTRYINDEX, user_ref);
     if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
 }
 
 int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded) {
     int base = lua_gettop(L) + 1;
-    push_rule_call(L, fn_ref, user_ref, args_ref, node_ref);
+    push_rule_call(L, fn_ref, user_ref, args_ref, node_ref, 0);
     int status = call_rule_as(L, owner, base, exceeded);
     if (status != LUA_OK) return status;
     if (lua_type(L, -1) == LUA_TBOOLEAN) {
@@ -252,14 +253,7 @@ static int rule_run_body(lua_State *L) {
     for (; r->done < r->count; r->done++) {
         const loom_rule_call *c = &r->calls[r->done];
         if (r->done > 0) next_watched_call(L, r);
-        if (c->user_ref == user_ref) {
-            lua_rawgeti(L, LUA_REGISTRYINDEX, c->fn_ref);
-            lua_pushvalue(L, user);
-            if (c->args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, c->args_ref); else lua_pushnil(L);
-            lua_rawgeti(L, LUA_REGISTRYINDEX, c->node_ref);
-        } else {
-            push_rule_call(L, c->fn_ref, c->user_ref, c->args_ref, c->node_ref);
-        }
+        push_rule_call(L, c->fn_ref, c->user_ref, c->args_ref, c->node_ref, c->user_ref == user_ref ? user : 0);
         lua_callk(L, 3, 1, 0, NULL);
         if (lim->exceeded) {
             // A limit met that the script caught before the hook raised it again: the call

@@ -400,31 +400,44 @@ extension FlatUserView {
     /// within the line or a number token is not one. Safe: every range is checked against the
     /// line before it is read.
     public func appendLine(_ line: UnsafeBufferPointer<UInt8>, _ scanned: [JSONFlatMember], skipping skip: Int) -> Int32? {
-        guard let base = line.baseAddress else { return nil }
+        guard line.baseAddress != nil else { return nil }
         let at = append(line)
-        let view = ByteView(base)
         for k in scanned.indices where k != skip {
             let m = scanned[k]
             guard m.keyStart >= 0, m.keyCount >= 0, Int(m.keyStart) + Int(m.keyCount) <= line.count, m.valueStart >= 0, m.valueCount >= 0,
                   Int(m.valueStart) + Int(m.valueCount) <= line.count else { return nil }
             var f = Member(keyStart: at + m.keyStart, keyCount: m.keyCount, kind: .null)
-            switch m.kind {
-            case .string:
-                f.kind = .string
-                f.valueStart = at + m.valueStart
-                f.valueCount = m.valueCount
-            case .number:
-                switch JSONFlatObject.number(view, Int(m.valueStart), Int(m.valueCount)) {
-                case .int(let i)?: f.kind = .int; f.int = Int64(i)
-                case .double(let d)?: f.kind = .double; f.double = d
-                default: return nil
-                }
-            case .true: f.kind = .true
-            case .false: f.kind = .false
-            case .null: break
-            }
+            guard f.setValue(m, in: line, stringAt: { at + m.valueStart }) else { return nil }
             members.append(f)
         }
         return at
+    }
+}
+
+extension FlatUserView.Member {
+    /// The value of `m`, a member `JSONFlatObject.scan` found in `line`: a string's bytes where
+    /// `stringAt` places them in the view (called for a string only), a number read from its
+    /// token as `JSONFlatObject.number` reads it, a boolean or null. False (the member left as
+    /// it was) when the number token is not one or lies outside the line.
+    @inline(__always)
+    public mutating func setValue(_ m: JSONFlatMember, in line: UnsafeBufferPointer<UInt8>, stringAt: () -> Int32) -> Bool {
+        switch m.kind {
+        case .string:
+            kind = .string
+            valueStart = stringAt()
+            valueCount = m.valueCount
+        case .number:
+            guard let base = line.baseAddress, m.valueStart >= 0, m.valueCount >= 0, Int(m.valueStart) + Int(m.valueCount) <= line.count
+            else { return false }
+            switch JSONFlatObject.number(ByteView(base), Int(m.valueStart), Int(m.valueCount)) {
+            case .int(let i)?: kind = .int; int = Int64(i)
+            case .double(let d)?: kind = .double; double = d
+            default: return false
+            }
+        case .true: kind = .true
+        case .false: kind = .false
+        case .null: kind = .null
+        }
+        return true
     }
 }

@@ -500,7 +500,7 @@ final class PlanUser {
                 string(locale)
             } else if let k = member(slot, base) {
                 let m = members[k]
-                guard flatValue(m, into: &f, stringAt: { v.append(UnsafeBufferPointer(start: base + Int(m.valueStart), count: Int(m.valueCount))) })
+                guard f.setValue(m, in: line, stringAt: { v.append(UnsafeBufferPointer(start: base + Int(m.valueStart), count: Int(m.valueCount))) })
                 else { return nil }
             } else if slot == slots.profileSlot, let name = nameBytes {
                 f.kind = .string
@@ -516,28 +516,6 @@ final class PlanUser {
             v.add(f)
         }
         return v
-    }
-
-    /// Line member `m`'s value given to `f`, a string's bytes where `stringAt` places them in
-    /// the view; false when a number token is not one.
-    @inline(__always)
-    private func flatValue(_ m: JSONFlatMember, into f: inout FlatUserView.Member, stringAt: () -> Int32) -> Bool {
-        switch m.kind {
-        case .string:
-            f.kind = .string
-            f.valueStart = stringAt()
-            f.valueCount = m.valueCount
-        case .number:
-            switch JSONFlatObject.number(line, start: Int(m.valueStart), count: Int(m.valueCount)) {
-            case .int(let i)?: f.kind = .int; f.int = Int64(i)
-            case .double(let d)?: f.kind = .double; f.double = d
-            default: return false
-            }
-        case .true: f.kind = .true
-        case .false: f.kind = .false
-        case .null: f.kind = .null
-        }
-        return true
     }
 
     /// A device attribute as flat view members (its key, then its value, a nested value's

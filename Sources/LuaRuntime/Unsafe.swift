@@ -149,17 +149,12 @@ extension LuaState {
     /// it). `retiring`: the first `count` references of the array. 1 stored, 0 none made (`false`
     /// stored), -1 the stack could not grow (nothing retired, nothing stored).
     public func setReusedView(slot: Int32, retiring: [Int32], count n: Int, tree: FrozenTree, name: CName) -> Int32 {
-        guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return -1 }
-        return retiring[..<n].withUnsafeBufferPointer { r in
-            tree.bytes.withUnsafeBufferPointer { b in
-                tree.members.withUnsafeBufferPointer { m in
-                    b.withMemoryRebound(to: CChar.self) { c in
-                        name.bytes.withUnsafeBufferPointer { n in
-                            loom_reused_view_into(L, r.baseAddress, Int32(r.count), slot, c.baseAddress, c.count, m.baseAddress, Int32(m.count),
-                                                  Int32(tree.depth), 0, n.baseAddress!)
-                        }
-                    }
-                }
+        retiring[..<n].withUnsafeBufferPointer { r in
+            name.bytes.withUnsafeBufferPointer { n in
+                tree.withBuffers { c, m in
+                    loom_reused_view_into(L, r.baseAddress, Int32(r.count), slot, c.baseAddress, c.count, m.baseAddress, Int32(m.count),
+                                          Int32(tree.depth), 0, n.baseAddress!)
+                } ?? -1
             }
         }
     }
@@ -183,17 +178,12 @@ extension LuaState {
     private enum TreePush { case table, view }
 
     private func pushTree(_ tree: FrozenTree, name: UnsafePointer<CChar>, as kind: TreePush) -> Bool {
-        guard tree.open.isEmpty, tree.members.count <= Int(Int32.max), tree.depth <= 64 else { return false }
-        return tree.bytes.withUnsafeBufferPointer { b in
-            tree.members.withUnsafeBufferPointer { m in
-                b.withMemoryRebound(to: CChar.self) { c in
-                    switch kind {
-                    case .view: return loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
-                    case .table: return loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
-                    }
-                }
+        tree.withBuffers { c, m in
+            switch kind {
+            case .view: return loom_push_frozen_tree(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
+            case .table: return loom_push_tree_target(L, c.baseAddress, c.count, m.baseAddress, Int32(m.count), Int32(tree.depth), name) != 0
             }
-        }
+        } ?? false
     }
 
     /// `callRuleRecording` (LuaState+RecordingViews.swift) with a name made into a C string once.
@@ -254,6 +244,18 @@ extension Sandbox {
     static func read(_ fd: Int32, into bytes: inout [UInt8], at offset: Int, count: Int) -> Int {
         precondition(offset >= 0 && count >= 0 && offset + count <= bytes.count)
         return bytes.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress! + offset, count) }
+    }
+}
+
+extension FrozenTree {
+    /// `body` with the tree's bytes (as C chars) and members lent for the call, when the tree is
+    /// finished and within what C takes (at most Int32.max members, 64 levels); nil when not.
+    /// Safe: neither buffer outlives the call.
+    func withBuffers<R>(_ body: (UnsafeBufferPointer<CChar>, UnsafeBufferPointer<loom_tree_member>) -> R) -> R? {
+        guard open.isEmpty, members.count <= Int(Int32.max), depth <= 64 else { return nil }
+        return bytes.withUnsafeBufferPointer { b in
+            members.withUnsafeBufferPointer { m in b.withMemoryRebound(to: CChar.self) { body($0, m) } }
+        }
     }
 }
 

@@ -157,6 +157,24 @@ final class FlatViewTests: XCTestCase {
     /// keeps views (outside the contract: rules must be deterministic) never reads a later user
     /// through one. Every earlier view a rule kept either shows the user it was made for or
     /// raises the retired view's error; it is never another user's.
+    /// The users of `file` through one worker with views made from the line and no memo (every
+    /// rule called for every user): the output lines, each batch's failures and error notes (as
+    /// text; none when all went well), and the engine, whose log holds what the rules printed.
+    private func evalFlatWithoutMemo(_ screens: PopulationScreens, _ file: String) throws -> (lines: [String], problems: [String], engine: PluginEngine) {
+        let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
+        engine.sandbox.logCapBytes = 64 << 20
+        let parser = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get().parser
+        let input = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get()
+        let worker = EvalWorker(screens: screens, parser: parser, writer: EvalLineWriter(format: .jsonl, select: .visible), memo: false, flat: true)
+        var lines: [String] = [], problems: [String] = []
+        while let b = input.nextBatch() {
+            let chunk = worker.process(b)
+            if !chunk.failures.isEmpty || chunk.notes.hasErrors { problems.append("\(chunk.failures.count) failures, \(chunk.notes.order)") }
+            lines += String(decoding: chunk.text, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        return (lines, problems, engine)
+    }
+
     func testAViewKeptFromAnEarlierUserNeverShowsALaterOne() throws {
         let lua = """
             local kept = {}
@@ -185,17 +203,8 @@ final class FlatViewTests: XCTestCase {
             i % 3 == 0 ? #"{"name": "u\#(i)", "id": "id-\#(i)", "tier": "gold"}"# : #"{"id": "id-\#(i)", "age": \#(i)}"#
         }
         let (screens, file) = try openRuleLabels(lua: lua, rules: [#""keep""#], users: users)
-        let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
-        engine.sandbox.logCapBytes = 64 << 20
-        let parser = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get().parser
-        let input = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get()
-        let worker = EvalWorker(screens: screens, parser: parser, writer: EvalLineWriter(format: .jsonl, select: .visible), memo: false, flat: true)
-        var lines = 0
-        while let b = input.nextBatch() {
-            let chunk = worker.process(b)
-            lines += String(decoding: chunk.text, as: UTF8.self).split(separator: "\n").count
-        }
-        XCTAssertEqual(lines, 400)
+        let (lines, _, engine) = try evalFlatWithoutMemo(screens, file)
+        XCTAssertEqual(lines.count, 400)
         let log = engine.log.map { $0.1 }
         XCTAssertFalse(log.contains { $0.hasPrefix("LEAK") || $0.hasPrefix("OTHER") || $0.hasPrefix("MIXED") }, "\(log.filter { !$0.hasPrefix("shown") }.prefix(5))")
         // Views were kept and used: some retired (the flat path's), some still showing their own
@@ -236,17 +245,8 @@ final class FlatViewTests: XCTestCase {
         }
         let (screens, file) = try openRuleLabels(lua: keeper("g"), rules: [#""keep_g""#, #""keep_h""#, #""keep_g""#, #""keep_h""#],
                                                  users: users, more: ["h": keeper("h")])
-        let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
-        engine.sandbox.logCapBytes = 64 << 20
-        let parser = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get().parser
-        let input = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get()
-        let worker = EvalWorker(screens: screens, parser: parser, writer: EvalLineWriter(format: .jsonl, select: .visible), memo: false, flat: true)
-        var lines: [String] = []
-        while let b = input.nextBatch() {
-            let chunk = worker.process(b)
-            XCTAssertTrue(chunk.failures.isEmpty && !chunk.notes.hasErrors, "\(chunk.notes.order)")
-            lines += String(decoding: chunk.text, as: UTF8.self).split(separator: "\n").map(String.init)
-        }
+        let (lines, problems, engine) = try evalFlatWithoutMemo(screens, file)
+        XCTAssertTrue(problems.isEmpty, "\(problems.prefix(3))")
         XCTAssertEqual(lines.count, 300)
         XCTAssertTrue(lines.allSatisfy { $0.contains(#""visible":["root","c0","c1","c2","c3"]"#) }, "\(lines.prefix(2))")
         let log = engine.log

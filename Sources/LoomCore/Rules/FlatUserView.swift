@@ -18,7 +18,7 @@ public final class FlatUserView {
     /// Stored with the fields, types and order of the C struct the engine hands a view's members
     /// to C as (`loom_tree_member`, LuaRuntime): the engine compares `layout` with that struct's
     /// at run time and hands a flat view's members over as they are when the two agree, else
-    /// converts them (`PluginEngine.pushFlat`). The kinds' raw values are the C kinds' too.
+    /// converts them (`PluginEngine.flatViewRef`). The kinds' raw values are the C kinds' too.
     public struct Member {
         /// `array` and `object`: `int` children follow, `descendants` members in all (nested
         /// ones included); an array's members have no key.
