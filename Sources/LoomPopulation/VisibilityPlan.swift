@@ -503,6 +503,33 @@ struct OutcomeKey: Hashable {
         }
     }
 
+    static func == (a: OutcomeKey, b: OutcomeKey) -> Bool {
+        a.low == b.low && a.high == b.high && a.count == b.count && a.rest == b.rest
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(low)
+        hasher.combine(high)
+        hasher.combine(count)
+        hasher.combine(rest)
+    }
+
+    /// The hash the plan's dictionary files a key under, without `Hasher` (one lookup a user on
+    /// `host eval`'s hot path: SipHash over four fields cost about 300 instructions of it): the
+    /// fields mixed by multiplication and shifts (a key past 128 outcomes, rare, goes through
+    /// `Hasher` for its rest). Keys are made by this worker from rule outcomes, not by the user:
+    /// nothing to guard against flooding.
+    func _rawHashValue(seed: Int) -> Int {
+        var h = low &* 0x9E37_79B9_7F4A_7C15
+        h ^= (high &+ UInt64(truncatingIfNeeded: count)) &* 0xC2B2_AE3D_27D4_EB4F
+        h ^= UInt64(truncatingIfNeeded: seed)
+        if let rest { h ^= UInt64(truncatingIfNeeded: rest.hashValue) }
+        h ^= h >> 29
+        h = h &* 0xBF58_476D_1CE4_E5B9
+        h ^= h >> 32
+        return Int(truncatingIfNeeded: h)
+    }
+
     @inline(__always)
     mutating func append(_ v: Bool) {
         if _fastPath(count < 64) {
