@@ -42,6 +42,32 @@ final class JSONReaderTests: XCTestCase {
 
     // MARK: Valid documents
 
+    /// Big documents keep the short strings they read (`JSONParser.shortString`): strings that
+    /// share their first 8 or 15 bytes, differ only in length or lie at the very end must each
+    /// read as written, in keys and values, as they do in a small document (no strings kept).
+    func testShortStringsKeptInBigDocumentsReadAsWritten() throws {
+        let strings = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "abcdefgh1", "abcdefgh2", "abcdefghijklmno",
+                       "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmnoq", "日本", "Café", #"x\"y"#, #"\u00e9"#, "tier-1", "tier-2"]
+        func quoted(_ s: String) -> String { "\"" + s + "\"" }
+        var objects: [String] = []
+        var n = 0
+        while objects.joined(separator: ",").utf8.count < 3 * 4096 {  // JSONParser.shortStringsFrom, three times
+            let k = strings[n % strings.count], v = strings[(n * 7 + 3) % strings.count]
+            objects.append("{\(quoted(k)): \(quoted(v)), \"n\": \(n), \"id\": \(quoted("c-\(n)"))}")
+            n += 1
+        }
+        let last = "abcdefghijklmnop"
+        let big = try parse("[" + objects.joined(separator: ",") + ", " + quoted(last) + "]")
+        guard case .array(let items) = big.root.kind else { return XCTFail("not an array") }
+        XCTAssertEqual(items.count, objects.count + 1)
+        for (k, text) in objects.enumerated() {
+            let small = try parse(text)  // under the size from which strings are kept
+            XCTAssertEqual(items[k].serialized(pretty: false), small.root.serialized(pretty: false), "object \(k)")
+        }
+        XCTAssertEqual(items.last?.string, last)
+        XCTAssertEqual(items[1].object?.members.first?.key, "a")
+    }
+
     func testTopLevelValuesOfEveryKind() throws {
         XCTAssertEqual(try parse("null").root.plain, .null)
         XCTAssertEqual(try parse("true").root.plain, .bool(true))

@@ -39,6 +39,22 @@ struct JSONParser {
     /// `warnings`, instead of being an error.
     var allowTrailingCommas = false
     var warnings: [Diagnostic] = []
+    /// Short strings read before (`shortString`): empty for a small document, 64 slots otherwise.
+    var shortStrings: [ShortString]
+
+    /// A string of at most 16 bytes read before, by its bytes (zero-padded, little-endian words):
+    /// a screen's keys and many of its values (`"type"`, `"id"`, `"stack"`) are a few strings
+    /// written over and over, and making one again from its bytes (checking its UTF-8, packing
+    /// it) costs several times comparing two words (`json_load`: 76,000 strings a megabyte).
+    struct ShortString {
+        var w0: UInt64 = 0, w1: UInt64 = 0
+        var count = -1
+        var found = false
+        var string = ""
+    }
+    /// Documents from this size on keep short strings (a smaller one would pay for the slots
+    /// more than it saves).
+    static let shortStringsFrom = 4096
 
     struct OpenContainer {
         var isObject: Bool
@@ -53,6 +69,39 @@ struct JSONParser {
         self.p = base
         self.end = count
         self.file = file
+        shortStrings = count >= JSONParser.shortStringsFrom ? Array(repeating: ShortString(), count: 64) : []
+    }
+
+    /// The string of the `count` bytes at `start` (at most 16, checked as UTF-8 by the caller), the
+    /// one kept for the same bytes when there is one; kept for the next time otherwise. The same
+    /// bytes always make the same string, so a kept one is the string `p.string` would make.
+    @inline(__always)
+    mutating func shortString(_ start: Int, count: Int) -> String {
+        guard count <= 16, !shortStrings.isEmpty, end - start >= 16 else { return p.string(start, count: count) }
+        // The first byte the lowest of `w0` on any machine (a mask below keeps the string's own).
+        var w0 = UInt64(littleEndian: p.word(at: start)), w1 = UInt64(littleEndian: p.word(at: start + 8))
+        if count < 8 {
+            w0 &= (1 << UInt64(count * 8)) &- 1
+            w1 = 0
+        } else if count < 16 {
+            w1 &= (1 << UInt64((count - 8) * 8)) &- 1
+        }
+        var h = w0 &* 0x9E37_79B9_7F4A_7C15
+        h ^= (w1 &+ UInt64(count)) &* 0xC2B2_AE3D_27D4_EB4F
+        let slot = Int(truncatingIfNeeded: h >> 58)  // 64 slots
+        if shortStrings[slot].count == count && shortStrings[slot].w0 == w0 && shortStrings[slot].w1 == w1 {
+            if !shortStrings[slot].found { shortStrings[slot].found = true }
+            return shortStrings[slot].string
+        }
+        let s = p.string(start, count: count)
+        // A slot whose string was read again since it came is kept once (a string read once,
+        // such as an id, does not push out one read over and over).
+        if shortStrings[slot].found {
+            shortStrings[slot].found = false
+        } else {
+            shortStrings[slot] = ShortString(w0: w0, w1: w1, count: count, found: false, string: s)
+        }
+        return s
     }
 
     // MARK: Positions and errors

@@ -10,7 +10,7 @@ extension JSONParser {
             let c = p[i]
             if c == quote {
                 i += 1
-                return p.string(start, count: i - 1 - start)
+                return shortString(start, count: i - 1 - start)
             }
             if c == backslash { return try parseEscapedString(from: start, openedAt: openPos) }
             if c < 0x20 { throw controlCharacter(c) }
