@@ -63,6 +63,10 @@ public enum FuzzTargets {
             check(p.line >= 1 && Int(p.line) <= lines && p.column >= 1 && Int(p.column) <= data.count + 1,
                   "position \(p.line):\(p.column) outside the input (\(lines) lines, \(data.count) bytes)")
         }
+        // A big document's short strings are kept by their bytes as they are read
+        // (`JSONParser.shortString`): each string and key reads as the same bytes read alone (a
+        // document too small to keep any).
+        if data.count >= 4096 { checkStringsReadAlone(data, doc) }
         let plain = doc.root.plain
         if let flat {
             guard case .object(let o) = plain else { fuzzFailure("JSONFlatObject read an object where JSONReader read \(plain)") }
@@ -233,6 +237,38 @@ public enum FuzzTargets {
                     _ = link.captures(u)
                     if let steps = link.match(u) { for s in steps { _ = s.description } }
                 }
+            }
+        }
+    }
+
+    /// Every string value and key of `doc` (at most 4,000) against its bytes in `data` read
+    /// alone: from its opening quote (its position) to its closing one.
+    static func checkStringsReadAlone(_ data: [UInt8], _ doc: JSONDocument) {
+        var starts = [data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
+        for (k, b) in data.enumerated() where b == 0x0A { starts.append(k + 1) }
+        var checked = 0
+        func compare(_ s: String, at p: SourcePosition) {
+            guard checked < 4000 else { return }
+            checked += 1
+            let open = starts[Int(p.line) - 1] + Int(p.column) - 1
+            check(open < data.count && data[open] == 0x22, "no quote where the string at \(p.line):\(p.column) starts")
+            var j = open + 1
+            while j < data.count && data[j] != 0x22 { j += data[j] == 0x5C ? 2 : 1 }
+            check(j < data.count, "the string at \(p.line):\(p.column) does not close")
+            let alone = try? JSONReader.parse(Array(data[open...j]), file: "alone.json").root.string
+            check(alone == s, "the string at \(p.line):\(p.column) read \(s.debugDescription), alone \(String(describing: alone))")
+        }
+        var stack = [doc.root]
+        while let node = stack.popLast() {
+            switch node.kind {
+            case .string(let s): compare(s, at: node.position)
+            case .array(let a): stack.append(contentsOf: a)
+            case .object(let o):
+                for m in o.members {
+                    compare(m.key, at: m.keyPosition)
+                    stack.append(m.value)
+                }
+            default: break
             }
         }
     }
