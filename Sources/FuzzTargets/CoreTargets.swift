@@ -97,9 +97,7 @@ public enum FuzzTargets {
     static func checkTrailingCommas(_ data: [UInt8], _ doc: JSONDocument, _ warnings: [Diagnostic]) {
         let bytes = data
         check(!warnings.isEmpty, "the property-file reading accepted what the strict one refuses, without a warning")
-        // Line starts (a leading byte-order mark is not counted in line 1's columns).
-        var starts = [bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
-        for (k, b) in bytes.enumerated() where b == 0x0A { starts.append(k + 1) }
+        let starts = lineStarts(bytes)
         var blanked = bytes
         for w in warnings {
             check(w.severity == .warning && w.message.hasPrefix("trailing comma"), "not a trailing-comma warning: \(w)")
@@ -241,11 +239,18 @@ public enum FuzzTargets {
         }
     }
 
+    /// Where each line of `data` starts, as the reader counts columns (a leading byte-order mark
+    /// is not counted in line 1's): line n's column c is at `starts[n - 1] + c - 1`.
+    static func lineStarts(_ data: [UInt8]) -> [Int] {
+        var starts = [data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
+        for (k, b) in data.enumerated() where b == 0x0A { starts.append(k + 1) }
+        return starts
+    }
+
     /// Every string value and key of `doc` (at most 4,000) against its bytes in `data` read
     /// alone: from its opening quote (its position) to its closing one.
     static func checkStringsReadAlone(_ data: [UInt8], _ doc: JSONDocument) {
-        var starts = [data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
-        for (k, b) in data.enumerated() where b == 0x0A { starts.append(k + 1) }
+        let starts = lineStarts(data)
         var checked = 0
         func compare(_ s: String, at p: SourcePosition) {
             guard checked < 4000 else { return }

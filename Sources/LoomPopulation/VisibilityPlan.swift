@@ -503,17 +503,6 @@ struct OutcomeKey: Hashable {
         }
     }
 
-    static func == (a: OutcomeKey, b: OutcomeKey) -> Bool {
-        a.low == b.low && a.high == b.high && a.count == b.count && a.rest == b.rest
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(low)
-        hasher.combine(high)
-        hasher.combine(count)
-        hasher.combine(rest)
-    }
-
     /// The hash the plan's dictionary files a key under, without `Hasher` (one lookup a user on
     /// `host eval`'s hot path: SipHash over four fields cost about 300 instructions of it): the
     /// fields mixed by multiplication and shifts (a key past 128 outcomes, rare, goes through

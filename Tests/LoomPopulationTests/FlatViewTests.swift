@@ -152,20 +152,14 @@ final class FlatViewTests: XCTestCase {
         }
     }
 
-    /// The table behind a view made from the line is kept for the next user of the same keys
-    /// (`loom_push_reused_view`), and the view is retired when the next user comes: a rule that
-    /// keeps views (outside the contract: rules must be deterministic) never reads a later user
-    /// through one. Every earlier view a rule kept either shows the user it was made for or
-    /// raises the retired view's error; it is never another user's.
     /// The users of `file` through one worker with views made from the line and no memo (every
     /// rule called for every user): the output lines, each batch's failures and error notes (as
     /// text; none when all went well), and the engine, whose log holds what the rules printed.
     private func evalFlatWithoutMemo(_ screens: PopulationScreens, _ file: String) throws -> (lines: [String], problems: [String], engine: PluginEngine) {
         let engine = try XCTUnwrap(screens.workspace.pluginHost as? PluginEngine)
         engine.sandbox.logCapBytes = 64 << 20
-        let parser = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get().parser
         let input = try UserInput.open(file, format: .jsonl, fileLimits: .standard).get()
-        let worker = EvalWorker(screens: screens, parser: parser, writer: EvalLineWriter(format: .jsonl, select: .visible), memo: false, flat: true)
+        let worker = EvalWorker(screens: screens, parser: input.parser, writer: EvalLineWriter(format: .jsonl, select: .visible), memo: false, flat: true)
         var lines: [String] = [], problems: [String] = []
         while let b = input.nextBatch() {
             let chunk = worker.process(b)
@@ -175,6 +169,11 @@ final class FlatViewTests: XCTestCase {
         return (lines, problems, engine)
     }
 
+    /// The table behind a view made from the line is kept for the next user of the same keys
+    /// (`loom_push_reused_view`), and the view is retired when the next user comes: a rule that
+    /// keeps views (outside the contract: rules must be deterministic) never reads a later user
+    /// through one. Every earlier view a rule kept either shows the user it was made for or
+    /// raises the retired view's error; it is never another user's.
     func testAViewKeptFromAnEarlierUserNeverShowsALaterOne() throws {
         let lua = """
             local kept = {}
