@@ -68,6 +68,42 @@ final class JSONReaderTests: XCTestCase {
         XCTAssertEqual(items[1].object?.members.first?.key, "a")
     }
 
+    /// Strings are scanned eight bytes at a time (`JSONParser.plainBytes`): a byte the scan must
+    /// stop at, at every offset in and across those eight, is found where it is. Control bytes and
+    /// invalid UTF-8 are errors at their own column; quotes, backslashes and non-ASCII text read as
+    /// written; every other byte reads as itself.
+    func testStringScanStopsAtEverySpecialByteAtEveryOffset() throws {
+        for offset in 0..<20 {
+            let before = String(repeating: "a", count: offset), after = "bcdefghijklmnopqrstu"
+            let column = offset + 3  // `["` then the bytes before
+            for c: UInt8 in 0..<0x20 {
+                var bytes = Array("[\"\(before)".utf8)
+                bytes.append(c)
+                bytes += Array("\(after)\"]".utf8)
+                let d = failure(bytes)
+                XCTAssertEqual(d?.location, SourceLocation(file: "bad.json", line: 1, column: column), "byte \(c) at \(offset)")
+            }
+            for bad: [UInt8] in [[0xFF], [0xC3], [0xE6, 0x97], [0x80]] {
+                let d = failure(Array("[\"\(before)".utf8) + bad + Array("\(after)\"]".utf8))
+                XCTAssertEqual(d?.location, SourceLocation(file: "bad.json", line: 1, column: column), "\(bad) at \(offset)")
+                XCTAssertTrue(d?.message.hasPrefix("invalid UTF-8 byte") == true, "\(bad) at \(offset): \(String(describing: d))")
+            }
+            for (written, read) in [(#"\""#, "\""), (#"\\"#, "\\"), (#"\n"#, "\n"), ("é", "é"), ("日本", "日本"), ("😀", "😀")] {
+                let doc = try parse("[\"\(before)\(written)\(after)\"]")
+                XCTAssertEqual(doc.root.array?.first?.string, before + read + after, "\(written) at \(offset)")
+            }
+            // A string that ends at this offset, followed by more values.
+            let doc = try parse("[\"\(before)\", \"\(after)\"]")
+            XCTAssertEqual(doc.root.array?.map(\.string), [before, after])
+        }
+        // Every other byte value reads as itself, at every offset.
+        let plain = (0x20...0x7F).filter { $0 != 0x22 && $0 != 0x5C }.map { Character(Unicode.Scalar(UInt8($0))) }
+        for offset in 0..<9 {
+            let text = String(repeating: "a", count: offset) + String(plain)
+            XCTAssertEqual(try parse("\"\(text)\"").root.string, text)
+        }
+    }
+
     func testTopLevelValuesOfEveryKind() throws {
         XCTAssertEqual(try parse("null").root.plain, .null)
         XCTAssertEqual(try parse("true").root.plain, .bool(true))

@@ -213,6 +213,13 @@ private struct FlatScanner {
         let start = i + 1
         var j = start
         while j < end {
+            // Eight plain bytes at a time; the byte loop takes the first other one.
+            while end - j >= 8 {
+                let n = StringScan.plainBytes(p.word(at: j))
+                j += n
+                if n < 8 { break }
+            }
+            guard j < end else { break }
             let c = p[j]
             if c == 0x22 { break }
             if c == 0x5C || c < 0x20 || c >= 0x80 { return nil }

@@ -7,6 +7,14 @@ extension JSONParser {
         i += 1
         let start = i
         while i < end {
+            // Eight plain bytes at a time (no quote, backslash, control byte or non-ASCII byte:
+            // `StringScan.plainBytes`); the byte loop below takes the first other one.
+            while end - i >= 8 {
+                let n = StringScan.plainBytes(p.word(at: i))
+                i += n
+                if n < 8 { break }
+            }
+            guard i < end else { break }
             let c = p[i]
             if c == quote {
                 i += 1
