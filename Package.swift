@@ -6,7 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "host", targets: ["host"]),
-        // `host serve` runs it from beside `host`: the only product that links Hummingbird (SwiftNIO).
+        // `host serve` runs it from beside `host`: the only product that links SwiftNIO.
         .executable(name: "host-serve", targets: ["host-serve"]),
         .library(name: "LoomCore", targets: ["LoomCore"]),
         .library(name: "LoomNavigation", targets: ["LoomNavigation"]),
@@ -21,7 +21,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The system's Lua 5.4 (liblua5.4-dev), with a small C shim for the macros Swift cannot import,
@@ -168,11 +168,12 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/LoomCommandLine"
         ),
-        // `host-serve`: resolved screens over HTTP (Hummingbird 2), one workspace per worker thread.
+        // `host-serve`: resolved screens over HTTP (SwiftNIO's HTTP/1 server), one workspace per worker thread.
         .target(
             name: "LoomServe",
             dependencies: ["LoomCore", "LoomWorkspace", "LoomCache", "LoomCommands", "LoomNavigation", "LoomStyles", "LoomLayout",
-                           "LoomRender", "LoomText", .product(name: "Hummingbird", package: "hummingbird"),
+                           "LoomRender", "LoomText", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "OrderedCollections", package: "swift-collections")],
             path: "Sources/LoomServe"
         ),
@@ -189,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "host",
             dependencies: [
-                // Not LoomServe: building host compiles no Hummingbird or SwiftNIO (`host serve` runs host-serve).
+                // Not LoomServe: building host compiles no SwiftNIO (`host serve` runs host-serve).
                 "LoomCore", "LoomNavigation", "LoomWorkspace", "LoomCommands", "LoomCommandLine", "LoomTesting", "LoomStyles", "LoomDiff", "LoomCache", "LoomPopulation",
                 "LoomText", "LoomLayout", "LoomRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -10,6 +10,7 @@ extension FuzzTargets {
     /// detail and only error diagnostics, each located inside the body; an accepted body written
     /// back as JSON reads to the same body; the user gets exactly the body's attributes.
     public static func serveBody(_ data: [UInt8]) {
+        serveQuery(data)
         let bytes = Array(data)
         let first = ScreenRequestBody.parse(bytes: bytes)
         check(first == ScreenRequestBody.parse(bytes: bytes), "the same body read twice gives different answers")
@@ -67,6 +68,29 @@ extension FuzzTargets {
         }
     }
 
+    /// The same bytes as a request target's query (`QueryString`, what `host serve` reads from
+    /// the request line). Invariants: every name is the text between a separator and its first
+    /// `=` as written; a value without `%` is as written; each value, percent-encoded whole and
+    /// read again under a plain name, reads back the same.
+    static func serveQuery(_ data: [UInt8]) {
+        let target = "/v1/screens/x?" + String(decoding: data, as: UTF8.self)
+        let q = QueryString.parameters(of: target)
+        check(q == QueryString.parameters(of: target), "the same query read twice gives different parameters")
+        // Compared as bytes: the query is split at bytes, not characters.
+        let query = Array(target.utf8.drop { $0 != UInt8(ascii: "?") }.dropFirst())
+        let pairs = query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map(Array.init)
+        check(q.count <= pairs.count, "more parameters than the query has pairs")
+        for (name, value) in q {
+            let n = Array(name.utf8)
+            check(pairs.contains { $0 == n || $0.starts(with: n + [UInt8(ascii: "=")]) }, "a name not in the query: \(name.debugDescription)")
+            let encoded = value.utf8.map { b -> String in
+                let plain = (b >= 0x30 && b <= 0x39) || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
+                return plain ? String(UnicodeScalar(b)) : "%" + String(b, radix: 16, uppercase: true).leftPadded(2)
+            }.joined()
+            check(QueryString.parameters(of: "/x?v=" + encoded)["v"] == value, "a value percent-encoded does not read back: \(value.debugDescription)")
+        }
+    }
+
     /// A body as JSON text: every field it has, attributes in order (a repeated key repeated).
     /// A body as the JSON writer writes it: every attribute value with integral doubles (within
     /// ±2^53) as ints, as `JSONValue.numberText` writes them; nothing else changes.
@@ -104,4 +128,9 @@ extension FuzzTargets {
         }
         return "{" + parts.joined(separator: ", ") + "}"
     }
+}
+
+extension String {
+    /// Padded with "0" on the left to `width` characters.
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -1,6 +1,4 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
 import LoomCommands
 import LoomCore
 import LoomNavigation
@@ -143,34 +141,30 @@ extension ServeApp {
     /// The preview's routes: `GET /v1/preview/{id}` (a profile from the query) and `POST` (a
     /// body as `POST /v1/screens/{id}` takes: typed attributes), both with `steps` and `link`
     /// in the query.
-    static func previewRoutes(_ router: Router<BasicRequestContext>, _ pool: WorkerPool<Workspace>, _ metrics: ServeMetrics,
-                              _ options: ServeOptions) {
+    static func preview(_ request: ServeRequest, id: String, _ pool: WorkerPool<Workspace>, _ metrics: ServeMetrics,
+                        _ options: ServeOptions) -> ServeReply {
         let route = "/v1/preview/{id}"
-        router.get("v1/preview/:id") { request, context -> Response in
-            await answer(request, route: route, APIRequest(kind: .screen(pathID(context)), body: nil, query: query(request)),
-                         pool, metrics, options, PreviewHandler.handle)
+        guard request.method == .POST else {
+            return .later {
+                await answer(request, route: route, APIRequest(kind: .screen(id), body: nil, query: request.query), pool, metrics, options, PreviewHandler.handle)
+            }
         }
-        router.post("v1/preview/:id") { request, context -> Response in
-            let started = Date()
-            var req = request
-            let bytes: ByteBuffer
-            do {
-                bytes = try await req.collectBody(upTo: options.maxBodyBytes)
-            } catch {
-                let r = APIResponse.problem(413, "Request body too large", detail: "the body is larger than \(options.maxBodyBytes) bytes (--max-body)")
-                metrics.record(route: route, status: 413, seconds: Date().timeIntervalSince(started))
-                return response(r, request: request)
+        let started = Date()
+        if request.bodyTooLarge {
+            let r = APIResponse.problem(413, "Request body too large", detail: "the body is larger than \(options.maxBodyBytes) bytes (--max-body)")
+            metrics.record(route: route, status: 413, seconds: Date().timeIntervalSince(started))
+            return .now(response(r, request: request))
+        }
+        switch ScreenRequestBody.parse(bytes: request.body) {
+        case .success(let body):
+            return .later {
+                await answer(request, route: route, APIRequest(kind: .screen(id), body: body, query: request.query), pool, metrics, options, PreviewHandler.handle)
             }
-            switch ScreenRequestBody.parse(bytes: Array(bytes.readableBytesView)) {
-            case .success(let body):
-                return await answer(request, route: route, APIRequest(kind: .screen(pathID(context)), body: body, query: query(request)),
-                                    pool, metrics, options, PreviewHandler.handle)
-            case .failure(let refusal):
-                let r = APIResponse.problem(422, refusal.malformed ? "Malformed JSON" : "Invalid request", detail: refusal.detail,
-                                            diagnostics: refusal.diagnostics)
-                metrics.record(route: route, status: 422, seconds: Date().timeIntervalSince(started))
-                return response(r, request: request)
-            }
+        case .failure(let refusal):
+            let r = APIResponse.problem(422, refusal.malformed ? "Malformed JSON" : "Invalid request", detail: refusal.detail,
+                                        diagnostics: refusal.diagnostics)
+            metrics.record(route: route, status: 422, seconds: Date().timeIntervalSince(started))
+            return .now(response(r, request: request))
         }
     }
 }

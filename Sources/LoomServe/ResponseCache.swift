@@ -1,6 +1,6 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
+import NIOCore
+import NIOHTTP1
 import LoomCache
 
 /// `host serve`'s answers to screen requests, kept to be given again (`--cache-entries`,
@@ -29,8 +29,8 @@ public final class ResponseCache {
         public var body: ByteBuffer
         public var tag: String
         public var contentType: String
-        /// The 200's headers, made (and checked by HTTPTypes) once rather than per answer.
-        public var headers: HTTPFields
+        /// The 200's headers, made once rather than per answer.
+        public var headers: HTTPHeaders
         var bytes: Int
     }
 
@@ -97,7 +97,7 @@ public final class ResponseCache {
         hash.add(body)
         let tag = "\"\(hash.hex)\""
         // The headers `ServeApp.response` gives a 200 of this type, in the same order.
-        let headers: HTTPFields = [.contentType: contentType, .xContentTypeOptions: "nosniff", .eTag: tag]
+        let headers: HTTPHeaders = ["Content-Type": contentType, "X-Content-Type-Options": "nosniff", "ETag": tag]
         let entry = Entry(body: ByteBuffer(string: body), tag: tag, contentType: contentType, headers: headers,
                           bytes: body.utf8.count + key.bytes.count + 256)
         guard enabled, entry.bytes <= maxBytes / 8 else { return entry }

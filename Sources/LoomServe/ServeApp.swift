@@ -1,6 +1,6 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
+import NIOCore
+import NIOHTTP1
 import LoomCache
 import LoomCore
 import LoomWorkspace
@@ -78,14 +78,18 @@ public struct ServeOptions: Sendable {
     /// `--request-timeout`: seconds a request may take, queue wait included, before it is
     /// answered 503 and its work is stopped.
     public var requestTimeout: Double = 10
+    /// `--idle-timeout`: seconds a connection may stay open with nothing read or written and no
+    /// request being answered.
+    public var idleTimeout = 60
     /// `--cache-entries` and `--cache-mb`: the response cache's bounds (0 entries: no cache).
     public var cacheEntries = 1024
     public var cacheBytes = 64 << 20
     public init() {}
 }
 
-/// The HTTP side of `host serve` (Hummingbird 2): routes, ETags, problem documents, metrics.
-/// Resolution happens on the worker pool, through `handler`.
+/// The HTTP side of `host serve`: routes, ETags, problem documents, metrics, over `HTTPServer`.
+/// Resolution happens on the worker pool, through `handler`; an answer that needs no worker (a
+/// kept answer, the page, the metrics) is given at once.
 public enum ServeApp {
     public static func run(
         options: ServeOptions, pool: WorkerPool<Workspace>, metrics: ServeMetrics, reload: ReloadState,
@@ -93,157 +97,183 @@ public enum ServeApp {
         handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
         onRunning: @escaping @Sendable (String, Int) -> Void
     ) async throws {
-        let router = Router()
-        router.get("healthz") { _, _ -> Response in
-            text("ok\n")
-        }
-        // The page runs no script but /preview.js (its CSP); data reaches its DOM as text only.
-        router.get("/") { _, _ -> Response in
-            var r = text(page.html, type: "text/html; charset=utf-8")
-            r.headers[.contentSecurityPolicy] = page.contentSecurityPolicy
-            r.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-            return r
-        }
-        router.get("preview.js") { _, _ -> Response in
-            text(page.script, type: "text/javascript; charset=utf-8")
-        }
-        router.get("preview.css") { _, _ -> Response in
-            text(page.css, type: "text/css; charset=utf-8")
-        }
-        router.get("v1/status") { _, _ -> Response in
-            let c = reload.current
-            let body: JSONValue = .object(["version": .int(c.version), "errors": .array(c.errors.map { .string($0) })])
-            return text(body.serialized(pretty: true) + "\n", type: "application/json")
-        }
-        // Server-sent events: `reload` each time the project was reloaded (or failed to).
-        router.get("v1/events") { _, _ -> Response in
-            let start = reload.current.version
-            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
-                            body: ResponseBody { writer in
-                try await writer.write(ByteBuffer(string: ": connected\n\n"))
-                var seen = start
-                var ticks = 0
-                while true {
-                    try await Task.sleep(nanoseconds: 200_000_000)
-                    let v = reload.current.version
-                    if v != seen {
-                        seen = v
-                        try await writer.write(ByteBuffer(string: "event: reload\ndata: \(v)\n\n"))
-                    }
-                    ticks += 1
-                    if ticks % 75 == 0 { try await writer.write(ByteBuffer(string: ": ping\n\n")) }
+        let route = routes(options: options, pool: pool, metrics: metrics, reload: reload, cache: cache, page: page, handler: handler)
+        try await HTTPServer.run(host: options.host, port: options.port, maxBodyBytes: options.maxBodyBytes,
+                                 idleTimeout: .seconds(Int64(options.idleTimeout)), route: route, onRunning: onRunning)
+    }
+
+    /// The routes: a request's path (empty segments ignored, so `/v1/screens/home/` is
+    /// `/v1/screens/home`) and method to its answer. A HEAD is answered as its GET, without the
+    /// body. An unknown path is 404, a known one with another method 405 (with `Allow`).
+    static func routes(
+        options: ServeOptions, pool: WorkerPool<Workspace>, metrics: ServeMetrics, reload: ReloadState,
+        cache: ResponseCache, page: PreviewAssets,
+        handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse
+    ) -> @Sendable (ServeRequest) -> ServeReply {
+        return { request in
+            let segments = QueryString.segments(of: request.path)
+            let get = request.method == .GET, post = request.method == .POST
+            func only(_ allowed: String, _ answer: () -> ServeReply) -> ServeReply {
+                let ok = allowed == "GET" ? get : allowed == "POST" ? post : (get || post)
+                return ok ? answer() : .now(notAllowed(allowed == "GET, POST" ? "GET, HEAD, POST" : allowed == "GET" ? "GET, HEAD" : "POST"))
+            }
+            switch segments.count {
+            case 0:
+                // The page runs no script but /preview.js (its CSP); data reaches its DOM as text only.
+                return only("GET") {
+                    var r = text(page.html, type: "text/html; charset=utf-8")
+                    r.headers.add(name: "Content-Security-Policy", value: page.contentSecurityPolicy)
+                    r.headers.add(name: "Referrer-Policy", value: "no-referrer")
+                    return .now(r)
                 }
-            })
+            case 1:
+                switch segments[0] {
+                case "healthz": return only("GET") { .now(text("ok\n")) }
+                case "preview.js": return only("GET") { .now(text(page.script, type: "text/javascript; charset=utf-8")) }
+                case "preview.css": return only("GET") { .now(text(page.css, type: "text/css; charset=utf-8")) }
+                case "metrics": return only("GET") { .now(text(metrics.text, type: "text/plain; version=0.0.4")) }
+                default: break
+                }
+            case 2 where segments[0] == "v1":
+                switch segments[1] {
+                case "status":
+                    return only("GET") {
+                        let c = reload.current
+                        let body: JSONValue = .object(["version": .int(c.version), "errors": .array(c.errors.map { .string($0) })])
+                        return .now(text(body.serialized(pretty: true) + "\n", type: "application/json"))
+                    }
+                case "events": return only("GET") { .now(events(reload)) }
+                case "profiles":
+                    return only("GET") {
+                        .later { await answer(request, route: "/v1/profiles", APIRequest(kind: .profiles, body: nil, query: request.query), pool, metrics, options, handler) }
+                    }
+                case "screens":
+                    return only("GET") {
+                        .later { await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: request.query), pool, metrics, options, handler) }
+                    }
+                default: break
+                }
+            case 3 where segments[0] == "v1":
+                let id = pathID(segments[2])
+                switch segments[1] {
+                case "screens":
+                    return only("GET, POST") {
+                        if post { return self.post(request, route: "/v1/screens/{id}", kind: .screen(id), pool, metrics, options, handler, cache: cache) }
+                        let key = cache.enabled ? ResponseCache.Key(route: "GET screen", target: request.target, body: nil) : nil
+                        if let key, let hit = cache.lookup(key) { return .now(answered(hit, request: request, route: "/v1/screens/{id}", metrics)) }
+                        return .later {
+                            await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(id), body: nil, query: request.query),
+                                         pool, metrics, options, handler, cache: key.map { (cache, $0) })
+                        }
+                    }
+                case "render":
+                    // The picture takes the same body: drawn with its data and state (docs/serve.md).
+                    return only("GET, POST") {
+                        if post { return self.post(request, route: "/v1/render/{id}", kind: .render(id), pool, metrics, options, handler) }
+                        return .later {
+                            await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: request.query), pool, metrics, options, handler)
+                        }
+                    }
+                case "graph":
+                    return only("GET") {
+                        .later { await answer(request, route: "/v1/graph/{id}", APIRequest(kind: .graph(id), body: nil, query: request.query), pool, metrics, options, handler) }
+                    }
+                case "preview":
+                    return only("GET, POST") { preview(request, id: id, pool, metrics, options) }
+                default: break
+                }
+            default: break
+            }
+            return .now(response(.problem(404, "Not found", detail: "no route for \(TextEscape.escaped(String(request.path.prefix(200))))"), request: request))
         }
-        router.get("v1/profiles") { request, _ -> Response in
-            await answer(request, route: "/v1/profiles", APIRequest(kind: .profiles, body: nil, query: query(request)), pool, metrics, options, handler)
-        }
-        router.get("metrics") { _, _ -> Response in
-            text(metrics.text, type: "text/plain; version=0.0.4")
-        }
-        router.get("v1/screens") { request, _ -> Response in
-            await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: query(request)), pool, metrics, options, handler)
-        }
-        router.get("v1/screens/:id") { request, context -> Response in
-            let key = cache.enabled ? ResponseCache.Key(route: "GET screen", target: request.head.path ?? "", body: nil) : nil
-            if let key, let hit = cache.lookup(key) { return answered(hit, request: request, route: "/v1/screens/{id}", metrics) }
-            return await answer(request, route: "/v1/screens/{id}", APIRequest(kind: .screen(pathID(context)), body: nil, query: query(request)),
-                                pool, metrics, options, handler, cache: key.map { (cache, $0) })
-        }
-        router.post("v1/screens/:id") { request, context -> Response in
-            await post(request, route: "/v1/screens/{id}", kind: .screen(pathID(context)), pool, metrics, options, handler, cache: cache)
-        }
-        // The picture takes the same body: drawn with its data and state (docs/serve.md).
-        router.post("v1/render/:id") { request, context -> Response in
-            await post(request, route: "/v1/render/{id}", kind: .render(pathID(context)), pool, metrics, options, handler)
-        }
-        router.get("v1/graph/:id") { request, context -> Response in
-            let id = pathID(context)
-            return await answer(request, route: "/v1/graph/{id}", APIRequest(kind: .graph(id), body: nil, query: query(request)), pool, metrics, options, handler)
-        }
-        router.get("v1/render/:id") { request, context -> Response in
-            let id = pathID(context)
-            return await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: query(request)), pool, metrics, options, handler)
-        }
-        previewRoutes(router, pool, metrics, options)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "loom"),
-            onServerRunning: { channel in
-                onRunning(options.host, channel.localAddress?.port ?? options.port)
-            })
-        try await app.runService()
+    }
+
+    /// Server-sent events: `reload` each time the project was reloaded (or failed to), a comment
+    /// every 15 s so that proxies keep the connection.
+    static func events(_ reload: ReloadState) -> ServeResponse {
+        let seen = EventCursor(reload.current.version)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/event-stream")
+        headers.add(name: "Cache-Control", value: "no-cache")
+        return ServeResponse(status: .ok, headers: headers, events: EventStream(first: ": connected\n\n", every: .milliseconds(200)) {
+            seen.lock.withLock {
+                var out = ""
+                let v = reload.current.version
+                if v != seen.version {
+                    seen.version = v
+                    out += "event: reload\ndata: \(v)\n\n"
+                }
+                seen.ticks += 1
+                if seen.ticks % 75 == 0 { out += ": ping\n\n" }
+                return out.isEmpty ? nil : out
+            }
+        })
+    }
+
+    static func notAllowed(_ allow: String) -> ServeResponse {
+        var r = response(.problem(405, "Method not allowed", detail: "this route takes \(allow)"), request: ServeRequest(method: .GET, target: "/"))
+        r.headers.add(name: "Allow", value: allow)
+        return r
     }
 
     /// The HTTP stack alone, for the bench's floor (`host-serve --bench-static FILE`, a hidden
-    /// flag; scripts/bench-history/serve.md): the same Hummingbird application and server
-    /// configuration answering `GET /v1/screens/{id}` with `body`, prebuilt once, and the headers
-    /// a screen answer has (type, nosniff, ETag). No worker, no resolution, no JSON: what a
-    /// request costs the server before Loom does anything.
+    /// flag; scripts/bench-history/serve.md): the same server answering `GET /v1/screens/{id}`
+    /// with `body`, prebuilt once, and the headers a screen answer has (type, nosniff, ETag). No
+    /// worker, no resolution, no JSON: what a request costs the server before Loom does anything.
     public static func runStatic(options: ServeOptions, body: [UInt8],
                                  onRunning: @escaping @Sendable (String, Int) -> Void) async throws {
         var hash = ContentHash()
         hash.add(String(decoding: body, as: UTF8.self))
-        let tag = "\"\(hash.hex)\""
-        let bytes = ByteBuffer(bytes: body)
-        let router = Router()
-        router.get("v1/screens/:id") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "application/json", .xContentTypeOptions: "nosniff", .eTag: tag],
-                     body: .init(byteBuffer: bytes))
-        }
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "loom"),
-            onServerRunning: { channel in
-                onRunning(options.host, channel.localAddress?.port ?? options.port)
-            })
-        try await app.runService()
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        headers.add(name: "ETag", value: "\"\(hash.hex)\"")
+        let answer = ServeResponse(status: .ok, headers: headers, body: ByteBuffer(bytes: body))
+        let notFound = ServeResponse(status: .notFound)
+        try await HTTPServer.run(host: options.host, port: options.port, maxBodyBytes: options.maxBodyBytes,
+                                 idleTimeout: .seconds(Int64(options.idleTimeout)), route: { request in
+            let s = QueryString.segments(of: request.path)
+            return .now(request.method == .GET && s.count == 3 && s[0] == "v1" && s[1] == "screens" ? answer : notFound)
+        }, onRunning: onRunning)
     }
 
-    /// The `{id}` of a route, percent-decoded (a screen id with spaces or other reserved
+    /// A route's `{id}` segment, percent-decoded (a screen id with spaces or other reserved
     /// characters arrives encoded, as the preview page sends it); the raw segment when it does
     /// not decode. Only a key to look the screen up by, never a path.
-    static func pathID(_ context: some RequestContext) -> String {
-        let raw = context.parameters.get("id") ?? ""
-        return raw.removingPercentEncoding ?? raw
+    static func pathID(_ raw: Substring) -> String {
+        raw.removingPercentEncoding ?? String(raw)
     }
 
-    static func query(_ request: Request) -> [String: String] {
-        var q: [String: String] = [:]
-        for (k, v) in request.uri.queryParameters { q[String(k)] = String(v) }
-        return q
-    }
-
-    static func text(_ s: String, type: String = "text/plain; charset=utf-8") -> Response {
-        Response(status: .ok, headers: [.contentType: type, .xContentTypeOptions: "nosniff"], body: .init(byteBuffer: ByteBuffer(string: s)))
+    static func text(_ s: String, type: String = "text/plain; charset=utf-8") -> ServeResponse {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: type)
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        return ServeResponse(status: .ok, headers: headers, body: ByteBuffer(string: s))
     }
 
     /// What an SVG answer (a wireframe, a graph) may do when a browser opens it as a document:
     /// nothing but draw (no script, no request, sandboxed). As an `<img>` it runs no script anyway.
     static let svgPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
-    /// `POST /v1/screens/{id}` and `POST /v1/render/{id}`: the body read (bounded by `--max-body`)
-    /// and parsed (a refusal answered 413 or 422 here), then answered as a GET with that body.
-    static func post(_ request: Request, route: String, kind: APIRequest.Kind, _ pool: WorkerPool<Workspace>,
+    /// `POST /v1/screens/{id}` and `POST /v1/render/{id}`: the body (bounded by `--max-body`: a
+    /// larger one is answered 413) parsed (a refusal answered 422 here), then answered as a GET
+    /// with that body.
+    static func post(_ request: ServeRequest, route: String, kind: APIRequest.Kind, _ pool: WorkerPool<Workspace>,
                      _ metrics: ServeMetrics, _ options: ServeOptions,
                      _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
-                     cache: ResponseCache? = nil) async -> Response {
+                     cache: ResponseCache? = nil) -> ServeReply {
         let started = Date()
-        var req = request
-        let bytes: ByteBuffer
-        do {
-            bytes = try await req.collectBody(upTo: options.maxBodyBytes)
-        } catch {
+        if request.bodyTooLarge {
             let r = APIResponse.problem(413, "Request body too large", detail: "the body is larger than \(options.maxBodyBytes) bytes (--max-body)")
             metrics.record(route: route, status: 413, seconds: Date().timeIntervalSince(started))
-            return response(r, request: request)
+            return .now(response(r, request: request))
         }
-        let raw = Array(bytes.readableBytesView)
+        let raw = request.body
         // The body's bytes are part of the key: a kept answer is found before the body is parsed.
         var key: ResponseCache.Key?
         if let cache, cache.enabled, case .screen = kind {
-            key = ResponseCache.Key(route: "POST screen", target: request.head.path ?? "", body: raw)
-            if let hit = cache.lookup(key!) { return answered(hit, request: request, route: route, metrics, started: started) }
+            key = ResponseCache.Key(route: "POST screen", target: request.target, body: raw)
+            if let hit = cache.lookup(key!) { return .now(answered(hit, request: request, route: route, metrics, started: started)) }
         }
         let body: ScreenRequestBody
         switch ScreenRequestBody.parse(bytes: raw) {
@@ -251,16 +281,18 @@ public enum ServeApp {
         case .failure(let refusal):
             let r = APIResponse.problem(422, refusal.malformed ? "Malformed JSON" : "Invalid request", detail: refusal.detail, diagnostics: refusal.diagnostics)
             metrics.record(route: route, status: 422, seconds: Date().timeIntervalSince(started))
-            return response(r, request: request)
+            return .now(response(r, request: request))
         }
-        return await answer(request, route: route, APIRequest(kind: kind, body: body, query: query(request)), pool, metrics, options, handler,
-                            cache: key.map { (cache!, $0) })
+        let kept = key.map { (cache!, $0) }
+        return .later {
+            await answer(request, route: route, APIRequest(kind: kind, body: body, query: request.query), pool, metrics, options, handler, cache: kept)
+        }
     }
 
-    static func answer(_ request: Request, route: String, _ api: APIRequest, _ pool: WorkerPool<Workspace>,
+    static func answer(_ request: ServeRequest, route: String, _ api: APIRequest, _ pool: WorkerPool<Workspace>,
                        _ metrics: ServeMetrics, _ options: ServeOptions,
                        _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
-                       cache: (ResponseCache, ResponseCache.Key)? = nil) async -> Response {
+                       cache: (ResponseCache, ResponseCache.Key)? = nil) async -> ServeResponse {
         let started = Date()
         // (The caller looked the key up.) Taken before the work: an answer computed across a reload is not kept.
         let generation = cache?.0.currentGeneration ?? 0
@@ -282,7 +314,7 @@ public enum ServeApp {
             r = .problem(503, "Request timed out",
                          detail: "the request took longer than \(deadline.limitText) (--request-timeout); its work was stopped")
         }
-        let resp: Response
+        let resp: ServeResponse
         if let (c, key) = cache, r.cacheable, r.status == 200 {
             // Kept (when within the bounds) and answered from the entry: the ETag is hashed once.
             resp = cached(c.keep(key, body: r.body, contentType: r.contentType ?? "application/json", generation: generation), request: request)
@@ -294,18 +326,18 @@ public enum ServeApp {
     }
 
     /// A kept answer given again (no worker), counted as any other answer of its route.
-    static func answered(_ e: ResponseCache.Entry, request: Request, route: String, _ metrics: ServeMetrics, started: Date = Date()) -> Response {
+    static func answered(_ e: ResponseCache.Entry, request: ServeRequest, route: String, _ metrics: ServeMetrics, started: Date = Date()) -> ServeResponse {
         let resp = cached(e, request: request)
         metrics.record(route: route, status: Int(resp.status.code), seconds: Date().timeIntervalSince(started))
         return resp
     }
 
     /// A 200 from a kept answer: the same headers as `response` gives it (and 304 for its tag).
-    static func cached(_ e: ResponseCache.Entry, request: Request) -> Response {
-        if let inm = request.headers[.ifNoneMatch], matches(inm, e.tag) {
-            return Response(status: .notModified, headers: [.eTag: e.tag])
+    static func cached(_ e: ResponseCache.Entry, request: ServeRequest) -> ServeResponse {
+        if let inm = request.header("If-None-Match"), matches(inm, e.tag) {
+            return ServeResponse(status: .notModified, headers: ["ETag": e.tag])
         }
-        return Response(status: .ok, headers: e.headers, body: .init(byteBuffer: e.body))
+        return ServeResponse(status: .ok, headers: e.headers, body: e.body)
     }
 
     /// Whether an `If-None-Match` value names `tag` (or is `*`).
@@ -316,21 +348,30 @@ public enum ServeApp {
 
     /// JSON or a problem document; a 200 gets an ETag from its body's hash and `If-None-Match`
     /// with that tag (or `*`) gets 304.
-    static func response(_ r: APIResponse, request: Request) -> Response {
-        var headers: HTTPFields = [.contentType: r.contentType ?? (r.problem ? "application/problem+json" : "application/json"),
-                                   .xContentTypeOptions: "nosniff"]
-        if r.contentType == "image/svg+xml" { headers[.contentSecurityPolicy] = svgPolicy }
+    static func response(_ r: APIResponse, request: ServeRequest) -> ServeResponse {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: r.contentType ?? (r.problem ? "application/problem+json" : "application/json"))
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        if r.contentType == "image/svg+xml" { headers.add(name: "Content-Security-Policy", value: svgPolicy) }
         if r.status == 200 {
             var h = ContentHash()
             h.add(r.body)
             let tag = "\"\(h.hex)\""
-            headers[.eTag] = tag
-            if let inm = request.headers[.ifNoneMatch], matches(inm, tag) {
-                return Response(status: .notModified, headers: [.eTag: tag])
+            headers.add(name: "ETag", value: tag)
+            if let inm = request.header("If-None-Match"), matches(inm, tag) {
+                return ServeResponse(status: .notModified, headers: ["ETag": tag])
             }
         }
-        return Response(status: .init(code: r.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: r.body)))
+        return ServeResponse(status: .init(statusCode: r.status), headers: headers, body: ByteBuffer(string: r.body))
     }
+}
+
+/// What one `/v1/events` stream has sent: the last version it told, and the ticks since it began.
+final class EventCursor {
+    let lock = NSLock()
+    var version: Int
+    var ticks = 0
+    init(_ version: Int) { self.version = version }
 }
 
 /// A request that cannot be answered with a screen: its problem document travels as an error.

@@ -24,3 +24,6 @@ extension Once: @unchecked Sendable {}
 
 /// Its entries, ring of keys and counters are read and written only under its `lock`.
 extension ResponseCache: @unchecked Sendable {}
+
+/// `version` and `ticks` are read and written only under its `lock` (`ServeApp.events`).
+extension EventCursor: @unchecked Sendable {}

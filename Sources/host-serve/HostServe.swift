@@ -8,7 +8,7 @@ import LoomWorkspace
 import LoomServe
 
 /// `host-serve`: resolved screens over HTTP, the server `host serve` runs (an executable of its
-/// own, so that building `host` does not compile SwiftNIO and Hummingbird).
+/// own, so that building `host` does not compile SwiftNIO).
 @main
 struct HostServe: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,7 +25,8 @@ struct HostServe: ParsableCommand {
             reload drops it). One workspace (plugins, Lua state) per
             worker thread; a bounded queue answers 503 when full. A request that takes longer than --request-timeout
             (queue wait included) is answered 503 and its work is stopped: the long loops, Lua and external programs
-            (Graphviz) check the deadline; a worker still busy 2 s later is replaced by a new one. The preview page is
+            (Graphviz) check the deadline; a worker still busy 2 s later is replaced by a new one. A connection idle for
+            --idle-timeout (nothing read or written, no request being answered) is closed. The preview page is
             served with a Content-Security-Policy that runs no script but its own (/preview.js). Log lines escape
             every name and value from the project.
             """,
@@ -61,6 +62,11 @@ struct HostServe: ParsableCommand {
             transform: NumericFlag.requestTimeout.parse)
     var requestTimeout = 10
 
+    @Option(name: .customLong("idle-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("Seconds a connection may stay open with nothing read or written and no request being answered, before it is closed (\(NumericFlag.idleTimeout.text); default: 60).", valueName: "seconds"),
+            transform: NumericFlag.idleTimeout.parse)
+    var idleTimeout = 60
+
     @Option(name: .customLong("cache-entries"), parsing: .unconditional,
             help: ArgumentHelp("Screen answers kept to be given again to the same request (0–1000000; 0: none). Only answers that depend on nothing but the request and the project are kept; a reload drops them (docs/serve.md).", valueName: "n"))
     var cacheEntries = 1024
@@ -83,6 +89,7 @@ struct HostServe: ParsableCommand {
         guard (1...100_000).contains(queue) else { throw ValidationError("--queue is 1…100000, found \(queue)") }
         guard (1...65536).contains(maxBody) else { throw ValidationError("--max-body is 1…65536 KiB, found \(maxBody)") }
         try NumericFlag.requestTimeout.check(requestTimeout)
+        try NumericFlag.idleTimeout.check(idleTimeout)
         guard (0...1_000_000).contains(cacheEntries) else { throw ValidationError("--cache-entries is 0…1000000, found \(cacheEntries)") }
         guard (1...4096).contains(cacheMB) else { throw ValidationError("--cache-mb is 1…4096 MiB, found \(cacheMB)") }
     }
@@ -101,6 +108,7 @@ struct HostServe: ParsableCommand {
         o.port = port
         o.maxBodyBytes = maxBody * 1024
         o.requestTimeout = Double(requestTimeout)
+        o.idleTimeout = idleTimeout
         o.cacheEntries = cacheEntries
         o.cacheBytes = cacheMB << 20
         let options = engine.workspaceOptions
@@ -205,6 +213,7 @@ extension HostServe {
 
 extension NumericFlag {
     static let requestTimeout = NumericFlag(flag: "--request-timeout", unit: "seconds", range: 1...86_400)
+    static let idleTimeout = NumericFlag(flag: "--idle-timeout", unit: "seconds", range: 1...86_400)
 }
 
 /// The `host serve` log (stderr): every line through `TextEscape`, since file names, plugin

@@ -17,7 +17,7 @@ struct Serve: ParsableCommand {
         discussion: """
             Runs host-serve, which is built beside host (scripts/host serve builds it on first use; else
             swift build --product host-serve), with every argument: host serve --help lists its options
-            (--project, --port, --host, --workers, --queue, --max-body, --request-timeout, --watch,
+            (--project, --port, --host, --workers, --queue, --max-body, --request-timeout, --idle-timeout, --watch,
             --cache-entries and --cache-mb (the response cache's bounds; --cache-entries 0: every request
             resolved) and the engine's), and docs/serve.md describes the routes.
             """)

@@ -24,6 +24,15 @@ final class HostileHTTPCorpusTests: XCTestCase {
         var timeLimit: Double = 30
         var write: (file: String, text: String)?
         var waitLog: String?
+        /// Bytes sent as they are on a new connection (`raw`), then read for `readFor` seconds or
+        /// until the server closes it; `closed`: whether it must (true) or must not (false).
+        var raw: String?
+        var readFor: Double = 3
+        var closed: Bool?
+        var replyContains: [String] = []
+        var replyAbsent: [String] = []
+        /// Each text must occur exactly this many times in the reply (pipelined answers).
+        var replyCounts: [String: Int] = [:]
     }
 
     struct Browser {
@@ -83,8 +92,15 @@ final class HostileHTTPCorpusTests: XCTestCase {
                     step.write = (w, try expand(s["text"] as? String ?? ""))
                 } else if let w = s["wait_log"] as? String {
                     step.waitLog = w
+                } else if let raw = s["raw"] as? String {
+                    step.raw = try expand(raw)
+                    step.readFor = (s["read_for"] as? Double) ?? 3
+                    step.closed = s["closed"] as? Bool
+                    step.replyContains = strings(s, "reply_contains")
+                    step.replyAbsent = strings(s, "reply_absent")
+                    step.replyCounts = s["reply_counts"] as? [String: Int] ?? [:]
                 } else {
-                    guard let path = s["path"] as? String else { throw HostTestError("\(label): http[\(i)] needs 'path', 'write' or 'wait_log'") }
+                    guard let path = s["path"] as? String else { throw HostTestError("\(label): http[\(i)] needs 'path', 'raw', 'write' or 'wait_log'") }
                     step.path = try expand(path)
                     guard let status = (s["status"] as? [Int]) ?? (s["status"] as? Int).map({ [$0] }), !status.isEmpty else {
                         throw HostTestError("\(label): http[\(i)] needs 'status' (a number or a list)")
@@ -237,6 +253,47 @@ final class HostileHTTPCorpusTests: XCTestCase {
         return Reply(status: Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1, headers: hs, body: body, seconds: seconds)
     }
 
+    /// `bytes` sent on a new connection to `base` (`http://HOST:PORT`), then everything read
+    /// until the server closes the connection or `readFor` seconds pass.
+    static func exchange(_ base: String, _ bytes: [UInt8], readFor: Double) throws -> (reply: [UInt8], closed: Bool, seconds: Double) {
+        let hostPort = base.replacingOccurrences(of: "http://", with: "")
+        guard let colon = hostPort.lastIndex(of: ":"), let port = UInt16(hostPort[hostPort.index(after: colon)...]) else {
+            throw HostTestError("cannot read the server's address from \(base)")
+        }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HostTestError("socket() failed") }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, String(hostPort[..<colon]), &addr.sin_addr) == 1 else { throw HostTestError("not an IPv4 address: \(base)") }
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw HostTestError("cannot connect to \(base)") }
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { break }  // the server may close before reading everything (a refused request)
+            sent += n
+        }
+        var tv = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var reply: [UInt8] = [], closed = false
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let started = Date()
+        while Date().timeIntervalSince(started) < readFor {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                reply += buffer[..<n]
+            } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                closed = true
+                break
+            }
+        }
+        return (reply, closed, Date().timeIntervalSince(started))
+    }
+
     /// What a case prints when it fails.
     static func transcript(_ c: Case, _ server: Server, _ lines: [String]) -> String {
         """
@@ -267,6 +324,22 @@ final class HostileHTTPCorpusTests: XCTestCase {
                 let seen = server.waitLog(text, timeout: step.timeLimit)
                 lines.append("waited for \(text.debugDescription) in the log: \(seen ? "seen" : "not seen")")
                 XCTAssertTrue(seen, "the log never showed \(text.debugDescription)\n\(Self.transcript(c, server, lines))")
+                continue
+            }
+            if let raw = step.raw {
+                let r = try Self.exchange(server.base, Array(raw.utf8), readFor: step.readFor)
+                let reply = String(decoding: r.reply, as: UTF8.self)
+                let shown = raw.count > 200 ? String(raw.prefix(200)) + "… (\(raw.count) bytes)" : raw
+                lines.append("raw \(shown.debugDescription) → \(r.closed ? "closed" : "open") after \(String(format: "%.2f", r.seconds)) s\n\(reply.prefix(1500))")
+                let t = Self.transcript(c, server, lines)
+                if let closed = step.closed {
+                    XCTAssertEqual(r.closed, closed, "the connection was \(r.closed ? "" : "not ")closed within \(step.readFor) s\n\(t)")
+                }
+                for s in step.replyContains { XCTAssertTrue(reply.contains(s), "the reply lacks \(s.debugDescription)\n\(t)") }
+                for s in step.replyAbsent { XCTAssertFalse(reply.contains(s), "the reply holds \(s.debugDescription)\n\(t)") }
+                for (s, n) in step.replyCounts {
+                    XCTAssertEqual(reply.components(separatedBy: s).count - 1, n, "\(s.debugDescription) occurs other than \(n) times\n\(t)")
+                }
                 continue
             }
             let r = try Self.call(server.base, step, scratch: scratch)
@@ -305,7 +378,7 @@ final class HostileHTTPCorpusTests: XCTestCase {
         for c in all {
             XCTAssertGreaterThan(c.why.count, 10, "\(c.name): say why the case exists")
             XCTAssertGreaterThan(c.expect.count, 10, "\(c.name): state the safe behaviour expected")
-            XCTAssertTrue(c.browser != nil || c.steps.contains { $0.path != nil }, "\(c.name): no request")
+            XCTAssertTrue(c.browser != nil || c.steps.contains { $0.path != nil || $0.raw != nil }, "\(c.name): no request")
         }
     }
 

@@ -45,6 +45,7 @@ final class NumericFlagsTests: XCTestCase {
             Row(flag: "--queue", command: ["serve", "--project", "/nonexistent-loom-project"], largest: "100000", largestExit: 1),
             Row(flag: "--max-body", command: ["serve", "--project", "/nonexistent-loom-project"], largest: "65536", largestExit: 1),
             Row(flag: "--request-timeout", command: ["serve", "--project", "/nonexistent-loom-project"], largest: "86400", largestExit: 1),
+            Row(flag: "--idle-timeout", command: ["serve", "--project", "/nonexistent-loom-project"], largest: "86400", largestExit: 1),
             // -0 is 0 entries: the response cache off, a valid value.
             Row(flag: "--cache-entries", command: ["serve", "--project", "/nonexistent-loom-project"], accepts: ["-0"], largest: "1000000", largestExit: 1),
             Row(flag: "--cache-mb", command: ["serve", "--project", "/nonexistent-loom-project"], largest: "4096", largestExit: 1),
