@@ -11,9 +11,10 @@ public struct ServeRequest: Sendable {
     /// The request target as it arrived (path and query string, undecoded).
     public var target: String
     public var headers: HTTPHeaders
-    /// The body's bytes; empty when it was larger than the bound (`bodyTooLarge`).
+    /// The body's bytes; empty when it is larger than the bound (`bodyTooLarge`).
     public var body: [UInt8]
-    /// The body was larger than `--max-body`: it was read and dropped, and the route answers 413.
+    /// The body was larger than `--max-body` (announced or read so far): the request is answered
+    /// at once (the routes that take a body answer 413) and its connection closed, the rest unread.
     public var bodyTooLarge: Bool
 
     public init(method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], bodyTooLarge: Bool = false) {
@@ -154,6 +155,8 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
+    /// A refused body's answer is written: what still comes is dropped until the connection closes.
+    private var lingering = false
     private var events: RepeatedTask?
     /// A request is being answered (its answer not yet written).
     private var answering = false
@@ -190,49 +193,68 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         lastActive = .now()
+        guard !lingering else { return }
         switch unwrapInboundIn(data) {
         case .head(let h):
             head = h
             body = []
             tooLarge = false
+            // A body announced larger than the bound is refused before it is sent (a client
+            // that waits for `100 Continue` never sends it).
+            if let length = h.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBodyBytes {
+                refuseBody(context: context)
+            }
         case .body(let part):
-            // Past the bound the rest is read and dropped (memory stays within it); the route answers 413.
-            guard !tooLarge else { return }
+            guard !tooLarge, head != nil else { return }
             if body.count + part.readableBytes > maxBodyBytes {
-                tooLarge = true
-                body = []
+                refuseBody(context: context)
             } else {
                 body.append(contentsOf: part.readableBytesView)
             }
         case .end:
             guard let h = head else { return }
             head = nil
-            let request = ServeRequest(method: h.method == .HEAD ? .GET : h.method, target: h.uri, headers: h.headers,
-                                       body: body, bodyTooLarge: tooLarge)
-            body = []
-            answering = true
-            switch route(request) {
-            case .now(let r):
-                write(context: context, r, for: h)
-            case .later(let work):
-                let loop = context.eventLoop
-                let bound = NIOLoopBound((self, context), eventLoop: loop)
-                Task {
-                    let r = await work()
-                    loop.execute { bound.value.0.write(context: bound.value.1, r, for: h) }
-                }
+            respond(context: context, to: h, closing: false)
+        }
+    }
+
+    /// The body is past `maxBodyBytes`: the request is answered at once (413 from the routes
+    /// that take a body) and the connection closed after the answer, the rest of the body unread.
+    private func refuseBody(context: ChannelHandlerContext) {
+        guard let h = head else { return }
+        tooLarge = true
+        lingering = true
+        body = []
+        head = nil
+        respond(context: context, to: h, closing: true)
+    }
+
+    private func respond(context: ChannelHandlerContext, to h: HTTPRequestHead, closing: Bool) {
+        let request = ServeRequest(method: h.method == .HEAD ? .GET : h.method, target: h.uri, headers: h.headers,
+                                   body: body, bodyTooLarge: tooLarge)
+        body = []
+        answering = true
+        switch route(request) {
+        case .now(let r):
+            write(context: context, r, for: h, closing: closing)
+        case .later(let work):
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            Task {
+                let r = await work()
+                loop.execute { bound.value.0.write(context: bound.value.1, r, for: h, closing: closing) }
             }
         }
     }
 
-    private func write(context: ChannelHandlerContext, _ r: ServeResponse, for request: HTTPRequestHead) {
+    private func write(context: ChannelHandlerContext, _ r: ServeResponse, for request: HTTPRequestHead, closing: Bool) {
         answering = false
         lastActive = .now()
         guard context.channel.isActive else { return }
         var headers = r.headers
         headers.add(name: "Date", value: dates.value())
         headers.add(name: "Server", value: "loom")
-        let keepAlive = request.isKeepAlive
+        let keepAlive = request.isKeepAlive && !closing
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         let noBody = request.method == .HEAD || r.status == .notModified
         if r.events == nil, r.status != .notModified { headers.add(name: "Content-Length", value: String(r.body.readableBytes)) }
@@ -252,7 +274,17 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(r.body))), promise: nil)
         }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
+        if closing {
+            // The client may still be sending the body: closing now would reset the connection
+            // and lose the answer. The write side is shut (the client reads the answer and its
+            // end), what still comes is read and dropped, and the connection is closed when the
+            // client closes it or 5 s later (nginx's "lingering close").
+            let channel = context.channel
+            done.whenComplete { _ in
+                channel.close(mode: .output, promise: nil)
+                channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
+            }
+        } else if !keepAlive {
             let channel = context.channel
             done.whenComplete { _ in channel.close(promise: nil) }
         }
