@@ -112,15 +112,15 @@ public enum ServeApp {
     ) -> @Sendable (ServeRequest) -> ServeReply {
         return { request in
             let segments = QueryString.segments(of: request.path)
-            let get = request.method == .GET, post = request.method == .POST
-            func only(_ allowed: String, _ answer: () -> ServeReply) -> ServeReply {
-                let ok = allowed == "GET" ? get : allowed == "POST" ? post : (get || post)
-                return ok ? answer() : .now(notAllowed(allowed == "GET, POST" ? "GET, HEAD, POST" : allowed == "GET" ? "GET, HEAD" : "POST"))
+            let post = request.method == .POST
+            // The route's answer when it takes the request's method (HEAD arrives as GET), else 405.
+            func only(_ methods: RouteMethods, _ answer: () -> ServeReply) -> ServeReply {
+                methods.take(request.method) ? answer() : .now(notAllowed(methods.allow))
             }
             switch segments.count {
             case 0:
                 // The page runs no script but /preview.js (its CSP); data reaches its DOM as text only.
-                return only("GET") {
+                return only(.get) {
                     var r = text(page.html, type: "text/html; charset=utf-8")
                     r.headers.add(name: "Content-Security-Policy", value: page.contentSecurityPolicy)
                     r.headers.add(name: "Referrer-Policy", value: "no-referrer")
@@ -128,27 +128,27 @@ public enum ServeApp {
                 }
             case 1:
                 switch segments[0] {
-                case "healthz": return only("GET") { .now(text("ok\n")) }
-                case "preview.js": return only("GET") { .now(text(page.script, type: "text/javascript; charset=utf-8")) }
-                case "preview.css": return only("GET") { .now(text(page.css, type: "text/css; charset=utf-8")) }
-                case "metrics": return only("GET") { .now(text(metrics.text, type: "text/plain; version=0.0.4")) }
+                case "healthz": return only(.get) { .now(text("ok\n")) }
+                case "preview.js": return only(.get) { .now(text(page.script, type: "text/javascript; charset=utf-8")) }
+                case "preview.css": return only(.get) { .now(text(page.css, type: "text/css; charset=utf-8")) }
+                case "metrics": return only(.get) { .now(text(metrics.text, type: "text/plain; version=0.0.4")) }
                 default: break
                 }
             case 2 where segments[0] == "v1":
                 switch segments[1] {
                 case "status":
-                    return only("GET") {
+                    return only(.get) {
                         let c = reload.current
                         let body: JSONValue = .object(["version": .int(c.version), "errors": .array(c.errors.map { .string($0) })])
                         return .now(text(body.serialized(pretty: true) + "\n", type: "application/json"))
                     }
-                case "events": return only("GET") { .now(events(reload)) }
+                case "events": return only(.get) { .now(events(reload)) }
                 case "profiles":
-                    return only("GET") {
+                    return only(.get) {
                         .later { await answer(request, route: "/v1/profiles", APIRequest(kind: .profiles, body: nil, query: request.query), pool, metrics, options, handler) }
                     }
                 case "screens":
-                    return only("GET") {
+                    return only(.get) {
                         .later { await answer(request, route: "/v1/screens", APIRequest(kind: .list, body: nil, query: request.query), pool, metrics, options, handler) }
                     }
                 default: break
@@ -157,7 +157,7 @@ public enum ServeApp {
                 let id = pathID(segments[2])
                 switch segments[1] {
                 case "screens":
-                    return only("GET, POST") {
+                    return only(.getAndPost) {
                         if post { return self.post(request, route: "/v1/screens/{id}", kind: .screen(id), pool, metrics, options, handler, cache: cache) }
                         let key = cache.enabled ? ResponseCache.Key(route: "GET screen", target: request.target, body: nil) : nil
                         if let key, let hit = cache.lookup(key) { return .now(answered(hit, request: request, route: "/v1/screens/{id}", metrics)) }
@@ -168,18 +168,18 @@ public enum ServeApp {
                     }
                 case "render":
                     // The picture takes the same body: drawn with its data and state (docs/serve.md).
-                    return only("GET, POST") {
+                    return only(.getAndPost) {
                         if post { return self.post(request, route: "/v1/render/{id}", kind: .render(id), pool, metrics, options, handler) }
                         return .later {
                             await answer(request, route: "/v1/render/{id}", APIRequest(kind: .render(id), body: nil, query: request.query), pool, metrics, options, handler)
                         }
                     }
                 case "graph":
-                    return only("GET") {
+                    return only(.get) {
                         .later { await answer(request, route: "/v1/graph/{id}", APIRequest(kind: .graph(id), body: nil, query: request.query), pool, metrics, options, handler) }
                     }
                 case "preview":
-                    return only("GET, POST") { preview(request, id: id, pool, metrics, options) }
+                    return only(.getAndPost) { preview(request, id: id, pool, metrics, options) }
                 default: break
                 }
             default: break
@@ -364,6 +364,16 @@ public enum ServeApp {
         }
         return ServeResponse(status: .init(statusCode: r.status), headers: headers, body: ByteBuffer(string: r.body))
     }
+}
+
+/// The methods a route takes.
+enum RouteMethods {
+    case get, getAndPost
+
+    func take(_ m: HTTPMethod) -> Bool { m == .GET || (self == .getAndPost && m == .POST) }
+
+    /// The `Allow` header of a 405 (HEAD is answered wherever GET is).
+    var allow: String { self == .get ? "GET, HEAD" : "GET, HEAD, POST" }
 }
 
 /// What one `/v1/events` stream has sent: the last version it told, and the ticks since it began.
