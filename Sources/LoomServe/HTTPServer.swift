@@ -14,7 +14,7 @@ public struct ServeRequest: Sendable {
     /// The body's bytes; empty when it is larger than the bound (`bodyTooLarge`).
     public var body: [UInt8]
     /// The body was larger than `--max-body` (announced or read so far): the request is answered
-    /// at once (the routes that take a body answer 413) and its connection closed, the rest unread.
+    /// at once (the routes that take a body answer 413) and its connection closed after the answer.
     public var bodyTooLarge: Bool
 
     public init(method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], bodyTooLarge: Bool = false) {
@@ -219,7 +219,7 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The body is past `maxBodyBytes`: the request is answered at once (413 from the routes
-    /// that take a body) and the connection closed after the answer, the rest of the body unread.
+    /// that take a body) and the connection closed after the answer (a lingering close: `write`).
     private func refuseBody(context: ChannelHandlerContext) {
         guard let h = head else { return }
         tooLarge = true
@@ -240,9 +240,15 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .later(let work):
             let loop = context.eventLoop
             let bound = NIOLoopBound((self, context), eventLoop: loop)
+            // Held for the answer: a connection closed meanwhile is seen closed on the channel
+            // itself, and its handler's context is not touched.
+            let channel = context.channel
             Task {
                 let r = await work()
-                loop.execute { bound.value.0.write(context: bound.value.1, r, for: h, closing: closing) }
+                loop.execute {
+                    guard channel.isActive else { return }
+                    bound.value.0.write(context: bound.value.1, r, for: h, closing: closing)
+                }
             }
         }
     }
