@@ -1,3 +1,4 @@
+import Foundation
 import LoomCore
 import LoomStyles
 import OrderedCollections
@@ -85,7 +86,7 @@ extension FuzzTargets {
             check(pairs.contains { $0 == n || $0.starts(with: n + [UInt8(ascii: "=")]) }, "a name not in the query: \(name.debugDescription)")
             let encoded = value.utf8.map { b -> String in
                 let plain = (b >= 0x30 && b <= 0x39) || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
-                return plain ? String(UnicodeScalar(b)) : "%" + String(b, radix: 16, uppercase: true).leftPadded(2)
+                return plain ? String(UnicodeScalar(b)) : String(format: "%%%02X", b)
             }.joined()
             check(QueryString.parameters(of: "/x?v=" + encoded)["v"] == value, "a value percent-encoded does not read back: \(value.debugDescription)")
         }
@@ -128,9 +129,4 @@ extension FuzzTargets {
         }
         return "{" + parts.joined(separator: ", ") + "}"
     }
-}
-
-extension String {
-    /// Padded with "0" on the left to `width` characters.
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -149,22 +149,7 @@ extension ServeApp {
                 await answer(request, route: route, APIRequest(kind: .screen(id), body: nil, query: request.query), pool, metrics, options, PreviewHandler.handle)
             }
         }
-        let started = Date()
-        if request.bodyTooLarge {
-            let r = APIResponse.problem(413, "Request body too large", detail: "the body is larger than \(options.maxBodyBytes) bytes (--max-body)")
-            metrics.record(route: route, status: 413, seconds: Date().timeIntervalSince(started))
-            return .now(response(r, request: request))
-        }
-        switch ScreenRequestBody.parse(bytes: request.body) {
-        case .success(let body):
-            return .later {
-                await answer(request, route: route, APIRequest(kind: .screen(id), body: body, query: request.query), pool, metrics, options, PreviewHandler.handle)
-            }
-        case .failure(let refusal):
-            let r = APIResponse.problem(422, refusal.malformed ? "Malformed JSON" : "Invalid request", detail: refusal.detail,
-                                        diagnostics: refusal.diagnostics)
-            metrics.record(route: route, status: 422, seconds: Date().timeIntervalSince(started))
-            return .now(response(r, request: request))
-        }
+        // The body as `POST /v1/screens/{id}` reads it (413, 422), answered by the preview's handler.
+        return post(request, route: route, kind: .screen(id), pool, metrics, options, PreviewHandler.handle)
     }
 }

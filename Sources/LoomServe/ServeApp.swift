@@ -255,9 +255,9 @@ public enum ServeApp {
     /// nothing but draw (no script, no request, sandboxed). As an `<img>` it runs no script anyway.
     static let svgPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
-    /// `POST /v1/screens/{id}` and `POST /v1/render/{id}`: the body (bounded by `--max-body`: a
-    /// larger one is answered 413) parsed (a refusal answered 422 here), then answered as a GET
-    /// with that body.
+    /// `POST /v1/screens/{id}`, `/v1/render/{id}` and `/v1/preview/{id}`: the body (bounded by
+    /// `--max-body`: a larger one is answered 413) parsed (a refusal answered 422 here), then
+    /// answered by `handler` as a GET with that body.
     static func post(_ request: ServeRequest, route: String, kind: APIRequest.Kind, _ pool: WorkerPool<Workspace>,
                      _ metrics: ServeMetrics, _ options: ServeOptions,
                      _ handler: @escaping @Sendable (Workspace, APIRequest) -> APIResponse,
