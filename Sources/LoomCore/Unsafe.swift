@@ -150,16 +150,20 @@ final class ScratchStack<Element> {
         unsafeAddress { UnsafePointer(storage + n) }
     }
 
+    @inline(__always)
     func push(_ element: consuming Element) {
-        if count == capacity {
-            let bigger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-            bigger.moveInitialize(from: storage, count: count)
-            storage.deallocate()
-            storage = bigger
-            capacity *= 2
-        }
+        if _slowPath(count == capacity) { grow() }
         (storage + count).initialize(to: element)
         count += 1
+    }
+
+    @inline(never)
+    private func grow() {
+        let bigger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        storage = bigger
+        capacity *= 2
     }
 
     /// Removes the elements from `start` up and returns them as an array.
@@ -170,6 +174,12 @@ final class ScratchStack<Element> {
         for k in start..<count { result.append((storage + k).move()) }
         count = start
         return result
+    }
+
+    /// Removes the elements from `start` up.
+    func drop(from start: Int) {
+        (storage + start).deinitialize(count: count - start)
+        count = start
     }
 }
 

@@ -279,6 +279,11 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !noBody && r.body.readableBytes > 0 {
             context.write(wrapOutboundOut(.body(.byteBuffer(r.body))), promise: nil)
         }
+        guard closing || !keepAlive else {
+            // The common case: nothing waits for the write (no promise made).
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if closing {
             // The client may still be sending the body: closing now would reset the connection

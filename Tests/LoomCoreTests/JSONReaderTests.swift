@@ -442,6 +442,37 @@ final class JSONReaderTests: XCTestCase {
         XCTAssertNoThrow(try parse("[{\"id\": 1}, {\"id\": 2}]"))
     }
 
+    /// Documents of 4 KB and more keep short strings and tell ASCII keys apart by a print of
+    /// their bytes (`JSONParser.lastPrint`): the same duplicates are found there, escaped,
+    /// non-ASCII and canonically equivalent keys too, and keys a print cannot tell apart are
+    /// compared as strings.
+    func testDuplicateKeysInALargeDocument() {
+        let padding = ", \"" + String(repeating: "x", count: 5000) + "\"]"
+        func large(_ object: String) -> String { "[" + object + padding }
+        assertError(large("{\"id\": 1, \"name\": 2, \"id\": 3}"), 1, 23, "duplicate key 'id' (first at 1:3)")
+        assertError(large("{\"a\": 1, \"\\u0061\": 2}"), 1, 11, "duplicate key 'a' (first at 1:3)")
+        assertError(large("{\"\\u00e9\": 1, \"é\": 2}"), 1, 16, "duplicate key 'é' (first at 1:3)")
+        assertError(large("{\"é\": 1, \"é\": 2}"), 1, 12, "duplicate key 'é' (first at 1:3)")
+        assertError(large("{\"abcdefghijklmnop\": 1, \"abcdefghijklmnop\": 2}"), 1, 26, "duplicate key 'abcdefghijklmnop' (first at 1:3)")
+        assertError(large("{\"abcdefghijklmnopq\": 1, \"abcdefghijklmnopq\": 2}"), 1, 27, "duplicate key 'abcdefghijklmnopq' (first at 1:3)")
+        do {
+            _ = try JSONReader.parse(Array(large("{\"\u{E9}\": 1, \"e\u{301}\": 2}").utf8), file: "t.json")
+            XCTFail("canonically equivalent keys were read")
+        } catch {
+            XCTAssertTrue(error.message.hasPrefix("keys 'é' (U+00E9) and 'é' (U+0065 U+0301) are distinct JSON names"), error.message)
+        }
+        // Keys a byte apart, at every length a print covers and past it: all kept.
+        for length in 1...18 {
+            let a = String(repeating: "k", count: length - 1) + "a", b = String(repeating: "k", count: length - 1) + "b"
+            let text = large("{\"\(a)\": 1, \"\(b)\": 2, \"\(a)x\": 3}")
+            XCTAssertEqual((try? JSONReader.parse(Array(text.utf8), file: "t.json"))?.root.plain.array?.first?.object?.keys,
+                           [a, b, a + "x"], "length \(length)")
+        }
+        // Many members (the dictionary) and few (the prints) in one document.
+        let members = (0..<20).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+        assertError(large("{" + members + ", \"k3\": 0}"), 1, 203, "duplicate key 'k3' (first at 1:30)")
+    }
+
     func testDeepNestingIsAnErrorNotACrash() {
         assertError(String(repeating: "[", count: 513) + String(repeating: "]", count: 513), 1, 513, "nesting deeper than 512 levels")
         assertError(String(repeating: "[", count: 100_000), 1, 513, "nesting deeper than 512 levels")

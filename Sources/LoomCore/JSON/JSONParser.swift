@@ -29,12 +29,22 @@ struct JSONParser {
     var i = 0
     var line = 1
     var lineStart = 0  // offset of the first byte of the current line
-    /// The arrays and objects being read, innermost last.
+    /// The innermost array or object being read (while `depth` > 0), a field of the parser's
+    /// own so that reading and setting it is a plain access, not an array's element (bounds,
+    /// uniqueness); the ones around it on `open`, innermost last.
+    var top = OpenContainer(isObject: false, position: SourcePosition(line: 0, column: 0), base: 0)
+    var depth = 0
     var open: [OpenContainer] = []
     /// Elements and members of the open containers, shared so that each finished container moves
     /// once into an array of its exact size.
     let items = ScratchStack<JSONNode>()
     let members = ScratchStack<JSONObject.Member>()
+    /// Beside each member on `members`, its key's print (`lastPrint`): two keys whose
+    /// prints are both non-zero and differ are different keys, told apart without comparing
+    /// strings (`readKey`'s duplicate check).
+    let keyPrints = ScratchStack<UInt64>()
+    /// The print of the string `shortString` last read from its bytes (readKey sets 0 first).
+    var lastPrint: UInt64 = 0
     /// `JSONReadOptions.trailingCommas`: a comma before `}` or `]` is read, with a warning in
     /// `warnings`, instead of being an error.
     var allowTrailingCommas = false
@@ -63,6 +73,7 @@ struct JSONParser {
         var base: Int  // where its elements start on `items` or `members`
         var key = ""  // object: the key whose value is being read, and where it is
         var keyPosition = SourcePosition(line: 0, column: 0)
+        var keyPrint: UInt64 = 0
         var index: [String: Int] = [:]  // object: key -> offset in `members`, only for big objects
     }
 
@@ -89,6 +100,10 @@ struct JSONParser {
         }
         var h = w0 &* 0x9E37_79B9_7F4A_7C15
         h ^= (w1 &+ UInt64(count)) &* 0xC2B2_AE3D_27D4_EB4F
+        // The print: non-zero only for ASCII bytes, whose strings are equal exactly when their
+        // bytes are (a non-ASCII key can equal another canonically, with other bytes: 0, so
+        // readKey compares it as a string).
+        lastPrint = (w0 | w1) & 0x8080_8080_8080_8080 == 0 ? h | 1 : 0
         let slot = Int(truncatingIfNeeded: h >> 58)  // 64 slots
         if shortStrings[slot].count == count && shortStrings[slot].w0 == w0 && shortStrings[slot].w1 == w1 {
             if !shortStrings[slot].found { shortStrings[slot].found = true }
@@ -119,7 +134,7 @@ struct JSONParser {
 
     // MARK: Document and containers
 
-    /// Parses the whole input. Containers are kept on an explicit stack (`open`), not the call
+    /// Parses the whole input. Containers are kept on an explicit stack (`top`, `open`), not the call
     /// stack, so nesting depth costs heap memory only.
     mutating func parseDocument() throws(Diagnostic) -> JSONNode {
         if end >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
@@ -136,14 +151,16 @@ struct JSONParser {
             let pos = position
             if p[i] == openBracket || p[i] == openBrace {
                 let isObject = p[i] == openBrace
-                if open.count == JSONReader.maxDepth { throw error("nesting deeper than \(JSONReader.maxDepth) levels") }
+                if depth == JSONReader.maxDepth { throw error("nesting deeper than \(JSONReader.maxDepth) levels") }
                 i += 1
                 skipWhitespace()
                 if i < end && p[i] == (isObject ? closeBrace : closeBracket) {
                     i += 1
                     value = JSONNode(isObject ? .object(JSONObject()) : .array([]), at: pos)
                 } else {
-                    open.append(OpenContainer(isObject: isObject, position: pos, base: isObject ? members.count : items.count))
+                    if depth > 0 { open.append(top) }
+                    top = OpenContainer(isObject: isObject, position: pos, base: isObject ? members.count : items.count)
+                    depth += 1
                     if isObject { try readKey() }
                     continue nextValue
                 }
@@ -151,16 +168,16 @@ struct JSONParser {
                 value = try parseScalar(pos)
             }
             // `value` is complete: it joins its container, then every container ending here closes.
-            while !open.isEmpty {
-                let top = open.count - 1
-                let isObject = open[top].isObject
+            while depth > 0 {
+                let isObject = top.isObject
                 if isObject {
-                    members.push(JSONObject.Member(key: open[top].key, keyPosition: open[top].keyPosition, value: value))
+                    members.push(JSONObject.Member(key: top.key, keyPosition: top.keyPosition, value: value))
+                    keyPrints.push(top.keyPrint)
                 } else {
                     items.push(value)
                 }
                 skipWhitespace()
-                guard i < end else { throw unclosed(open[top]) }
+                guard i < end else { throw unclosed(top) }
                 if p[i] == comma {
                     let commaPos = position
                     i += 1
@@ -181,10 +198,16 @@ struct JSONParser {
                     throw unexpected(isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
                 }
                 i += 1
-                let closed = open.removeLast()
-                let kind: JSONNode.Kind =
-                    closed.isObject ? .object(JSONObject(members.pop(from: closed.base))) : .array(items.pop(from: closed.base))
-                value = JSONNode(kind, at: closed.position)
+                let kind: JSONNode.Kind
+                if isObject {
+                    keyPrints.drop(from: top.base)
+                    kind = .object(JSONObject(members.pop(from: top.base)))
+                } else {
+                    kind = .array(items.pop(from: top.base))
+                }
+                value = JSONNode(kind, at: top.position)
+                depth -= 1
+                if depth > 0 { top = open.removeLast() }
             }
             skipWhitespace()
             if i < end { throw unexpected("expected end of file after the top-level value") }
@@ -194,21 +217,27 @@ struct JSONParser {
 
     /// Reads `"key":` for the innermost container, an object, and rejects a duplicate key.
     mutating func readKey() throws(Diagnostic) {
-        let top = open.count - 1
-        guard i < end else { throw unclosed(open[top], expecting: "a string key") }
+        guard i < end else { throw unclosed(top, expecting: "a string key") }
         guard p[i] == quote else { throw invalidKey() }
         let keyPos = position
+        lastPrint = 0
         let key = try parseString()
-        let base = open[top].base
+        let print = lastPrint
+        let base = top.base
         if members.count - base < linearKeyScanLimit {
-            for n in base..<members.count where members[n].key == key {
-                throw duplicateKey(key, at: keyPos, first: members[n].key, at: members[n].keyPosition)
+            for n in base..<members.count {
+                // Both printed and the prints differ: different keys (no string compared).
+                let other = keyPrints[n]
+                if print != 0 && other != 0 && other != print { continue }
+                if members[n].key == key {
+                    throw duplicateKey(key, at: keyPos, first: members[n].key, at: members[n].keyPosition)
+                }
             }
         } else {
-            if open[top].index.isEmpty {
-                for n in base..<members.count { open[top].index[members[n].key] = n }
+            if top.index.isEmpty {
+                for n in base..<members.count { top.index[members[n].key] = n }
             }
-            if let n = open[top].index.updateValue(members.count, forKey: key) {
+            if let n = top.index.updateValue(members.count, forKey: key) {
                 throw duplicateKey(key, at: keyPos, first: members[n].key, at: members[n].keyPosition)
             }
         }
@@ -216,8 +245,9 @@ struct JSONParser {
         guard i < end else { throw endOfFile("expected ':' after key '\(key)'") }
         guard p[i] == colon else { throw unexpected("expected ':' after key '\(key)'") }
         i += 1
-        open[top].key = key
-        open[top].keyPosition = keyPos
+        top.key = key
+        top.keyPosition = keyPos
+        top.keyPrint = print
     }
 
     func unclosed(_ container: OpenContainer, expecting: String? = nil) -> Diagnostic {
@@ -238,8 +268,14 @@ struct JSONParser {
                 i += 1
                 line += 1
                 lineStart = i
-                // Indentation: eight spaces at a time.
-                while end - i >= 8 && p.word(at: i) == 0x2020_2020_2020_2020 {
+                // Indentation, a word at a time: eight spaces, then the spaces before the word's
+                // first other byte (the lowest bytes of the word read little-endian come first).
+                while end - i >= 8 {
+                    let others = UInt64(littleEndian: p.word(at: i)) ^ 0x2020_2020_2020_2020
+                    if others != 0 {
+                        i += others.trailingZeroBitCount >> 3
+                        break
+                    }
                     i += 8
                 }
             } else {
