@@ -39,8 +39,11 @@ public final class ResponseCache {
     /// read from, so two requests with one target ask for the same answer) and the body's bytes,
     /// each length-prefixed (no two requests share a key by concatenation). Made from the raw
     /// bytes without parsing anything: a hit costs no query dictionary.
+    /// Equal when their bytes are; hashed as one block of bytes (`hash(into:)`, Unsafe.swift), not
+    /// byte by byte as an array's elements are.
     public struct Key: Hashable, Sendable {
         var bytes: [UInt8]
+        public static func == (a: Key, b: Key) -> Bool { a.bytes == b.bytes }
         public init(route: String, target: String, body: [UInt8]?) {
             var b: [UInt8] = []
             b.reserveCapacity(route.utf8.count + target.utf8.count + 24 + (body?.count ?? 0))

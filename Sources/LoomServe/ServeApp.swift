@@ -241,7 +241,9 @@ public enum ServeApp {
     /// characters arrives encoded, as the preview page sends it); the raw segment when it does
     /// not decode. Only a key to look the screen up by, never a path.
     static func pathID(_ raw: Substring) -> String {
-        raw.removingPercentEncoding ?? String(raw)
+        // Without a '%' there is nothing to decode (and no Foundation string made).
+        guard raw.utf8.contains(UInt8(ascii: "%")) else { return String(raw) }
+        return raw.removingPercentEncoding ?? String(raw)
     }
 
     static func text(_ s: String, type: String = "text/plain; charset=utf-8") -> ServeResponse {

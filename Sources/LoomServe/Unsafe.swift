@@ -27,3 +27,10 @@ extension ResponseCache: @unchecked Sendable {}
 
 /// `version` and `ticks` are read and written only under its `lock` (`ServeApp.events`).
 extension EventCursor: @unchecked Sendable {}
+
+/// The key's bytes handed to the hasher as one block, lent for the call only.
+extension ResponseCache.Key {
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}

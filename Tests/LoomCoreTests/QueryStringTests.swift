@@ -29,5 +29,10 @@ final class QueryStringTests: XCTestCase {
         XCTAssertEqual(QueryString.segments(of: "/"), [])
         XCTAssertEqual(QueryString.segments(of: "/v1/screens/caf%C3%A9"), ["v1", "screens", "caf%C3%A9"])
         XCTAssertEqual(QueryString.segments(of: "/\u{301}v1/x"), ["\u{301}v1", "x"])
+        XCTAssertEqual(QueryString.segments(of: ""), [])
+        XCTAssertEqual(QueryString.segments(of: "//"), [])
+        XCTAssertEqual(QueryString.segments(of: "a"), ["a"])
+        XCTAssertEqual(QueryString.segments(of: "a/b//c"), ["a", "b", "c"])
+        XCTAssertEqual(QueryString.segments(of: "/a/b/c/d/e/f"), ["a", "b", "c", "d", "e", "f"])
     }
 }

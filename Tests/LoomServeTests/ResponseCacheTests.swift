@@ -79,5 +79,19 @@ final class ResponseCacheTests: XCTestCase {
         ]
         XCTAssertEqual(Set(distinct).count, distinct.count)
         XCTAssertEqual(K(route: "r", target: "/x?a=1", body: [1, 2]), K(route: "r", target: "/x?a=1", body: [1, 2]))
+        // Equal keys hash alike (the bytes hashed as one block): one dictionary entry for both.
+        var seen: [K: Int] = [:]
+        for (n, k) in (distinct + distinct).enumerated() { seen[K(route: "r" + String(n % distinct.count), target: "", body: k.bytes)] = n }
+        XCTAssertEqual(seen.count, distinct.count)
+    }
+
+    /// A route's `{id}` segment: decoded when it holds a '%', as it is otherwise (and when it does
+    /// not decode).
+    func testPathIDsAreDecodedOnlyWhenEncoded() {
+        XCTAssertEqual(ServeApp.pathID("home"), "home")
+        XCTAssertEqual(ServeApp.pathID("caf%C3%A9"), "café")
+        XCTAssertEqual(ServeApp.pathID("a%20b"), "a b")
+        XCTAssertEqual(ServeApp.pathID("a%2"), "a%2")
+        XCTAssertEqual(ServeApp.pathID("caf\u{E9}"), "café")
     }
 }
