@@ -148,6 +148,7 @@ final class ScratchStack<Element> {
 
     subscript(n: Int) -> Element {
         unsafeAddress { UnsafePointer(storage + n) }
+        unsafeMutableAddress { storage + n }
     }
 
     @inline(__always)

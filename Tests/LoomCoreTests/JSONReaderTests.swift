@@ -447,7 +447,11 @@ final class JSONReaderTests: XCTestCase {
     /// non-ASCII and canonically equivalent keys too, and keys a print cannot tell apart are
     /// compared as strings.
     func testDuplicateKeysInALargeDocument() {
-        let padding = ", \"" + String(repeating: "x", count: 5000) + "\"]"
+        // 64 slots from 4 KB, 256 from 64 KB.
+        for size in [5000, 70_000] { duplicateKeys(padding: ", \"" + String(repeating: "x", count: size) + "\"]") }
+    }
+
+    private func duplicateKeys(padding: String) {
         func large(_ object: String) -> String { "[" + object + padding }
         assertError(large("{\"id\": 1, \"name\": 2, \"id\": 3}"), 1, 23, "duplicate key 'id' (first at 1:3)")
         assertError(large("{\"a\": 1, \"\\u0061\": 2}"), 1, 11, "duplicate key 'a' (first at 1:3)")

@@ -49,8 +49,11 @@ struct JSONParser {
     /// `warnings`, instead of being an error.
     var allowTrailingCommas = false
     var warnings: [Diagnostic] = []
-    /// Short strings read before (`shortString`): empty for a small document, 64 slots otherwise.
+    /// Short strings read before (`shortString`): empty for a small document, 64 slots from
+    /// 4 KB, 256 from 64 KB (a large document repeats more distinct short strings: its keys,
+    /// types and a few hundred values), found by the top bits of their hash (`slotShift`).
     var shortStrings: [ShortString]
+    var slotShift: UInt64 = 58
 
     /// A string of at most 16 bytes read before, by its bytes (zero-padded, little-endian words):
     /// a screen's keys and many of its values (`"type"`, `"id"`, `"stack"`) are a few strings
@@ -71,17 +74,16 @@ struct JSONParser {
         var isObject: Bool
         var position: SourcePosition
         var base: Int  // where its elements start on `items` or `members`
-        var key = ""  // object: the key whose value is being read, and where it is
-        var keyPosition = SourcePosition(line: 0, column: 0)
-        var keyPrint: UInt64 = 0
-        var index: [String: Int] = [:]  // object: key -> offset in `members`, only for big objects
+        var index: [String: Int]? = nil  // object: key -> offset in `members`, only for big objects
     }
 
     init(base: ByteView, count: Int, file: String) {
         self.p = base
         self.end = count
         self.file = file
-        shortStrings = count >= JSONParser.shortStringsFrom ? Array(repeating: ShortString(), count: 64) : []
+        let slots = count >= 65536 ? 256 : count >= JSONParser.shortStringsFrom ? 64 : 0
+        shortStrings = Array(repeating: ShortString(), count: slots)
+        slotShift = slots == 256 ? 56 : 58
     }
 
     /// The string of the `count` bytes at `start` (at most 16, checked as UTF-8 by the caller), the
@@ -104,7 +106,7 @@ struct JSONParser {
         // bytes are (a non-ASCII key can equal another canonically, with other bytes: 0, so
         // readKey compares it as a string).
         lastPrint = (w0 | w1) & 0x8080_8080_8080_8080 == 0 ? h | 1 : 0
-        let slot = Int(truncatingIfNeeded: h >> 58)  // 64 slots
+        let slot = Int(truncatingIfNeeded: h >> slotShift)
         if shortStrings[slot].count == count && shortStrings[slot].w0 == w0 && shortStrings[slot].w1 == w1 {
             if !shortStrings[slot].found { shortStrings[slot].found = true }
             return shortStrings[slot].string
@@ -171,8 +173,9 @@ struct JSONParser {
             while depth > 0 {
                 let isObject = top.isObject
                 if isObject {
-                    members.push(JSONObject.Member(key: top.key, keyPosition: top.keyPosition, value: value))
-                    keyPrints.push(top.keyPrint)
+                    // Its member was pushed with its key (`readKey`), the last on `members`:
+                    // the members of any container inside the value are popped already.
+                    members[members.count - 1].value = value
                 } else {
                     items.push(value)
                 }
@@ -234,10 +237,12 @@ struct JSONParser {
                 }
             }
         } else {
-            if top.index.isEmpty {
-                for n in base..<members.count { top.index[members[n].key] = n }
+            if top.index == nil {
+                var index: [String: Int] = [:]
+                for n in base..<members.count { index[members[n].key] = n }
+                top.index = index
             }
-            if let n = top.index.updateValue(members.count, forKey: key) {
+            if let n = top.index!.updateValue(members.count, forKey: key) {
                 throw duplicateKey(key, at: keyPos, first: members[n].key, at: members[n].keyPosition)
             }
         }
@@ -245,9 +250,10 @@ struct JSONParser {
         guard i < end else { throw endOfFile("expected ':' after key '\(key)'") }
         guard p[i] == colon else { throw unexpected("expected ':' after key '\(key)'") }
         i += 1
-        top.key = key
-        top.keyPosition = keyPos
-        top.keyPrint = print
+        // The member is pushed now, its value set when it is read (the key is not held
+        // elsewhere meanwhile: one string, no copy).
+        members.push(JSONObject.Member(key: key, keyPosition: keyPos, value: JSONNode(.null, at: keyPos)))
+        keyPrints.push(print)
     }
 
     func unclosed(_ container: OpenContainer, expecting: String? = nil) -> Diagnostic {
