@@ -161,8 +161,7 @@ int loom_loadtext(lua_State *L, const char *buf, size_t len, const char *chunkna
 // hot path then makes one C call and the protected call, not three nested calls (rule_call's
 // host call: 1,134 instructions a call against 736 for a bare lua_pcall, of which call_rule_as
 // and pcall_at as functions of their own took 167).
-static inline __attribute__((always_inline)) int call_rule_as(lua_State *L, int32_t owner, int base, int *exceeded) {
-    loom_limits *lim = loom_limits_from(L);
+static inline __attribute__((always_inline)) int call_rule_as(lua_State *L, loom_limits *lim, int32_t owner, int base, int *exceeded) {
     int32_t previous = lim->owner;
     if (owner >= 0 && owner < lim->owner_count) {
         lim->owner = owner;  // counters already sized: no call
@@ -189,18 +188,21 @@ static inline void push_rule_call(lua_State *L, int fn_ref, int user_ref, int ar
     lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
 }
 
-int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded) {
+// The limits are given and the answers returned in one value (include/loom_lua.h): the rule hot
+// path (LuaRule) keeps the limits, so no lua_getallocf per call, and reads one register, not two
+// values stored through pointers.
+int loom_call_rule_packed(lua_State *L, loom_limits *lim, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref) {
     int base = lua_gettop(L) + 1;
     push_rule_call(L, fn_ref, user_ref, args_ref, node_ref, 0);
-    int status = call_rule_as(L, owner, base, exceeded);
-    if (status != LUA_OK) return status;
+    int exceeded = 0;
+    int status = call_rule_as(L, lim, owner, base, &exceeded);
+    if (status != LUA_OK) return status | exceeded << 16;
     if (lua_type(L, -1) == LUA_TBOOLEAN) {
-        *result = lua_toboolean(L, -1);
+        int result = lua_toboolean(L, -1);
         lua_pop(L, 1);
-    } else {
-        *result = -1;
+        return (result ? LOOM_RULE_TRUE : LOOM_RULE_FALSE);
     }
-    return LUA_OK;
+    return LUA_OK;  // result -1: the value is left on the stack
 }
 
 // Several rule calls from one call into C (`host eval`'s calls of the rules every user's walk
@@ -208,7 +210,7 @@ int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int ar
 // call (a Lua function calling another costs much less than a protected call from C), each
 // watched as a call of its own (its own time budget, its time charged to the state's total as
 // for a call made alone, a limit it met ending it), so a budget, an owner, a limit and an error
-// are each call's as when the calls are made one by one (loom_call_rule). Stops at the first
+// are each call's as when the calls are made one by one (loom_call_rule_packed). Stops at the first
 // call not answered with a boolean (see include/loom_lua.h).
 
 typedef struct rule_run {
@@ -288,20 +290,21 @@ int loom_call_rules(lua_State *L, const loom_rule_call *calls, int count, int8_t
         int32_t previous = lim->owner;
         if (lim->in_call || !lua_checkstack(L, 8) || !(owner >= 0 && owner < lim->owner_count)) {
             // Inside another call (no watch of its own to restart), or an owner whose counters
-            // are not sized yet: one by one (loom_call_rule grows them).
+            // are not sized yet: one by one (loom_call_rule_packed grows them).
             for (; answered < end; answered++) {
                 const loom_rule_call *c = &calls[answered];
-                int result = 0;
-                int s = loom_call_rule(L, c->owner, c->fn_ref, c->user_ref, c->args_ref, c->node_ref, &result, exceeded);
+                int answer = loom_call_rule_packed(L, lim, c->owner, c->fn_ref, c->user_ref, c->args_ref, c->node_ref);
+                int s = answer & 0xFF;
                 if (s != LUA_OK) {
                     *status = s;  // the error on top
+                    *exceeded = (answer >> 16) & 0xFF;
                     return answered;
                 }
-                if (result < 0) {
+                if (answer != LOOM_RULE_TRUE && answer != LOOM_RULE_FALSE) {
                     lua_pop(L, 1);  // the value that is no boolean
                     return answered;
                 }
-                results[answered] = (int8_t)result;
+                results[answered] = (int8_t)(answer == LOOM_RULE_TRUE);
             }
             continue;
         }
@@ -323,7 +326,7 @@ int loom_call_rules(lua_State *L, const loom_rule_call *calls, int count, int8_t
     return count;
 }
 
-// loom_call_rule over a recording view of the table on top (include/loom_lua.h): no registry
+// loom_call_rule_packed over a recording view of the table on top (include/loom_lua.h): no registry
 // reference made for the table, the view or its log (`host eval`'s narrowed calls, one per user).
 int loom_call_rule_recording(lua_State *L, int32_t owner, int fn_ref, int args_ref, int node_ref, const char *name, int *result, int *exceeded) {
     if (!lua_checkstack(L, 8)) {
@@ -339,7 +342,7 @@ int loom_call_rule_recording(lua_State *L, int32_t owner, int fn_ref, int args_r
     lua_pushvalue(L, base - 1);
     if (args_ref >= 0) lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref); else lua_pushnil(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, node_ref);
-    int status = call_rule_as(L, owner, base, exceeded);
+    int status = call_rule_as(L, loom_limits_from(L), owner, base, exceeded);
     if (status == LUA_OK) *result = lua_type(L, -1) == LUA_TBOOLEAN ? lua_toboolean(L, -1) : -1;
     return status;
 }

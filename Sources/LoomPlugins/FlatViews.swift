@@ -198,11 +198,11 @@ extension LuaRule: FlatViewRule {
     /// or answered no boolean (the error dropped: the caller resolves the user the usual way,
     /// which reports it).
     private func callFlat(user: Int32, args: Int32, node: Int32, at location: SourceLocation) -> Bool? {
-        var result: Int32 = 0, exceeded: Int32 = 0
-        let status = LuaState.callRule(mainThread, owner: owner, function: fnRef, user: user, args: args, node: node,
-                                       result: &result, exceeded: &exceeded)
-        if _fastPath(status == 0 && result >= 0) { return result != 0 }
-        if status != 0 { noteKeptView(state.popError(status: status, exceeded: exceeded), at: location) } else { state.pop(1) }
+        let answer = LuaState.callRulePacked(mainThread, limits: limits, owner: owner, function: fnRef, user: user, args: args, node: node)
+        if _fastPath(answer == LuaState.ruleAnsweredTrue) { return true }
+        if _fastPath(answer == LuaState.ruleAnsweredFalse) { return false }
+        let status = LuaState.ruleStatus(answer)
+        if status != 0 { noteKeptView(state.popError(status: status, exceeded: LuaState.ruleExceeded(answer)), at: location) } else { state.pop(1) }
         return nil
     }
 

@@ -26,6 +26,9 @@ final class LuaRule: ObservableRule, AttributeReading {
     /// The state's main thread (`LuaState.mainThread`): the hot path calls through it, holding
     /// no reference to the state object (nothing to retain and release per call).
     let mainThread: OpaquePointer
+    /// The state's limits block (`LuaState.limitsHandle`), handed to every call so C does not
+    /// look it up.
+    let limits: OpaquePointer
 
     /// The declared argument schema (`options.args`): its defaults are filled into the
     /// arguments the rule receives.
@@ -64,6 +67,7 @@ final class LuaRule: ObservableRule, AttributeReading {
         fnRef = function.ref
         stateRef = UncheckedRef(engine.state)
         mainThread = engine.state.mainThread
+        limits = engine.state.limitsHandle
         self.checkFunction = check
         self.name = name
         self.plugin = plugin
@@ -97,9 +101,23 @@ final class LuaRule: ObservableRule, AttributeReading {
         }
     }
 
+    /// Inlined into the protocol's witness: a call whose tables are made already (every call
+    /// after a subject's first in a resolution) costs the witness alone, not a second call with
+    /// the whole evaluation's frame; anything else goes on in `evaluateMaking`.
+    @inline(__always)
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
-        if _slowPath(exhausted.isSet), let f = exhausted.failure(in: context) { return .failure(f) }
-        // Every call after a subject's first in a resolution: the tables are made already.
+        if _fastPath(!exhausted.isSet),
+           let t = engineRef.withObject({ $0.madeTables(owner: owner, context: context, subject: subject, hasArgs: args != nil, at: location, defaults: defaultsTable) }) {
+            return call(user: t.user, args: t.args, node: t.node, context: context)
+        }
+        return evaluateMaking(args: args, at: location, subject: subject, context: context)
+    }
+
+    /// `evaluate` when the rule met a limit in some resolution, or a table of the call is not
+    /// made yet.
+    @inline(never)
+    private func evaluateMaking(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
+        if exhausted.isSet, let f = exhausted.failure(in: context) { return .failure(f) }
         let defaults = defaultsTable
         if let t = engineRef.withObject({ $0.madeTables(owner: owner, context: context, subject: subject, hasArgs: args != nil, at: location, defaults: defaults) }) {
             return call(user: t.user, args: t.args, node: t.node, context: context)
@@ -248,12 +266,12 @@ extension LuaRule {
     /// Calls the rule's function with the user, arguments and node tables; its answer must be
     /// a boolean. A time or memory limit it hits is noted, so it is not called again this
     /// resolution.
+    @inline(__always)
     func call(user: Int32, args argsRef: Int32, node: Int32, context: ResolutionContext) -> Result<Bool, BuildFailure> {
-        var result: Int32 = 0, exceeded: Int32 = 0
-        let status = LuaState.callRule(mainThread, owner: owner, function: fnRef, user: user, args: argsRef, node: node,
-                                       result: &result, exceeded: &exceeded)
-        if _fastPath(status == 0 && result >= 0) { return .success(result != 0) }
-        return callFailed(status: status, exceeded: exceeded, context: context)
+        let answer = LuaState.callRulePacked(mainThread, limits: limits, owner: owner, function: fnRef, user: user, args: argsRef, node: node)
+        if _fastPath(answer == LuaState.ruleAnsweredTrue) { return .success(true) }
+        if _fastPath(answer == LuaState.ruleAnsweredFalse) { return .success(false) }
+        return callFailed(status: LuaState.ruleStatus(answer), exceeded: LuaState.ruleExceeded(answer), context: context)
     }
 
     /// The rule raised, met a limit (`status` not LUA_OK: the error on the stack), or returned

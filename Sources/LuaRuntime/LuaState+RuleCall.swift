@@ -1,6 +1,6 @@
 import CLua
 
-/// The rule hot path: one C call per evaluation (loom_call_rule).
+/// The rule hot path: one C call per evaluation (loom_call_rule_packed).
 extension LuaState {
     /// Calls `function(user, args, node)` (registry references; `args` < 0: nil) on the main
     /// thread with memory charged to `owner` and the time budget. Returns the boolean it
@@ -8,23 +8,23 @@ extension LuaState {
     /// describe and pop); throws the error it raised or the limit it met.
     @inlinable
     public func callRule(owner: Int32, function: Int32, user: Int32, args: Int32, node: Int32) throws(LuaError) -> Bool? {
-        var result: Int32 = 0
-        var exceeded: Int32 = 0
-        let status = loom_call_rule(mainThread, owner, function, user, args, node, &result, &exceeded)
-        if _slowPath(status != LUA_OK) { throw popError(status: status, exceeded: exceeded) }
-        return result >= 0 ? result != 0 : nil
+        let answer = LuaState.callRulePacked(mainThread, limits: limitsHandle, owner: owner, function: function, user: user, args: args, node: node)
+        if answer == LuaState.ruleAnsweredTrue { return true }
+        if answer == LuaState.ruleAnsweredFalse { return false }
+        let status = LuaState.ruleStatus(answer)
+        if _slowPath(status != LUA_OK) { throw popError(status: status, exceeded: LuaState.ruleExceeded(answer)) }
+        return nil
     }
 
-    /// `callRule` on the state's main thread as a plain pointer (`mainThread`, kept by the
-    /// caller), so the hot path holds no reference to this object: no retain and release
-    /// around the call. Returns the status of loom_call_rule; on LUA_OK `result` is 0 / 1 for a
-    /// boolean, -1 with the returned value left on the stack; otherwise the error is on the
-    /// stack for `popError(status:exceeded:)`.
-    @inlinable @inline(__always)
-    public static func callRule(_ mainThread: OpaquePointer, owner: Int32, function: Int32, user: Int32, args: Int32, node: Int32,
-                                result: inout Int32, exceeded: inout Int32) -> Int32 {
-        loom_call_rule(mainThread, owner, function, user, args, node, &result, &exceeded)
-    }
+    /// `callRulePacked`'s answer for a call that returned true.
+    @inlinable public static var ruleAnsweredTrue: Int32 { Int32(LOOM_RULE_TRUE) }
+    /// `callRulePacked`'s answer for a call that returned false.
+    @inlinable public static var ruleAnsweredFalse: Int32 { Int32(LOOM_RULE_FALSE) }
+    /// The LUA_* status of a packed answer that is neither (`callRulePacked`): not LUA_OK, the
+    /// error is on the stack for `popError(status:exceeded:)`; LUA_OK, the value returned is.
+    @inlinable public static func ruleStatus(_ packed: Int32) -> Int32 { packed & 0xFF }
+    /// The LOOM_EXCEEDED_* of a packed answer (`callRulePacked`).
+    @inlinable public static func ruleExceeded(_ packed: Int32) -> Int32 { (packed >> 16) & 0xFF }
 
     /// The benchmarks' baseline: `count` bare protected calls `function(user, nil, node)` of
     /// registry references, as plain C API calls (no budget, no owner switch, no message

@@ -5,6 +5,27 @@ import Foundation
 // in this file, each piece small and with the reason it is safe; the rest of the module calls
 // these. `UnsafeCodeTests` fails when such a construct appears in another file (docs/unsafe.md).
 
+// MARK: The rule hot path
+
+extension LuaState {
+    /// The state's limits block as a plain pointer, for `callRulePacked`: kept by a rule beside
+    /// `mainThread` (both live as long as the state). Safe: the block is the state's own
+    /// (`LimitsCell`), allocated before the state is opened and freed after it is closed.
+    public var limitsHandle: OpaquePointer { OpaquePointer(limitsPointer.raw) }
+
+    /// The rule hot path's call (loom_call_rule_packed): `function(user, args, node)` by registry
+    /// references (`args` < 0: nil) on the main thread as `owner`, with the state's limits kept by
+    /// the caller (`limitsHandle`: no lookup per call); the answers in one value
+    /// (`ruleAnsweredTrue`, `ruleAnsweredFalse`, or see `callRule`'s status and result: the status
+    /// in bits 0-7, the LOOM_EXCEEDED_* in bits 16-23, and a value that is no boolean left on the
+    /// stack). Safe: `limits` is a `limitsHandle` of the state whose main thread is `mainThread`.
+    @inlinable @inline(__always)
+    public static func callRulePacked(_ mainThread: OpaquePointer, limits: OpaquePointer, owner: Int32, function: Int32, user: Int32,
+                                      args: Int32, node: Int32) -> Int32 {
+        loom_call_rule_packed(mainThread, UnsafeMutablePointer<loom_limits>(limits), owner, function, user, args, node)
+    }
+}
+
 // MARK: The limits block C reads
 
 /// The `loom_limits` block the C allocator and hooks read and write, owned by one `LuaState`.

@@ -88,21 +88,27 @@ int64_t loom_linecov_hits(loom_limits *limits, int i, int line);
 /// Returns a LUA_* status. On error the stack top holds the error message (a string) and
 /// *exceeded tells whether a limit ended the call (LOOM_EXCEEDED_*).
 int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded);
-/// evaluate(user, args, node) by registry references in one call (see loom_pcall.c).
-int loom_call_rule(lua_State *L, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref, int *result, int *exceeded);
+/// evaluate(user, args, node) by registry references (args_ref < 0: nil) in one call, as
+/// `owner` (see loom_pcall.c), with the state's limits given (loom_limits_of, kept by the
+/// caller) and its three answers in the value returned: the LUA_* status in bits 0-7, the result plus one in bits 8-15
+/// (0: the value returned is no boolean and is left on the stack; 1: false; 2: true), the
+/// LOOM_EXCEEDED_* in bits 16-23. LOOM_RULE_TRUE and LOOM_RULE_FALSE are the two answers of a
+/// call that returned a boolean.
+int loom_call_rule_packed(lua_State *L, loom_limits *lim, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref);
+enum { LOOM_RULE_FALSE = 1 << 8, LOOM_RULE_TRUE = 2 << 8 };
 /// One call of loom_call_rules: evaluate(user, args, node) by registry references (args_ref < 0:
 /// nil), as `owner`.
 typedef struct loom_rule_call {
     int32_t owner, fn_ref, user_ref, args_ref, node_ref;
 } loom_rule_call;
-/// The `count` calls in order, each as loom_call_rule makes it alone (its time budget, its owner,
+/// The `count` calls in order, each as loom_call_rule_packed makes it alone (its time budget, its owner,
 /// its error; the calls of one owner in a row are made inside one protected call, each watched
 /// as a call of its own: loom_pcall.c), until one raises, meets a limit or answers no boolean:
 /// results[k] is 0 / 1 for each call answered. Returns how many were answered. When one was not,
 /// *status is its status: not LUA_OK, its error is left on the stack (*exceeded as
-/// loom_call_rule sets it), for `popError`; LUA_OK, it answered no boolean and nothing is left.
+/// loom_call_rule_packed gives it), for `popError`; LUA_OK, it answered no boolean and nothing is left.
 int loom_call_rules(lua_State *L, const loom_rule_call *calls, int count, int8_t *results, int *status, int *exceeded);
-/// loom_call_rule with the user a recording view (loom_proxy_new_recording, named `name`) of the
+/// loom_call_rule_packed with the user a recording view (loom_proxy_new_recording, named `name`) of the
 /// table at the top of the stack, made for this call: the table is replaced by three values, the
 /// view's read log, the view, and what the call left (the error when the status is not LUA_OK;
 /// else the returned value, *result 0/1 for a boolean, -1 otherwise). Returns -1, the table
