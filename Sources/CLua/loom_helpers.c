@@ -34,3 +34,7 @@ void loom_set_readonly_mt(lua_State *L, int idx) {
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, idx);
 }
+
+int loom_resident_handler_in_place(lua_State *L) {
+    return lua_gettop(L) >= 1 && lua_tocfunction(L, 1) == loom_msgh;
+}

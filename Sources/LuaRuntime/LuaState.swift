@@ -227,11 +227,27 @@ public final class LuaState {
 
     /// The top of the running thread's stack (an absolute index). On the main thread, slot 1
     /// holds the resident message handler (see loom_pcall), so a fresh state's top is
-    /// `LuaState.baseTop`: restore saved tops rather than setting 0.
+    /// `LuaState.baseTop`: restore saved tops rather than setting 0. At the base level (no call
+    /// running on the state) a top below `baseTop` on the main thread is taken as `baseTop`: an
+    /// outer protected call trusts the handler to be there without looking (loom_pcall.c).
     public var top: Int32 {
         get { lua_gettop(L) }
-        set { lua_settop(L, newValue) }
+        set {
+            if _slowPath(newValue < LuaState.baseTop && newValue >= 0 && L == mainThread && atBaseLevel) {
+                lua_settop(L, LuaState.baseTop)
+            } else {
+                lua_settop(L, newValue)
+            }
+        }
     }
+
+    /// Whether the main thread's slot 1 holds the resident message handler (at the base level:
+    /// what an outer protected call trusts without looking, loom_pcall.c). For tests.
+    public var residentHandlerInPlace: Bool { atBaseLevel && loom_resident_handler_in_place(mainThread) != 0 }
+
+    /// No Lua or C function runs on the state: no protected call and no host Lua
+    /// (`loom_pcall_host`) is in progress.
+    var atBaseLevel: Bool { limitsPointer.pointee.in_call == 0 && limitsPointer.pointee.in_host == 0 }
 
     /// The top of a fresh state's main thread.
     public static let baseTop: Int32 = 1

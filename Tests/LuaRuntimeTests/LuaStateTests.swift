@@ -52,6 +52,52 @@ final class LuaStateTests: XCTestCase {
         XCTAssertEqual(state.top, LuaState.baseTop)
     }
 
+    /// An outer protected call on the main thread trusts slot 1 to hold the message handler
+    /// without looking (loom_pcall.c). After each kind of base-level use the handler is still
+    /// there; `top = 0` at the base level leaves it; errors raised at the base level, and in a
+    /// call nested in a host function (whose index 1 is the host function's first argument, a
+    /// Lua function here, which must not be taken for the handler), come with the handler's
+    /// traceback.
+    func testResidentHandlerStaysInPlace() throws {
+        let state = try LuaState()
+        XCTAssertTrue(state.residentHandlerInPlace, "a fresh state")
+        try state.run("x = 1", chunkName: "=t")
+        XCTAssertThrowsError(try state.run("error('boom')", chunkName: "=t"))
+        XCTAssertThrowsError(try state.run("syntax error here", chunkName: "=t"))
+        state.push("a"); state.push(2); state.pop(2)
+        XCTAssertTrue(state.residentHandlerInPlace, "after runs, a failed run, a failed load, pushes and pops")
+        state.top = 0
+        XCTAssertEqual(state.top, LuaState.baseTop, "top = 0 at the base level keeps the handler")
+        XCTAssertTrue(state.residentHandlerInPlace)
+        func failure(_ source: String) -> LuaError? {
+            assertLuaError { try state.run(source, chunkName: "=t") }
+        }
+        let base = failure("local function f() error('deep') end f()")
+        XCTAssertEqual(base?.message, "deep")
+        XCTAssertTrue(base?.traceback.hasPrefix("stack traceback:") ?? false, "\(String(describing: base))")
+        // A host function calling its first argument: a nested protected call.
+        state.pushFunction { call in
+            let s = call.state
+            s.pushCopy(1)
+            do {
+                try s.pcall(nargs: 0, nresults: 0)
+                return .success(0)
+            } catch let e as LuaError {
+                s.push(e.message + (e.traceback.hasPrefix("stack traceback:") ? " [traceback]" : " [no traceback]"))
+                return .success(1)
+            } catch {
+                return .failure(LuaHostError("\(error)"))
+            }
+        }
+        state.setGlobal("call_it")
+        try state.run("result = call_it(function() error('nested') end)", chunkName: "=t")
+        _ = state.getGlobal("result")
+        XCTAssertEqual(state.toString(-1), "nested [traceback]")
+        state.pop()
+        XCTAssertEqual(state.top, LuaState.baseTop)
+        XCTAssertTrue(state.residentHandlerInPlace, "after a host function's nested call")
+    }
+
     func testStringsSurviveTheTripThroughLua() throws {
         let state = try LuaState()
         let s = "a\u{0}b — ü 🧵"

@@ -84,6 +84,9 @@ int loom_linecov_file_lines(loom_limits *limits, int i);
 /// Hits of a line of chunk i; -1 when the line has no code.
 int64_t loom_linecov_hits(loom_limits *limits, int i, int line);
 
+/// Whether index 1 of `L`'s running frame holds Loom's message handler: on the main thread at
+/// the base level, the resident handler protected calls rely on (loom_pcall.c). For tests.
+int loom_resident_handler_in_place(lua_State *L);
 /// Protected call with Loom's message handler (message + traceback) and budget accounting.
 /// Returns a LUA_* status. On error the stack top holds the error message (a string) and
 /// *exceeded tells whether a limit ended the call (LOOM_EXCEEDED_*).
