@@ -38,7 +38,7 @@ let package = Package(
             path: "Sources/CLua",
             // The Lua library's functions called through the GOT, not a PLT stub: a rule call
             // makes a dozen of them (bench rule_call: 85-89 -> 80-82 ns a host call on the
-            // 2-core machine, scripts/bench-history/README.md "Issue 38, a fourth set").
+            // 2-core machine; scripts/bench-history/README.md, "Issue 38 on the same machine, a fourth set").
             cSettings: [.unsafeFlags(["-fno-plt"], .when(platforms: [.linux]))]
         ),
         // Swift over the C API: states, values, references, protected calls, sandbox, limits.
