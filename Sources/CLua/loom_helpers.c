@@ -36,5 +36,5 @@ void loom_set_readonly_mt(lua_State *L, int idx) {
 }
 
 int loom_resident_handler_in_place(lua_State *L) {
-    return lua_gettop(L) >= 1 && lua_tocfunction(L, 1) == loom_msgh;
+    return lua_gettop(L) >= 1 && loom_slot1_is_handler(L);
 }

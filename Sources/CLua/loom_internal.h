@@ -137,5 +137,8 @@ void loom_linecov_free(loom_limits *lim);
 const char *loom_exceeded_message(loom_limits *lim);
 /// The message handler: message and traceback (loom_pcall.c).
 int loom_msgh(lua_State *L);
+/// Whether index 1 of `L`'s running frame holds loom_msgh (the look pcall_watched makes for the
+/// resident handler; the caller knows index 1 exists).
+static inline int loom_slot1_is_handler(lua_State *L) { return lua_tocfunction(L, 1) == loom_msgh; }
 
 #endif

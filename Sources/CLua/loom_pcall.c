@@ -100,7 +100,7 @@ int pcall_watched(lua_State *L, loom_limits *lim, int base, int nargs, int nresu
     // sets one there: LuaStateTests checks the slot after each kind of use). Such a call trusts
     // the slot; any other looks (a nested call's index 1 is its host function's first argument).
     // The look is a library call through the PLT, about 6% of a rule call's time.
-    int resident = base > 1 && ((!outer && saved_in_host == 0 && L == lim->main_thread) || lua_tocfunction(L, 1) == loom_msgh);
+    int resident = base > 1 && ((!outer && saved_in_host == 0 && L == lim->main_thread) || loom_slot1_is_handler(L));
     if (watched) *watched = outer ? NULL : &watch;
     int status;
     if (resident) {
@@ -301,10 +301,10 @@ int loom_call_rules(lua_State *L, const loom_rule_call *calls, int count, int8_t
             for (; answered < end; answered++) {
                 const loom_rule_call *c = &calls[answered];
                 int answer = loom_call_rule_packed(L, lim, c->owner, c->fn_ref, c->user_ref, c->args_ref, c->node_ref);
-                int s = answer & 0xFF;
+                int s = loom_rule_status(answer);
                 if (s != LUA_OK) {
                     *status = s;  // the error on top
-                    *exceeded = (answer >> 16) & 0xFF;
+                    *exceeded = loom_rule_exceeded(answer);
                     return answered;
                 }
                 if (answer != LOOM_RULE_TRUE && answer != LOOM_RULE_FALSE) {

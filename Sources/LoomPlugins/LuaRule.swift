@@ -106,21 +106,29 @@ final class LuaRule: ObservableRule, AttributeReading {
     /// the whole evaluation's frame; anything else goes on in `evaluateMaking`.
     @inline(__always)
     func evaluate(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
-        if _fastPath(!exhausted.isSet),
-           let t = engineRef.withObject({ $0.madeTables(owner: owner, context: context, subject: subject, hasArgs: args != nil, at: location, defaults: defaultsTable) }) {
-            return call(user: t.user, args: t.args, node: t.node, context: context)
-        }
+        if _fastPath(!exhausted.isSet), let r = callWithMadeTables(args: args, at: location, subject: subject, context: context) { return r }
         return evaluateMaking(args: args, at: location, subject: subject, context: context)
+    }
+
+    /// The call when every table it takes is made already (`PluginEngine.madeTables`); nil when
+    /// one is missing.
+    @inline(__always)
+    private func callWithMadeTables(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure>? {
+        let defaults = defaultsTable
+        guard let t = engineRef.withObject({ $0.madeTables(owner: owner, context: context, subject: subject, hasArgs: args != nil, at: location, defaults: defaults) })
+        else { return nil }
+        return call(user: t.user, args: t.args, node: t.node, context: context)
     }
 
     /// `evaluate` when the rule met a limit in some resolution, or a table of the call is not
     /// made yet.
     @inline(never)
     private func evaluateMaking(args: JSONNode?, at location: SourceLocation, subject: RuleSubject, context: ResolutionContext) -> Result<Bool, BuildFailure> {
-        if exhausted.isSet, let f = exhausted.failure(in: context) { return .failure(f) }
-        let defaults = defaultsTable
-        if let t = engineRef.withObject({ $0.madeTables(owner: owner, context: context, subject: subject, hasArgs: args != nil, at: location, defaults: defaults) }) {
-            return call(user: t.user, args: t.args, node: t.node, context: context)
+        if exhausted.isSet {
+            if let f = exhausted.failure(in: context) { return .failure(f) }
+            // Marked in another resolution: `evaluate` did not look for made tables (when the
+            // rule is not marked, it did, and one was missing).
+            if let r = callWithMadeTables(args: args, at: location, subject: subject, context: context) { return r }
         }
         switch references(args: args, at: location, subject: subject, context: context) {
         case .failure(let f): return .failure(f)

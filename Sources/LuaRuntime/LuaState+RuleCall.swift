@@ -22,9 +22,9 @@ extension LuaState {
     @inlinable public static var ruleAnsweredFalse: Int32 { Int32(LOOM_RULE_FALSE) }
     /// The LUA_* status of a packed answer that is neither (`callRulePacked`): not LUA_OK, the
     /// error is on the stack for `popError(status:exceeded:)`; LUA_OK, the value returned is.
-    @inlinable public static func ruleStatus(_ packed: Int32) -> Int32 { packed & 0xFF }
+    @inlinable public static func ruleStatus(_ packed: Int32) -> Int32 { loom_rule_status(packed) }
     /// The LOOM_EXCEEDED_* of a packed answer (`callRulePacked`).
-    @inlinable public static func ruleExceeded(_ packed: Int32) -> Int32 { (packed >> 16) & 0xFF }
+    @inlinable public static func ruleExceeded(_ packed: Int32) -> Int32 { loom_rule_exceeded(packed) }
 
     /// The benchmarks' baseline: `count` bare protected calls `function(user, nil, node)` of
     /// registry references, as plain C API calls (no budget, no owner switch, no message

@@ -99,6 +99,10 @@ int loom_pcall(lua_State *L, int nargs, int nresults, int *exceeded);
 /// call that returned a boolean.
 int loom_call_rule_packed(lua_State *L, loom_limits *lim, int32_t owner, int fn_ref, int user_ref, int args_ref, int node_ref);
 enum { LOOM_RULE_FALSE = 1 << 8, LOOM_RULE_TRUE = 2 << 8 };
+/// The LUA_* status of an answer of loom_call_rule_packed.
+static inline int loom_rule_status(int answer) { return answer & 0xFF; }
+/// The LOOM_EXCEEDED_* of an answer of loom_call_rule_packed.
+static inline int loom_rule_exceeded(int answer) { return (answer >> 16) & 0xFF; }
 /// One call of loom_call_rules: evaluate(user, args, node) by registry references (args_ref < 0:
 /// nil), as `owner`.
 typedef struct loom_rule_call {
