@@ -446,6 +446,30 @@ final class FloorPair {
     }
 }
 
+/// W1 with every Lua rule called (`LOOM_EVAL_NO_MEMO=1`) against the floor alone, `rounds`
+/// interleaved rounds, best of each (`--only nomemo`: the `population` bench's `nomemo_ratio`
+/// without the rest of that bench, for working on it; the same users, project and floor).
+func nomemoBench(users n: Int, rounds: Int, tmp: String) -> (hostNs: Double, floorNs: Double) {
+    let dir = tmp + "/population"
+    writeW1Project(at: dir, targeting: false)
+    let users = w1Users(n)
+    let file = tmp + "/w1.jsonl"
+    writeJSONL(users, to: file)
+    let floorRun = FloorRun(users)
+    var host = Double.infinity, floor = Double.infinity, floorSeen: [String: Int] = [:]
+    for _ in 0..<rounds {
+        let f = floorRun.run()
+        floor = min(floor, f.ns)
+        floorSeen = f.seen
+        host = min(host, hostEval(project: dir, users: file, jobs: 1, output: tmp + "/w1nm.out", memo: false).ns)
+    }
+    let hostSeen = seenCounts(tmp + "/w1nm.out")
+    for k in 1...8 {
+        precondition(hostSeen["c\(k)"] ?? 0 == floorSeen["c\(k)"], "W1: host eval and the floor disagree on c\(k)")
+    }
+    return (host / Double(n), floor / Double(n))
+}
+
 func populationBench(users n: Int, streamed: Int, w2Users w2n: Int, w2Streamed: Int, tmp: String) -> PopulationBenchResult {
     let dir = tmp + "/population", std = tmp + "/population-targeting"
     writeW1Project(at: dir, targeting: false)

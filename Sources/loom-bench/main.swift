@@ -362,6 +362,15 @@ if wanted("cache") {
     }
 }
 
+// MARK: nomemo — only W1 without memos against its floor (`--only nomemo`; part of `population`).
+
+if only == "nomemo" {
+    let p = nomemoBench(users: 10_000, rounds: quick ? 7 : 21, tmp: tmp)
+    results["nomemo"] = .object(["host_ns_per_user": r(p.hostNs, 0), "floor_ns_per_user": r(p.floorNs, 0), "ratio": r(p.hostNs / p.floorNs, 3)])
+    lines.append(String(format: "nomemo        W1 with every Lua rule called (LOOM_EVAL_NO_MEMO=1): %.0f ns/user against %.0f: ratio %.3f (target ≤ 2)",
+                        p.hostNs, p.floorNs, p.hostNs / p.floorNs))
+}
+
 // MARK: population — W1 (issue 14): 10,000 users through 8 Lua-gated components by host eval's pipeline, against a bare Lua state (PopulationBench.swift).
 
 if wanted("population") {
