@@ -3,8 +3,10 @@
 // freezing it through the sandbox's `freeze`, makes. `host eval` and every resolution make one
 // per user who needs a Lua rule called (PluginEngine.userView); made here, a view costs a
 // fraction of the member-by-member path (docs/populations.md, "Speed: W1").
+#include "loom_internal.h"
 #include "loom_proxy_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void push_node(lua_State *L, const char *base, const loom_tree_member *m, int *pos, const char *name);
@@ -324,15 +326,146 @@ static int refill_entry(lua_State *L, int entry, const char *base, const loom_tr
     return fits && listed == n;
 }
 
+// The kept entries flat views used last, by state (loom_limits.reuse_last), at most
+// REUSE_RECORDS of them: each entry's registry reference (entries are never dropped, so it stays
+// valid), its object's size and non-null keys (each a 4-byte length, then its bytes). The users
+// of a file mostly list the same few sets of keys (a user without an optional attribute has one
+// fewer), so the next flat object is first checked against these bytes in C, and its entry then
+// refilled without a look-up or a key read back from Lua (push_reused_as_last): what
+// refill_entry checks through the C API, key by key, once per user.
+#define REUSE_RECORDS 16
+struct loom_reuse_record {
+    int entry_ref;
+    int size;  // -1: no record
+    size_t len, cap;
+    unsigned char *keys;
+};
+struct loom_reuse_last {
+    int next;  // the record the next new one replaces
+    struct loom_reuse_record records[REUSE_RECORDS];
+};
+
+void loom_reuse_last_free(loom_limits *lim) {
+    if (lim->reuse_last)
+        for (int k = 0; k < REUSE_RECORDS; k++) free(lim->reuse_last->records[k].keys);
+    free(lim->reuse_last);
+    lim->reuse_last = NULL;
+}
+
+// Whether the `size` flat members starting at members[first] have the record's size and
+// non-null keys.
+static int same_as_record(const struct loom_reuse_record *r, const char *base, const loom_tree_member *members, int first, int size) {
+    if (r->size != size) return 0;
+    const unsigned char *p = r->keys, *end = r->keys + r->len;
+    for (int k = first; k < first + size; k++) {
+        const loom_tree_member *m = &members[k];
+        if (m->kind == LOOM_TREE_NULL) continue;
+        uint32_t len;
+        if ((size_t)(end - p) < sizeof len) return 0;
+        memcpy(&len, p, sizeof len);
+        p += sizeof len;
+        if (len != m->key_length || (size_t)(end - p) < len || memcmp(p, base + m->key_offset, len) != 0) return 0;
+        p += len;
+    }
+    return p == end;
+}
+
+// The record of these flat members' size and keys, if any.
+static const struct loom_reuse_record *record_of(const struct loom_reuse_last *last, const char *base, const loom_tree_member *members,
+                                                  int first, int size) {
+    if (last == NULL) return NULL;
+    for (int k = 0; k < REUSE_RECORDS; k++)
+        if (same_as_record(&last->records[k], base, members, first, size)) return &last->records[k];
+    return NULL;
+}
+
+// Records the entry at stack index `entry` (just refilled or kept for these members, which no
+// record holds) in place of the oldest record. Nothing is recorded when memory is short (the
+// next views of these keys then look their entry up).
+static void record_entry(lua_State *L, int entry, const char *base, const loom_tree_member *members, int first, int size) {
+    loom_limits *lim = loom_limits_from(L);
+    struct loom_reuse_last *last = lim->reuse_last;
+    if (last == NULL) {
+        if ((last = calloc(1, sizeof *last)) == NULL) return;
+        for (int k = 0; k < REUSE_RECORDS; k++) last->records[k].size = -1;
+        lim->reuse_last = last;
+    }
+    struct loom_reuse_record *r = &last->records[last->next];
+    size_t need = 0;
+    for (int k = first; k < first + size; k++)
+        if (members[k].kind != LOOM_TREE_NULL) need += sizeof(uint32_t) + members[k].key_length;
+    r->size = -1;  // no record while it is being made
+    if (need > r->cap) {
+        unsigned char *grown = realloc(r->keys, need);
+        if (grown == NULL) return;
+        r->keys = grown;
+        r->cap = need;
+    }
+    // The entry's own reference, made once (at [5]; entries are never dropped).
+    if (lua_rawgeti(L, entry, 5) != LUA_TNUMBER) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, entry);
+        int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        if (ref == LUA_REFNIL || ref == LUA_NOREF) return;
+        lua_pushinteger(L, ref);
+        lua_rawseti(L, entry, 5);
+        lua_rawgeti(L, entry, 5);
+    }
+    r->entry_ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    unsigned char *p = r->keys;
+    for (int k = first; k < first + size; k++) {
+        const loom_tree_member *m = &members[k];
+        if (m->kind == LOOM_TREE_NULL) continue;
+        uint32_t len = (uint32_t)m->key_length;
+        memcpy(p, &len, sizeof len);
+        p += sizeof len;
+        memcpy(p, base + m->key_offset, len);
+        p += len;
+    }
+    r->len = need;
+    r->size = size;
+    last->next = (last->next + 1) % REUSE_RECORDS;
+}
+
+// push_reused for flat members whose size and keys are a recorded entry's (record_of): its
+// table set to them and a new view of it pushed, as push_reused does after refill_entry.
+static void push_reused_as_last(lua_State *L, const struct loom_reuse_record *r, const char *base, const loom_tree_member *members, int first,
+                                int size, const char *name) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, r->entry_ref);
+    int entry = lua_gettop(L);
+    lua_rawgeti(L, entry, 1);
+    int keys = entry + 1;
+    lua_rawgeti(L, entry, 2);
+    int t = entry + 2;
+    lua_Integer listed = 0;
+    int pos = first;
+    for (int k = 0; k < size; k++) {
+        if (members[pos].kind == LOOM_TREE_NULL) {
+            pos++;
+            continue;
+        }
+        lua_rawgeti(L, keys, ++listed);
+        push_node(L, base, members, &pos, name);
+        lua_rawset(L, t);
+    }
+    lua_settop(L, entry);
+    lua_newuserdatauv(L, 0, 0);
+    lua_rawgeti(L, entry, 3);
+    lua_setmetatable(L, -2);
+    lua_replace(L, entry);
+}
+
 // Pushes the view of the object whose `size` members start at members[first] (checked), its
 // table the kept one for objects of the same keys and size (see loom_push_reused_view).
-static void push_reused(lua_State *L, const char *base, const loom_tree_member *members, int first, int size, const char *name) {
+static void push_reused(lua_State *L, const char *base, const loom_tree_member *members, int first, int size, int flat, const char *name) {
     int cache = reused_views(L);
     int entry = cache + 1;
     int set = 0;
     lua_Integer h = key_order_hash(base, members, first, size, &set);
     h ^= (lua_Integer)(size & 0xFFFFF) << 40;  // bits 40-59: still never 1 (bit 61 stays set)
     if (lua_rawgeti(L, cache, h) == LUA_TTABLE && refill_entry(L, entry, base, members, first, size, name)) {
+        if (flat) record_entry(L, entry, base, members, first, size);
         lua_newuserdatauv(L, 0, 0);
         lua_rawgeti(L, entry, 3);
         lua_setmetatable(L, -2);
@@ -364,6 +497,7 @@ static void push_reused(lua_State *L, const char *base, const loom_tree_member *
         lua_rawseti(L, made, 3);
         lua_pushinteger(L, size);
         lua_rawseti(L, made, 4);
+        if (flat) record_entry(L, made, base, members, first, size);
         lua_rawseti(L, cache, h);
         lua_pushinteger(L, kept + 1);
         lua_rawseti(L, cache, 1);
@@ -377,7 +511,7 @@ static void push_reused(lua_State *L, const char *base, const loom_tree_member *
 int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const loom_tree_member *members, int count, int depth, const char *name) {
     if (count < 1 || members[0].kind != LOOM_TREE_OBJECT || !tree_well_formed(members, count, bytes, depth)) return 0;
     if (!lua_checkstack(L, 6 * depth + 10)) return 0;
-    push_reused(L, base, members, 1, (int)members[0].i, name);
+    push_reused(L, base, members, 1, (int)members[0].i, 0, name);
     return 1;
 }
 
@@ -392,7 +526,11 @@ int loom_reused_view_into(lua_State *L, const int *retire, int nretire, int slot
     int pushed;
     if (flat) {
         pushed = count >= 0 && depth == 1 && flat_members_well_formed(members, count, bytes);
-        if (pushed) push_reused(L, base, members, 0, count, name);
+        if (pushed) {
+            const struct loom_reuse_record *r = record_of(loom_limits_from(L)->reuse_last, base, members, 0, count);
+            if (r) push_reused_as_last(L, r, base, members, 0, count, name);
+            else push_reused(L, base, members, 0, count, 1, name);
+        }
     } else {
         pushed = loom_push_reused_view(L, base, bytes, members, count, depth, name);
     }

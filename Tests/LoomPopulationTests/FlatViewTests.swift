@@ -132,11 +132,17 @@ final class FlatViewTests: XCTestCase {
     /// More sets of keys than a state keeps tables for (64): the first are kept and set again,
     /// the rest made anew each time; keys in another order, a null member more (the same
     /// non-null keys in a table of another size) and members missing are sets of their own. The
-    /// same user either way.
+    /// same user either way. Also with fewer sets, repeating: 20 (more than the sets of keys C
+    /// checks a line against before looking its table up, 16: `loom_reuse_last`) and 12 (every
+    /// one of them checked first).
     func testUsersOfManySetsOfKeysAreTheSameUserEitherWay() throws {
+        for sets in [150, 20, 6] { try usersOfSetsOfKeys(sets) }
+    }
+
+    private func usersOfSetsOfKeys(_ sets: Int) throws {
         var users: [String] = []
         for i in 0..<3_000 {
-            let k = i % 150
+            let k = i % sets
             switch i % 4 {
             case 0: users.append(#"{"name": "u\#(i)", "id": "id-\#(i)", "tier": "gold", "k\#(k)": \#(i), "age": \#(i % 70)}"#)
             case 1: users.append(#"{"k\#(k)": "v\#(i)", "tier": "free", "id": "id-\#(i)", "name": "u\#(i)"}"#)
@@ -147,8 +153,8 @@ final class FlatViewTests: XCTestCase {
         for memo in [false, true] {
             let (flat, context) = try bothWays(memo: memo, users: users)
             XCTAssertEqual(flat.0.count, 3_000)
-            XCTAssertEqual(flat.0, context.0, "memo \(memo)")
-            XCTAssertEqual(flat.1, context.1, "memo \(memo)")
+            XCTAssertEqual(flat.0, context.0, "memo \(memo), \(sets) keys")
+            XCTAssertEqual(flat.1, context.1, "memo \(memo), \(sets) keys")
         }
     }
 
