@@ -404,6 +404,21 @@ final class ZoneCache: @unchecked Sendable {
 }
 
 extension FlatUserView {
+    /// The bytes and members lent as pointers for `body` (the bytes' address, their count, the
+    /// members' address, their count), accessed in place: no copy of either array, so no
+    /// reference counting on the way (`withContents` hands the arrays themselves). Safe: the
+    /// pointers are valid for the body only, and the body changes neither.
+    @inline(__always)
+    public func withRawContents<R>(_ body: (UnsafeRawPointer, Int, UnsafeRawPointer, Int) -> R) -> R {
+        bytes.withUnsafeMutableBytes { b in
+            members.withUnsafeMutableBytes { m in
+                body(UnsafeRawPointer(b.baseAddress!), b.count, UnsafeRawPointer(m.baseAddress ?? b.baseAddress!), m.count / MemoryLayout<Member>.stride)
+            }
+        }
+    }
+}
+
+extension FlatUserView {
     /// Appends `line`'s bytes, then its members as `JSONFlatObject.scan` found them (`scanned`,
     /// all but the one at `skip`), in order: each key and string a range of the appended bytes,
     /// each number read from its token as `JSONFlatObject.number` reads it. Returns where the

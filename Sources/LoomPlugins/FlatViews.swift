@@ -109,7 +109,11 @@ extension PluginEngine {
     /// kept raises an error when used rather than show another user (`LuaState.setReusedView`).
     /// Nil when it cannot be made.
     func flatViewRef(_ view: FlatUserView, owner: Int32) -> Int32? {
-        let t = flatViews
+        withFlatViewTables { t, state in flatViewRef(t, state, view, owner: owner) }
+    }
+
+    @inline(__always)
+    private func flatViewRef(_ t: FlatViewTables, _ state: LuaState, _ view: FlatUserView, owner: Int32) -> Int32? {
         let id = ObjectIdentifier(view)
         let generation = view.user
         if t.view != id || t.generation != generation {
@@ -118,25 +122,24 @@ extension PluginEngine {
             t.stamp &+= 1
         }
         var at = -1
-        for k in t.slots.indices where t.slots[k].owner == owner {
+        for k in 0..<t.slots.count where t.slots[k].owner == owner {
             at = k
             break
         }
         if at >= 0 && t.slots[at].holds == t.stamp { return t.slots[at].ref }
-        let state = self.state
         if at < 0 {
             t.slots.append((owner, state.newViewSlot(), 0))
             at = t.slots.count - 1
         }
         // The views still held of earlier users, retired before this one is stored.
         var n = 0
-        for s in t.slots where s.holds != 0 && s.holds != t.stamp {
-            if n < t.retiring.count { t.retiring[n] = s.ref } else { t.retiring.append(s.ref) }
+        for k in 0..<t.slots.count where t.slots[k].holds != 0 && t.slots[k].holds != t.stamp {
+            if n < t.retiring.count { t.retiring[n] = t.slots[k].ref } else { t.retiring.append(t.slots[k].ref) }
             n += 1
         }
         let made: Int32
         if FlatViewTables.membersAsC && view.nesting == 1 {
-            made = setFlatView(state, slot: t.slots[at].ref, retiring: t.retiring, count: n, view)
+            made = setFlatView(state, slot: t.slots[at].ref, t, count: n, view)
         } else {
             fillTree(t, view)
             made = state.setReusedView(slot: t.slots[at].ref, retiring: t.retiring, count: n, tree: t.tree, name: .node)
@@ -144,7 +147,7 @@ extension PluginEngine {
         }
         // -1: nothing was retired (the stack could not grow); they are with the next view made.
         if made >= 0 && n > 0 {
-            for k in t.slots.indices where t.slots[k].holds != t.stamp { t.slots[k].holds = 0 }
+            for k in 0..<t.slots.count where t.slots[k].holds != t.stamp { t.slots[k].holds = 0 }
         }
         guard made == 1 else { return nil }
         t.slots[at].holds = t.stamp

@@ -64,16 +64,26 @@ func firstInvalidUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
 extension PluginEngine {
     /// `LuaState.setReusedFlatView` of `view`'s members as they are, with no conversion. Safe
     /// when `FlatViewTables.membersAsC` (the caller checks it): `FlatUserView.Member` is then
-    /// laid out as the C struct, field for field. The members' and the bytes' storage is lent
-    /// for the call only, and C checks every member's offsets against the bytes before reading.
-    func setFlatView(_ state: LuaState, slot: Int32, retiring: [Int32], count n: Int, _ view: FlatUserView) -> Int32 {
-        view.withContents { bytes, members in
-            bytes.withUnsafeBytes { b in
-                members.withUnsafeBytes { m in
-                    guard let at = m.baseAddress ?? b.baseAddress else { return -1 }
-                    return state.setReusedFlatView(slot: slot, retiring: retiring, count: n, bytes: b, members: at, count: members.count, name: .node)
-                }
+    /// laid out as the C struct, field for field. The members', the bytes' and the first `n`
+    /// retiring references' storage is lent for the call only (in place: nothing retained on
+    /// the way), and C checks every member's offsets against the bytes before reading.
+    func setFlatView(_ state: LuaState, slot: Int32, _ t: FlatViewTables, count n: Int, _ view: FlatUserView) -> Int32 {
+        guard n <= t.retiring.count else { return -1 }
+        return t.retiring.withUnsafeMutableBufferPointer { r in
+            view.withRawContents { bytes, byteCount, members, count in
+                state.setReusedFlatView(slot: slot, retiring: UnsafePointer(r.baseAddress), retiringCount: n, bytes: bytes, byteCount: byteCount,
+                                        members: members, count: count)
             }
+        }
+    }
+
+    /// Runs `body` with the engine's flat view tables and Lua state borrowed (not retained and
+    /// released around it, as reading them into locals otherwise does for every user). Safe:
+    /// the engine owns both for its whole life, and `body` runs inside a method of the engine.
+    @inline(__always)
+    func withFlatViewTables<R>(_ body: (FlatViewTables, LuaState) -> R) -> R {
+        Unmanaged.passUnretained(flatViews)._withUnsafeGuaranteedRef { t in
+            Unmanaged.passUnretained(sandbox.state)._withUnsafeGuaranteedRef { state in body(t, state) }
         }
     }
 }

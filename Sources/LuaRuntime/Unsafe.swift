@@ -195,6 +195,18 @@ extension LuaState {
         }
     }
 
+    /// `setReusedFlatView` with everything lent as pointers, its name "node" (`CName.nodeCString`):
+    /// no array or name to retain on the way, as `host eval` makes a view for every user. Safe
+    /// as `setReusedFlatView` is: `retiring` holds `retiringCount` references and `members`
+    /// `count` members, lent for the call; C checks every offset against the `byteCount` bytes.
+    @inline(__always)
+    public func setReusedFlatView(slot: Int32, retiring: UnsafePointer<Int32>?, retiringCount: Int, bytes: UnsafeRawPointer, byteCount: Int,
+                                  members: UnsafeRawPointer, count: Int) -> Int32 {
+        guard count <= Int(Int32.max), retiringCount <= Int(Int32.max) else { return -1 }
+        return loom_reused_view_into(mainThread, retiring, Int32(retiringCount), slot, bytes.assumingMemoryBound(to: CChar.self), byteCount,
+                                     members.assumingMemoryBound(to: loom_tree_member.self), Int32(count), 1, 1, CName.nodeCString)
+    }
+
     /// What `pushTree` pushes: the value's table alone, or its view.
     private enum TreePush { case table, view }
 
@@ -257,6 +269,9 @@ public struct CName: Sendable {
     public init(_ s: String) { bytes = ContiguousArray(s.utf8CString) }
     /// "node": what user views and node tables are named in messages.
     public static let node = CName("node")
+    /// "node" as a C string that is never freed (a pointer: no reference counting where it is
+    /// read, as a `CName`'s array has). Safe: made once, never written or freed.
+    nonisolated(unsafe) public static let nodeCString: UnsafePointer<CChar> = UnsafePointer(strdup("node")!)
 }
 
 extension Sandbox {
