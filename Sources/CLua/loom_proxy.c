@@ -331,22 +331,24 @@ int loom_proxy_of_table(lua_State *L, int table_ref, const char *name) {
 }
 
 // Retired views (loom_proxy_retire), by name: made once per state, as recording proxies' are. A
-// reused view's metatable holds its retired metatable under the address of `retired_key` (a
-// key no plugin can make or reach), so that retiring a view looks up no string.
+// reused view's metatable holds its retired metatable at integer key RETIRED_AT (a key no plugin
+// can reach: plugins get no metatable, __metatable being false; and one that no other field of a
+// proxy's metatable uses, all of them strings), so that retiring a view looks up no string and
+// no pointer (a light userdata key costs a retirement about 100 instructions more).
 #define RETIRED_METATABLES "loom.retiredmts"
-static const char retired_key = 0;
+#define RETIRED_AT 1
 
 void loom_proxy_make_reused(lua_State *L, int idx, const char *name) {
     loom_proxy_make(L, idx, name, 0);
     lua_getmetatable(L, -1);
     push_shared_metatable(L, RETIRED_METATABLES, name, retired_index, proxy_tostring, "__loomretired");
-    lua_rawsetp(L, -2, &retired_key);
+    lua_rawseti(L, -2, RETIRED_AT);
     lua_pop(L, 1);
 }
 
 void loom_proxy_retire(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return;
-    if (lua_rawgetp(L, -1, &retired_key) == LUA_TTABLE) lua_setmetatable(L, idx);
+    if (lua_rawgeti(L, -1, RETIRED_AT) == LUA_TTABLE) lua_setmetatable(L, idx);
     lua_settop(L, idx);
 }
