@@ -230,6 +230,8 @@ public final class EvalWorker {
     /// Per plan: the calls made before its walk and how many of them failed
     /// (`VisibilityPlan.prefetch`; for tests).
     var prefetchStates: [(calls: Int, failures: Int)] { plans.map { ($0.prefetchedCalls, $0.prefetchFailures) } }
+    /// Per plan, the keys made from the batch's answers without a walk (for tests).
+    var keysWithoutWalk: [Int] { plans.map(\.keysWithoutWalk) }
 
     /// How many rule answers each screen's plan took over from other workers (for tests).
     var takenOver: [Int] { plans.map(\.takenOver) }

@@ -133,6 +133,15 @@ public final class VisibilityPlan {
     func key(_ u: PlanUser) -> OutcomeKey? {
         let prefetchedNow = prefetch(u)
         defer { for k in 0..<prefetchedNow { known[prefetched[k].leaf] = -1 } }
+        // Every step's rule answered before the walk, none failed, and no step guards another:
+        // the walk would visit each step once, in order, and append its leaf's answer (the
+        // outcome before any NOT), which is the key made here without walking.
+        if prefetchCoversProgram && prefetchedNow == prefetched.count && !prefetchFailedNow {
+            var out = OutcomeKey()
+            for k in 0..<prefetchedNow { out.append(batchAnswers[k] == 1) }
+            keysWithoutWalk += 1
+            return out
+        }
         var walk = KeyWalk(plan: self, user: u)
         guard program.run(&walk, stopOnFailure: true) else { return nil }
         return walk.out
@@ -162,6 +171,11 @@ public final class VisibilityPlan {
     }
     /// The leaves the walk starts with, in walk order, and their calls (found at the first user).
     @exclusivity(unchecked) private var prefetchMade = false
+    /// Every step of the program is one leaf (under NOTs or not) called before the walk, and no
+    /// step guards another (`key` then makes the key from the batch's answers, in step order).
+    @exclusivity(unchecked) private var prefetchCoversProgram = false
+    /// The current user's batch ended at a call that failed.
+    @exclusivity(unchecked) private var prefetchFailedNow = false
     @exclusivity(unchecked) private var prefetched: [Prefetched] = []
     @exclusivity(unchecked) private var prefetchCalls: [FlatCall] = []
     private var prefetchBatch: (any FlatCallBatch)?
@@ -172,11 +186,14 @@ public final class VisibilityPlan {
     static let prefetchFailed: Int8 = 2
     /// Calls made before the walk, and how many of them failed (for tests).
     @exclusivity(unchecked) private(set) var prefetchedCalls = 0, prefetchFailures = 0
+    /// Keys made from the batch's answers without a walk (for tests).
+    @exclusivity(unchecked) private(set) var keysWithoutWalk = 0
 
     /// Makes the user's calls that can be made before the walk; returns how many of `prefetched`
     /// it made (their outcomes in `known`).
     @inline(__always)
     private func prefetch(_ u: PlanUser) -> Int {
+        prefetchFailedNow = false
         if _slowPath(!prefetchMade) { makePrefetch() }
         guard let batch = prefetchBatch else { return 0 }
         var ready = 0
@@ -186,6 +203,7 @@ public final class VisibilityPlan {
         for k in 0..<made.answered { known[prefetched[k].leaf] = batchAnswers[k] }
         prefetchedCalls += made.answered
         guard made.failed else { return made.answered }
+        prefetchFailedNow = true
         prefetchedCalls += 1
         prefetchFailures += 1
         let p = prefetched[made.answered]
@@ -238,6 +256,7 @@ public final class VisibilityPlan {
             prefetchCalls.append(call)
             if last { return }
         }
+        prefetchCoversProgram = prefetched.count == program.count && (0..<program.count).allSatisfy { program.skips[$0] == $0 + 1 }
     }
 
     /// The program's leaves for one user: a Lua rule answered by its memo when it knows the

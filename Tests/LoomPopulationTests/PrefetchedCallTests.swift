@@ -50,8 +50,40 @@ final class PrefetchedCallTests: XCTestCase {
           {"type": "label", "id": "c6", "meta": {"text": "x"}, "rule": "last"}]}}
         """
 
-    private func run(memo: Bool, flat: Bool, users: Int) throws -> (out: [String], log: [String], failures: [String], prefetched: (calls: Int, failures: Int)) {
-        let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g", json: screen)
+    /// Every step one rule (`b` under a NOT, `a` twice), none guarding another: every rule is
+    /// called before the walk, and the key is made from the batch's answers without a walk
+    /// (`VisibilityPlan.key`), except for the users whose `boom` fails.
+    private let flatScreen = """
+        {"screen": "g", "root": {"type": "stack", "id": "root", "children": [
+          {"type": "label", "id": "c0", "meta": {"text": "x"}, "rule": "a"},
+          {"type": "label", "id": "c1", "meta": {"text": "x"}, "rule": {"NOT": "b"}},
+          {"type": "label", "id": "c2", "meta": {"text": "x"}, "rule": "boom"},
+          {"type": "label", "id": "c3", "meta": {"text": "x"}, "rule": {"NOT": {"NOT": "last"}}},
+          {"type": "label", "id": "c4", "meta": {"text": "x"}, "rule": "a"},
+          {"type": "stack", "id": "c5", "children": [
+            {"type": "label", "id": "c6", "meta": {"text": "x"}, "rule": "gate"}]}]}}
+        """
+
+    func testKeysMadeWithoutAWalkAreTheWalksKeys() throws {
+        let users = 420
+        let batched = try run(memo: false, flat: true, users: users, json: flatScreen)
+        let walked = try run(memo: false, flat: false, users: users, json: flatScreen)
+        XCTAssertEqual(batched.out.count, users)
+        XCTAssertEqual(batched.out, walked.out)
+        XCTAssertTrue(batched.failures == walked.failures, "\(batched.failures.count) vs \(walked.failures.count) failures")
+        XCTAssertTrue(batched.log == walked.log, "the logs differ: \(batched.log.count) vs \(walked.log.count) lines")
+        let failing = (0..<users).filter { $0 % 5 == 0 || $0 % 7 == 0 }.count
+        XCTAssertEqual(batched.prefetched.failures, failing)
+        XCTAssertEqual(batched.keysWithoutWalk, users - failing)
+        XCTAssertEqual(walked.keysWithoutWalk, 0)
+        // The guarded screen of the other tests is walked.
+        XCTAssertEqual(try run(memo: false, flat: true, users: 40).keysWithoutWalk, 0)
+    }
+
+    private func run(memo: Bool, flat: Bool, users: Int, json: String? = nil)
+        throws -> (out: [String], log: [String], failures: [String], prefetched: (calls: Int, failures: Int), keysWithoutWalk: Int)
+    {
+        let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g", json: json ?? screen)
         let file = root.appendingPathComponent("users.jsonl").path
         try Data((0..<users).map { #"{"name": "u\#($0)", "id": "id-\#($0)"}"# + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: file))
         var o = Workspace.Options()
@@ -72,7 +104,8 @@ final class PrefetchedCallTests: XCTestCase {
             failures += chunk.notes.order.map { "\($0)".replacingOccurrences(of: root.path, with: "ROOT") }
         }
         let prefetched = worker.prefetchStates.reduce((calls: 0, failures: 0)) { ($0.calls + $1.calls, $0.failures + $1.failures) }
-        return (String(decoding: out, as: UTF8.self).split(separator: "\n").map(String.init), engine.log.map { $0.1 }, failures, prefetched)
+        return (String(decoding: out, as: UTF8.self).split(separator: "\n").map(String.init), engine.log.map { $0.1 }, failures, prefetched,
+                worker.keysWithoutWalk.reduce(0, +))
     }
 
     func testTheCallsMadeBeforeTheWalkAreTheWalksOwnInItsOrder() throws {
