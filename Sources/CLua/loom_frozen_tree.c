@@ -326,12 +326,12 @@ static int refill_entry(lua_State *L, int entry, const char *base, const loom_tr
     return fits && listed == n;
 }
 
-// The kept entries flat views used last, by state (loom_limits.reuse_last), at most
+// The kept entries flat views used last, by state (loom_limits.reuse_records), at most
 // REUSE_RECORDS of them: each entry's registry reference (entries are never dropped, so it stays
 // valid), its object's size and non-null keys (each a 4-byte length, then its bytes). The users
 // of a file mostly list the same few sets of keys (a user without an optional attribute has one
 // fewer), so the next flat object is first checked against these bytes in C, and its entry then
-// refilled without a look-up or a key read back from Lua (push_reused_as_last): what
+// refilled without a look-up or a key read back from Lua (push_reused_as_recorded): what
 // refill_entry checks through the C API, key by key, once per user.
 #define REUSE_RECORDS 16
 struct loom_reuse_record {
@@ -340,16 +340,16 @@ struct loom_reuse_record {
     size_t len, cap;
     unsigned char *keys;
 };
-struct loom_reuse_last {
+struct loom_reuse_records {
     int next;  // the record the next new one replaces
     struct loom_reuse_record records[REUSE_RECORDS];
 };
 
-void loom_reuse_last_free(loom_limits *lim) {
-    if (lim->reuse_last)
-        for (int k = 0; k < REUSE_RECORDS; k++) free(lim->reuse_last->records[k].keys);
-    free(lim->reuse_last);
-    lim->reuse_last = NULL;
+void loom_reuse_records_free(loom_limits *lim) {
+    if (lim->reuse_records)
+        for (int k = 0; k < REUSE_RECORDS; k++) free(lim->reuse_records->records[k].keys);
+    free(lim->reuse_records);
+    lim->reuse_records = NULL;
 }
 
 // Whether the `size` flat members starting at members[first] have the record's size and
@@ -371,7 +371,7 @@ static int same_as_record(const struct loom_reuse_record *r, const char *base, c
 }
 
 // The record of these flat members' size and keys, if any.
-static const struct loom_reuse_record *record_of(const struct loom_reuse_last *last, const char *base, const loom_tree_member *members,
+static const struct loom_reuse_record *record_of(const struct loom_reuse_records *last, const char *base, const loom_tree_member *members,
                                                   int first, int size) {
     if (last == NULL) return NULL;
     for (int k = 0; k < REUSE_RECORDS; k++)
@@ -384,11 +384,11 @@ static const struct loom_reuse_record *record_of(const struct loom_reuse_last *l
 // next views of these keys then look their entry up).
 static void record_entry(lua_State *L, int entry, const char *base, const loom_tree_member *members, int first, int size) {
     loom_limits *lim = loom_limits_from(L);
-    struct loom_reuse_last *last = lim->reuse_last;
+    struct loom_reuse_records *last = lim->reuse_records;
     if (last == NULL) {
         if ((last = calloc(1, sizeof *last)) == NULL) return;
         for (int k = 0; k < REUSE_RECORDS; k++) last->records[k].size = -1;
-        lim->reuse_last = last;
+        lim->reuse_records = last;
     }
     struct loom_reuse_record *r = &last->records[last->next];
     size_t need = 0;
@@ -430,7 +430,7 @@ static void record_entry(lua_State *L, int entry, const char *base, const loom_t
 
 // push_reused for flat members whose size and keys are a recorded entry's (record_of): its
 // table set to them and a new view of it pushed, as push_reused does after refill_entry.
-static void push_reused_as_last(lua_State *L, const struct loom_reuse_record *r, const char *base, const loom_tree_member *members, int first,
+static void push_reused_as_recorded(lua_State *L, const struct loom_reuse_record *r, const char *base, const loom_tree_member *members, int first,
                                 int size, const char *name) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, r->entry_ref);
     int entry = lua_gettop(L);
@@ -527,8 +527,8 @@ int loom_reused_view_into(lua_State *L, const int *retire, int nretire, int slot
     if (flat) {
         pushed = count >= 0 && depth == 1 && flat_members_well_formed(members, count, bytes);
         if (pushed) {
-            const struct loom_reuse_record *r = record_of(loom_limits_from(L)->reuse_last, base, members, 0, count);
-            if (r) push_reused_as_last(L, r, base, members, 0, count, name);
+            const struct loom_reuse_record *r = record_of(loom_limits_from(L)->reuse_records, base, members, 0, count);
+            if (r) push_reused_as_recorded(L, r, base, members, 0, count, name);
             else push_reused(L, base, members, 0, count, 1, name);
         }
     } else {

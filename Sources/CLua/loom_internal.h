@@ -133,8 +133,8 @@ lua_State *loom_track_current(void);
 void loom_linecov_attach_pending(lua_State *L, loom_limits *lim);
 void loom_linecov_line(lua_State *L, lua_Debug *ar);
 void loom_linecov_free(loom_limits *lim);
-// Frees the record of the kept view entry used last (loom_frozen_tree.c), if any.
-void loom_reuse_last_free(loom_limits *lim);
+// Frees the records of the kept view entries flat views used last (loom_frozen_tree.c), if any.
+void loom_reuse_records_free(loom_limits *lim);
 /// The message of the limit a call exceeded (loom_budget.c).
 const char *loom_exceeded_message(loom_limits *lim);
 /// The message handler: message and traceback (loom_pcall.c).

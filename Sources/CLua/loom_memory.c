@@ -48,7 +48,7 @@ size_t loom_owner_used(loom_limits *lim, int32_t owner) {
 
 void loom_limits_release(loom_limits *lim) {
     loom_linecov_free(lim);
-    loom_reuse_last_free(lim);
+    loom_reuse_records_free(lim);
     free(lim->owner_used);
     lim->owner_used = NULL;
     lim->owner_count = 0;

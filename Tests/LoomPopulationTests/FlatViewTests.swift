@@ -133,7 +133,7 @@ final class FlatViewTests: XCTestCase {
     /// the rest made anew each time; keys in another order, a null member more (the same
     /// non-null keys in a table of another size) and members missing are sets of their own. The
     /// same user either way. Also with fewer sets, repeating: 20 (more than the sets of keys C
-    /// checks a line against before looking its table up, 16: `loom_reuse_last`) and 12 (every
+    /// checks a line against before looking its table up, 16: `loom_reuse_records`) and 12 (every
     /// one of them checked first).
     func testUsersOfManySetsOfKeysAreTheSameUserEitherWay() throws {
         for sets in [150, 20, 6] { try usersOfSetsOfKeys(sets) }

@@ -42,7 +42,7 @@ typedef struct loom_limits {
     int alloc_refused;       // an allocation crossed the cap; Lua collects garbage and retries it once
     lua_State *main_thread;  // set by loom_newstate: re-armed too when a coroutine meets a limit
     loom_linecov *linecov;    // line coverage (loom_linecov.c); NULL: not recording
-    struct loom_reuse_last *reuse_last;  // the kept view entry used last (loom_frozen_tree.c); NULL: none
+    struct loom_reuse_records *reuse_records;  // the kept view entries flat views used last (loom_frozen_tree.c); NULL: none
 } loom_limits;
 
 enum { LOOM_OK = 0, LOOM_EXCEEDED_TIME = 1, LOOM_EXCEEDED_MEMORY = 2, LOOM_EXCEEDED_TOTAL_TIME = 3 };
