@@ -132,7 +132,6 @@ public final class VisibilityPlan {
     /// is called).
     func key(_ u: PlanUser) -> OutcomeKey? {
         let prefetchedNow = prefetch(u)
-        defer { for k in 0..<prefetchedNow { known[prefetched[k].leaf] = -1 } }
         // Every step's rule answered before the walk, none failed, and no step guards another:
         // the walk would visit each step once, in order, and append its leaf's answer (the
         // outcome before any NOT), which is the key made here without walking.
@@ -142,6 +141,11 @@ public final class VisibilityPlan {
             keysWithoutWalk += 1
             return out
         }
+        // The walk takes the batch's answers by leaf (the failed call's, if any, the last).
+        for k in 0..<prefetchedNow {
+            known[prefetched[k].leaf] = prefetchFailedNow && k == prefetchedNow - 1 ? VisibilityPlan.prefetchFailed : batchAnswers[k]
+        }
+        defer { for k in 0..<prefetchedNow { known[prefetched[k].leaf] = -1 } }
         var walk = KeyWalk(plan: self, user: u)
         guard program.run(&walk, stopOnFailure: true) else { return nil }
         return walk.out
@@ -190,7 +194,8 @@ public final class VisibilityPlan {
     @exclusivity(unchecked) private(set) var keysWithoutWalk = 0
 
     /// Makes the user's calls that can be made before the walk; returns how many of `prefetched`
-    /// it made (their outcomes in `known`).
+    /// it made (their answers in `batchAnswers`, 0 false or 1 true; when `prefetchFailedNow`,
+    /// the last of them failed and has none). `key` hands them to the walk (`known`).
     @inline(__always)
     private func prefetch(_ u: PlanUser) -> Int {
         prefetchFailedNow = false
@@ -200,14 +205,12 @@ public final class VisibilityPlan {
         while ready < prefetched.count, isReady(ready) { ready += 1 }
         guard ready > 0, let view = u.flatView(screenIndex) else { return 0 }
         let made = batch.callFlat(view, prefetchCalls[0..<ready], answers: &batchAnswers)
-        for k in 0..<made.answered { known[prefetched[k].leaf] = batchAnswers[k] }
         prefetchedCalls += made.answered
         guard made.failed else { return made.answered }
         prefetchFailedNow = true
         prefetchedCalls += 1
         prefetchFailures += 1
         let p = prefetched[made.answered]
-        known[p.leaf] = VisibilityPlan.prefetchFailed
         if let failure = made.failure { p.flat.rule.noteFlatFailure(failure, at: p.location) }
         return made.answered + 1
     }

@@ -66,16 +66,21 @@ extension LuaState {
 /// not answered with a boolean (`host eval`'s calls of the rules every user's walk starts with).
 /// The buffer is kept from user to user.
 public struct RuleCallBatch {
+    /// The calls set so far are the first `count`; the rest are an earlier user's, kept so that
+    /// the next user's calls are written over them in place rather than appended again (a user's
+    /// calls are mostly the same as the last user's).
     var calls: [loom_rule_call] = []
+    public private(set) var count = 0
 
     public init() {}
 
-    public var count: Int { calls.count }
-
-    public mutating func removeAll() { calls.removeAll(keepingCapacity: true) }
+    public mutating func removeAll() { count = 0 }
 
     /// A call of `function(user, args, node)` by registry references (`args` < 0: nil), as `owner`.
+    @inline(__always)
     public mutating func append(owner: Int32, function: Int32, user: Int32, args: Int32, node: Int32) {
-        calls.append(loom_rule_call(owner: owner, fn_ref: function, user_ref: user, args_ref: args, node_ref: node))
+        let c = loom_rule_call(owner: owner, fn_ref: function, user_ref: user, args_ref: args, node_ref: node)
+        if count < calls.count { calls[count] = c } else { calls.append(c) }
+        count += 1
     }
 }

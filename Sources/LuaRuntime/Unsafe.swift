@@ -305,7 +305,7 @@ extension RuleCallBatch {
     /// met a limit (its error left on the stack, for `LuaState.popError(status:exceeded:)`),
     /// else it answered no boolean (nothing left).
     public func call(_ mainThread: OpaquePointer, answers: inout [Int8]) -> (answered: Int, status: Int32, exceeded: Int32) {
-        let n = calls.count
+        let n = count
         if answers.count < n { answers = [Int8](repeating: 0, count: n) }
         var status: Int32 = 0, exceeded: Int32 = 0
         let answered = calls.withUnsafeBufferPointer { c in
