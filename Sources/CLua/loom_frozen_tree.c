@@ -428,6 +428,15 @@ static void record_entry(lua_State *L, int entry, const char *base, const loom_t
     last->next = (last->next + 1) % REUSE_RECORDS;
 }
 
+// Pushes a new view of the kept entry at stack index `entry`: a userdata with the entry's view
+// metatable (its __index the entry's table), one per user, so that the previous user's can be
+// retired alone.
+static void push_entry_view(lua_State *L, int entry) {
+    lua_newuserdatauv(L, 0, 0);
+    lua_rawgeti(L, entry, 3);
+    lua_setmetatable(L, -2);
+}
+
 // push_reused for flat members whose size and keys are a recorded entry's (record_of): its
 // table set to them and a new view of it pushed, as push_reused does after refill_entry.
 static void push_reused_as_recorded(lua_State *L, const struct loom_reuse_record *r, const char *base, const loom_tree_member *members, int first,
@@ -450,9 +459,7 @@ static void push_reused_as_recorded(lua_State *L, const struct loom_reuse_record
         lua_rawset(L, t);
     }
     lua_settop(L, entry);
-    lua_newuserdatauv(L, 0, 0);
-    lua_rawgeti(L, entry, 3);
-    lua_setmetatable(L, -2);
+    push_entry_view(L, entry);
     lua_replace(L, entry);
 }
 
@@ -466,9 +473,7 @@ static void push_reused(lua_State *L, const char *base, const loom_tree_member *
     h ^= (lua_Integer)(size & 0xFFFFF) << 40;  // bits 40-59: still never 1 (bit 61 stays set)
     if (lua_rawgeti(L, cache, h) == LUA_TTABLE && refill_entry(L, entry, base, members, first, size, name)) {
         if (flat) record_entry(L, entry, base, members, first, size);
-        lua_newuserdatauv(L, 0, 0);
-        lua_rawgeti(L, entry, 3);
-        lua_setmetatable(L, -2);
+        push_entry_view(L, entry);
         lua_replace(L, cache);
         lua_settop(L, cache);
         return;
