@@ -66,13 +66,7 @@ final class PrefetchedCallTests: XCTestCase {
 
     func testKeysMadeWithoutAWalkAreTheWalksKeys() throws {
         let users = 420
-        let batched = try run(memo: false, flat: true, users: users, json: flatScreen)
-        let walked = try run(memo: false, flat: false, users: users, json: flatScreen)
-        XCTAssertEqual(batched.out.count, users)
-        XCTAssertEqual(batched.out, walked.out)
-        XCTAssertTrue(batched.failures == walked.failures, "\(batched.failures.count) vs \(walked.failures.count) failures")
-        XCTAssertTrue(batched.log == walked.log, "the logs differ: \(batched.log.count) vs \(walked.log.count) lines")
-        let failing = (0..<users).filter { $0 % 5 == 0 || $0 % 7 == 0 }.count
+        let (batched, walked, failing) = try batchedAndWalked(users: users, json: flatScreen)
         XCTAssertEqual(batched.prefetched.failures, failing)
         XCTAssertEqual(batched.keysWithoutWalk, users - failing)
         XCTAssertEqual(walked.keysWithoutWalk, 0)
@@ -80,9 +74,11 @@ final class PrefetchedCallTests: XCTestCase {
         XCTAssertEqual(try run(memo: false, flat: true, users: 40).keysWithoutWalk, 0)
     }
 
-    private func run(memo: Bool, flat: Bool, users: Int, json: String? = nil)
-        throws -> (out: [String], log: [String], failures: [String], prefetched: (calls: Int, failures: Int), keysWithoutWalk: Int)
-    {
+    /// What a run of `run` gives: the output lines, what the rules printed, the failures and
+    /// notes, the calls made before the walk and how many failed, the keys made without a walk.
+    private typealias Run = (out: [String], log: [String], failures: [String], prefetched: (calls: Int, failures: Int), keysWithoutWalk: Int)
+
+    private func run(memo: Bool, flat: Bool, users: Int, json: String? = nil) throws -> Run {
         let root = try makePopulationProject(plugin: "g", lua: lua, screen: "g", json: json ?? screen)
         let file = root.appendingPathComponent("users.jsonl").path
         try Data((0..<users).map { #"{"name": "u\#($0)", "id": "id-\#($0)"}"# + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: file))
@@ -108,17 +104,27 @@ final class PrefetchedCallTests: XCTestCase {
                 worker.keysWithoutWalk.reduce(0, +))
     }
 
-    func testTheCallsMadeBeforeTheWalkAreTheWalksOwnInItsOrder() throws {
-        let users = 420
-        let batched = try run(memo: false, flat: true, users: users)
-        let walked = try run(memo: false, flat: false, users: users)
+    /// The users through one worker with calls batched (flat views, no memo), and again with
+    /// calls made through a resolution context: each user's output line, the failures and what
+    /// the rules printed, in order, are the same either way. Also how many users fail (`boom`
+    /// raises or answers a string for them).
+    private func batchedAndWalked(users: Int, json: String? = nil)
+        throws -> (batched: Run, walked: Run, failing: Int)
+    {
+        let batched = try run(memo: false, flat: true, users: users, json: json)
+        let walked = try run(memo: false, flat: false, users: users, json: json)
         XCTAssertEqual(batched.out.count, users)
         XCTAssertEqual(batched.out, walked.out)
         XCTAssertTrue(batched.failures == walked.failures, "\(batched.failures.count) vs \(walked.failures.count) failures")
         XCTAssertTrue(batched.log == walked.log, "the logs differ: \(batched.log.count) vs \(walked.log.count) lines")
+        return (batched, walked, (0..<users).filter { $0 % 5 == 0 || $0 % 7 == 0 }.count)
+    }
+
+    func testTheCallsMadeBeforeTheWalkAreTheWalksOwnInItsOrder() throws {
+        let users = 420
+        let (batched, walked, failing) = try batchedAndWalked(users: users)
         // Users whose `boom` raised or answered a string fail there: two calls made before the
         // walk (`a`, `boom`), one failed; every other user's batch is `a`, `boom`, `b`, `gate`.
-        let failing = (0..<users).filter { $0 % 5 == 0 || $0 % 7 == 0 }.count
         XCTAssertEqual(batched.prefetched.failures, failing)
         XCTAssertEqual(batched.prefetched.calls, 4 * users - 2 * failing)
         XCTAssertEqual(walked.prefetched.calls, 0)
