@@ -181,29 +181,18 @@ extension LuaState {
     }
 
     /// `setReusedView` of a flat object's `count` members, laid out as `treeMemberLayout` says
-    /// at `members`, their keys and strings at offsets into `bytes`. Safe when `members` holds
-    /// `count` such members (the caller checks its layout against `treeMemberLayout`, and lends
-    /// its storage for the call); C checks every offset against `bytes` before reading.
-    public func setReusedFlatView(slot: Int32, retiring: [Int32], count n: Int, bytes: UnsafeRawBufferPointer, members: UnsafeRawPointer,
-                                  count: Int, name: CName) -> Int32 {
-        guard count <= Int(Int32.max), let base = bytes.baseAddress else { return -1 }
-        return retiring[..<n].withUnsafeBufferPointer { r in
-            name.bytes.withUnsafeBufferPointer { n in
-                loom_reused_view_into(L, r.baseAddress, Int32(r.count), slot, base.assumingMemoryBound(to: CChar.self), bytes.count,
-                                      members.assumingMemoryBound(to: loom_tree_member.self), Int32(count), 1, 1, n.baseAddress!)
-            }
-        }
-    }
-
-    /// `setReusedFlatView` with everything lent as pointers, its name "node" (`CName.nodeCString`):
-    /// no array or name to retain on the way, as `host eval` makes a view for every user. Safe
-    /// as `setReusedFlatView` is: `retiring` holds `retiringCount` references and `members`
-    /// `count` members, lent for the call; C checks every offset against the `byteCount` bytes.
+    /// at `members`, their keys and strings at offsets into the `byteCount` bytes at `bytes`,
+    /// after the `retiringCount` views at `retiring` are retired; its name "node"
+    /// (`CName.nodeCString`). Everything is lent as pointers: no array or name to retain on the
+    /// way, as `host eval` makes a view for every user. Safe when `members` holds `count` such
+    /// members and `retiring` `retiringCount` references (the caller checks the layout against
+    /// `treeMemberLayout` and lends its storage for the call); C checks every offset against
+    /// the bytes before reading.
     @inline(__always)
     public func setReusedFlatView(slot: Int32, retiring: UnsafePointer<Int32>?, retiringCount: Int, bytes: UnsafeRawPointer, byteCount: Int,
                                   members: UnsafeRawPointer, count: Int) -> Int32 {
         guard count <= Int(Int32.max), retiringCount <= Int(Int32.max) else { return -1 }
-        return loom_reused_view_into(mainThread, retiring, Int32(retiringCount), slot, bytes.assumingMemoryBound(to: CChar.self), byteCount,
+        return loom_reused_view_into(L, retiring, Int32(retiringCount), slot, bytes.assumingMemoryBound(to: CChar.self), byteCount,
                                      members.assumingMemoryBound(to: loom_tree_member.self), Int32(count), 1, 1, CName.nodeCString)
     }
 
