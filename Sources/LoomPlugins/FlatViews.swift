@@ -19,6 +19,10 @@ final class FlatViewTables {
     @exclusivity(unchecked) var tree = FrozenTree(capacity: 32)
     /// A user's batched calls (`callFlat`), reused.
     @exclusivity(unchecked) var batch = RuleCallBatch()
+    /// Per plugin, its plain view (`plainViewRef`): the fields its plain rules read, the view's
+    /// and its table's registry references (-1: none made yet), and the stamp of the user it
+    /// holds (0: none).
+    @exclusivity(unchecked) var plain: [(owner: Int32, keys: [String], view: Int32, table: Int32, holds: UInt64)] = []
     /// Whether a flat view's members are laid out as C reads them (`FlatUserView.layout`
     /// against `LuaState.treeMemberLayout`): they are then handed over as they are.
     static let membersAsC = FlatUserView.layout == LuaState.treeMemberLayout
@@ -31,12 +35,12 @@ extension PluginEngine: FlatCallBatch {
     public func callFlat(_ view: FlatUserView, _ calls: ArraySlice<FlatCall>, answers: inout [Int8]) -> (answered: Int, failed: Bool, failure: (any Error)?) {
         let t = flatViews
         t.batch.removeAll()
-        // The view of the last call's plugin, for the next call of the same plugin.
-        var owner: Int32?, user: Int32 = 0
+        // The view of the last call's plugin and kind, for the next call of the same.
+        var owner: Int32?, plain = false, user: Int32 = 0
         for c in calls {
-            if _slowPath(c.owner != owner) {
-                guard let u = flatViewRef(view, owner: c.owner) else { break }
-                (owner, user) = (c.owner, u)
+            if _slowPath(c.owner != owner || c.plain != plain) {
+                guard let u = userRef(view, owner: c.owner, plain: c.plain) else { break }
+                (owner, plain, user) = (c.owner, c.plain, u)
             }
             t.batch.append(owner: c.owner, function: c.function, user: user, args: c.args, node: c.node)
         }
@@ -112,8 +116,20 @@ extension PluginEngine {
         withFlatViewTables { t, state in flatViewRef(t, state, view, owner: owner) }
     }
 
+    /// The registry reference of the view a rule of plugin `owner` is called with for `view`:
+    /// the plugin's plain view when the rule is `plain` and one can be made, else its frozen
+    /// view (`flatViewRef`). Nil when neither can be made.
     @inline(__always)
-    private func flatViewRef(_ t: FlatViewTables, _ state: LuaState, _ view: FlatUserView, owner: Int32) -> Int32? {
+    func userRef(_ view: FlatUserView, owner: Int32, plain: Bool) -> Int32? {
+        withFlatViewTables { t, state in
+            if plain, plainViews, let ref = plainViewRef(t, state, view, owner: owner) { return ref }
+            return flatViewRef(t, state, view, owner: owner)
+        }
+    }
+
+    /// Moves `t` to `view`'s stamp when it is another user's.
+    @inline(__always)
+    private func stamp(_ t: FlatViewTables, _ view: FlatUserView) {
         let id = ObjectIdentifier(view)
         let generation = view.user
         if t.view != id || t.generation != generation {
@@ -121,6 +137,54 @@ extension PluginEngine {
             t.generation = generation
             t.stamp &+= 1
         }
+    }
+
+    /// Adds `keys` to the fields plugin `owner`'s plain rules read (a rule's, once it is known to
+    /// be plain: `LuaRule.plainReads`). A key not read before makes the plugin's plain view again
+    /// (at its next use), with every key.
+    func addPlainReads(owner: Int32, keys: [String]) {
+        let t = flatViews
+        guard let at = t.plain.firstIndex(where: { $0.owner == owner }) else {
+            t.plain.append((owner, keys, -1, -1, 0))
+            return
+        }
+        let new = keys.filter { !t.plain[at].keys.contains($0) }
+        guard !new.isEmpty else { return }
+        t.plain[at].keys += new
+        if t.plain[at].view >= 0 {
+            state.release(rawRef: t.plain[at].view)
+            state.release(rawRef: t.plain[at].table)
+        }
+        (t.plain[at].view, t.plain[at].table, t.plain[at].holds) = (-1, -1, 0)
+    }
+
+    /// The registry reference of plugin `owner`'s plain view of `view`: one plain table per
+    /// plugin, holding the values of the fields its plain rules read, set again for each user
+    /// (`loom_plain_view_set`). Nil when it cannot be made (a member nests: the rule then gets
+    /// its frozen view, which it reads the same).
+    @inline(__always)
+    private func plainViewRef(_ t: FlatViewTables, _ state: LuaState, _ view: FlatUserView, owner: Int32) -> Int32? {
+        stamp(t, view)
+        var at = -1
+        for k in 0..<t.plain.count where t.plain[k].owner == owner {
+            at = k
+            break
+        }
+        guard at >= 0 else { return nil }
+        if t.plain[at].holds == t.stamp { return t.plain[at].table }
+        guard FlatViewTables.membersAsC && view.nesting == 1 else { return nil }
+        if t.plain[at].view < 0 {
+            guard let made = state.newPlainView(keys: t.plain[at].keys) else { return nil }
+            (t.plain[at].view, t.plain[at].table) = made
+        }
+        guard setPlainView(state, t.plain[at].view, view) else { return nil }
+        t.plain[at].holds = t.stamp
+        return t.plain[at].table
+    }
+
+    @inline(__always)
+    private func flatViewRef(_ t: FlatViewTables, _ state: LuaState, _ view: FlatUserView, owner: Int32) -> Int32? {
+        stamp(t, view)
         var at = -1
         for k in 0..<t.slots.count where t.slots[k].owner == owner {
             at = k
@@ -174,7 +238,7 @@ extension LuaRule: FlatViewRule {
                               subject: RuleSubject, record: Bool, within: [String]?) -> (answer: Bool?, reads: [String]?)? {
         guard let (node, argsRef) = try? nodeAndArgs(engine, args: args, at: location, subject: subject) else { return nil }
         guard record else {
-            guard let user = engine.flatViewRef(view, owner: owner) else { return nil }
+            guard let user = engine.userRef(view, owner: owner, plain: isPlain(engine)) else { return nil }
             return (callFlat(user: user, args: argsRef, node: node, at: location), nil)
         }
         // As `evaluateObserved` over a view's table alone: a recording view of it, its reads
@@ -229,7 +293,7 @@ extension LuaRule: FlatViewRule {
         guard subject.scope == nil, !LuaRule.createdByBuilder(subject) else { return nil }
         let engine = self.engine
         guard let (node, argsRef) = try? nodeAndArgs(engine, args: args, at: location, subject: subject) else { return nil }
-        return (FlatCall(owner: owner, function: fnRef, args: argsRef, node: node), engine)
+        return (FlatCall(owner: owner, function: fnRef, args: argsRef, node: node, plain: isPlain(engine)), engine)
     }
 
     var flatReadiness: FlatReadiness { exhausted.readiness }

@@ -37,6 +37,30 @@ final class LuaRule: ObservableRule, AttributeReading {
     var reads: AttributeReads?
     /// The frozen defaults a reference without arguments receives (-2: not made yet; -1: none).
     private var defaultsTable: Int32 = -2
+    /// Whether the rule's function only reads named fields of the user (0: not known yet; 1:
+    /// it does, its fields added to its plugin's plain view; -1: it does not). See `isPlain`.
+    private var plainReads: Int8 = 0
+
+    /// Whether the rule's function uses the user only to read fields it names
+    /// (`LuaState.fieldReads`, read from its bytecode once): `host eval` then calls it with its
+    /// plugin's plain view of the user (`PluginEngine.plainViewRef`), where every other rule gets
+    /// a frozen view.
+    @inline(__always)
+    func isPlain(_ engine: PluginEngine) -> Bool {
+        if _fastPath(plainReads != 0) { return plainReads > 0 }
+        return findPlainReads(engine)
+    }
+
+    @inline(never)
+    private func findPlainReads(_ engine: PluginEngine) -> Bool {
+        guard engine.plainViews, let keys = engine.state.fieldReads(ofFunction: fnRef) else {
+            plainReads = engine.plainViews ? -1 : 0
+            return false
+        }
+        engine.addPlainReads(owner: owner, keys: keys)
+        plainReads = 1
+        return true
+    }
 
     func defaultsRefForCreated() throws(LuaError) -> Int32 { try defaultsRef() }
 

@@ -110,6 +110,9 @@ public final class PluginEngine {
     var reusedUserViews: [UserViewSet] = []
     /// The views made of `host eval`'s flat user views (FlatViews.swift).
     let flatViews = FlatViewTables()
+    /// Whether rules that only read named fields of the user get a plain view of it in
+    /// `host eval` (`LuaRule.isPlain`); off only to compare.
+    var plainViews = true
 
     public init(limits: LuaLimits = .default) throws(LuaError) {
         sandbox = try Sandbox(limits: limits)

@@ -77,6 +77,14 @@ extension PluginEngine {
         }
     }
 
+    /// `LuaState.setPlainView` of `view`'s members as they are, as `setFlatView` hands them
+    /// (safe for the same reasons: the caller checks `FlatViewTables.membersAsC`).
+    func setPlainView(_ state: LuaState, _ plain: Int32, _ view: FlatUserView) -> Bool {
+        view.withRawContents { bytes, byteCount, members, count in
+            state.setPlainView(plain, bytes: bytes, byteCount: byteCount, members: members, count: count)
+        }
+    }
+
     /// Runs `body` with the engine's flat view tables and Lua state borrowed (not retained and
     /// released around it, as reading them into locals otherwise does for every user). Safe:
     /// the engine owns both for its whole life, and `body` runs inside a method of the engine.

@@ -196,6 +196,17 @@ extension LuaState {
                                      members.assumingMemoryBound(to: loom_tree_member.self), Int32(count), 1, 1, CName.nodeCString)
     }
 
+    /// Sets the plain view at `view` (`newPlainView`) to a flat object's `count` members, laid
+    /// out as `setReusedFlatView` takes them (`loom_plain_view_set`): false when it was not set
+    /// (a member nests, or lies outside the bytes). Safe as `setReusedFlatView` is: the storage
+    /// is lent for the call, and C checks every offset against the bytes before reading.
+    @inline(__always)
+    public func setPlainView(_ view: Int32, bytes: UnsafeRawPointer, byteCount: Int, members: UnsafeRawPointer, count: Int) -> Bool {
+        guard count <= Int(Int32.max) else { return false }
+        return loom_plain_view_set(L, view, bytes.assumingMemoryBound(to: CChar.self), byteCount,
+                                   members.assumingMemoryBound(to: loom_tree_member.self), Int32(count)) == 1
+    }
+
     /// What `pushTree` pushes: the value's table alone, or its view.
     private enum TreePush { case table, view }
 

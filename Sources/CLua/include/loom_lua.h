@@ -233,6 +233,23 @@ int loom_push_reused_view(lua_State *L, const char *base, size_t bytes, const lo
 /// cannot grow (nothing retired, nothing stored).
 int loom_reused_view_into(lua_State *L, const int *retire, int nretire, int slot, const char *base, size_t bytes,
                           const loom_tree_member *members, int count, int depth, int flat, const char *name);
+/// Whether the Lua function at `idx` uses its first parameter only to read fields named by
+/// string constants (`user.tier`): nothing else it runs can reach that value (loom_plain_view.c).
+/// When so, pushes the list of the names it reads (each once) and returns their count; else
+/// pushes nothing and returns -1 (a C function, another Lua version's bytecode, any other use).
+int loom_rule_field_reads(lua_State *L, int idx);
+/// Pushes a new plain view for the list of key names at `keys` (a userdata holding a table of
+/// those keys, set by loom_plain_view_set): 1, or 0 (nothing pushed) when `keys` is no list of
+/// strings or lists more than 4,096.
+int loom_plain_view_new(lua_State *L, int keys);
+/// Sets the table of the plain view at registry reference `ref` to the flat object of `count`
+/// members (loom_reused_view_into's flat members): each of its keys to the object's non-null
+/// member of that key, or nil. 1, or 0 (nothing set) when a member is a container or lies outside
+/// the `bytes` bytes at `base`, or `ref` holds no plain view.
+int loom_plain_view_set(lua_State *L, int ref, const char *base, size_t bytes, const loom_tree_member *members, int count);
+/// A new registry reference to the table of the plain view at registry reference `ref` (what a
+/// rule is called with), or LUA_NOREF.
+int loom_plain_view_table(lua_State *L, int ref);
 /// Retires the view at `idx` when loom_push_reused_view made it (its every use then raises
 /// "attempt to use a user view kept from an earlier user …"); any other value is left as it is.
 void loom_proxy_retire(lua_State *L, int idx);

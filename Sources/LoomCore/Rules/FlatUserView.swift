@@ -212,9 +212,12 @@ public final class FlatReadiness {
 /// rule is called with besides the user, as the engine holds it.
 public struct FlatCall: Sendable {
     public let owner: Int32, function: Int32, args: Int32, node: Int32
+    /// Whether the rule only reads named fields of the user: it is then called with its plugin's
+    /// plain view of the user (`PluginEngine.plainViewRef`).
+    public let plain: Bool
 
-    public init(owner: Int32, function: Int32, args: Int32, node: Int32) {
-        (self.owner, self.function, self.args, self.node) = (owner, function, args, node)
+    public init(owner: Int32, function: Int32, args: Int32, node: Int32, plain: Bool = false) {
+        (self.owner, self.function, self.args, self.node, self.plain) = (owner, function, args, node, plain)
     }
 }
 
