@@ -11,7 +11,9 @@ import LoomWorkspace
 /// (`flat: false`). The rules answer from a hash of everything they can observe of the user
 /// (each member in `pairs` order, nested values, their Lua types and values, the length, a
 /// write's error, `profile`, `now`, `locale`, the device's attributes), one bit each, so any
-/// difference between the two views shows in the visible ids. The input's first byte picks
+/// difference between the two views shows in the visible ids. Rules that only read named fields
+/// (`p0`–`p2`, `id_bit`) get a plain view in the first worker (`LuaRule.isPlain`) and a frozen
+/// one in the second, so plain views are checked against frozen ones the same way. The input's first byte picks
 /// `--now`, `--locale`, a chosen device and the memo.
 ///
 /// Invariants: the two workers write the same output, byte for byte, and fail the same users.
@@ -97,6 +99,21 @@ enum FlatViewsFuzz {
             host.rule("b" .. bit, function(u) return (h(u) // (2 ^ bit)) % 2 == 1 end)
           end
           host.rule("id_bit", function(u) return #tostring(u.id) % 2 == 0 end)
+          -- Plain rules (they only read named fields: a plain view in the flat worker, a frozen
+          -- view in the other), answering from a hash of what they read.
+          local function v(x)
+            if type(x) == "table" then return "table;" end
+            return (math.type(x) or type(x)) .. ":" .. tostring(x) .. ";"
+          end
+          for bit = 0, 2 do
+            host.rule("p" .. bit, function(u)
+              local s = v(u.id) .. v(u.tier) .. v(u.age) .. v(u.a) .. v(u.b) .. v(u.x) .. v(u[""]) .. v(u.name) .. v(u.profile)
+                .. v(u.now) .. v(u.locale) .. v(u["device.idiom"]) .. v(u.device)
+              local n = 0
+              for i = 1, #s do n = (n * 31 + s:byte(i)) % 1000003 end
+              return (n // (2 ^ bit)) % 2 == 1
+            end)
+          end
         end }
         """
 
@@ -108,7 +125,7 @@ enum FlatViewsFuzz {
         try? FileManager.default.createDirectory(atPath: root + "/screens", withIntermediateDirectories: true)
         try? Data("{}".utf8).write(to: URL(fileURLWithPath: root + "/loom.json"))
         try? Data(lua.utf8).write(to: URL(fileURLWithPath: root + "/plugins/f/plugin.lua"))
-        let rules = (0...4).map { #""b\#($0)""# } + [#""id_bit""#, #"{"rollout": {"percent": 50, "group": "f"}}"#]
+        let rules = (0...4).map { #""b\#($0)""# } + [#""id_bit""#, #"{"rollout": {"percent": 50, "group": "f"}}"#] + (0...2).map { #""p\#($0)""# }
         let children = rules.enumerated().map { k, r in #"{"type": "label", "id": "c\#(k)", "meta": {"text": "x"}, "rule": \#(r)}"# }
         try? Data(#"{"screen": "f", "root": {"type": "stack", "id": "root", "children": [\#(children.joined(separator: ", "))]}}"#.utf8)
             .write(to: URL(fileURLWithPath: root + "/screens/f.json"))

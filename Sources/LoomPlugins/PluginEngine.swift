@@ -111,8 +111,10 @@ public final class PluginEngine {
     /// The views made of `host eval`'s flat user views (FlatViews.swift).
     let flatViews = FlatViewTables()
     /// Whether rules that only read named fields of the user get a plain view of it in
-    /// `host eval` (`LuaRule.isPlain`); off only to compare.
-    var plainViews = true
+    /// `host eval` (`LuaRule.isPlain`); off only to compare (`LOOM_EVAL_NO_PLAIN=1`).
+    var plainViews = PluginEngine.plainViewsByDefault
+    /// `LOOM_EVAL_NO_PLAIN`, read once per process.
+    static let plainViewsByDefault = ProcessInfo.processInfo.environment["LOOM_EVAL_NO_PLAIN"] == nil
 
     public init(limits: LuaLimits = .default) throws(LuaError) {
         sandbox = try Sandbox(limits: limits)
