@@ -231,6 +231,7 @@ let package = Package(
         .executableTarget(name: "FuzzExpressions", dependencies: ["FuzzTargets"], path: "Sources/FuzzExpressions"),
         .executableTarget(name: "FuzzMessages", dependencies: ["FuzzTargets"], path: "Sources/FuzzMessages"),
         .executableTarget(name: "FuzzFlatViews", dependencies: ["FuzzTargets"], path: "Sources/FuzzFlatViews"),
+        .executableTarget(name: "FuzzFieldReads", dependencies: ["FuzzTargets"], path: "Sources/FuzzFieldReads"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime"], path: "Tests/LuaRuntimeTests"),
         .testTarget(name: "LoomCoreTests", dependencies: ["LoomCore"], path: "Tests/LoomCoreTests"),
         .testTarget(name: "LoomNavigationTests", dependencies: ["LoomNavigation", "LoomCore"], path: "Tests/LoomNavigationTests"),

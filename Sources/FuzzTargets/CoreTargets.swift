@@ -23,6 +23,7 @@ public enum FuzzTargets {
         ("FuzzTZif", tzif),
         ("FuzzJourneys", journeys),
         ("FuzzFlatViews", flatViews),
+        ("FuzzFieldReads", fieldReads),
         ]
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LoomCore
 import LoomPopulation
+import LuaRuntime
 #if LOOM_FUZZING
 import FuzzDriver
 #endif
@@ -57,6 +58,13 @@ extension FlatViewsFuzz {
     /// The fuzz project's workspace per device choice, opened at the first input that needs it
     /// and kept (opening loads the plugins: per input it would be most of the run).
     nonisolated(unsafe) static var opened: [Bool: PopulationScreens] = [:]
+}
+
+extension FieldReadsFuzz {
+    /// The bare state the harness runs in and how many inputs it served: fuzz targets run one
+    /// input at a time on one thread (libFuzzer, the replay driver, FuzzFixtureTests).
+    nonisolated(unsafe) static var made: LuaState?
+    nonisolated(unsafe) static var uses = 0
 }
 
 extension PatchesTarget {

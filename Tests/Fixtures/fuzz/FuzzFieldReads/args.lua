@@ -1,0 +1,1 @@
+args = args or {} return args.k == u.k and node.id ~= nil, u.a, u.b

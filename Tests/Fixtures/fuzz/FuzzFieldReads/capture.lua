@@ -1,0 +1,1 @@
+return function() return u.x end

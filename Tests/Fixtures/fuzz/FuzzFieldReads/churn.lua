@@ -1,0 +1,1 @@
+return (u.churn_score or 0) >= 0.8

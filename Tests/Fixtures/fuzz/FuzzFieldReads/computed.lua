@@ -1,0 +1,1 @@
+local k = "x" return u[k], u[1], #u

@@ -1,0 +1,1 @@
+return u.tier == "gold"

@@ -1,0 +1,1 @@
+KEEP = u return true

@@ -1,0 +1,1 @@
+local t = {} t[u] = 1 return u.a, t

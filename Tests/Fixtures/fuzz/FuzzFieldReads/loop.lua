@@ -1,0 +1,1 @@
+local s = 0 for i = 1, 100 do s = s + (u["k" .. (i % 3)] or 0) end return s

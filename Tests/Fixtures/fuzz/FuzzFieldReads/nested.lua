@@ -1,0 +1,1 @@
+local f = function(x) return x .. "" end return f(tostring(u.name)) ~= "" or #tostring(u.x) > 2

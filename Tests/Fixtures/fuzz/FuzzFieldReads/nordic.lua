@@ -1,0 +1,1 @@
+local NORDIC = { NO = true, SE = true } return NORDIC[u.country] == true and u["é"] ~= u[""]

@@ -1,0 +1,1 @@
+u = {} return u.x

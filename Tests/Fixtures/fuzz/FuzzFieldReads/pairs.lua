@@ -1,0 +1,1 @@
+for k, v in pairs(u) do return k end
