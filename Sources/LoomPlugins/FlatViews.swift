@@ -33,20 +33,22 @@ extension PluginEngine: FlatCallBatch {
     /// user's view for its plugin (`flatViewRef`) as `LuaRule.callFlat` makes it alone. A call
     /// whose view cannot be made ends the batch there.
     public func callFlat(_ view: FlatUserView, _ calls: ArraySlice<FlatCall>, answers: inout [Int8]) -> (answered: Int, failed: Bool, failure: (any Error)?) {
-        let t = flatViews
-        t.batch.removeAll()
-        // The view of the last call's plugin and kind, for the next call of the same.
-        var owner: Int32?, plain = false, user: Int32 = 0
-        for c in calls {
-            if _slowPath(c.owner != owner || c.plain != plain) {
-                guard let u = userRef(view, owner: c.owner, plain: c.plain) else { break }
-                (owner, plain, user) = (c.owner, c.plain, u)
+        // The tables and the state borrowed (no retain and release per user).
+        withFlatViewTables { t, state in
+            t.batch.removeAll()
+            // The view of the last call's plugin and kind, for the next call of the same.
+            var owner: Int32?, plain = false, user: Int32 = 0
+            for c in calls {
+                if _slowPath(c.owner != owner || c.plain != plain) {
+                    guard let u = userRef(t, state, view, owner: c.owner, plain: c.plain) else { break }
+                    (owner, plain, user) = (c.owner, c.plain, u)
+                }
+                t.batch.append(owner: c.owner, function: c.function, user: user, args: c.args, node: c.node)
             }
-            t.batch.append(owner: c.owner, function: c.function, user: user, args: c.args, node: c.node)
+            let (n, status, exceeded) = t.batch.call(state.mainThread, answers: &answers)
+            guard n < t.batch.count else { return (n, false, nil) }
+            return (n, true, status != 0 ? state.popError(status: status, exceeded: exceeded) : nil)
         }
-        let (n, status, exceeded) = t.batch.call(state.mainThread, answers: &answers)
-        guard n < t.batch.count else { return (n, false, nil) }
-        return (n, true, status != 0 ? state.popError(status: status, exceeded: exceeded) : nil)
     }
 }
 
@@ -121,10 +123,13 @@ extension PluginEngine {
     /// view (`flatViewRef`). Nil when neither can be made.
     @inline(__always)
     func userRef(_ view: FlatUserView, owner: Int32, plain: Bool) -> Int32? {
-        withFlatViewTables { t, state in
-            if plain, plainViews, let ref = plainViewRef(t, state, view, owner: owner) { return ref }
-            return flatViewRef(t, state, view, owner: owner)
-        }
+        withFlatViewTables { t, state in userRef(t, state, view, owner: owner, plain: plain) }
+    }
+
+    @inline(__always)
+    private func userRef(_ t: FlatViewTables, _ state: LuaState, _ view: FlatUserView, owner: Int32, plain: Bool) -> Int32? {
+        if plain, plainViews, let ref = plainViewRef(t, state, view, owner: owner) { return ref }
+        return flatViewRef(t, state, view, owner: owner)
     }
 
     /// Moves `t` to `view`'s stamp when it is another user's.

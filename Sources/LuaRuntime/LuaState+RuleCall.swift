@@ -69,18 +69,22 @@ public struct RuleCallBatch {
     /// The calls set so far are the first `count`; the rest are an earlier user's, kept so that
     /// the next user's calls are written over them in place rather than appended again (a user's
     /// calls are mostly the same as the last user's).
-    var calls: [loom_rule_call] = []
-    public private(set) var count = 0
+    /// (Usable from inlined code: `append` is compiled into its callers in other modules, as
+    /// it runs for every call `host eval` batches.)
+    @usableFromInline var calls: [loom_rule_call] = []
+    @usableFromInline var made = 0
+    /// How many calls are set.
+    public var count: Int { made }
 
     public init() {}
 
-    public mutating func removeAll() { count = 0 }
+    public mutating func removeAll() { made = 0 }
 
     /// A call of `function(user, args, node)` by registry references (`args` < 0: nil), as `owner`.
-    @inline(__always)
+    @inlinable
     public mutating func append(owner: Int32, function: Int32, user: Int32, args: Int32, node: Int32) {
         let c = loom_rule_call(owner: owner, fn_ref: function, user_ref: user, args_ref: args, node_ref: node)
-        if count < calls.count { calls[count] = c } else { calls.append(c) }
-        count += 1
+        if made < calls.count { calls[made] = c } else { calls.append(c) }
+        made += 1
     }
 }
