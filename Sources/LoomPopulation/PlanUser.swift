@@ -462,11 +462,13 @@ final class PlanUser {
             v.add(f)
             profileAdded = true
         }
-        // The device context's attributes (by name) the user does not hold.
-        let device = flatDevice(n)
-        if !device.encodable { return nil }
+        // The device context's attributes (by name) the user does not hold (read in place: no
+        // copy of the list, and so no retain and release of it, per user).
+        makeFlatDevices()
+        if !flatDevices[n].encodable { return nil }
         let held = v.count
-        for d in device.members {
+        for k in 0..<flatDevices[n].members.count {
+            let d = flatDevices[n].members[k]
             if d.key == "profile" && profileAdded { continue }
             var key = d.key
             if key.withUTF8({ v.index(ofKey: $0, among: held) }) != nil { continue }
@@ -507,9 +509,9 @@ final class PlanUser {
                 f.valueCount = Int32(name.count)
                 f.valueStart = v.append(name)
             } else {
-                let device = flatDevice(n)
-                guard let d = device.members.first(where: { $0.key == name }) else { continue }
-                guard device.encodable else { return nil }
+                makeFlatDevices()
+                guard let d = flatDevices[n].members.first(where: { $0.key == name }) else { continue }
+                guard flatDevices[n].encodable else { return nil }
                 v.add(d.members, bytes: d.bytes, levels: d.levels)
                 continue
             }
@@ -527,11 +529,11 @@ final class PlanUser {
         var levels = 0
     }
 
-    /// Screen `n`'s device attributes by name (what `PluginEngine.deviceMembers` orders) as flat
-    /// view members, and whether all could be made so (a value nesting as deep as the view's
+    /// Makes `flatDevices`: each screen's device attributes by name (what
+    /// `PluginEngine.deviceMembers` orders) as flat view members, and whether all could be made so (a value nesting as deep as the view's
     /// depth limit cannot: the context's path then makes the view). Made once per screen.
-    private func flatDevice(_ n: Int) -> (members: [FlatDeviceMember], encodable: Bool) {
-        if flatDevices.isEmpty {
+    private func makeFlatDevices() {
+        if _slowPath(flatDevices.isEmpty) {
             flatDevices = screens.screens.indices.map { k in
                 var all: [FlatDeviceMember] = [], encodable = true
                 for (key, value) in environment(k).environment.deviceAttributes.sorted(by: { $0.key < $1.key }) {
@@ -542,7 +544,6 @@ final class PlanUser {
                 return (all, encodable)
             }
         }
-        return flatDevices[n]
     }
 
     /// `value` under `key` (nil: an array's element) as members of `d`, at `level` (1: the
