@@ -416,7 +416,14 @@ int loom_plain_view_new(lua_State *L, int keys) {
         memcpy(bytes + at, s, len);
         slots[j - 1] = (plain_slot){ .key_offset = (uint32_t)at, .key_length = (uint32_t)len, .kind = -1, .member = -1 };
         uint32_t b = plain_hash(s, len) & (uint32_t)(hsize - 1);
-        while (buckets[b] != 0) b = (b + 1) & (uint32_t)(hsize - 1);
+        for (int32_t o; (o = buckets[b]) != 0; b = (b + 1) & (uint32_t)(hsize - 1)) {
+            const plain_slot *x = &slots[o - 1];
+            if (x->key_length == len && memcmp(bytes + x->key_offset, s, len) == 0) {
+                // A key listed twice: its two slots would set one field (refused, not guessed).
+                lua_settop(L, ud - 1);
+                return 0;
+            }
+        }
         buckets[b] = (int32_t)j;
         at += len;
         lua_rawseti(L, -2, j);

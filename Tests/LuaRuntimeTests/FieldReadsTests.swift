@@ -89,3 +89,16 @@ final class FieldReadsTests: XCTestCase {
         XCTAssertEqual(try reads("function(u) return \(few) end")?.count, 200)
     }
 }
+
+/// `LuaState.newPlainView`: a list naming a field twice is refused (its two slots would set one
+/// field), as is one past 4,096 names; others are made.
+final class PlainViewListTests: XCTestCase {
+    func testListsAreCheckedBeforeAViewIsMade() throws {
+        let state = try LuaState(limits: LuaLimits(timeBudgetMilliseconds: 10_000, memoryMegabytes: 64))
+        XCTAssertNotNil(state.newPlainView(keys: ["tier", "age", ""]))
+        XCTAssertNotNil(state.newPlainView(keys: []))
+        XCTAssertNil(state.newPlainView(keys: ["tier", "age", "tier"]))
+        XCTAssertNil(state.newPlainView(keys: (0...4096).map { "k\($0)" }))
+        XCTAssertNotNil(state.newPlainView(keys: (0..<4096).map { "k\($0)" }))
+    }
+}

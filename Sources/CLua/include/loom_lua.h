@@ -240,7 +240,7 @@ int loom_reused_view_into(lua_State *L, const int *retire, int nretire, int slot
 int loom_rule_field_reads(lua_State *L, int idx);
 /// Pushes a new plain view for the list of key names at `keys` (a userdata holding a table of
 /// those keys, set by loom_plain_view_set): 1, or 0 (nothing pushed) when `keys` is no list of
-/// strings or lists more than 4,096.
+/// strings, lists one twice, or lists more than 4,096.
 int loom_plain_view_new(lua_State *L, int keys);
 /// Sets the table of the plain view at registry reference `ref` to the flat object of `count`
 /// members (loom_reused_view_into's flat members): each of its keys to the object's non-null
