@@ -143,4 +143,24 @@ int loom_msgh(lua_State *L);
 /// resident handler; the caller knows index 1 exists).
 static inline int loom_slot1_is_handler(lua_State *L) { return lua_tocfunction(L, 1) == loom_msgh; }
 
+/// Lua's own dumps (loom_dump.c), read by line coverage and plain views: a buffer lua_dump writes
+/// into through loom_dump_writer (growing, refusing to pass `limit` bytes: SIZE_MAX for none),
+/// and a reader whose `ok` turns 0 at the first read past its end (every later read then
+/// answers 0 or NULL).
+typedef struct {
+    unsigned char *bytes;
+    size_t len, cap, limit;
+} loom_dump_buffer;
+typedef struct {
+    const unsigned char *p, *end;
+    int ok;
+} loom_dump_reader;
+int loom_dump_writer(lua_State *L, const void *p, size_t sz, void *ud);
+unsigned loom_dump_byte(loom_dump_reader *r);
+void loom_dump_skip(loom_dump_reader *r, size_t n);
+size_t loom_dump_size(loom_dump_reader *r);
+const unsigned char *loom_dump_string(loom_dump_reader *r, size_t *len);
+/// The header of a dump made by this Lua on this machine; 1 with the reader at the main function.
+int loom_dump_header(loom_dump_reader *r);
+
 #endif

@@ -122,44 +122,12 @@ static int file_index(loom_linecov *c, const char *source) {
 // line information of it and of every function nested in it is read back, as lua_getinfo's 'L'
 // computes active lines (ldebug.c collectvalidlines), nested functions included.
 
-typedef struct { unsigned char *data; size_t size, cap; } dump_buffer;
-
-static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
-    (void)L;
-    dump_buffer *b = ud;
-    if (b->size + sz > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->size + sz) cap *= 2;
-        unsigned char *d = realloc(b->data, cap);
-        if (d == NULL) return 1;
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->size, p, sz);
-    b->size += sz;
-    return 0;
-}
-
-typedef struct { const unsigned char *p, *end; int ok; } reader;
-
-static size_t read_size(reader *r) {
-    size_t x = 0;
-    for (;;) {
-        if (r->p >= r->end) { r->ok = 0; return 0; }
-        unsigned char b = *r->p++;
-        x = (x << 7) | (b & 0x7f);
-        if (b & 0x80) return x;
-    }
-}
-
-static void skip(reader *r, size_t n) {
-    if ((size_t)(r->end - r->p) < n) { r->ok = 0; r->p = r->end; return; }
-    r->p += n;
-}
+// The dump's buffer and reader: loom_dump.c.
+typedef loom_dump_reader reader;
 
 static void skip_string(reader *r) {
-    size_t n = read_size(r);
-    if (n > 0) skip(r, n - 1);
+    size_t len;
+    loom_dump_string(r, &len);
 }
 
 static void mark(linecov_file *f, int line) {
@@ -167,38 +135,38 @@ static void mark(linecov_file *f, int line) {
 }
 
 // One function (and, recursively, its nested functions) of a dump.
-static void read_function(reader *r, linecov_file *f, int isize, int nsize) {
+static void read_function(reader *r, linecov_file *f) {
     if (!r->ok) return;
     skip_string(r);  // source
-    int linedefined = (int)read_size(r);
-    (void)read_size(r);  // lastlinedefined
-    skip(r, 1);          // numparams
+    int linedefined = (int)loom_dump_size(r);
+    (void)loom_dump_size(r);  // lastlinedefined
+    loom_dump_skip(r, 1);          // numparams
     int is_vararg = r->ok && r->p < r->end ? *r->p : 0;
-    skip(r, 2);          // is_vararg, maxstacksize
-    size_t ncode = read_size(r);
-    skip(r, ncode * 4);  // instructions
-    size_t nk = read_size(r);
+    loom_dump_skip(r, 2);          // is_vararg, maxstacksize
+    size_t ncode = loom_dump_size(r);
+    loom_dump_skip(r, ncode * 4);  // instructions
+    size_t nk = loom_dump_size(r);
     for (size_t i = 0; i < nk && r->ok; i++) {
         if (r->p >= r->end) { r->ok = 0; return; }
         int tag = *r->p++;
-        if (tag == 0x13) skip(r, (size_t)nsize);        // float
-        else if (tag == 0x03) skip(r, (size_t)isize);   // integer
+        if (tag == 0x13) loom_dump_skip(r, sizeof(lua_Number));   // float
+        else if (tag == 0x03) loom_dump_skip(r, sizeof(lua_Integer));  // integer
         else if (tag == 0x04 || tag == 0x14) skip_string(r);  // strings
     }
-    size_t nup = read_size(r);
-    skip(r, nup * 3);
-    size_t np = read_size(r);
-    for (size_t i = 0; i < np && r->ok; i++) read_function(r, f, isize, nsize);
+    size_t nup = loom_dump_size(r);
+    loom_dump_skip(r, nup * 3);
+    size_t np = loom_dump_size(r);
+    for (size_t i = 0; i < np && r->ok; i++) read_function(r, f);
     if (!r->ok) return;
-    size_t nline = read_size(r);
+    size_t nline = loom_dump_size(r);
     const signed char *lineinfo = (const signed char *)r->p;
-    skip(r, nline);
-    size_t nabs = read_size(r);
+    loom_dump_skip(r, nline);
+    size_t nabs = loom_dump_size(r);
     const unsigned char *abs = r->p;
-    for (size_t i = 0; i < nabs && r->ok; i++) { (void)read_size(r); (void)read_size(r); }
-    size_t nloc = read_size(r);
-    for (size_t i = 0; i < nloc && r->ok; i++) { skip_string(r); (void)read_size(r); (void)read_size(r); }
-    size_t nupn = read_size(r);
+    for (size_t i = 0; i < nabs && r->ok; i++) { (void)loom_dump_size(r); (void)loom_dump_size(r); }
+    size_t nloc = loom_dump_size(r);
+    for (size_t i = 0; i < nloc && r->ok; i++) { skip_string(r); (void)loom_dump_size(r); (void)loom_dump_size(r); }
+    size_t nupn = loom_dump_size(r);
     for (size_t i = 0; i < nupn && r->ok; i++) skip_string(r);
     if (!r->ok) return;
     if (grow(f, linedefined)) f->registered[linedefined] = 1;
@@ -213,8 +181,8 @@ static void read_function(reader *r, linecov_file *f, int isize, int nsize) {
             line += lineinfo[pc];
         } else {
             while (next_abs < nabs && abs_pc < (int)pc) {
-                abs_pc = (int)read_size(&ar);
-                abs_line = (int)read_size(&ar);
+                abs_pc = (int)loom_dump_size(&ar);
+                abs_line = (int)loom_dump_size(&ar);
                 next_abs++;
             }
             if (abs_pc == (int)pc) line = abs_line;
@@ -226,18 +194,12 @@ static void read_function(reader *r, linecov_file *f, int isize, int nsize) {
 
 static void register_function(lua_State *L, lua_Debug *ar, linecov_file *f) {
     if (!lua_getinfo(L, "f", ar)) return;
-    dump_buffer b = { NULL, 0, 0 };
-    int status = lua_isfunction(L, -1) && !lua_iscfunction(L, -1) ? lua_dump(L, dump_writer, &b, 0) : 1;
+    loom_dump_buffer b = { NULL, 0, 0, SIZE_MAX };
+    int status = lua_isfunction(L, -1) && !lua_iscfunction(L, -1) ? lua_dump(L, loom_dump_writer, &b, 0) : 1;
     lua_pop(L, 1);
-    // Header: signature (4), version, format, LUAC_DATA (6), sizes of Instruction, lua_Integer
-    // and lua_Number, LUAC_INT, LUAC_NUM; then the number of upvalues of the main function.
-    if (status == 0 && b.size > 15 && b.data[4] == 0x54 && b.data[12] == 4) {
-        int isize = b.data[13], nsize = b.data[14];
-        reader r = { b.data, b.data + b.size, 1 };
-        skip(&r, 15 + (size_t)isize + (size_t)nsize + 1);
-        read_function(&r, f, isize, nsize);
-    }
-    free(b.data);
+    reader r = { b.bytes, b.bytes + b.len, 1 };
+    if (status == 0 && loom_dump_header(&r)) read_function(&r, f);
+    free(b.bytes);
     if (ar->linedefined >= 0 && grow(f, ar->linedefined)) f->registered[ar->linedefined] = 1;
 }
 

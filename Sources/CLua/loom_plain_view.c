@@ -13,7 +13,8 @@
 // member no rule reads is converted, and a value equal to the last user's is not set again.
 //
 // Written by hand because nothing else reads Lua 5.4 bytecode from C: the format is Lua's own
-// (ldump.c, lopcodes.h; the same in every 5.4 release, checked against 5.4.0–5.4.8). Anything
+// (ldump.c, lopcodes.h; the same in every 5.4 release, checked against 5.4.0–5.4.8). The dump's
+// buffer, header and primitives are the ones line coverage reads dumps with (loom_dump.c). Anything
 // this reader does not recognise — another version's header, an opcode it does not list, a
 // truncated dump — answers "not plain", and the rule keeps the proxy view.
 #include "loom_internal.h"
@@ -21,55 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-// ---- Reading a dump --------------------------------------------------------------------------
-
-typedef struct {
-    const unsigned char *p, *end;
-    int ok;
-} dump_reader;
-
-static unsigned dump_byte(dump_reader *r) {
-    if (r->p >= r->end) {
-        r->ok = 0;
-        return 0;
-    }
-    return *r->p++;
-}
-
-static void dump_skip(dump_reader *r, size_t n) {
-    if ((size_t)(r->end - r->p) < n) {
-        r->ok = 0;
-        r->p = r->end;
-        return;
-    }
-    r->p += n;
-}
-
-// ldump.c's dumpSize: 7 bits a byte, most significant first, the last byte's high bit set.
-static size_t dump_size(dump_reader *r) {
-    size_t x = 0;
-    for (int n = 0; n < 10; n++) {
-        unsigned b = dump_byte(r);
-        if (!r->ok) return 0;
-        if (x > (SIZE_MAX >> 7)) break;
-        x = (x << 7) | (b & 0x7f);
-        if (b & 0x80) return x;
-    }
-    r->ok = 0;
-    return 0;
-}
-
-// A string: its size plus one (0: none), then its bytes.
-static const unsigned char *dump_string(dump_reader *r, size_t *len) {
-    size_t n = dump_size(r);
-    *len = 0;
-    if (!r->ok || n == 0) return NULL;
-    const unsigned char *s = r->p;
-    dump_skip(r, n - 1);
-    if (!r->ok) return NULL;
-    *len = n - 1;
-    return s;
-}
+// ---- Reading a dump (the primitives: loom_dump.c) ------------------------------------------
 
 // Constant tags (lobject.h's variant tags).
 enum { K_NIL = 0, K_FALSE = 1, K_TRUE = 17, K_INT = 3, K_FLT = 19, K_SHRSTR = 4, K_LNGSTR = 20 };
@@ -95,26 +48,26 @@ typedef struct {
 // Skips (or, with `f`, reads) a function: source, lines, numparams, is_vararg, maxstacksize, code,
 // constants, upvalues, nested functions (each only checked for an upvalue that is `f`'s register 0),
 // debug information.
-static void dump_function_read(dump_reader *r, dump_function *f, int depth, int *captures_parent_first) {
+static void dump_function_read(loom_dump_reader *r, dump_function *f, int depth, int *captures_parent_first) {
     if (depth > DUMP_MAX_DEPTH) {
         r->ok = 0;
         return;
     }
     size_t len;
-    dump_string(r, &len);  // source
-    dump_size(r);          // linedefined
-    dump_size(r);          // lastlinedefined
-    unsigned numparams = dump_byte(r);
-    dump_byte(r);  // is_vararg
-    dump_byte(r);  // maxstacksize
-    size_t ncode = dump_size(r);
+    loom_dump_string(r, &len);  // source
+    loom_dump_size(r);          // linedefined
+    loom_dump_size(r);          // lastlinedefined
+    unsigned numparams = loom_dump_byte(r);
+    loom_dump_byte(r);  // is_vararg
+    loom_dump_byte(r);  // maxstacksize
+    size_t ncode = loom_dump_size(r);
     if (!r->ok || ncode > (size_t)(r->end - r->p) / 4) {
         r->ok = 0;
         return;
     }
     const unsigned char *code = r->p;
-    dump_skip(r, ncode * 4);
-    size_t nk = dump_size(r);
+    loom_dump_skip(r, ncode * 4);
+    size_t nk = loom_dump_size(r);
     if (!r->ok || nk > (size_t)(r->end - r->p)) {  // every constant takes at least its tag's byte
         r->ok = 0;
         return;
@@ -125,63 +78,47 @@ static void dump_function_read(dump_reader *r, dump_function *f, int depth, int 
         return;
     }
     for (size_t i = 0; i < nk && r->ok; i++) {
-        int tag = (int)dump_byte(r);
+        int tag = (int)loom_dump_byte(r);
         const unsigned char *s = NULL;
         size_t slen = 0;
         switch (tag) {
         case K_NIL: case K_FALSE: case K_TRUE: break;
-        case K_INT: case K_FLT: dump_skip(r, 8); break;
-        case K_SHRSTR: case K_LNGSTR: s = dump_string(r, &slen); break;
+        case K_INT: case K_FLT: loom_dump_skip(r, 8); break;
+        case K_SHRSTR: case K_LNGSTR: s = loom_dump_string(r, &slen); break;
         default: r->ok = 0; break;
         }
         if (k) k[i] = (dump_constant){ tag, s, slen };
     }
-    size_t nup = dump_size(r);
+    size_t nup = loom_dump_size(r);
     for (size_t i = 0; i < nup && r->ok; i++) {
-        unsigned instack = dump_byte(r), idx = dump_byte(r);
-        dump_byte(r);  // kind
+        unsigned instack = loom_dump_byte(r), idx = loom_dump_byte(r);
+        loom_dump_byte(r);  // kind
         if (captures_parent_first && instack == 1 && idx == 0) *captures_parent_first = 1;
     }
-    size_t np = dump_size(r);
+    size_t np = loom_dump_size(r);
     int child_captures = 0;
     for (size_t i = 0; i < np && r->ok; i++) dump_function_read(r, NULL, depth + 1, f ? &child_captures : NULL);
     // Debug information (empty in a stripped dump, skipped all the same).
-    size_t n = dump_size(r);
-    dump_skip(r, n);  // lineinfo
-    n = dump_size(r);
+    size_t n = loom_dump_size(r);
+    loom_dump_skip(r, n);  // lineinfo
+    n = loom_dump_size(r);
     for (size_t i = 0; i < n && r->ok; i++) {
-        dump_size(r);
-        dump_size(r);
+        loom_dump_size(r);
+        loom_dump_size(r);
     }
-    n = dump_size(r);
+    n = loom_dump_size(r);
     for (size_t i = 0; i < n && r->ok; i++) {
-        dump_string(r, &len);
-        dump_size(r);
-        dump_size(r);
+        loom_dump_string(r, &len);
+        loom_dump_size(r);
+        loom_dump_size(r);
     }
-    n = dump_size(r);
-    for (size_t i = 0; i < n && r->ok; i++) dump_string(r, &len);
+    n = loom_dump_size(r);
+    for (size_t i = 0; i < n && r->ok; i++) loom_dump_string(r, &len);
     if (f) {
         *f = (dump_function){ (int)numparams, code, ncode, k, nk, child_captures };
     } else {
         free(k);
     }
-}
-
-// The header of a 5.4 dump (lundump.c's checkHeader) on this machine's sizes.
-static int dump_header(dump_reader *r) {
-    static const unsigned char sig[] = { 0x1b, 'L', 'u', 'a', 0x54, 0, 0x19, 0x93, '\r', '\n', 0x1a, '\n' };
-    if ((size_t)(r->end - r->p) < sizeof sig + 3 + 16 + 1 || memcmp(r->p, sig, sizeof sig) != 0) return 0;
-    r->p += sizeof sig;
-    if (dump_byte(r) != 4 || dump_byte(r) != sizeof(lua_Integer) || dump_byte(r) != sizeof(lua_Number)) return 0;
-    lua_Integer i;
-    lua_Number d;
-    memcpy(&i, r->p, sizeof i);
-    memcpy(&d, r->p + sizeof i, sizeof d);
-    if (i != 0x5678 || d != (lua_Number)370.5) return 0;
-    r->p += sizeof i + sizeof d;
-    dump_byte(r);  // the main closure's upvalue count
-    return r->ok;
 }
 
 // ---- The analysis ----------------------------------------------------------------------------
@@ -278,45 +215,23 @@ static int reads_only_fields(lua_State *L, const dump_function *f, int keys) {
     return 1;
 }
 
-typedef struct {
-    unsigned char *bytes;
-    size_t len, cap, limit;
-} dump_buffer;
-
-static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
-    (void)L;
-    dump_buffer *b = ud;
-    if (sz > b->limit - b->len) return 1;
-    if (b->len + sz > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + sz) cap *= 2;
-        unsigned char *grown = realloc(b->bytes, cap);
-        if (grown == NULL) return 1;
-        b->bytes = grown;
-        b->cap = cap;
-    }
-    memcpy(b->bytes + b->len, p, sz);
-    b->len += sz;
-    return 0;
-}
-
 // A function larger than this is not analysed (not plain): its analysis stays cheap.
 #define DUMP_LIMIT (1 << 20)
 
 int loom_rule_field_reads(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     if (!lua_checkstack(L, 4) || lua_type(L, idx) != LUA_TFUNCTION || lua_iscfunction(L, idx)) return -1;
-    dump_buffer b = { NULL, 0, 0, DUMP_LIMIT };
+    loom_dump_buffer b = { NULL, 0, 0, DUMP_LIMIT };
     lua_pushvalue(L, idx);
-    int failed = lua_dump(L, dump_writer, &b, 1);
+    int failed = lua_dump(L, loom_dump_writer, &b, 1);
     lua_pop(L, 1);
     if (failed || b.bytes == NULL) {
         free(b.bytes);
         return -1;
     }
-    dump_reader r = { b.bytes, b.bytes + b.len, 1 };
+    loom_dump_reader r = { b.bytes, b.bytes + b.len, 1 };
     dump_function f = { 0 };
-    int plain = dump_header(&r);
+    int plain = loom_dump_header(&r);
     if (plain) {
         dump_function_read(&r, &f, 0, NULL);
         plain = r.ok && r.p == r.end;
