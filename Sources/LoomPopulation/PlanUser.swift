@@ -530,8 +530,9 @@ final class PlanUser {
     }
 
     /// Makes `flatDevices`: each screen's device attributes by name (what
-    /// `PluginEngine.deviceMembers` orders) as flat view members, and whether all could be made so (a value nesting as deep as the view's
-    /// depth limit cannot: the context's path then makes the view). Made once per screen.
+    /// `PluginEngine.deviceMembers` orders) as flat view members, and whether all could be made
+    /// so (a value nesting as deep as the view's depth limit cannot: the context's path then makes
+    /// the view). Made once per screen.
     private func makeFlatDevices() {
         if _slowPath(flatDevices.isEmpty) {
             flatDevices = screens.screens.indices.map { k in
